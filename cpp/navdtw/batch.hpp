@@ -1,0 +1,160 @@
+// navdtw: the ragged batch driver.
+//
+// A ragged set of paths is CSR: flat values plus int64 offsets (path i is values[offsets[i] :
+// offsets[i+1]]). A batch scores B pairs (reference index, query index), chosen element-wise,
+// by an explicit [B, 2] pair array, or as all |R| x |Q| pairs. In node mode every pair may use
+// its own distance matrix through an environment index. Every index the kernels follow is checked
+// here, per pair, so a bad id is an exception naming the pair and path, never a wild read.
+#pragma once
+
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "navdtw/dtw.hpp"
+#include "navdtw/parallel.hpp"
+
+namespace navdtw {
+
+struct PointSet {
+    const float* values;     // [N, dim] row-major
+    const index_t* offsets;  // [size + 1]
+    index_t size;
+    int dim;
+    index_t length(index_t i) const { return offsets[i + 1] - offsets[i]; }
+    const float* path(index_t i) const { return values + offsets[i] * dim; }
+};
+
+template <class I>
+struct NodeSet {
+    const I* values;
+    const index_t* offsets;
+    index_t size;
+    index_t length(index_t i) const { return offsets[i + 1] - offsets[i]; }
+    const I* path(index_t i) const { return values + offsets[i]; }
+};
+
+struct DistanceMatrix {
+    const float* data;  // [n, n] row-major
+    index_t n;
+};
+
+enum class PairMode { kElementwise, kExplicit, kAll };
+
+struct PairIndex {
+    PairMode mode = PairMode::kElementwise;
+    const index_t* pairs = nullptr;  // [B, 2] for kExplicit
+    index_t n_queries = 0;           // for kAll: pair b = (b / n_queries, b % n_queries)
+
+    std::pair<index_t, index_t> at(index_t b) const {
+        switch (mode) {
+            case PairMode::kExplicit: return {pairs[2 * b], pairs[2 * b + 1]};
+            case PairMode::kAll: return {b / n_queries, b % n_queries};
+            default: return {b, b};
+        }
+    }
+};
+
+[[noreturn]] inline void fail_pair(index_t b, const std::string& what) {
+    std::ostringstream os;
+    os << "pair " << b << ": " << what;
+    throw std::invalid_argument(os.str());
+}
+
+template <class Set>
+void check_path(const Set& set, index_t i, const char* name, index_t b) {
+    if (i < 0 || i >= set.size) {
+        std::ostringstream os;
+        os << name << " index " << i << " is out of range for " << set.size << " " << name;
+        fail_pair(b, os.str());
+    }
+    if (set.length(i) <= 0) {
+        std::ostringstream os;
+        os << name << "[" << i << "] is empty; every path needs at least one point";
+        fail_pair(b, os.str());
+    }
+}
+
+template <class I>
+void check_nodes(const NodeSet<I>& set, index_t i, index_t n_nodes, const char* name, index_t b, index_t e) {
+    const I* p = set.path(i);
+    const index_t len = set.length(i);
+    for (index_t k = 0; k < len; ++k) {
+        const auto v = static_cast<index_t>(p[k]);
+        if (v < 0 || v >= n_nodes) {
+            std::ostringstream os;
+            os << name << "[" << i << "] has node id " << v << " at position " << k
+               << ", outside [0, " << n_nodes << ") of distances[" << e << "]";
+            fail_pair(b, os.str());
+        }
+    }
+}
+
+inline void check_method(const Method& m) {
+    if (m.window >= 0 && m.radius >= 0) throw std::invalid_argument("window and radius are mutually exclusive");
+}
+
+// Runs fn(b, workspace) -> double for every pair b into out[b], in parallel.
+template <class PairFn>
+void for_each_pair(index_t B, int workers, const Poll& poll, double* out, const PairFn& fn) {
+    run_parallel(
+        B, workers, default_chunk(B, workers),
+        [&](index_t begin, index_t end) {
+            Workspace ws;
+            for (index_t b = begin; b < end; ++b) out[b] = fn(b, ws);
+        },
+        poll);
+}
+
+inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t m, int dim,
+                              const Method& method, Workspace& ws) {
+    if (method.radius >= 0) return fastdtw_points(a, n, q, m, dim, method.radius, ws);
+    switch (dim) {
+        case 2: return dtw_pair(EuclideanCost<float, 2>{a, q, 2}, n, m, method.window, ws);
+        case 3: return dtw_pair(EuclideanCost<float, 3>{a, q, 3}, n, m, method.window, ws);
+        default: return dtw_pair(EuclideanCost<float, 0>{a, q, dim}, n, m, method.window, ws);
+    }
+}
+
+inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
+                             const Method& method, double* out, int workers, const Poll& poll) {
+    check_method(method);
+    if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
+    for_each_pair(B, workers, poll, out, [&](index_t b, Workspace& ws) {
+        const auto [r, q] = P.at(b);
+        check_path(R, r, "references", b);
+        check_path(Q, q, "queries", b);
+        return dtw_points_pair(R.path(r), R.length(r), Q.path(q), Q.length(q), R.dim, method, ws);
+    });
+}
+
+template <class I>
+void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
+                     const index_t* env, const PairIndex& P, index_t B, const Method& method,
+                     double* out, int workers, const Poll& poll) {
+    check_method(method);
+    if (method.radius >= 0)
+        throw std::invalid_argument("radius (FastDTW) needs coordinate paths: node paths cannot be averaged");
+    if (mats.empty()) throw std::invalid_argument("distances is empty");
+    const auto n_env = static_cast<index_t>(mats.size());
+    for_each_pair(B, workers, poll, out, [&](index_t b, Workspace& ws) {
+        const auto [r, q] = P.at(b);
+        check_path(R, r, "references", b);
+        check_path(Q, q, "queries", b);
+        const index_t e = env ? env[b] : 0;
+        if (e < 0 || e >= n_env) {
+            std::ostringstream os;
+            os << "env[" << b << "] = " << e << " is out of range for " << n_env << " distance matrices";
+            throw std::invalid_argument(os.str());
+        }
+        const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
+        check_nodes(R, r, M.n, "references", b, e);
+        check_nodes(Q, q, M.n, "queries", b, e);
+        const MatrixCost<I> cost{M.data, M.n, R.path(r), Q.path(q)};
+        return dtw_pair(cost, R.length(r), Q.length(q), method.window, ws);
+    });
+}
+
+}  // namespace navdtw

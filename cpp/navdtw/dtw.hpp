@@ -1,0 +1,352 @@
+// navdtw: the dynamic-time-warping kernels.
+//
+// Everything here is plain C++17 with no Python inside. A kernel sees one pair at a time through a
+// cost functor, cost(t, s) = d(row point t, column point s), and walks a monotone window of the
+// (rows x cols) DP table with a single rolling row, so memory is O(cols) per pair.
+//
+// Recurrence (METRICS.md): C[-1][-1] = 0, C[t][-1] = C[-1][s] = inf,
+//   C[t][s] = d(t, s) + min(C[t-1][s], C[t][s-1], C[t-1][s-1]).
+// Sums are accumulated in double; infinite costs propagate (inf + x = inf, never NaN).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace navdtw {
+
+using index_t = std::int64_t;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ----------------------------------------------------------------------------------------------
+// Cost providers
+// ----------------------------------------------------------------------------------------------
+
+// Euclidean distance between rows of two point arrays (row-major [n, dim]); DIM > 0 fixes the
+// dimension at compile time (the common 2-D and 3-D cases), DIM == 0 reads it at run time.
+// The squared terms are summed left to right in double, as numpy's dot does for short vectors.
+template <class T, int DIM>
+struct EuclideanCost {
+    const T* a;
+    const T* b;
+    int dim;
+
+    int d() const { return DIM > 0 ? DIM : dim; }
+    double operator()(index_t i, index_t j) const {
+        const int n = d();
+        const T* p = a + i * n;
+        const T* q = b + j * n;
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) {
+            const double diff = static_cast<double>(p[k]) - static_cast<double>(q[k]);
+            s += diff * diff;
+        }
+        return std::sqrt(s);
+    }
+};
+
+// Lookup in a float32 [V, V] distance matrix, row = reference node, column = query node.
+template <class I>
+struct MatrixCost {
+    const float* m;
+    index_t stride;  // V
+    const I* a;
+    const I* b;
+    double operator()(index_t i, index_t j) const {
+        return static_cast<double>(m[static_cast<index_t>(a[i]) * stride + static_cast<index_t>(b[j])]);
+    }
+};
+
+// Presents cost(j, i) as cost(i, j): lets one kernel put either sequence on the rows.
+template <class Cost>
+struct Transposed {
+    const Cost& c;
+    double operator()(index_t i, index_t j) const { return c(j, i); }
+};
+
+// ----------------------------------------------------------------------------------------------
+// Windows: for each row t, the allowed columns [lo(t), hi(t)]. Every window used here is
+// monotone (lo and hi non-decreasing in t) and connected, which the rolling-row kernel relies on.
+// ----------------------------------------------------------------------------------------------
+
+struct FullWindow {
+    index_t cols;
+    index_t lo(index_t) const { return 0; }
+    index_t hi(index_t) const { return cols - 1; }
+};
+
+// Sakoe-Chiba band scaled for unequal lengths. Rows must be the longer sequence (rows >= cols).
+// The diagonal runs from (0, 0) to (rows-1, cols-1); at row t it sits at column
+// c(t) = t (cols-1) / (rows-1), and the band keeps columns floor(c(t)) - w .. ceil(c(t)) + w.
+// Because c(t+1) - c(t) <= 1, the band is connected for every w >= 0 and always holds the end cell.
+struct BandWindow {
+    index_t rows, cols, w;
+    index_t lo(index_t t) const {
+        if (rows <= 1) return 0;
+        const index_t f = (t * (cols - 1)) / (rows - 1);
+        return std::max<index_t>(0, f - w);
+    }
+    index_t hi(index_t t) const {
+        if (rows <= 1) return cols - 1;
+        const index_t c = (t * (cols - 1) + rows - 2) / (rows - 1);
+        return std::min<index_t>(cols - 1, c + w);
+    }
+};
+
+// Explicit per-row ranges (FastDTW's projected window).
+struct RangeWindow {
+    const index_t* los;
+    const index_t* his;
+    index_t lo(index_t t) const { return los[t]; }
+    index_t hi(index_t t) const { return his[t]; }
+};
+
+// ----------------------------------------------------------------------------------------------
+// The rolling-row kernel. `buf` holds at least `cols` doubles. `last_col(t, v)` is called with
+// C[t][cols-1] after each row (used for prefix scores); pass a no-op otherwise.
+// ----------------------------------------------------------------------------------------------
+
+struct NoSink {
+    void operator()(index_t, double) const {}
+};
+
+template <class Cost, class Window, class Sink = NoSink>
+double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& win, double* buf,
+                   Sink&& last_col = Sink{}) {
+    std::fill(buf, buf + cols, kInf);
+    index_t prev_lo = 0;
+    for (index_t t = 0; t < rows; ++t) {
+        const index_t lo = win.lo(t), hi = win.hi(t);
+        // C[t-1][lo-1]: a real value only if that cell was inside the previous row's range;
+        // cells left of it hold stale values from older rows.
+        double diag = (t == 0) ? (lo == 0 ? 0.0 : kInf) : (lo - 1 >= prev_lo ? buf[lo - 1] : kInf);
+        double left = kInf;
+        for (index_t s = lo; s <= hi; ++s) {
+            const double up = buf[s];  // columns right of the previous range were never written: inf
+            const double best = std::min(std::min(diag, up), left);
+            const double v = cost(t, s) + best;
+            buf[s] = v;
+            diag = up;
+            left = v;
+        }
+        // Once a row's range starts past lo, nothing reads below it again except through `diag`.
+        prev_lo = lo;
+        if (hi == cols - 1) last_col(t, buf[cols - 1]);
+        else last_col(t, kInf);
+    }
+    return buf[cols - 1];
+}
+
+// ----------------------------------------------------------------------------------------------
+// Full DP with step directions, for warping paths and FastDTW's coarse levels.
+// Directions: 0 = from (t-1, s), 1 = from (t, s-1), 2 = from (t-1, s-1).
+// Tie rules: kDiagFirst prefers the diagonal, then (t-1, s), then (t, s-1);
+// kFastdtwTies reproduces the `fastdtw` package: (t-1, s), then (t, s-1), then diagonal.
+// ----------------------------------------------------------------------------------------------
+
+enum class Ties { kDiagFirst, kFastdtw };
+
+struct Workspace {
+    std::vector<double> row;          // rolling row / previous row
+    std::vector<double> row2;         // current row (path kernel)
+    std::vector<std::uint8_t> dirs;   // step directions of the window cells
+    std::vector<index_t> start;       // offset of each row in `dirs`
+    std::vector<index_t> lo, hi;      // window ranges
+    std::vector<double> xa, xb;       // coarsened series (FastDTW)
+    std::vector<std::pair<index_t, index_t>> path, path2;
+    void reserve_row(index_t n) {
+        if (static_cast<index_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
+    }
+};
+
+template <class Cost, class Window>
+double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window& win, Ties ties,
+                     Workspace& ws, std::vector<std::pair<index_t, index_t>>& path) {
+    ws.start.resize(static_cast<std::size_t>(rows) + 1);
+    index_t total = 0;
+    for (index_t t = 0; t < rows; ++t) {
+        ws.start[static_cast<std::size_t>(t)] = total;
+        total += win.hi(t) - win.lo(t) + 1;
+    }
+    ws.start[static_cast<std::size_t>(rows)] = total;
+    ws.dirs.resize(static_cast<std::size_t>(total));
+    ws.row.assign(static_cast<std::size_t>(cols), kInf);
+    ws.row2.assign(static_cast<std::size_t>(cols), kInf);
+    double* prev = ws.row.data();
+    double* cur = ws.row2.data();
+    index_t plo = 0, phi = -1;
+    for (index_t t = 0; t < rows; ++t) {
+        const index_t lo = win.lo(t), hi = win.hi(t);
+        std::uint8_t* dir = ws.dirs.data() + ws.start[static_cast<std::size_t>(t)] - lo;
+        double left = kInf;
+        for (index_t s = lo; s <= hi; ++s) {
+            const double up = (t > 0 && s >= plo && s <= phi) ? prev[s] : kInf;
+            double diag;
+            if (t == 0 && s == 0) diag = 0.0;
+            else diag = (t > 0 && s - 1 >= plo && s - 1 <= phi) ? prev[s - 1] : kInf;
+            double best;
+            std::uint8_t d;
+            if (ties == Ties::kFastdtw) {
+                best = up; d = 0;
+                if (left < best) { best = left; d = 1; }
+                if (diag < best) { best = diag; d = 2; }
+            } else {
+                best = diag; d = 2;
+                if (up < best) { best = up; d = 0; }
+                if (left < best) { best = left; d = 1; }
+            }
+            const double v = cost(t, s) + best;
+            cur[s] = v;
+            dir[s] = d;
+            left = v;
+        }
+        std::swap(prev, cur);
+        plo = lo;
+        phi = hi;
+    }
+    const double value = prev[cols - 1];
+    // Walk back from the end cell to (0, 0).
+    path.clear();
+    index_t t = rows - 1, s = cols - 1;
+    while (true) {
+        path.emplace_back(t, s);
+        if (t == 0 && s == 0) break;
+        if (s < win.lo(t) || s > win.hi(t)) throw std::logic_error("navdtw: warping path left its window");
+        const std::uint8_t d = ws.dirs[static_cast<std::size_t>(ws.start[static_cast<std::size_t>(t)] + s - win.lo(t))];
+        if (t == 0) { --s; continue; }        // only (0, s-1) is finite on row 0
+        if (s == 0 && d != 0) { --t; continue; }
+        if (d == 0) --t;
+        else if (d == 1) --s;
+        else { --t; --s; }
+    }
+    std::reverse(path.begin(), path.end());
+    return value;
+}
+
+// ----------------------------------------------------------------------------------------------
+// FastDTW (Salvador & Chan 2007) with the coarsening and window rules of the `fastdtw` package:
+// below radius + 2 points solve exactly; otherwise halve both series by averaging neighbour
+// pairs (an odd last point is dropped), recurse, grow the coarse path by `radius` cells in every
+// direction, project each coarse cell onto its 2x2 fine block, and solve inside that window.
+// The row series `x` is the package's first argument (VLN-CE passes the agent path there).
+// One deviation, only for radius 0 where the package can fail: the last row is extended so the
+// end cell is always reachable. Result >= exact DTW.
+// ----------------------------------------------------------------------------------------------
+
+inline void reduce_by_half(const double* x, index_t n, int dim, std::vector<double>& out) {
+    const index_t h = n / 2;
+    out.resize(static_cast<std::size_t>(h * dim));
+    for (index_t i = 0; i < h; ++i)
+        for (int k = 0; k < dim; ++k)
+            out[static_cast<std::size_t>(i * dim + k)] = (x[(2 * i) * dim + k] + x[(2 * i + 1) * dim + k]) / 2.0;
+}
+
+// Projects a coarse path onto the fine window ranges lo[0..nx), hi[0..nx).
+inline void expand_window(const std::vector<std::pair<index_t, index_t>>& path, index_t cnx,
+                          index_t nx, index_t ny, index_t radius, std::vector<index_t>& lo,
+                          std::vector<index_t>& hi) {
+    // Per coarse row: smallest and largest path column (the path is monotone and connected).
+    std::vector<index_t> pmin(static_cast<std::size_t>(cnx), std::numeric_limits<index_t>::max());
+    std::vector<index_t> pmax(static_cast<std::size_t>(cnx), std::numeric_limits<index_t>::min());
+    for (const auto& c : path) {
+        auto i = static_cast<std::size_t>(c.first);
+        pmin[i] = std::min(pmin[i], c.second);
+        pmax[i] = std::max(pmax[i], c.second);
+    }
+    lo.assign(static_cast<std::size_t>(nx), 0);
+    hi.assign(static_cast<std::size_t>(nx), -1);
+    for (index_t i = 0; i < nx; ++i) {
+        const index_t k = i / 2;  // coarse row of fine row i
+        const index_t a = std::max<index_t>(0, k - radius), b = std::min<index_t>(cnx - 1, k + radius);
+        if (a > b) continue;  // no coarse path row within reach: empty row
+        // pmin is non-decreasing and pmax too, so the extremes sit at the ends of [a, b].
+        const index_t clo = pmin[static_cast<std::size_t>(a)] - radius;
+        const index_t chi = pmax[static_cast<std::size_t>(b)] + radius;
+        lo[static_cast<std::size_t>(i)] = std::max<index_t>(0, 2 * clo);
+        hi[static_cast<std::size_t>(i)] = std::min<index_t>(ny - 1, 2 * chi + 1);
+    }
+    // Radius 0 with an odd length leaves the last row (or column) out; reconnect the end cell.
+    const auto last = static_cast<std::size_t>(nx - 1);
+    if (hi[last] < lo[last]) lo[last] = nx > 1 ? hi[last - 1] : 0;
+    hi[last] = ny - 1;
+}
+
+// FastDTW on double series x [nx, dim] (rows) and y [ny, dim] (columns). When `path` is non-null
+// the alignment is returned too (needed by the recursion); the top level asks for the value only.
+inline double fastdtw_level(const double* x, index_t nx, const double* y, index_t ny, int dim,
+                            index_t radius, Workspace& ws,
+                            std::vector<std::pair<index_t, index_t>>* path) {
+    const EuclideanCost<double, 0> cost{x, y, dim};
+    if (nx < radius + 2 || ny < radius + 2) {
+        if (path) return dtw_with_path(cost, nx, ny, FullWindow{ny}, Ties::kFastdtw, ws, *path);
+        ws.reserve_row(ny);
+        return dtw_rolling(cost, nx, ny, FullWindow{ny}, ws.row.data());
+    }
+    std::vector<double> xs, ys;
+    reduce_by_half(x, nx, dim, xs);
+    reduce_by_half(y, ny, dim, ys);
+    std::vector<std::pair<index_t, index_t>> coarse;
+    fastdtw_level(xs.data(), nx / 2, ys.data(), ny / 2, dim, radius, ws, &coarse);
+    std::vector<index_t> lo, hi;
+    expand_window(coarse, nx / 2, nx, ny, radius, lo, hi);
+    const RangeWindow win{lo.data(), hi.data()};
+    if (path) return dtw_with_path(cost, nx, ny, win, Ties::kFastdtw, ws, *path);
+    ws.reserve_row(ny);
+    return dtw_rolling(cost, nx, ny, win, ws.row.data());
+}
+
+// ----------------------------------------------------------------------------------------------
+// One pair, by method. `reference` indexes the cost's first argument, `query` the second.
+// ----------------------------------------------------------------------------------------------
+
+struct Method {
+    index_t window = -1;  // Sakoe-Chiba half-width in points; -1 = none
+    index_t radius = -1;  // FastDTW radius; -1 = none (exact)
+};
+
+// Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
+template <class Cost>
+double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspace& ws) {
+    if (n >= m) {
+        ws.reserve_row(m);
+        if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, ws.row.data());
+        return dtw_rolling(cost, n, m, BandWindow{n, m, window}, ws.row.data());
+    }
+    const Transposed<Cost> tc{cost};
+    ws.reserve_row(n);
+    if (window < 0) return dtw_rolling(tc, m, n, FullWindow{n}, ws.row.data());
+    return dtw_rolling(tc, m, n, BandWindow{m, n, window}, ws.row.data());
+}
+
+// FastDTW over float32 points: widen to double once (the package works in float64), query on
+// the rows as in VLN-CE's fastdtw(query, reference).
+inline double fastdtw_points(const float* ref, index_t n, const float* qry, index_t m, int dim,
+                             index_t radius, Workspace& ws) {
+    ws.xa.assign(qry, qry + m * dim);
+    ws.xb.assign(ref, ref + n * dim);
+    return fastdtw_level(ws.xa.data(), m, ws.xb.data(), n, dim, radius, ws, nullptr);
+}
+
+// DTW(R, q_1..q_j) for every j: the query on the rows, the reference on the columns, and the
+// last column of each row is the prefix score. O(|R|) memory.
+template <class Cost>
+void dtw_prefix(const Cost& cost, index_t n, index_t m, double* out, Workspace& ws) {
+    const Transposed<Cost> tc{cost};
+    ws.reserve_row(n);
+    dtw_rolling(tc, m, n, FullWindow{n}, ws.row.data(), [out](index_t t, double v) { out[t] = v; });
+}
+
+// Optimal alignment as (reference index, query index) pairs from (0, 0) to (n-1, m-1).
+// Ties prefer the diagonal step, then advancing the reference, then the query.
+template <class Cost>
+double warping_path(const Cost& cost, index_t n, index_t m, Workspace& ws,
+                    std::vector<std::pair<index_t, index_t>>& path) {
+    return dtw_with_path(cost, n, m, FullWindow{m}, Ties::kDiagFirst, ws, path);
+}
+
+}  // namespace navdtw

@@ -1,0 +1,429 @@
+"""DTW, nDTW and SDTW over single pairs and ragged batches: the public face of the C++ engine.
+
+Cost modes
+----------
+* **Coordinates** (``distances=None``): paths are ``[n, D]`` float arrays (any D >= 1, metres),
+  the cost of aligning two points is their Euclidean distance. Values are stored as float32.
+* **Nodes** (``distances`` given): paths are 1-D int32/int64 node indices and the cost of
+  aligning reference node ``r`` with query node ``q`` is ``distances[r, q]`` (float32, metres;
+  ``inf`` marks unreachable pairs and propagates: DTW = inf, nDTW = 0). A non-symmetric matrix
+  is used as given: rows are reference nodes, columns query nodes.
+
+Methods
+-------
+* exact (default): the full O(|R||Q|) recurrence, O(min(|R|, |Q|)) memory.
+* ``window=w``: Sakoe-Chiba band of half-width ``w`` points, scaled for unequal lengths. With the
+  longer path on the rows (length L) and the shorter on the columns (length S), row ``t`` keeps
+  columns ``floor(c) - w .. ceil(c) + w`` where ``c = t (S-1) / (L-1)``: the band follows the
+  straight line from the first to the last cell, so the end cell is always reachable, and
+  ``w >= max(|R|, |Q|) - 1`` is exact. Band DTW >= exact DTW.
+* ``radius=r``: FastDTW (coordinates only) with the rules of the ``fastdtw`` package as VLN-CE
+  calls it, ``fastdtw(query, reference, radius=r, dist=euclidean)``. FastDTW >= exact DTW.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from .paths import Paths, as_path, as_paths
+
+__all__ = [
+    "dtw",
+    "ndtw",
+    "sdtw",
+    "warping_path",
+    "dtw_prefix",
+    "dtw_batch",
+    "ndtw_batch",
+    "sdtw_batch",
+    "dtw_matrix",
+]
+
+Matrix = np.ndarray
+DistancesArg = Union[None, Matrix, Sequence[Matrix]]
+
+
+# --------------------------------------------------------------------------------------------
+# argument checks shared by every entry point
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_workers(workers: int) -> int:
+    """``-1`` = every core this process may use; ``1`` = run in the calling thread."""
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
+        raise TypeError(f"workers must be an integer, got {workers!r}")
+    if workers == -1:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on Linux
+            return max(1, os.cpu_count() or 1)
+    if workers < 1:
+        raise ValueError(f"workers must be -1 (all cores) or >= 1, got {workers}")
+    return int(workers)
+
+
+def check_threshold(threshold: float) -> float:
+    """A success threshold d_th: finite and > 0 (metres)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a number (metres), got {threshold!r}")
+    threshold = float(threshold)
+    if not (math.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be finite and > 0, got {threshold}")
+    return threshold
+
+
+def _nonneg_int(value, name: str) -> int:
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative integer or None, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def _method(window, radius) -> Tuple[int, int]:
+    if window is not None and radius is not None:
+        raise ValueError("window and radius are mutually exclusive: pick the band (window) or FastDTW (radius)")
+    return _nonneg_int(window, "window"), _nonneg_int(radius, "radius")
+
+
+def check_matrix(d, name: str = "distances") -> np.ndarray:
+    """Validates one distance matrix and returns it as C-contiguous float32.
+
+    Square ``[V, V]``, real, no NaN, no negative entries; ``+inf`` (unreachable) is allowed.
+    """
+    arr = np.asarray(d)
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real [V, V] matrix, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must be a square [V, V] matrix, got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty (0 x 0)")
+    arr = np.ascontiguousarray(arr, dtype=np.float32)
+    if np.isnan(arr).any():
+        i, j = np.argwhere(np.isnan(arr))[0]
+        raise ValueError(f"{name}[{i}, {j}] is NaN")
+    if (arr < 0).any():
+        i, j = np.argwhere(arr < 0)[0]
+        raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is negative; distances must be >= 0 (inf = unreachable)")
+    return arr
+
+
+def as_matrices(distances) -> list:
+    """A single matrix or a sequence of them -> list of checked float32 matrices."""
+    if isinstance(distances, np.ndarray) and distances.ndim == 2:
+        return [check_matrix(distances)]
+    if isinstance(distances, np.ndarray) and distances.ndim == 3:
+        return [check_matrix(m, f"distances[{k}]") for k, m in enumerate(distances)]
+    if isinstance(distances, (list, tuple)):
+        if not distances:
+            raise ValueError("distances is an empty sequence")
+        return [check_matrix(m, f"distances[{k}]") for k, m in enumerate(distances)]
+    return [check_matrix(distances)]
+
+
+def check_finite(paths: Paths, name: str) -> None:
+    """Coordinates must be finite; names the first bad path and point."""
+    if paths.is_nodes:
+        return
+    ok = np.isfinite(paths.values).all(axis=1)
+    if not ok.all():
+        row = int(np.argmin(ok))
+        i = int(np.searchsorted(paths.offsets, row, side="right") - 1)
+        raise ValueError(f"{name}[{i}] has a non-finite coordinate at point {row - paths.offsets[i]}")
+
+
+def check_nonempty(paths: Paths, name: str) -> None:
+    lengths = paths.lengths
+    if len(lengths) and lengths.min() == 0:
+        raise ValueError(f"{name}[{int(np.argmin(lengths))}] is empty; every path needs at least one point")
+
+
+def _single_finite(path: np.ndarray, name: str) -> None:
+    if path.ndim == 2 and not np.isfinite(path).all():
+        raise ValueError(f"{name} has a non-finite coordinate at point {int(np.argmin(np.isfinite(path).all(axis=1)))}")
+
+
+def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array {shape_hint}, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _match_node_dtypes(r: np.ndarray, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    if r.dtype != q.dtype:
+        return r.astype(np.int64), q.astype(np.int64)
+    return r, q
+
+
+def _check_mode(refs_nodes: bool, qry_nodes: bool, has_distances: bool) -> None:
+    if refs_nodes != qry_nodes:
+        raise ValueError("references and queries must both be node paths (1-D) or both coordinates ([n, D])")
+    if refs_nodes and not has_distances:
+        raise ValueError("node-index paths need distances= (a [V, V] matrix, or a list of them with env=)")
+    if not refs_nodes and has_distances:
+        raise ValueError("distances= is for node-index paths; coordinate paths use Euclidean cost")
+
+
+# --------------------------------------------------------------------------------------------
+# single pairs
+# --------------------------------------------------------------------------------------------
+
+
+def _pair(reference, query, distances):
+    r = as_path(reference, "reference")
+    q = as_path(query, "query")
+    _check_mode(r.ndim == 1, q.ndim == 1, distances is not None)
+    if r.ndim == 2:
+        if r.shape[1] != q.shape[1]:
+            raise ValueError(f"reference has {r.shape[1]} dimensions but query has {q.shape[1]}")
+        _single_finite(r, "reference")
+        _single_finite(q, "query")
+        return r, q, None
+    r, q = _match_node_dtypes(r, q)
+    if isinstance(distances, (list, tuple)) or (isinstance(distances, np.ndarray) and distances.ndim != 2):
+        raise ValueError("single-pair functions take one [V, V] distance matrix")
+    return r, q, check_matrix(distances)
+
+
+def dtw(reference, query, *, distances: Optional[Matrix] = None, window: Optional[int] = None,
+        radius: Optional[int] = None) -> float:
+    """DTW(R, Q): the minimum, over warpings, of the summed distances (metres).
+
+    ``reference`` and ``query`` are node paths (1-D ints, with ``distances`` a ``[V, V]``
+    matrix) or coordinate paths (``[n, D]``, Euclidean). ``window`` / ``radius`` select the band
+    or FastDTW (see the module docs); neither means exact.
+    """
+    r, q, m = _pair(reference, query, distances)
+    w, rad = _method(window, radius)
+    ro = np.array([0, len(r)], dtype=np.int64)
+    qo = np.array([0, len(q)], dtype=np.int64)
+    if m is None:
+        out = _core.dtw_points(r, ro, q, qo, window=w, radius=rad, workers=1)
+    else:
+        if rad >= 0:
+            raise ValueError("radius (FastDTW) needs coordinate paths: node paths cannot be averaged")
+        out = _core.dtw_nodes(r, ro, q, qo, [m], window=w, workers=1)
+    return float(out[0])
+
+
+def _ndtw_value(d: np.ndarray, ref_len, threshold: float) -> np.ndarray:
+    return np.exp(-np.asarray(d, dtype=np.float64) / (np.asarray(ref_len, dtype=np.float64) * threshold))
+
+
+def ndtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix] = None,
+         window: Optional[int] = None, radius: Optional[int] = None) -> float:
+    """nDTW = exp(-DTW(R, Q) / (|R| * threshold)), in (0, 1]; 0 when DTW is inf.
+
+    ``threshold`` is the success distance d_th in metres (3.0 for R2R, R4R, RxR and R2R-CE).
+    """
+    threshold = check_threshold(threshold)
+    d = dtw(reference, query, distances=distances, window=window, radius=radius)
+    return float(_ndtw_value(d, len(reference), threshold))
+
+
+def _end_distance(r_last, q_last, m) -> float:
+    if m is None:
+        return float(np.linalg.norm(np.asarray(q_last, np.float64) - np.asarray(r_last, np.float64)))
+    return float(m[int(r_last), int(q_last)])
+
+
+def sdtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix] = None,
+         window: Optional[int] = None, radius: Optional[int] = None) -> float:
+    """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) < threshold else 0."""
+    threshold = check_threshold(threshold)
+    r, q, m = _pair(reference, query, distances)
+    value = ndtw(r, q, threshold, distances=m, window=window, radius=radius)
+    return value if _end_distance(r[-1], q[-1], m) < threshold else 0.0
+
+
+def warping_path(reference, query, *, distances: Optional[Matrix] = None) -> Tuple[float, np.ndarray]:
+    """The exact DTW value and its optimal alignment.
+
+    Returns ``(dtw, path)`` with ``path`` an int64 ``[K, 2]`` array of (reference index, query
+    index) from (0, 0) to (|R|-1, |Q|-1). Ties prefer the diagonal step, then advancing the
+    reference. Memory is one byte per DP cell (refused beyond 2**32 cells).
+    """
+    r, q, m = _pair(reference, query, distances)
+    if m is None:
+        value, path = _core.warping_path_points(r, q)
+    else:
+        value, path = _core.warping_path_nodes(r, q, m)
+    return float(value), path
+
+
+def dtw_prefix(reference, query, *, distances: Optional[Matrix] = None) -> np.ndarray:
+    """DTW(R, q_1..q_j) for every j = 1..|Q| in one O(|R||Q|) pass (float64 ``[|Q|]``).
+
+    ``dtw_prefix(R, Q)[-1] == dtw(R, Q)``. Useful for per-step rewards and partial trajectories.
+    """
+    r, q, m = _pair(reference, query, distances)
+    if m is None:
+        return _core.prefix_points(r, q)
+    return _core.prefix_nodes(r, q, m)
+
+
+# --------------------------------------------------------------------------------------------
+# batches
+# --------------------------------------------------------------------------------------------
+
+
+class _Batch:
+    """Validated inputs of a batch call, shared by dtw/ndtw/sdtw_batch and dtw_matrix."""
+
+    def __init__(self, references, queries, distances, env, pairs, all_pairs=False):
+        self.refs = as_paths(references, "references")
+        self.qrys = as_paths(queries, "queries")
+        _check_mode(self.refs.is_nodes, self.qrys.is_nodes, distances is not None)
+        check_nonempty(self.refs, "references")
+        check_nonempty(self.qrys, "queries")
+        if not self.refs.is_nodes:
+            if self.refs.dim != self.qrys.dim:
+                raise ValueError(f"references are {self.refs.dim}-D but queries are {self.qrys.dim}-D")
+            check_finite(self.refs, "references")
+            check_finite(self.qrys, "queries")
+            self.matrices = None
+            if env is not None:
+                raise ValueError("env= selects distance matrices; coordinate paths have none")
+        else:
+            rv, qv = _match_node_dtypes(self.refs.values, self.qrys.values)
+            self.refs = Paths._wrap(rv, self.refs.offsets)
+            self.qrys = Paths._wrap(qv, self.qrys.offsets)
+            self.matrices = as_matrices(distances)
+        self.pairs = None
+        self.all_pairs = all_pairs
+        nr, nq = len(self.refs), len(self.qrys)
+        if pairs is not None:
+            p = _index_array(pairs, "pairs", "[B, 2]")
+            if p.ndim != 2 or p.shape[1] != 2:
+                raise ValueError(f"pairs must have shape [B, 2] (reference index, query index), got {p.shape}")
+            for col, n, what in ((0, nr, "reference"), (1, nq, "query")):
+                bad = (p[:, col] < 0) | (p[:, col] >= n)
+                if bad.any():
+                    b = int(np.argmax(bad))
+                    raise ValueError(f"pairs[{b}] = {tuple(p[b])}: {what} index out of range for {n} {what}s")
+            self.pairs = p
+            self.size = len(p)
+        elif all_pairs:
+            self.size = nr * nq
+        else:
+            if nr != nq:
+                raise ValueError(
+                    f"references ({nr}) and queries ({nq}) differ in length; pass pairs= to choose pairs, "
+                    "or use dtw_matrix for all pairs"
+                )
+            self.size = nr
+        self.env = None
+        if self.matrices is not None:
+            if env is None:
+                if len(self.matrices) > 1:
+                    raise ValueError("a sequence of distance matrices needs env= (one environment index per pair)")
+            else:
+                e = _index_array(env, "env", "[B]")
+                if e.ndim == 0:
+                    e = np.full(self.size, int(e), dtype=np.int64)
+                if e.shape != (self.size,):
+                    raise ValueError(f"env must have one entry per pair ({self.size}), got shape {e.shape}")
+                bad = (e < 0) | (e >= len(self.matrices))
+                if bad.any():
+                    b = int(np.argmax(bad))
+                    raise ValueError(f"env[{b}] = {e[b]} is out of range for {len(self.matrices)} distance matrices")
+                self.env = e
+
+    def ref_index(self) -> np.ndarray:
+        nr, nq = len(self.refs), len(self.qrys)
+        if self.pairs is not None:
+            return self.pairs[:, 0]
+        if self.all_pairs:
+            return np.repeat(np.arange(nr, dtype=np.int64), nq)
+        return np.arange(nr, dtype=np.int64)
+
+    def qry_index(self) -> np.ndarray:
+        nr, nq = len(self.refs), len(self.qrys)
+        if self.pairs is not None:
+            return self.pairs[:, 1]
+        if self.all_pairs:
+            return np.tile(np.arange(nq, dtype=np.int64), nr)
+        return np.arange(nq, dtype=np.int64)
+
+    def dtw(self, window, radius, workers) -> np.ndarray:
+        w, rad = _method(window, radius)
+        workers = resolve_workers(workers)
+        r, q = self.refs, self.qrys
+        if self.matrices is None:
+            return _core.dtw_points(r.values, r.offsets, q.values, q.offsets, pairs=self.pairs,
+                                    all_pairs=self.all_pairs, window=w, radius=rad, workers=workers)
+        if rad >= 0:
+            raise ValueError("radius (FastDTW) needs coordinate paths: node paths cannot be averaged")
+        return _core.dtw_nodes(r.values, r.offsets, q.values, q.offsets, self.matrices, env=self.env,
+                               pairs=self.pairs, all_pairs=self.all_pairs, window=w, workers=workers)
+
+    def end_distances(self) -> np.ndarray:
+        """d(q_last, r_last) for every pair (metres)."""
+        r_last = self.refs.last()[self.ref_index()]
+        q_last = self.qrys.last()[self.qry_index()]
+        if self.matrices is None:
+            diff = q_last.astype(np.float64) - r_last.astype(np.float64)
+            return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        if len(self.matrices) == 1:
+            return self.matrices[0][r_last, q_last].astype(np.float64)
+        out = np.empty(self.size, dtype=np.float64)
+        for k, m in enumerate(self.matrices):
+            sel = self.env == k
+            out[sel] = m[r_last[sel], q_last[sel]]
+        return out
+
+
+def dtw_batch(references, queries, *, distances: DistancesArg = None, env=None, pairs=None,
+              window: Optional[int] = None, radius: Optional[int] = None, workers: int = -1) -> np.ndarray:
+    """DTW of many pairs in one call (float64 ``[B]``, metres).
+
+    ``references`` / ``queries``: :class:`navdtw.Paths` or lists of paths. Pairs are element-wise
+    (reference i with query i) unless ``pairs`` (``[B, 2]`` int rows of (reference index, query
+    index)) picks them, so one reference can serve many queries without copies. ``distances`` is
+    one ``[V, V]`` matrix or a sequence of them; with a sequence, ``env`` (``[B]`` ints) names the
+    matrix of each pair, so a split spanning many scans scores in one call. ``workers``: threads
+    (-1 = all cores, 1 = the calling thread); results are identical for every value.
+    """
+    return _Batch(references, queries, distances, env, pairs).dtw(window, radius, workers)
+
+
+def ndtw_batch(references, queries, *, threshold: float = 3.0, distances: DistancesArg = None, env=None,
+               pairs=None, window: Optional[int] = None, radius: Optional[int] = None,
+               workers: int = -1) -> np.ndarray:
+    """nDTW of many pairs: exp(-DTW / (|R| * threshold)); arguments as :func:`dtw_batch`."""
+    threshold = check_threshold(threshold)
+    batch = _Batch(references, queries, distances, env, pairs)
+    d = batch.dtw(window, radius, workers)
+    return _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
+
+
+def sdtw_batch(references, queries, *, threshold: float = 3.0, distances: DistancesArg = None, env=None,
+               pairs=None, window: Optional[int] = None, radius: Optional[int] = None,
+               workers: int = -1) -> np.ndarray:
+    """SDTW of many pairs: nDTW where d(q_last, r_last) < threshold, else 0."""
+    threshold = check_threshold(threshold)
+    batch = _Batch(references, queries, distances, env, pairs)
+    d = batch.dtw(window, radius, workers)
+    value = _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
+    return np.where(batch.end_distances() < threshold, value, 0.0)
+
+
+def dtw_matrix(references, queries, *, distances: Optional[Matrix] = None, window: Optional[int] = None,
+               radius: Optional[int] = None, workers: int = -1) -> np.ndarray:
+    """DTW of every reference against every query: float64 ``[len(references), len(queries)]``.
+
+    All pairs share one cost: Euclidean for coordinates, or the single ``distances`` matrix.
+    """
+    if isinstance(distances, (list, tuple)):
+        raise ValueError("dtw_matrix takes one [V, V] distance matrix (all pairs share an environment)")
+    batch = _Batch(references, queries, distances, None, None, all_pairs=True)
+    return batch.dtw(window, radius, workers).reshape(len(batch.refs), len(batch.qrys))

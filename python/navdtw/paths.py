@@ -1,0 +1,192 @@
+"""Ragged batches of paths: flat values plus int64 offsets (CSR), zero-copy from numpy.
+
+A path is either a node-index path (1-D integer array of graph node indices) or a coordinate path
+(2-D ``[n, D]`` array of float32 positions, metres). :class:`Paths` holds many of them as one
+``values`` array and ``offsets`` such that path ``i`` is ``values[offsets[i]:offsets[i + 1]]``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Sequence, Union
+
+import numpy as np
+
+__all__ = ["Paths", "as_path", "as_paths"]
+
+ArrayLike = Union[np.ndarray, Sequence]
+
+
+def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
+    """Checks a values array and brings it to the engine's dtypes.
+
+    Node paths (1-D) keep int32 / int64 (other integer types become int64); coordinates (2-D)
+    become float32 (the engine's storage type; float64 input is rounded to float32).
+    """
+    if values.dtype == np.bool_ or values.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name}: paths must hold integer node ids (1-D) or real coordinates ([n, D]); got dtype {values.dtype}"
+        )
+    if values.ndim == 1:
+        if values.dtype.kind == "f":
+            raise TypeError(
+                f"{name}: a 1-D float array is ambiguous; node paths must be integers, "
+                "and 1-D coordinates must have shape [n, 1]"
+            )
+        if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name}: node id {values.max()} does not fit int64")
+        if values.dtype not in (np.int32, np.int64):
+            values = values.astype(np.int64)
+        return np.ascontiguousarray(values)
+    if values.ndim == 2:
+        if values.shape[1] < 1:
+            raise ValueError(f"{name}: coordinates must have at least one dimension, got shape {values.shape}")
+        return np.ascontiguousarray(values, dtype=np.float32)
+    raise ValueError(f"{name}: paths must be 1-D (node ids) or 2-D (coordinates [n, D]); got {values.ndim}-D")
+
+
+class Paths:
+    """A ragged batch of paths stored as flat ``values`` and int64 ``offsets``.
+
+    Parameters
+    ----------
+    values:
+        ``[N]`` integer node ids, or ``[N, D]`` coordinates (stored as float32, metres).
+    offsets:
+        ``[len + 1]`` int64, starting at 0, non-decreasing, ending at ``N``.
+
+    ``paths[i]`` is a view of path ``i``; ``len(paths)`` the number of paths. Build from a list
+    of arrays with :meth:`from_list`.
+    """
+
+    __slots__ = ("values", "offsets")
+
+    def __init__(self, values: ArrayLike, offsets: ArrayLike, *, name: str = "paths") -> None:
+        values = _normalize_values(np.asarray(values), name)
+        offsets_in = np.asarray(offsets)
+        if offsets_in.dtype.kind not in "iu" or offsets_in.ndim != 1 or offsets_in.size < 1:
+            raise ValueError(f"{name}: offsets must be a 1-D integer array with at least one element")
+        offsets = np.ascontiguousarray(offsets_in, dtype=np.int64)
+        if offsets[0] != 0:
+            raise ValueError(f"{name}: offsets[0] must be 0, got {offsets[0]}")
+        steps = np.diff(offsets)
+        if steps.size and steps.min() < 0:
+            bad = int(np.argmax(steps < 0))
+            raise ValueError(f"{name}: offsets must not decrease (offsets[{bad + 1}] < offsets[{bad}])")
+        if offsets[-1] != len(values):
+            raise ValueError(f"{name}: offsets[-1] = {offsets[-1]} but values has {len(values)} rows")
+        self.values = values
+        self.offsets = offsets
+
+    @classmethod
+    def from_list(cls, paths: Iterable[ArrayLike], *, name: str = "paths") -> "Paths":
+        """Builds a batch from a sequence of paths (arrays or nested lists)."""
+        arrays = [np.asarray(p) for p in paths]
+        if not arrays:
+            raise ValueError(f"{name}: empty batch: give at least one path (or use Paths(values, offsets))")
+        ndims = {a.ndim for a in arrays}
+        if len(ndims) != 1:
+            raise ValueError(f"{name}: mixes node paths (1-D) and coordinate paths (2-D)")
+        for i, a in enumerate(arrays):
+            if a.ndim == 2 and a.shape[1] != arrays[0].shape[1]:
+                raise ValueError(f"{name}[{i}] has {a.shape[1]} dimensions but {name}[0] has {arrays[0].shape[1]}")
+            if a.dtype == object:
+                raise TypeError(f"{name}[{i}]: ragged or non-numeric entries (dtype object)")
+        lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        values = np.concatenate(arrays) if offsets[-1] else arrays[0][:0]
+        return cls(values, offsets, name=name)
+
+    @classmethod
+    def _wrap(cls, values: np.ndarray, offsets: np.ndarray) -> "Paths":
+        """Internal: wraps already-normalised arrays without checks."""
+        self = cls.__new__(cls)
+        self.values = values
+        self.offsets = offsets
+        return self
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        n = len(self)
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError("Paths index must be an integer")
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"path index {i} out of range for {n} paths")
+        return self.values[self.offsets[i] : self.offsets[i + 1]]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        kind = "node" if self.is_nodes else f"{self.dim}-D coordinate"
+        return f"Paths({len(self)} {kind} paths, {len(self.values)} points)"
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of points of each path (int64 ``[len]``)."""
+        return np.diff(self.offsets)
+
+    @property
+    def is_nodes(self) -> bool:
+        """True for node-index paths, False for coordinate paths."""
+        return self.values.ndim == 1
+
+    @property
+    def dim(self) -> int:
+        """Coordinate dimension D (0 for node paths)."""
+        return 0 if self.is_nodes else int(self.values.shape[1])
+
+    def tolist(self) -> list:
+        """The paths as a list of arrays (views)."""
+        return list(self)
+
+    def take(self, index: ArrayLike) -> "Paths":
+        """A new batch of the paths at ``index`` (copies values)."""
+        index = np.asarray(index, dtype=np.int64)
+        lengths = self.lengths[index]
+        offsets = np.zeros(len(index) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        starts = self.offsets[:-1][index]
+        flat = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+        return Paths._wrap(self.values[flat], offsets)
+
+    def last(self) -> np.ndarray:
+        """The last point of every path (all paths must be non-empty)."""
+        return self.values[self.offsets[1:] - 1]
+
+    def first(self) -> np.ndarray:
+        """The first point of every path (all paths must be non-empty)."""
+        return self.values[self.offsets[:-1]]
+
+
+def as_paths(obj, name: str) -> Paths:
+    """Turns a :class:`Paths` or a sequence of paths into :class:`Paths`."""
+    if isinstance(obj, Paths):
+        return obj
+    if isinstance(obj, np.ndarray) and obj.dtype != object:
+        raise TypeError(
+            f"{name}: a single array is ambiguous for a batch; pass a list of paths or navdtw.Paths"
+        )
+    try:
+        seq = list(obj)
+    except TypeError:
+        raise TypeError(f"{name} must be navdtw.Paths or a sequence of paths, got {type(obj).__name__}") from None
+    return Paths.from_list(seq, name=name)
+
+
+def as_path(obj, name: str) -> np.ndarray:
+    """Normalises one path (node ids or coordinates)."""
+    if isinstance(obj, Paths):
+        raise TypeError(f"{name} must be a single path; use the *_batch functions for Paths")
+    arr = np.asarray(obj)
+    if arr.dtype == object:
+        raise TypeError(f"{name}: ragged or non-numeric path")
+    arr = _normalize_values(arr, name)
+    if len(arr) == 0:
+        raise ValueError(f"{name} is empty; a path needs at least one point")
+    return arr
