@@ -1,0 +1,31 @@
+"""Shared fixtures. The real VLN data is read in place from ../shared/data (or $NAVDTW_DATA);
+tests that need it skip cleanly when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def find_data_dir() -> Path | None:
+    """The data folder: $NAVDTW_DATA if set, else ../shared/data beside the repository."""
+    env = os.environ.get("NAVDTW_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    return path if path.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    path = find_data_dir()
+    if path is None:
+        pytest.skip("real VLN data not found (set NAVDTW_DATA or put it at ../shared/data)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def connectivity_dir(data_dir: Path) -> Path:
+    return data_dir / "matterport3dsimulator" / "connectivity"
