@@ -19,31 +19,6 @@ using namespace navdtw::bind;
 
 namespace {
 
-navdtw::PairIndex make_pairs(const std::optional<I64Array>& pairs, bool all_pairs, index_t nr, index_t nq,
-                             index_t& B) {
-    navdtw::PairIndex P;
-    if (pairs && all_pairs) throw std::invalid_argument("pairs and all_pairs are mutually exclusive");
-    if (pairs) {
-        if (pairs->ndim() != 2 || pairs->shape(1) != 2)
-            throw std::invalid_argument("pairs must have shape [B, 2] (reference index, query index)");
-        P.mode = navdtw::PairMode::kExplicit;
-        P.pairs = pairs->data();
-        B = pairs->shape(0);
-    } else if (all_pairs) {
-        P.mode = navdtw::PairMode::kAll;
-        P.n_queries = nq;
-        if (nq > 0 && nr > std::numeric_limits<index_t>::max() / nq)
-            throw std::invalid_argument("all_pairs: too many pairs");
-        B = nr * nq;
-    } else {
-        if (nr != nq)
-            throw std::invalid_argument("references and queries must have the same length for element-wise pairs (got " +
-                                        std::to_string(nr) + " and " + std::to_string(nq) + "); pass pairs= to choose pairs");
-        B = nr;
-    }
-    return P;
-}
-
 py::array_t<double> dtw_points(const F32Array& rv, const I64Array& ro, const F32Array& qv, const I64Array& qo,
                                const std::optional<I64Array>& pairs, bool all_pairs, index_t window,
                                index_t radius, int workers) {
@@ -182,6 +157,8 @@ py::tuple warping_path_nodes(const py::array& r, const py::array& q, const F32Ar
 
 }  // namespace
 
+void init_stats(py::module_& m);
+
 PYBIND11_MODULE(_core, m) {
     m.doc() = "navdtw's compiled engine. Use the navdtw package API; these functions expect prepared arrays.";
     register_exceptions(m);
@@ -198,4 +175,5 @@ PYBIND11_MODULE(_core, m) {
     m.def("warping_path_points", &warping_path_points, py::arg("reference"), py::arg("query"));
     m.def("warping_path_nodes", &warping_path_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
+    init_stats(m);
 }

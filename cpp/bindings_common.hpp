@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -102,6 +103,31 @@ inline void check_path_memory(index_t n, index_t m) {
     if (n > kMaxPathCells / m)
         throw std::invalid_argument("a warping path of " + std::to_string(n) + " x " + std::to_string(m) +
                                     " points needs one byte per DP cell, over the 4 GiB limit; use dtw() for the value");
+}
+
+inline navdtw::PairIndex make_pairs(const std::optional<I64Array>& pairs, bool all_pairs, index_t nr, index_t nq,
+                             index_t& B) {
+    navdtw::PairIndex P;
+    if (pairs && all_pairs) throw std::invalid_argument("pairs and all_pairs are mutually exclusive");
+    if (pairs) {
+        if (pairs->ndim() != 2 || pairs->shape(1) != 2)
+            throw std::invalid_argument("pairs must have shape [B, 2] (reference index, query index)");
+        P.mode = navdtw::PairMode::kExplicit;
+        P.pairs = pairs->data();
+        B = pairs->shape(0);
+    } else if (all_pairs) {
+        P.mode = navdtw::PairMode::kAll;
+        P.n_queries = nq;
+        if (nq > 0 && nr > std::numeric_limits<index_t>::max() / nq)
+            throw std::invalid_argument("all_pairs: too many pairs");
+        B = nr * nq;
+    } else {
+        if (nr != nq)
+            throw std::invalid_argument("references and queries must have the same length for element-wise pairs (got " +
+                                        std::to_string(nr) + " and " + std::to_string(nq) + "); pass pairs= to choose pairs");
+        B = nr;
+    }
+    return P;
 }
 
 // Runs fn(poll) with the GIL released. Safe because fn only touches buffers whose owners the

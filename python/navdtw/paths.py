@@ -11,7 +11,7 @@ from typing import Iterable, Iterator, Sequence, Union
 
 import numpy as np
 
-__all__ = ["Paths", "as_path", "as_paths"]
+__all__ = ["Paths", "as_path", "as_paths", "collapse_repeats"]
 
 ArrayLike = Union[np.ndarray, Sequence]
 
@@ -190,3 +190,24 @@ def as_path(obj, name: str) -> np.ndarray:
     if len(arr) == 0:
         raise ValueError(f"{name} is empty; a path needs at least one point")
     return arr
+
+
+def collapse_repeats(paths: Paths) -> Paths:
+    """Drops consecutive repeats of the same node (an agent turning in place stays one node).
+
+    Node paths only; the first point of every path is always kept, so no path becomes empty.
+    """
+    if not paths.is_nodes:
+        raise ValueError("collapse_repeats is for node paths")
+    v = paths.values
+    keep = np.ones(len(v), dtype=bool)
+    if len(v) > 1:
+        keep[1:] = v[1:] != v[:-1]
+    keep[paths.offsets[:-1][paths.lengths > 0]] = True  # a path start is never a repeat of the previous path
+    if keep.all():
+        return paths
+    path_of = np.repeat(np.arange(len(paths), dtype=np.int64), paths.lengths)
+    counts = np.bincount(path_of[keep], minlength=len(paths))
+    offsets = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return Paths._wrap(np.ascontiguousarray(v[keep]), offsets)

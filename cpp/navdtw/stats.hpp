@@ -1,0 +1,165 @@
+// navdtw: per-pair path statistics behind the navigation metrics (metrics.py).
+//
+// One pass over a (reference, query) pair gives every quantity that needs a loop over points:
+// end and oracle distances, both path lengths, the nearest-point distances behind AD, MD and
+// CLS's path coverage, and the edge edit distance behind SED. metrics.py turns these columns into
+// the metrics of each convention with numpy. d(a, b) follows METRICS.md's notation literally:
+// for node paths it is distances[a, b] (row = from, column = to).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "navdtw/batch.hpp"
+
+namespace navdtw {
+
+enum Stat : int {
+    kNE = 0,        // d(q_last, r_last)
+    kONE,           // min_j d(q_j, r_last)
+    kPLQ,           // sum_j d(q_j, q_j+1)
+    kPLR,           // sum_i d(r_i, r_i+1)
+    kStartGoal,     // d(q_first, r_last)
+    kRefStartGoal,  // d(r_first, r_last)
+    kAD,            // mean_j min_i d(q_j, r_i)
+    kMD,            // max_j min_i d(q_j, r_i)
+    kPC,            // mean_i exp(-min_j d(r_i, q_j) / threshold)
+    kEdit,          // Levenshtein distance between the edge sequences (node paths only; NaN otherwise)
+    kNumStats
+};
+
+template <class I>
+struct NodeMetric {
+    const float* m;
+    index_t stride;
+    static constexpr bool symmetric = false;
+    double operator()(I a, I b) const {
+        return static_cast<double>(m[static_cast<index_t>(a) * stride + static_cast<index_t>(b)]);
+    }
+};
+
+struct PointMetric {
+    int dim;
+    static constexpr bool symmetric = true;
+    double operator()(const float* a, const float* b) const { return EuclideanCost<float, 0>{a, b, dim}(0, 0); }
+};
+
+template <class I>
+struct NodeSeq {
+    const I* p;
+    I operator[](index_t i) const { return p[i]; }
+    bool same_edge(index_t i, const NodeSeq& o, index_t j) const { return p[i] == o.p[j] && p[i + 1] == o.p[j + 1]; }
+};
+
+struct PointSeq {
+    const float* p;
+    int dim;
+    const float* operator[](index_t i) const { return p + i * dim; }
+};
+
+// Levenshtein distance (unit costs) between the edge sequences (s_0 s_1, s_1 s_2, ...) of two
+// node paths, with one rolling row.
+template <class I>
+double edge_edit_distance(const NodeSeq<I>& r, index_t n, const NodeSeq<I>& q, index_t m, std::vector<double>& row) {
+    const index_t er = n - 1, eq = m - 1;
+    if (er == 0 || eq == 0) return static_cast<double>(std::max(er, eq));
+    row.resize(static_cast<std::size_t>(eq + 1));
+    for (index_t j = 0; j <= eq; ++j) row[static_cast<std::size_t>(j)] = static_cast<double>(j);
+    for (index_t i = 1; i <= er; ++i) {
+        double diag = row[0];
+        row[0] = static_cast<double>(i);
+        for (index_t j = 1; j <= eq; ++j) {
+            const double up = row[static_cast<std::size_t>(j)];
+            const double sub = diag + (r.same_edge(i - 1, q, j - 1) ? 0.0 : 1.0);
+            row[static_cast<std::size_t>(j)] = std::min(sub, std::min(up, row[static_cast<std::size_t>(j - 1)]) + 1.0);
+            diag = up;
+        }
+    }
+    return row[static_cast<std::size_t>(eq)];
+}
+
+struct StatsScratch {
+    std::vector<double> near_r;  // min_j d(r_i, q_j)
+    std::vector<double> row;     // edit-distance row
+};
+
+template <class Metric, class Seq>
+void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t m, double threshold,
+                double* out, StatsScratch& s) {
+    const auto goal = r[n - 1];
+    out[kNE] = d(q[m - 1], goal);
+    double one = kInf, plq = 0.0, plr = 0.0;
+    for (index_t j = 0; j < m; ++j) one = std::min(one, d(q[j], goal));
+    for (index_t j = 0; j + 1 < m; ++j) plq += d(q[j], q[j + 1]);
+    for (index_t i = 0; i + 1 < n; ++i) plr += d(r[i], r[i + 1]);
+    out[kONE] = one;
+    out[kPLQ] = plq;
+    out[kPLR] = plr;
+    out[kStartGoal] = d(q[0], goal);
+    out[kRefStartGoal] = d(r[0], goal);
+
+    s.near_r.assign(static_cast<std::size_t>(n), kInf);
+    double ad = 0.0, md = 0.0;
+    for (index_t j = 0; j < m; ++j) {
+        double best = kInf;
+        for (index_t i = 0; i < n; ++i) {
+            const double qr = d(q[j], r[i]);
+            best = std::min(best, qr);
+            const double rq = Metric::symmetric ? qr : d(r[i], q[j]);
+            double& nr = s.near_r[static_cast<std::size_t>(i)];
+            nr = std::min(nr, rq);
+        }
+        ad += best;
+        md = std::max(md, best);
+    }
+    out[kAD] = ad / static_cast<double>(m);
+    out[kMD] = md;
+    double pc = 0.0;
+    for (index_t i = 0; i < n; ++i) pc += std::exp(-s.near_r[static_cast<std::size_t>(i)] / threshold);
+    out[kPC] = pc / static_cast<double>(n);
+}
+
+inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
+                               double threshold, double* out, int workers, const Poll& poll) {
+    if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
+    run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
+        StatsScratch s;
+        for (index_t b = begin; b < end; ++b) {
+            const auto [r, q] = P.at(b);
+            check_path(R, r, "references", b);
+            check_path(Q, q, "queries", b);
+            double* o = out + b * kNumStats;
+            pair_stats(PointMetric{R.dim}, PointSeq{R.path(r), R.dim}, R.length(r), PointSeq{Q.path(q), Q.dim},
+                       Q.length(q), threshold, o, s);
+            o[kEdit] = std::nan("");
+        }
+    }, poll);
+}
+
+template <class I>
+void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
+                       const index_t* env, const PairIndex& P, index_t B, double threshold, double* out,
+                       int workers, const Poll& poll) {
+    if (mats.empty()) throw std::invalid_argument("distances is empty");
+    const auto n_env = static_cast<index_t>(mats.size());
+    run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
+        StatsScratch s;
+        for (index_t b = begin; b < end; ++b) {
+            const auto [r, q] = P.at(b);
+            check_path(R, r, "references", b);
+            check_path(Q, q, "queries", b);
+            const index_t e = env ? env[b] : 0;
+            if (e < 0 || e >= n_env) fail_pair(b, "env " + std::to_string(e) + " is out of range");
+            const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
+            check_nodes(R, r, M.n, "references", b, e);
+            check_nodes(Q, q, M.n, "queries", b, e);
+            const NodeSeq<I> rs{R.path(r)}, qs{Q.path(q)};
+            double* o = out + b * kNumStats;
+            pair_stats(NodeMetric<I>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, s);
+            o[kEdit] = edge_edit_distance(rs, R.length(r), qs, Q.length(q), s.row);
+        }
+    }, poll);
+}
+
+}  // namespace navdtw

@@ -1,0 +1,39 @@
+"""Atomic file output: write to a temporary file in the target folder, then rename over."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
+    """Writes ``data`` to ``path`` so readers never see a partial file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def atomic_write_text(path: PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: PathLike, obj: Any, *, indent: int = 2) -> Path:
+    return atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=False) + "\n")

@@ -1,0 +1,401 @@
+"""Every navigation metric of the field, vectorized over a batch of episodes.
+
+Metrics (METRICS.md, Ilharco et al. 2019 Table 3), keyed by lowercase name; distances in metres:
+
+=======  =====================================================================  ========
+key      definition                                                             better
+=======  =====================================================================  ========
+pl       path length of the query, sum d(q_i, q_i+1)                            -
+ne       navigation error d(q_last, r_last)                                     lower
+one      oracle navigation error min_q d(q, r_last)                             lower
+sr       success 1[ne < d_th] (``<=`` in the paper / r4r conventions)           higher
+osr      oracle success 1[one < d_th] (same comparison as sr)                   higher
+spl      sr * l / max(pl, l); l depends on the convention (below)               higher
+sed      sr * (1 - ED(edges R, edges Q) / max(#edges)) (node paths only)        higher
+cls      PC * LS (Jain et al. 2019)                                             higher
+ad       mean_q d(q, R)                                                         lower
+md       max_q d(q, R)                                                          lower
+dtw      DTW(R, Q)                                                              lower
+ndtw     exp(-dtw / (|R| d_th))                                                 higher
+sdtw     sr * ndtw                                                              higher
+=======  =====================================================================  ========
+
+Conventions (``convention=``) reproduce a named evaluator; each is one :class:`Convention` record:
+
+* ``"paper"`` (default): Ilharco et al. Table 3. Success ``<=``; SPL's l = d(q_1, r_last).
+* ``"r2r"``: Matterport3DSimulator's R2R evaluator. Success ``<``; l = d(r_1, r_last), the
+  shortest start-to-goal distance (Anderson et al. 2018).
+* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
+* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R).
+* ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
+  dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
+  given (the episodes' geodesic distance), else d(r_1, r_last).
+
+Documented answers for degenerate input (never NaN):
+
+* Node paths: consecutive repeats of a node (an agent turning in place) are one node.
+* SPL with l = 0: the ratio l / max(pl, l) is 1 when pl is 0 too, else 0.
+* CLS's LS = a / (a + |a - pl|), a = PC * PL(R): 1 when both a and pl are 0.
+* SED with no edges on either side (single-node paths): ED / max = 0, so sed = sr.
+* Unreachable nodes (inf distance): sr = osr = 0, ndtw = sdtw = 0, spl = sed = 0; distances and
+  dtw are inf; cls falls to 0 where the query's length is infinite.
+* A query that does not start at the reference start is scored as is; ``strict=True`` raises,
+  as the R2R evaluator does.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+from . import _core
+from .engine import _Batch, _ndtw_value, check_threshold, resolve_workers
+from .paths import Paths, as_paths, collapse_repeats
+
+__all__ = ["Convention", "CONVENTIONS", "METRICS", "Scores", "evaluate", "spl_curve"]
+
+METRICS = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw", "ndtw", "sdtw")
+# Metrics shown as percentages with ``percent=True`` (fractions otherwise).
+RATES = frozenset({"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"})
+_STAT = {name: k for k, name in enumerate(_core.STATS)}
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One evaluator's choices, as data.
+
+    success_inclusive: success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
+    spl_length: SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
+        ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
+    fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
+    collapse_repeats: merge consecutive repeated nodes of node paths before scoring.
+    """
+
+    name: str
+    success_inclusive: bool
+    spl_length: str
+    fastdtw_radius: Optional[int] = None
+    collapse_repeats: bool = True
+    source: str = ""
+
+
+CONVENTIONS: Dict[str, Convention] = {
+    c.name: c
+    for c in (
+        Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
+        Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
+        Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
+        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators"),
+        Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
+    )
+}
+
+
+def _convention(convention) -> Convention:
+    if isinstance(convention, Convention):
+        return convention
+    try:
+        return CONVENTIONS[convention]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown convention {convention!r}; choose one of {sorted(CONVENTIONS)}") from None
+
+
+def _safe_ratio(num: np.ndarray, den: np.ndarray, both_zero: float) -> np.ndarray:
+    """num / den with 0/0 -> both_zero and x/inf -> 0, never NaN."""
+    out = np.full(num.shape, both_zero, dtype=np.float64)
+    ok = den > 0
+    with np.errstate(invalid="ignore"):
+        out[ok] = num[ok] / den[ok]
+    out[np.isnan(out)] = 0.0  # inf / inf: an unreachable goal
+    return out
+
+
+class Scores:
+    """Per-episode metric arrays (float64, one value per episode), keyed by lowercase name.
+
+    ``scores["ndtw"]`` is an array; :meth:`summary` gives means (fractions, or ``percent=True``
+    for rates x100); :meth:`to_records` / :meth:`to_csv` give per-episode rows.
+    """
+
+    def __init__(self, values: Dict[str, np.ndarray], *, threshold: float, convention: Convention,
+                 ids: Optional[Sequence] = None, stats: Optional[np.ndarray] = None,
+                 spl_length: Optional[np.ndarray] = None, stopped: Optional[np.ndarray] = None):
+        self._values = values
+        self.threshold = threshold
+        self.convention = convention
+        self.ids = list(ids) if ids is not None else None
+        self._stats = stats
+        self._spl_length = spl_length
+        self._stopped = stopped
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        try:
+            return self._values[key]
+        except KeyError:
+            raise KeyError(f"no metric {key!r}; computed: {', '.join(self._values)}") from None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._values
+
+    def __len__(self) -> int:
+        return len(next(iter(self._values.values()))) if self._values else 0
+
+    def keys(self) -> List[str]:
+        return list(self._values)
+
+    def __repr__(self) -> str:
+        summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
+        return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
+
+    def summary(self, *, percent: bool = False) -> Dict[str, float]:
+        """Mean of every metric over episodes; ``percent=True`` shows rates x100."""
+        out = {}
+        for k, v in self._values.items():
+            m = float(np.mean(v)) if len(v) else float("nan")
+            out[k] = m * 100.0 if percent and k in RATES else m
+        return out
+
+    def to_dict(self) -> Dict[str, np.ndarray]:
+        """The per-episode arrays (copies)."""
+        return {k: v.copy() for k, v in self._values.items()}
+
+    def to_records(self) -> List[dict]:
+        """One dict per episode (with ``id`` when ids were given)."""
+        keys = list(self._values)
+        cols = [self._values[k].tolist() for k in keys]
+        rows = []
+        for i in range(len(self)):
+            row = {"id": self.ids[i]} if self.ids is not None else {}
+            row.update({k: c[i] for k, c in zip(keys, cols)})
+            rows.append(row)
+        return rows
+
+    def to_csv(self, path=None) -> str:
+        """Per-episode rows as CSV text; also written to ``path`` when given."""
+        buf = io.StringIO()
+        records = self.to_records()
+        fields = (["id"] if self.ids is not None else []) + list(self._values)
+        writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        text = buf.getvalue()
+        if path is not None:
+            from ._io import atomic_write_text
+
+            atomic_write_text(path, text)
+        return text
+
+    def to_pandas(self):
+        """A pandas DataFrame, one row per episode (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas needs pandas: pip install pandas") from None
+        df = pd.DataFrame(self.to_dict())
+        if self.ids is not None:
+            df.insert(0, "id", self.ids)
+        return df
+
+    # ---- Anderson et al. 2018 auxiliary measures ----
+
+    def _need_stats(self):
+        if self._stats is None:
+            raise ValueError("these scores carry no path statistics")
+
+    def spl_curve(self, thresholds: Iterable[float]) -> np.ndarray:
+        """Mean SPL for every success threshold tau in ``thresholds`` (metres)."""
+        self._need_stats()
+        taus = np.asarray(list(thresholds), dtype=np.float64)
+        for t in taus:
+            check_threshold(float(t))
+        ne = self._stats[:, _STAT["ne"]]
+        ratio = _spl_ratio(self._stats[:, _STAT["pl_query"]], self._spl_length)
+        out = np.empty(len(taus))
+        for k, tau in enumerate(taus):
+            sr = _success(ne, tau, self.convention, self._stopped)
+            out[k] = float(np.mean(sr * ratio)) if len(ne) else float("nan")
+        return out
+
+    def normalized_ne(self) -> np.ndarray:
+        """Distance to goal at the end divided by l (SPL's shortest length); inf where l = 0 < ne."""
+        self._need_stats()
+        return _safe_ratio(self._stats[:, _STAT["ne"]], self._spl_length, both_zero=0.0) + np.where(
+            (self._spl_length == 0) & (self._stats[:, _STAT["ne"]] > 0), np.inf, 0.0
+        )
+
+    def efficiency(self) -> np.ndarray:
+        """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
+        self._need_stats()
+        return _spl_ratio(self._stats[:, _STAT["pl_query"]], self._spl_length)
+
+
+def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: Optional[np.ndarray]) -> np.ndarray:
+    sr = (ne <= threshold) if conv.success_inclusive else (ne < threshold)
+    if stopped is not None:
+        sr = sr & stopped
+    return sr.astype(np.float64)
+
+
+def _spl_ratio(pl: np.ndarray, length: np.ndarray) -> np.ndarray:
+    return _safe_ratio(length, np.maximum(pl, length), both_zero=1.0)
+
+
+def _check_stopped(stopped, n: int) -> Optional[np.ndarray]:
+    if stopped is None:
+        return None
+    s = np.asarray(stopped)
+    if s.shape != (n,):
+        raise ValueError(f"stopped must have one entry per episode ({n}), got shape {s.shape}")
+    if s.dtype != np.bool_:
+        if s.dtype.kind not in "iu" or not np.isin(s, (0, 1)).all():
+            raise TypeError("stopped must be a boolean mask (True where the agent issued stop)")
+        s = s.astype(bool)
+    return s
+
+
+def evaluate(references, queries, *, env=None, distances=None, graphs=None, threshold: float = 3.0,
+             metrics: Optional[Iterable[str]] = None, convention="paper", workers: int = -1,
+             shortest_distance=None, stopped=None, strict: bool = False, ids=None) -> Scores:
+    """Scores every episode (reference i against query i) with every metric.
+
+    Parameters
+    ----------
+    references, queries:
+        :class:`navdtw.Paths` or lists of paths: node indices (with ``distances`` or ``graphs``)
+        or coordinates ``[n, D]`` (Euclidean, metres).
+    env:
+        int ``[B]`` environment (scan) index of each episode when ``distances`` is a sequence.
+    distances:
+        one ``[V, V]`` shortest-path matrix or a sequence of them (metres; inf = unreachable).
+    graphs:
+        a :class:`navdtw.graphs.GraphSet`; its ``distances`` are used (give ``env`` too).
+    threshold:
+        success distance d_th in metres (default 3.0, as R2R / R4R / R2R-CE).
+    metrics:
+        names to compute (default: all of :data:`METRICS` that apply; ``sed`` needs node paths).
+    convention:
+        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"`` or a :class:`Convention`.
+    workers:
+        threads for the compiled kernels (-1 = all cores); results do not depend on it.
+    shortest_distance:
+        optional float ``[B]`` start-to-goal distances for SPL's l under the ``"shortest"``
+        conventions (e.g. VLN-CE's geodesic distance from the episode file).
+    stopped:
+        optional bool ``[B]``: success (sr, spl, sed, sdtw) only where the agent issued stop.
+    strict:
+        raise if a query does not start where its reference starts.
+    ids:
+        optional episode ids, carried into records and CSV.
+    """
+    conv = _convention(convention)
+    threshold = check_threshold(threshold)
+    if graphs is not None:
+        if distances is not None:
+            raise ValueError("give graphs= or distances=, not both")
+        distances = graphs.distances
+    refs = as_paths(references, "references")
+    qrys = as_paths(queries, "queries")
+    if refs.is_nodes and conv.collapse_repeats:
+        refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
+    batch = _Batch(refs, qrys, distances, env, None)
+    n = batch.size
+    if ids is not None and len(ids) != n:
+        raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
+    nodes = batch.matrices is not None
+    wanted = _wanted_metrics(metrics, nodes)
+    if conv.fastdtw_radius is not None and nodes:
+        raise ValueError(f"convention {conv.name!r} scores coordinate paths (FastDTW needs coordinates)")
+    if strict:
+        _check_starts(batch, ids)
+    stopped = _check_stopped(stopped, n)
+    workers = resolve_workers(workers)
+
+    r, q = batch.refs, batch.qrys
+    if nodes:
+        stats = _core.stats_nodes(r.values, r.offsets, q.values, q.offsets, batch.matrices, env=batch.env,
+                                  threshold=threshold, workers=workers)
+    else:
+        stats = _core.stats_points(r.values, r.offsets, q.values, q.offsets, threshold=threshold, workers=workers)
+    col = {name: stats[:, k] for name, k in _STAT.items()}
+
+    length = _spl_length(conv, col, shortest_distance, n)
+    sr = _success(col["ne"], threshold, conv, stopped)
+    out: Dict[str, np.ndarray] = {}
+    out["pl"] = col["pl_query"].copy()
+    out["ne"] = col["ne"].copy()
+    out["one"] = col["one"].copy()
+    out["sr"] = sr
+    osr = (col["one"] <= threshold) if conv.success_inclusive else (col["one"] < threshold)
+    out["osr"] = osr.astype(np.float64)
+    out["spl"] = sr * _spl_ratio(col["pl_query"], length)
+    if nodes:
+        edges_r = (r.lengths - 1).astype(np.float64)
+        edges_q = (q.lengths - 1).astype(np.float64)
+        out["sed"] = sr * (1.0 - _safe_ratio(col["edit"], np.maximum(edges_r, edges_q), both_zero=0.0))
+    pc = col["pc"]
+    a = np.where(pc > 0, pc * col["pl_reference"], 0.0)
+    ls = _safe_ratio(a, a + np.abs(a - col["pl_query"]), both_zero=1.0)
+    out["cls"] = pc * ls
+    out["ad"] = col["ad"].copy()
+    out["md"] = col["md"].copy()
+    if {"dtw", "ndtw", "sdtw"} & set(wanted):
+        d = batch.dtw(None, conv.fastdtw_radius, workers)
+        nd = _ndtw_value(d, r.lengths, threshold)
+        out["dtw"] = d
+        out["ndtw"] = nd
+        out["sdtw"] = sr * nd
+    values = {k: out[k] for k in wanted}
+    return Scores(values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length,
+                  stopped=stopped)
+
+
+def _wanted_metrics(metrics, nodes: bool) -> List[str]:
+    if metrics is None:
+        return [m for m in METRICS if nodes or m != "sed"]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    wanted = [str(m).lower() for m in metrics]
+    unknown = [m for m in wanted if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; choose from {list(METRICS)}")
+    if "sed" in wanted and not nodes:
+        raise ValueError("sed (edit distance over graph edges) needs node paths")
+    return [m for m in METRICS if m in wanted]
+
+
+def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
+    if conv.spl_length == "start_goal":
+        return col["start_goal"]
+    if conv.spl_length == "reference_length":
+        return col["pl_reference"]
+    if shortest_distance is not None:
+        sd = np.asarray(shortest_distance, dtype=np.float64)
+        if sd.shape != (n,):
+            raise ValueError(f"shortest_distance must have one entry per episode ({n}), got shape {sd.shape}")
+        if np.isnan(sd).any() or (sd < 0).any():
+            raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")
+        return sd
+    return col["reference_start_goal"]
+
+
+def _check_starts(batch: _Batch, ids) -> None:
+    r0, q0 = batch.refs.first(), batch.qrys.first()
+    if batch.matrices is not None:
+        bad = r0 != q0
+    else:
+        bad = np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-6
+    if bad.any():
+        i = int(np.argmax(bad))
+        name = f"episode {i}" + (f" ({ids[i]})" if ids is not None else "")
+        raise ValueError(f"{name}: the query does not start at the reference start (strict=True)")
+
+
+def spl_curve(references, queries, thresholds: Iterable[float], **kwargs) -> np.ndarray:
+    """Mean SPL over a sweep of success thresholds tau (Anderson et al. 2018); other keyword
+    arguments as :func:`evaluate`."""
+    kwargs.setdefault("metrics", ["spl"])
+    return evaluate(references, queries, **kwargs).spl_curve(thresholds)
