@@ -158,6 +158,7 @@ py::tuple warping_path_nodes(const py::array& r, const py::array& q, const F32Ar
 }  // namespace
 
 void init_stats(py::module_& m);
+void init_walks(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "navdtw's compiled engine. Use the navdtw package API; these functions expect prepared arrays.";
@@ -176,4 +177,5 @@ PYBIND11_MODULE(_core, m) {
     m.def("warping_path_nodes", &warping_path_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
     init_stats(m);
+    init_walks(m);
 }

@@ -312,6 +312,7 @@ struct Method {
 // Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
 template <class Cost>
 double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspace& ws) {
+    window = std::min(window, std::max(n, m));  // wider is exact anyway; keeps index arithmetic in range
     if (n >= m) {
         ws.reserve_row(m);
         if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, ws.row.data());
@@ -327,6 +328,7 @@ double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspac
 // the rows as in VLN-CE's fastdtw(query, reference).
 inline double fastdtw_points(const float* ref, index_t n, const float* qry, index_t m, int dim,
                              index_t radius, Workspace& ws) {
+    radius = std::min(radius, std::max(n, m));  // wider is exact anyway; keeps radius + 2 in range
     ws.xa.assign(qry, qry + m * dim);
     ws.xb.assign(ref, ref + n * dim);
     return fastdtw_level(ws.xa.data(), m, ws.xb.data(), n, dim, radius, ws, nullptr);

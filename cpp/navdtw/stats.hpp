@@ -29,11 +29,11 @@ enum Stat : int {
     kNumStats
 };
 
-template <class I>
+template <class I, bool SYMMETRIC>
 struct NodeMetric {
     const float* m;
     index_t stride;
-    static constexpr bool symmetric = false;
+    static constexpr bool symmetric = SYMMETRIC;
     double operator()(I a, I b) const {
         return static_cast<double>(m[static_cast<index_t>(a) * stride + static_cast<index_t>(b)]);
     }
@@ -84,20 +84,22 @@ struct StatsScratch {
     std::vector<double> row;     // edit-distance row
 };
 
+// Writes stat k of this pair to out[k * stride] (the batch output is column-major [kNumStats, B],
+// so metrics.py reads every statistic as one contiguous array).
 template <class Metric, class Seq>
 void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t m, double threshold,
-                double* out, StatsScratch& s) {
+                double* out, index_t stride, StatsScratch& s) {
     const auto goal = r[n - 1];
-    out[kNE] = d(q[m - 1], goal);
+    out[kNE * stride] = d(q[m - 1], goal);
     double one = kInf, plq = 0.0, plr = 0.0;
     for (index_t j = 0; j < m; ++j) one = std::min(one, d(q[j], goal));
     for (index_t j = 0; j + 1 < m; ++j) plq += d(q[j], q[j + 1]);
     for (index_t i = 0; i + 1 < n; ++i) plr += d(r[i], r[i + 1]);
-    out[kONE] = one;
-    out[kPLQ] = plq;
-    out[kPLR] = plr;
-    out[kStartGoal] = d(q[0], goal);
-    out[kRefStartGoal] = d(r[0], goal);
+    out[kONE * stride] = one;
+    out[kPLQ * stride] = plq;
+    out[kPLR * stride] = plr;
+    out[kStartGoal * stride] = d(q[0], goal);
+    out[kRefStartGoal * stride] = d(r[0], goal);
 
     s.near_r.assign(static_cast<std::size_t>(n), kInf);
     double ad = 0.0, md = 0.0;
@@ -113,11 +115,14 @@ void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t 
         ad += best;
         md = std::max(md, best);
     }
-    out[kAD] = ad / static_cast<double>(m);
-    out[kMD] = md;
+    out[kAD * stride] = ad / static_cast<double>(m);
+    out[kMD * stride] = md;
     double pc = 0.0;
-    for (index_t i = 0; i < n; ++i) pc += std::exp(-s.near_r[static_cast<std::size_t>(i)] / threshold);
-    out[kPC] = pc / static_cast<double>(n);
+    for (index_t i = 0; i < n; ++i) {
+        const double x = s.near_r[static_cast<std::size_t>(i)];
+        pc += x == 0.0 ? 1.0 : std::exp(-x / threshold);  // reference nodes the query visits are common
+    }
+    out[kPC * stride] = pc / static_cast<double>(n);
 }
 
 inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
@@ -129,10 +134,10 @@ inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairI
             const auto [r, q] = P.at(b);
             check_path(R, r, "references", b);
             check_path(Q, q, "queries", b);
-            double* o = out + b * kNumStats;
+            double* o = out + b;
             pair_stats(PointMetric{R.dim}, PointSeq{R.path(r), R.dim}, R.length(r), PointSeq{Q.path(q), Q.dim},
-                       Q.length(q), threshold, o, s);
-            o[kEdit] = std::nan("");
+                       Q.length(q), threshold, o, B, s);
+            o[kEdit * B] = std::nan("");
         }
     }, poll);
 }
@@ -140,7 +145,7 @@ inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairI
 template <class I>
 void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                        const index_t* env, const PairIndex& P, index_t B, double threshold, double* out,
-                       int workers, const Poll& poll) {
+                       bool symmetric, int workers, const Poll& poll) {
     if (mats.empty()) throw std::invalid_argument("distances is empty");
     const auto n_env = static_cast<index_t>(mats.size());
     run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
@@ -155,9 +160,12 @@ void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vect
             check_nodes(R, r, M.n, "references", b, e);
             check_nodes(Q, q, M.n, "queries", b, e);
             const NodeSeq<I> rs{R.path(r)}, qs{Q.path(q)};
-            double* o = out + b * kNumStats;
-            pair_stats(NodeMetric<I>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, s);
-            o[kEdit] = edge_edit_distance(rs, R.length(r), qs, Q.length(q), s.row);
+            double* o = out + b;
+            if (symmetric)
+                pair_stats(NodeMetric<I, true>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
+            else
+                pair_stats(NodeMetric<I, false>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
+            o[kEdit * B] = edge_edit_distance(rs, R.length(r), qs, Q.length(q), s.row);
         }
     }, poll);
 }

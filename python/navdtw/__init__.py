@@ -2,11 +2,16 @@
 
 The compiled engine (``navdtw._core``) computes exact, banded (Sakoe-Chiba) and FastDTW alignments
 over ragged batches of paths, for coordinates (Euclidean) or graph node indices over precomputed
-distance matrices, multithreaded with the GIL released. See the README for a tour.
+distance matrices, multithreaded with the GIL released. On top of it: every navigation metric
+(:func:`evaluate`), Matterport3D graphs (:func:`load_connectivity`), dataset readers, random
+baselines (:func:`random_baseline`), an RL reward, the paper's synthetic world, and the ``navdtw``
+command. See the README for a tour.
 """
 
 from __future__ import annotations
 
+from . import datasets, humanaware, instruction_errors
+from .baseline import random_baseline
 from .engine import (
     dtw,
     dtw_batch,
@@ -18,7 +23,10 @@ from .engine import (
     sdtw_batch,
     warping_path,
 )
+from .graphs import DistanceField, GraphSet, NavGraph, load_connectivity
+from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate, spl_curve
 from .paths import Paths
+from .synthetic import SyntheticWorld
 
 __version__ = "0.1.0"
 
@@ -33,5 +41,20 @@ __all__ = [
     "ndtw_batch",
     "sdtw_batch",
     "dtw_matrix",
+    "evaluate",
+    "spl_curve",
+    "Scores",
+    "Convention",
+    "CONVENTIONS",
+    "METRICS",
+    "NavGraph",
+    "GraphSet",
+    "DistanceField",
+    "load_connectivity",
+    "random_baseline",
+    "SyntheticWorld",
+    "datasets",
+    "humanaware",
+    "instruction_errors",
     "__version__",
 ]

@@ -155,7 +155,7 @@ def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be an integer array {shape_hint}, got dtype {arr.dtype}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return arr.astype(np.int64, order="C", copy=False)  # keeps 0-d scalars 0-d
 
 
 def _match_node_dtypes(r: np.ndarray, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -298,6 +298,9 @@ class _Batch:
             self.refs = Paths._wrap(rv, self.refs.offsets)
             self.qrys = Paths._wrap(qv, self.qrys.offsets)
             self.matrices = as_matrices(distances)
+            # Symmetric matrices (every shortest-path matrix of an undirected graph) let the
+            # statistics kernel look each pair up once.
+            self.symmetric = all(np.array_equal(m, m.T) for m in self.matrices)
         self.pairs = None
         self.all_pairs = all_pairs
         nr, nq = len(self.refs), len(self.qrys)

@@ -107,10 +107,9 @@ def _convention(convention) -> Convention:
 def _safe_ratio(num: np.ndarray, den: np.ndarray, both_zero: float) -> np.ndarray:
     """num / den with 0/0 -> both_zero and x/inf -> 0, never NaN."""
     out = np.full(num.shape, both_zero, dtype=np.float64)
-    ok = den > 0
     with np.errstate(invalid="ignore"):
-        out[ok] = num[ok] / den[ok]
-    out[np.isnan(out)] = 0.0  # inf / inf: an unreachable goal
+        np.divide(num, den, out=out, where=den > 0)
+    np.nan_to_num(out, copy=False, nan=0.0)  # inf / inf: an unreachable goal
     return out
 
 
@@ -212,8 +211,8 @@ class Scores:
         taus = np.asarray(list(thresholds), dtype=np.float64)
         for t in taus:
             check_threshold(float(t))
-        ne = self._stats[:, _STAT["ne"]]
-        ratio = _spl_ratio(self._stats[:, _STAT["pl_query"]], self._spl_length)
+        ne = self._stats[_STAT["ne"]]
+        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
         out = np.empty(len(taus))
         for k, tau in enumerate(taus):
             sr = _success(ne, tau, self.convention, self._stopped)
@@ -223,14 +222,14 @@ class Scores:
     def normalized_ne(self) -> np.ndarray:
         """Distance to goal at the end divided by l (SPL's shortest length); inf where l = 0 < ne."""
         self._need_stats()
-        return _safe_ratio(self._stats[:, _STAT["ne"]], self._spl_length, both_zero=0.0) + np.where(
-            (self._spl_length == 0) & (self._stats[:, _STAT["ne"]] > 0), np.inf, 0.0
+        return _safe_ratio(self._stats[_STAT["ne"]], self._spl_length, both_zero=0.0) + np.where(
+            (self._spl_length == 0) & (self._stats[_STAT["ne"]] > 0), np.inf, 0.0
         )
 
     def efficiency(self) -> np.ndarray:
         """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
         self._need_stats()
-        return _spl_ratio(self._stats[:, _STAT["pl_query"]], self._spl_length)
+        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
 
 
 def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: Optional[np.ndarray]) -> np.ndarray:
@@ -314,43 +313,52 @@ def evaluate(references, queries, *, env=None, distances=None, graphs=None, thre
     stopped = _check_stopped(stopped, n)
     workers = resolve_workers(workers)
 
+    values, stats, length = _score(batch, conv, threshold, wanted, workers, shortest_distance, stopped)
+    return Scores(values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length,
+                  stopped=stopped)
+
+
+def _score(batch: _Batch, conv: Convention, threshold: float, wanted: List[str], workers: int,
+           shortest_distance=None, stopped=None):
+    """Every wanted metric for every pair of a validated batch (element-wise or with pairs)."""
     r, q = batch.refs, batch.qrys
+    nodes = batch.matrices is not None
     if nodes:
         stats = _core.stats_nodes(r.values, r.offsets, q.values, q.offsets, batch.matrices, env=batch.env,
-                                  threshold=threshold, workers=workers)
+                                  pairs=batch.pairs, threshold=threshold, symmetric=batch.symmetric, workers=workers)
     else:
-        stats = _core.stats_points(r.values, r.offsets, q.values, q.offsets, threshold=threshold, workers=workers)
-    col = {name: stats[:, k] for name, k in _STAT.items()}
+        stats = _core.stats_points(r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs,
+                                   threshold=threshold, workers=workers)
+    col = {name: stats[k] for name, k in _STAT.items()}
+    ref_len = r.lengths[batch.ref_index()]
+    qry_len = q.lengths[batch.qry_index()]
 
-    length = _spl_length(conv, col, shortest_distance, n)
+    length = _spl_length(conv, col, shortest_distance, batch.size)
     sr = _success(col["ne"], threshold, conv, stopped)
     out: Dict[str, np.ndarray] = {}
-    out["pl"] = col["pl_query"].copy()
-    out["ne"] = col["ne"].copy()
-    out["one"] = col["one"].copy()
+    out["pl"] = col["pl_query"]
+    out["ne"] = col["ne"]
+    out["one"] = col["one"]
     out["sr"] = sr
     osr = (col["one"] <= threshold) if conv.success_inclusive else (col["one"] < threshold)
     out["osr"] = osr.astype(np.float64)
     out["spl"] = sr * _spl_ratio(col["pl_query"], length)
     if nodes:
-        edges_r = (r.lengths - 1).astype(np.float64)
-        edges_q = (q.lengths - 1).astype(np.float64)
-        out["sed"] = sr * (1.0 - _safe_ratio(col["edit"], np.maximum(edges_r, edges_q), both_zero=0.0))
+        edges = np.maximum(ref_len - 1, qry_len - 1).astype(np.float64)
+        out["sed"] = sr * (1.0 - _safe_ratio(col["edit"], edges, both_zero=0.0))
     pc = col["pc"]
     a = np.where(pc > 0, pc * col["pl_reference"], 0.0)
     ls = _safe_ratio(a, a + np.abs(a - col["pl_query"]), both_zero=1.0)
     out["cls"] = pc * ls
-    out["ad"] = col["ad"].copy()
-    out["md"] = col["md"].copy()
+    out["ad"] = col["ad"]
+    out["md"] = col["md"]
     if {"dtw", "ndtw", "sdtw"} & set(wanted):
         d = batch.dtw(None, conv.fastdtw_radius, workers)
-        nd = _ndtw_value(d, r.lengths, threshold)
+        nd = _ndtw_value(d, ref_len, threshold)
         out["dtw"] = d
         out["ndtw"] = nd
         out["sdtw"] = sr * nd
-    values = {k: out[k] for k in wanted}
-    return Scores(values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length,
-                  stopped=stopped)
+    return {k: out[k] for k in wanted}, stats, length
 
 
 def _wanted_metrics(metrics, nodes: bool) -> List[str]:

@@ -1,0 +1,159 @@
+"""Random-walk baselines: the nDTW paper's random agent, a million trajectories in about a second.
+
+The agent of Ilharco et al. (2019, Table 2): start at the reference path's start, draw a number of
+steps from the distribution of reference step counts (edges) in the split, and move to a uniformly
+chosen neighbour at every step (backtracking allowed). Walk ``w`` serves reference ``w mod |split|``
+and is generated in C++ from a counter-based stream keyed by ``(seed, w)``, so the numbers are
+identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chunk``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional
+
+import numpy as np
+
+from . import _core
+from .datasets import load_r2r
+from .engine import _Batch, check_threshold, resolve_workers
+from .metrics import _convention, _score, _wanted_metrics
+from .paths import Paths, collapse_repeats
+
+__all__ = ["random_baseline", "RandomWalker"]
+
+
+class RandomWalker:
+    """Seeded random walks from the starts of a split's references, over their scans' graphs.
+
+    ``references`` are node :class:`Paths` (one per split entry) and ``env`` their scan index
+    into ``graphs_list`` (a list of :class:`navdtw.graphs.NavGraph`).
+    """
+
+    def __init__(self, graphs_list, references: Paths, env: np.ndarray, *, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        self.seed = int(seed)
+        self.references = references
+        self.env = np.asarray(env, dtype=np.int64)
+        sizes = np.array([g.num_nodes for g in graphs_list], dtype=np.int64)
+        node_base = np.zeros(len(graphs_list) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=node_base[1:])
+        # One block-diagonal neighbour list over every graph: global id = node_base[env] + local id.
+        indptrs, indices = [np.zeros(1, dtype=np.int64)], []
+        edge_base = 0
+        for g, b in zip(graphs_list, node_base[:-1]):
+            ip, ix = g.csr
+            indptrs.append(np.asarray(ip[1:], dtype=np.int64) + edge_base)
+            indices.append(np.asarray(ix, dtype=np.int64) + b)
+            edge_base += len(ix)
+        self._indptr = np.concatenate(indptrs)
+        self._indices = np.concatenate(indices) if indices else np.zeros(0, np.int64)
+        self._base = node_base[:-1][self.env]
+        self._starts = self._base + references.first().astype(np.int64)
+        self.step_counts = np.ascontiguousarray(references.lengths - 1, dtype=np.int64)
+
+    def walks(self, first: int, count: int, *, workers: int = 1):
+        """Walks ``first .. first + count - 1``: (node Paths of local ids, reference index of each)."""
+        values, offsets, refs = _core.random_walks(self._indptr, self._indices, self._starts, self._base,
+                                                   self.step_counts, int(first), int(count), self.seed,
+                                                   workers=resolve_workers(workers))
+        return Paths._wrap(values, offsets), refs
+
+
+def random_baseline(split, graphs, n: int = 1_000_000, *, seed: int = 0, threshold: float = 3.0,
+                    convention="paper", chunk: int = 250_000, progress: bool = True, workers: int = -1,
+                    metrics: Optional[Iterable[str]] = None) -> Dict[str, float]:
+    """Scores ``n`` random walks against the split's references with every metric.
+
+    Parameters
+    ----------
+    split:
+        path to an R2R / R4R JSON split, or its loaded list of entries.
+    graphs:
+        a :class:`navdtw.graphs.GraphSet` holding the split's scans (``navdtw.load_connectivity``).
+    n:
+        number of random trajectories (default one million, as the paper).
+    seed:
+        walks depend only on (seed, walk index): same seed -> identical numbers.
+    threshold, convention:
+        as :func:`navdtw.evaluate` (default 3.0 m, ``"paper"``).
+    chunk:
+        walks scored per step; bounds memory (about 1 KB per walk).
+    progress:
+        show a tqdm bar when there is more than one chunk and tqdm is installed.
+
+    Returns
+    -------
+    dict mapping metric names (``pl, ne, one, sr, osr, spl, sed, cls, ad, md, dtw, ndtw, sdtw``) to
+    means over the walks, rates as fractions (not percent).
+    """
+    conv = _convention(convention)
+    threshold = check_threshold(threshold)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    workers = resolve_workers(workers)
+    entries = load_r2r(split, graphs=graphs)
+    env, refs = graphs.encode([e["scan"] for e in entries], [e["path"] for e in entries])
+    # Score only over the scans the split uses, so unrelated graphs cost nothing.
+    used, env = np.unique(np.asarray(env, dtype=np.int64), return_inverse=True)
+    graph_list = [graphs[graphs.scans[int(k)]] for k in used]
+    matrices = [g.distances for g in graph_list]
+    refs = Paths._wrap(refs.values.astype(np.int64, copy=False), refs.offsets)
+    if conv.collapse_repeats:
+        refs = collapse_repeats(refs)
+    walker = RandomWalker(graph_list, refs, env, seed=seed)
+    wanted = _wanted_metrics(metrics, nodes=True)
+
+    sums = _BlockSums(wanted)
+    starts = range(0, int(n), int(chunk))
+    bar = _progress(len(starts), progress)
+    try:
+        for first in starts:
+            count = min(int(chunk), int(n) - first)
+            walks, ref_of = walker.walks(first, count, workers=workers)
+            if conv.collapse_repeats:
+                walks = collapse_repeats(walks)
+            pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
+            batch = _Batch(refs, walks, matrices, env[ref_of], pairs)
+            values, _, _ = _score(batch, conv, threshold, wanted, workers)
+            sums.add(values)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return {k: s / n for k, s in sums.totals().items()}
+
+
+class _BlockSums:
+    """Sums per-walk values in fixed blocks of global walk indices, so the totals are bit-identical
+    whatever the chunk size (floating-point addition is not associative)."""
+
+    BLOCK = 8192
+
+    def __init__(self, keys):
+        self._total = {k: 0.0 for k in keys}
+        self._carry = {k: np.zeros(0) for k in keys}
+
+    def add(self, values) -> None:
+        for k, v in values.items():
+            v = np.concatenate([self._carry[k], v]) if len(self._carry[k]) else v
+            full = len(v) // self.BLOCK * self.BLOCK
+            for block_sum in v[:full].reshape(-1, self.BLOCK).sum(axis=1).tolist():
+                self._total[k] += block_sum
+            self._carry[k] = np.array(v[full:], dtype=np.float64)
+
+    def totals(self):
+        return {k: t + float(np.sum(self._carry[k])) for k, t in self._total.items()}
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled or total <= 1:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="chunk", desc="random baseline")

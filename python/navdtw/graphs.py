@@ -1,0 +1,666 @@
+"""Navigation graphs: viewpoint ids -> node indices, shortest-path distance matrices, geodesic fields.
+
+* :class:`NavGraph` - one undirected, metric navigation graph (a Matterport3D scan): node positions
+  (metres), edges weighted by the Euclidean distance between their end points, the all-pairs
+  shortest-path matrix (float32, metres, ``inf`` = unreachable) that node-mode DTW consumes.
+* :func:`load_connectivity` / :class:`GraphSet` - many scans as one "environment" index, so a
+  whole split (paths spanning many scans) encodes to one :class:`navdtw.Paths` plus an ``env``
+  index per path, and scores in one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``.
+* :class:`DistanceField` - geodesic distances for *continuous* environments: a finite set of points
+  (graph nodes or free cells of an occupancy grid) with their shortest-path distance matrix and a
+  nearest-point snap. This is the nDTW paper's recommendation for continuous settings with obstacles
+  (Ilharco et al. 2019): snap both paths to the field's points and run node-mode DTW over the
+  geodesic matrix instead of straight-line Euclidean distances, which cut through walls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra, shortest_path as _cs_shortest_path
+from scipy.spatial import cKDTree
+
+from .engine import check_matrix
+from .paths import Paths
+
+__all__ = [
+    "NavGraph",
+    "GraphSet",
+    "DistanceField",
+    "UnknownViewpointError",
+    "load_connectivity",
+]
+
+PathLike = Union[str, os.PathLike]
+
+_SUFFIX = "_connectivity.json"
+
+
+class UnknownViewpointError(ValueError, KeyError):
+    """A viewpoint id (or node index) that the graph does not hold.
+
+    Both a ``ValueError`` (bad input data) and a ``KeyError`` (failed lookup), so either ``except``
+    catches it. The message is printed as is (``KeyError`` would quote it).
+    """
+
+    def __str__(self) -> str:  # KeyError.__str__ would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+# --------------------------------------------------------------------------------------------
+# NavGraph
+# --------------------------------------------------------------------------------------------
+
+
+class NavGraph:
+    """An undirected navigation graph with Euclidean edge weights (metres).
+
+    Parameters
+    ----------
+    positions:
+        ``[V, 2]`` or ``[V, 3]`` node positions in metres (stored as float64, read-only).
+    edges:
+        ``[E, 2]`` integer node index pairs, undirected. Indices must be in ``0..V-1``; self
+        loops are rejected; duplicates and both orientations of a pair are merged, so
+        :attr:`edges` holds each undirected edge once as ``(i, j)`` with ``i < j``, sorted.
+    ids:
+        Viewpoint id strings, one per node (default ``"0", "1", ...``); must be unique.
+    name:
+        A label used in error messages (the scan id for Matterport3D graphs).
+
+    The weight of edge ``(i, j)`` is ``||positions[i] - positions[j]||`` (zero-length edges are
+    kept as edges). Nodes may be isolated; their distances to every other node are ``inf``.
+    """
+
+    def __init__(self, positions, edges, *, ids: Optional[Sequence[str]] = None, name: str = "") -> None:
+        self.name = str(name)
+        label = f"graph {self.name!r}" if self.name else "graph"
+        pos = np.array(positions, dtype=np.float64)  # copy: the graph owns its positions
+        if pos.ndim != 2 or pos.shape[1] not in (2, 3):
+            raise ValueError(f"{label}: positions must have shape [V, 2] or [V, 3], got {pos.shape}")
+        if pos.shape[0] == 0:
+            raise ValueError(f"{label}: a graph needs at least one node")
+        if not np.isfinite(pos).all():
+            bad = int(np.argmin(np.isfinite(pos).all(axis=1)))
+            raise ValueError(f"{label}: positions[{bad}] is not finite")
+        n = pos.shape[0]
+
+        e = np.asarray(edges)
+        if e.size == 0:
+            e = np.zeros((0, 2), dtype=np.int64)
+        if e.dtype == np.bool_ or e.dtype.kind not in "iu":
+            raise TypeError(f"{label}: edges must be an integer [E, 2] array, got dtype {e.dtype}")
+        if e.ndim != 2 or e.shape[1] != 2:
+            raise ValueError(f"{label}: edges must have shape [E, 2], got {e.shape}")
+        e = e.astype(np.int64)
+        bad = (e < 0).any(axis=1) | (e >= n).any(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"{label}: edges[{k}] = {tuple(int(x) for x in e[k])} is out of range for {n} nodes")
+        loops = e[:, 0] == e[:, 1]
+        if loops.any():
+            k = int(np.argmax(loops))
+            raise ValueError(f"{label}: edges[{k}] = ({e[k, 0]}, {e[k, 1]}) is a self loop")
+        # canonical form: one row per undirected edge, (min, max), sorted
+        e = np.unique(np.sort(e, axis=1), axis=0) if len(e) else e
+
+        if ids is None:
+            id_list = [str(i) for i in range(n)]
+        else:
+            id_list = list(ids)
+            if len(id_list) != n:
+                raise ValueError(f"{label}: {len(id_list)} ids for {n} nodes")
+            for k, v in enumerate(id_list):
+                if not isinstance(v, str):
+                    raise TypeError(f"{label}: ids[{k}] must be a string, got {type(v).__name__}")
+        index = {v: i for i, v in enumerate(id_list)}
+        if len(index) != n:
+            seen: Dict[str, int] = {}
+            for k, v in enumerate(id_list):
+                if v in seen:
+                    raise ValueError(f"{label}: viewpoint id {v!r} appears twice (nodes {seen[v]} and {k})")
+                seen[v] = k
+
+        self.positions = _readonly(pos)
+        self.edges = _readonly(e)
+        self.weights = _readonly(np.linalg.norm(pos[e[:, 0]] - pos[e[:, 1]], axis=1))
+        self.ids: List[str] = id_list
+        self.index: Dict[str, int] = index
+        rows = np.concatenate([e[:, 0], e[:, 1]])
+        cols = np.concatenate([e[:, 1], e[:, 0]])
+        w = np.concatenate([self.weights, self.weights])
+        # csgraph treats explicitly stored zeros of a sparse matrix as edges, so zero-length edges
+        # survive as long as nothing calls eliminate_zeros()
+        adj = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
+        adj.sort_indices()
+        self.adjacency = adj
+        self._indptr = _readonly(adj.indptr.astype(np.int64))
+        self._indices = _readonly(adj.indices.astype(np.int64))
+        self._distances: Optional[np.ndarray] = None
+
+    # --- construction from files -------------------------------------------------------------
+
+    @classmethod
+    def from_connectivity(cls, path: PathLike) -> "NavGraph":
+        """Reads a Matterport3D ``<scan>_connectivity.json``.
+
+        Nodes are the viewpoints with ``included`` true, in file order; edge ``(i, j)`` exists when
+        either viewpoint lists the other as ``unobstructed`` and both are included; positions are
+        ``pose[3], pose[7], pose[11]`` (z-up, metres), weights the 3-D Euclidean distances. The
+        name is the scan id taken from the file name. Malformed files raise ``ValueError`` naming
+        the file and, where it applies, the entry index.
+        """
+        path = Path(path)
+        name = path.name[: -len(_SUFFIX)] if path.name.endswith(_SUFFIX) else path.stem
+        try:
+            with open(path, "rb") as f:
+                data = json.loads(f.read())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path.name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
+        return cls._from_entries(data, name, path.name)
+
+    @classmethod
+    def _from_entries(cls, data, name: str, source: str) -> "NavGraph":
+        if not isinstance(data, list) or not data:
+            raise ValueError(f"{source}: expected a non-empty JSON list of viewpoints, got {type(data).__name__}")
+        n = len(data)
+        # fast path: vectorise everything; on any failure fall back to a per-entry scan that names
+        # the first bad entry (the slow scan runs only for broken files)
+        try:
+            ids = [d["image_id"] for d in data]
+            included = np.array([d["included"] for d in data])
+            poses = np.array([d["pose"] for d in data], dtype=np.float64)
+            unob = np.array([d["unobstructed"] for d in data])
+            ok = (
+                all(type(v) is str for v in ids)
+                and included.dtype == np.bool_
+                and included.shape == (n,)
+                and poses.shape == (n, 16)
+                and unob.shape == (n, n)
+                and unob.dtype == np.bool_
+            )
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            _locate_bad_entry(data, source)
+            raise ValueError(f"{source}: malformed connectivity data")  # pragma: no cover - located above
+        if not np.isfinite(poses[:, [3, 7, 11]]).all():
+            k = int(np.argmin(np.isfinite(poses[:, [3, 7, 11]]).all(axis=1)))
+            raise ValueError(f"{source}: entry {k}: pose position is not finite")
+        keep = np.flatnonzero(included)
+        if keep.size == 0:
+            raise ValueError(f"{source}: no viewpoint is 'included'")
+        sub = unob[np.ix_(keep, keep)]
+        sub = sub | sub.T  # undirected: either direction listed makes an edge
+        i, j = np.nonzero(np.triu(sub, 1))  # upper triangle without the diagonal: no self loops
+        positions = poses[keep][:, [3, 7, 11]]
+        edges = np.stack([i, j], axis=1)
+        return cls(positions, edges, ids=[ids[k] for k in keep], name=name)
+
+    # --- basic structure ---------------------------------------------------------------------
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes V."""
+        return int(self.positions.shape[0])
+
+    def __len__(self) -> int:
+        return self.num_nodes
+
+    @property
+    def num_edges(self) -> int:
+        """Number of undirected edges E."""
+        return int(self.edges.shape[0])
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"NavGraph{label}({self.num_nodes} nodes, {self.num_edges} edges)"
+
+    @property
+    def csr(self) -> Tuple[np.ndarray, np.ndarray]:
+        """``(indptr, indices)``, both int64 and read-only: the neighbours of node ``i`` are
+        ``indices[indptr[i]:indptr[i + 1]]``, sorted ascending."""
+        return self._indptr, self._indices
+
+    def neighbors(self, i: int) -> np.ndarray:
+        """The neighbours of node ``i`` (int64, sorted)."""
+        i = self._node(i, "node")
+        return self._indices[self._indptr[i] : self._indptr[i + 1]]
+
+    @property
+    def degree(self) -> np.ndarray:
+        """Number of neighbours of every node (int64 ``[V]``)."""
+        return np.diff(self._indptr)
+
+    def _node(self, i, what: str) -> int:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"{what} must be an integer node index, got {i!r}")
+        if not 0 <= i < self.num_nodes:
+            raise IndexError(f"{what} {i} is out of range for graph {self.name!r} with {self.num_nodes} nodes")
+        return int(i)
+
+    # --- distances ---------------------------------------------------------------------------
+
+    @property
+    def distances(self) -> np.ndarray:
+        """All-pairs shortest-path distances, float32 ``[V, V]`` metres, ``inf`` = unreachable.
+
+        Computed on first use (Dijkstra, ``scipy.sparse.csgraph``) and cached; read-only, since
+        every caller shares it (copy it before changing it).
+        """
+        if self._distances is None:
+            d = _cs_shortest_path(self.adjacency, method="D", directed=False)
+            self._distances = _readonly(d.astype(np.float32))
+        return self._distances
+
+    def shortest_path(self, a: int, b: int) -> List[int]:
+        """The node indices of a shortest path from ``a`` to ``b`` (both ends included).
+
+        Raises ``ValueError`` when ``b`` is unreachable from ``a``. Ties between equally short
+        paths are broken by Dijkstra's visiting order (deterministic for a given graph).
+        """
+        a = self._node(a, "start node")
+        b = self._node(b, "end node")
+        dist, pred = dijkstra(self.adjacency, directed=False, indices=a, return_predecessors=True)
+        if not np.isfinite(dist[b]):
+            raise ValueError(
+                f"graph {self.name!r}: node {b} ({self.ids[b]}) is unreachable from node {a} ({self.ids[a]})"
+            )
+        out = [b]
+        while out[-1] != a:
+            out.append(int(pred[out[-1]]))
+        out.reverse()
+        return out
+
+    def path_length(self, nodes) -> float:
+        """Sum of the shortest-path distances between consecutive nodes (metres).
+
+        Equals the summed edge weights when consecutive nodes are neighbours (or repeats, which
+        add 0). ``inf`` if some step is unreachable; 0.0 for a single node.
+        """
+        idx = np.asarray(nodes)
+        if idx.ndim != 1 or idx.size == 0 or idx.dtype == np.bool_ or idx.dtype.kind not in "iu":
+            raise ValueError("path_length needs a non-empty 1-D sequence of integer node indices")
+        if idx.min() < 0 or idx.max() >= self.num_nodes:
+            raise IndexError(f"path_length: node index out of range for {self.num_nodes} nodes")
+        return float(self.distances[idx[:-1], idx[1:]].astype(np.float64).sum())
+
+    # --- ids <-> indices -------------------------------------------------------------------
+
+    def encode(self, viewpoints: Iterable[str]) -> np.ndarray:
+        """Viewpoint ids -> node indices (int64). An unknown id raises
+        :class:`UnknownViewpointError` (a ``ValueError``) naming the graph and the id."""
+        if isinstance(viewpoints, str):
+            raise TypeError("encode needs a sequence of viewpoint ids, not a single string")
+        viewpoints = list(viewpoints)
+        index = self.index
+        try:
+            return np.fromiter((index[v] for v in viewpoints), dtype=np.int64, count=len(viewpoints))
+        except (KeyError, TypeError):
+            for k, v in enumerate(viewpoints):
+                if not isinstance(v, str) or v not in index:
+                    raise UnknownViewpointError(
+                        f"scan {self.name!r}: unknown viewpoint {v!r} (position {k})"
+                    ) from None
+            raise
+
+    def decode(self, indices) -> List[str]:
+        """Node indices -> viewpoint ids."""
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and (idx.dtype == np.bool_ or idx.dtype.kind not in "iu")):
+            raise ValueError("decode needs a 1-D sequence of integer node indices")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_nodes):
+            k = int(np.argmax((idx < 0) | (idx >= self.num_nodes)))
+            raise IndexError(f"scan {self.name!r}: node index {idx[k]} out of range for {self.num_nodes} nodes")
+        ids = self.ids
+        return [ids[i] for i in idx.tolist()]
+
+
+def _locate_bad_entry(data: list, source: str) -> None:
+    """Raises a ValueError naming the first malformed entry of a connectivity list."""
+    n = len(data)
+    for k, d in enumerate(data):
+        where = f"{source}: entry {k}"
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
+        for key in ("image_id", "pose", "included", "unobstructed"):
+            if key not in d:
+                raise ValueError(f"{where}: missing field {key!r}")
+        if not isinstance(d["image_id"], str):
+            raise ValueError(f"{where}: 'image_id' must be a string")
+        if not isinstance(d["included"], bool):
+            raise ValueError(f"{where}: 'included' must be true or false")
+        pose = d["pose"]
+        if (
+            not isinstance(pose, list)
+            or len(pose) != 16
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pose)
+        ):
+            raise ValueError(f"{where}: 'pose' must be a list of 16 numbers")
+        un = d["unobstructed"]
+        if not isinstance(un, list) or len(un) != n or not all(isinstance(x, bool) for x in un):
+            raise ValueError(f"{where}: 'unobstructed' must be a list of {n} booleans (one per viewpoint)")
+
+
+# --------------------------------------------------------------------------------------------
+# GraphSet
+# --------------------------------------------------------------------------------------------
+
+
+class GraphSet:
+    """Several scans as one environment index.
+
+    Environment ``k`` is ``scans[k]``; :attr:`distances` is the list of their distance matrices in
+    that order, ready for ``navdtw.dtw_batch(..., distances=gs.distances, env=env)``.
+
+    Build with :func:`load_connectivity`, or directly from :class:`NavGraph` objects (a sequence,
+    or a mapping scan -> graph; graph names must be unique and non-empty for a sequence).
+    """
+
+    def __init__(self, graphs: Union[Sequence[NavGraph], Dict[str, NavGraph]]) -> None:
+        if isinstance(graphs, dict):
+            items = list(graphs.items())
+        else:
+            items = [(g.name, g) for g in graphs]
+        if not items:
+            raise ValueError("GraphSet needs at least one graph")
+        self._graphs: Dict[str, NavGraph] = {}
+        for k, (scan, g) in enumerate(items):
+            if not isinstance(g, NavGraph):
+                raise TypeError(f"GraphSet: item {k} is a {type(g).__name__}, not a NavGraph")
+            if not isinstance(scan, str) or not scan:
+                raise ValueError(f"GraphSet: item {k} has no scan name")
+            if scan in self._graphs:
+                raise ValueError(f"GraphSet: scan {scan!r} appears twice")
+            self._graphs[scan] = g
+        self.scans: List[str] = list(self._graphs)
+        self._env = {s: k for k, s in enumerate(self.scans)}
+
+    # --- container protocol ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.scans)
+
+    def __contains__(self, scan) -> bool:
+        return scan in self._graphs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.scans)
+
+    def __getitem__(self, scan: str) -> NavGraph:
+        try:
+            return self._graphs[scan]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown scan {scan!r} (this GraphSet holds {len(self)} scans)") from None
+
+    def __repr__(self) -> str:
+        return f"GraphSet({len(self)} scans, {sum(len(g) for g in self.graphs)} nodes)"
+
+    @property
+    def graphs(self) -> List[NavGraph]:
+        """The graphs in environment order."""
+        return [self._graphs[s] for s in self.scans]
+
+    def env_of(self, scan: str) -> int:
+        """The environment index of ``scan`` (``KeyError`` if absent)."""
+        try:
+            return self._env[scan]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown scan {scan!r}") from None
+
+    @property
+    def distances(self) -> List[np.ndarray]:
+        """Float32 distance matrices in environment order (each computed on first use, cached)."""
+        return [g.distances for g in self.graphs]
+
+    # --- encode / decode -----------------------------------------------------------------------
+
+    def encode(self, scans: Union[str, Sequence[str]], viewpoint_paths: Sequence[Sequence[str]], *,
+               names: Optional[Sequence[str]] = None) -> Tuple[np.ndarray, Paths]:
+        """Scan ids and viewpoint-id paths -> ``(env, paths)``.
+
+        ``scans`` is one scan id per path (or a single string for all); ``env`` is int64 ``[B]``
+        and ``paths`` a :class:`navdtw.Paths` of int64 node indices. Errors (``ValueError``) name
+        the entry index (and ``names[i]``, e.g. an instruction id, when given): unknown scan,
+        unknown viewpoint, empty path, mismatched lengths.
+        """
+        paths = list(viewpoint_paths)
+        b = len(paths)
+        scan_list = [scans] * b if isinstance(scans, str) else list(scans)
+        if len(scan_list) != b:
+            raise ValueError(f"encode: {len(scan_list)} scans for {b} paths")
+        if names is not None and len(names) != b:
+            raise ValueError(f"encode: {len(names)} names for {b} paths")
+
+        def where(i: int) -> str:
+            return f"entry {i} ({names[i]})" if names is not None else f"entry {i}"
+
+        env = np.empty(b, dtype=np.int64)
+        lengths = np.empty(b, dtype=np.int64)
+        chunks = []
+        for i, (scan, path) in enumerate(zip(scan_list, paths)):
+            k = self._env.get(scan) if isinstance(scan, str) else None
+            if k is None:
+                raise ValueError(f"{where(i)}: unknown scan {scan!r}")
+            if isinstance(path, str):
+                raise ValueError(f"{where(i)}: path must be a list of viewpoint ids, not a string")
+            index = self._graphs[scan].index
+            try:
+                nodes = [index[v] for v in path]
+            except (KeyError, TypeError):
+                bad = next((v for v in path if not isinstance(v, str) or v not in index), None)
+                raise ValueError(f"{where(i)}: unknown viewpoint {bad!r} in scan {scan!r}") from None
+            if not nodes:
+                raise ValueError(f"{where(i)}: path is empty")
+            env[i] = k
+            lengths[i] = len(nodes)
+            chunks.append(nodes)
+        offsets = np.zeros(b + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        values = np.fromiter((v for c in chunks for v in c), dtype=np.int64, count=int(offsets[-1]))
+        return env, Paths(values, offsets)
+
+    def decode(self, env, paths: Paths) -> List[List[str]]:
+        """``(env, paths)`` -> viewpoint-id lists (the inverse of :meth:`encode`)."""
+        env = np.asarray(env)
+        if not isinstance(paths, Paths):
+            paths = Paths.from_list(paths)
+        if env.ndim == 0:
+            env = np.full(len(paths), int(env), dtype=np.int64)
+        if env.shape != (len(paths),):
+            raise ValueError(f"decode: env has shape {env.shape} but there are {len(paths)} paths")
+        if len(env) and (env.min() < 0 or env.max() >= len(self)):
+            raise ValueError(f"decode: env index out of range for {len(self)} scans")
+        graphs = self.graphs
+        return [graphs[int(k)].decode(p) for k, p in zip(env, paths)]
+
+
+def load_connectivity(directory: PathLike, scans: Optional[Iterable[str]] = None) -> GraphSet:
+    """Loads Matterport3D connectivity graphs from a folder of ``<scan>_connectivity.json``.
+
+    ``scans``: the scans to load, in that order (environment ``k`` = ``scans[k]``). Default: every
+    ``*_connectivity.json`` in the folder, sorted by scan id (Python string order; ``scans.txt``
+    is not consulted, so the order does not depend on it). A scan without a file raises
+    ``FileNotFoundError`` naming it. Distance matrices are computed lazily (all 90 scans: about
+    0.3 s to parse, plus a fraction of a second for the matrices).
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"connectivity folder not found: {directory}")
+    if scans is None:
+        scan_list = sorted(p.name[: -len(_SUFFIX)] for p in directory.glob("*" + _SUFFIX))
+        if not scan_list:
+            raise FileNotFoundError(f"no *{_SUFFIX} files in {directory}")
+    else:
+        if isinstance(scans, str):
+            scans = [scans]
+        scan_list = list(scans)
+        seen = set()
+        for s in scan_list:
+            if not isinstance(s, str):
+                raise TypeError(f"scan ids must be strings, got {s!r}")
+            if s in seen:
+                raise ValueError(f"scan {s!r} is listed twice")
+            seen.add(s)
+        missing = [s for s in scan_list if not (directory / (s + _SUFFIX)).is_file()]
+        if missing:
+            shown = ", ".join(repr(s) for s in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            raise FileNotFoundError(f"no connectivity file for scan {shown}{more} in {directory}")
+    return GraphSet([NavGraph.from_connectivity(directory / (s + _SUFFIX)) for s in scan_list])
+
+
+# --------------------------------------------------------------------------------------------
+# DistanceField
+# --------------------------------------------------------------------------------------------
+
+
+class DistanceField:
+    """Geodesic distances over a finite point set, for DTW in continuous environments.
+
+    Parameters
+    ----------
+    points:
+        ``[P, D]`` point coordinates (metres, float64).
+    distances:
+        ``[P, P]`` distances between the points (metres; ``inf`` = unreachable), e.g. shortest
+        paths around obstacles. Stored as float32, read-only.
+
+    Straight-line (Euclidean) DTW lets a path that runs through a wall look close to one that goes
+    around it. Ilharco et al. (2019) recommend, for continuous environments with obstacles,
+    measuring with geodesic distances instead. Snap both paths to the field and score them in node
+    mode::
+
+        field = DistanceField.from_grid(free, cell_size=0.25)
+        navdtw.dtw(field.snap(ref_xy), field.snap(query_xy), distances=field.distances)
+
+    Resolution matters: a snapped point is up to half a cell diagonal from the true position.
+    For habitat (y-up) R2R-CE coordinates, pass the floor-plane columns ``[:, [0, 2]]`` to a 2-D
+    field.
+    """
+
+    def __init__(self, points, distances) -> None:
+        pts = np.array(points, dtype=np.float64)
+        if pts.ndim != 2 or pts.shape[0] == 0 or pts.shape[1] < 1:
+            raise ValueError(f"points must have shape [P, D] with P >= 1, D >= 1; got {pts.shape}")
+        if not np.isfinite(pts).all():
+            raise ValueError(f"points[{int(np.argmin(np.isfinite(pts).all(axis=1)))}] is not finite")
+        d = check_matrix(distances)
+        if d.shape[0] != pts.shape[0]:
+            raise ValueError(f"distances is {d.shape[0]} x {d.shape[0]} but there are {pts.shape[0]} points")
+        if d.flags.writeable and isinstance(distances, np.ndarray) and np.shares_memory(d, distances):
+            d = d.copy()  # the caller could still change its array; share only read-only input
+        self.points = _readonly(pts)
+        self._distances = _readonly(d)
+        self._tree = cKDTree(pts)
+
+    @classmethod
+    def from_points(cls, points, distances) -> "DistanceField":
+        """Same as the constructor (validated: square, no NaN, no negatives, one row per point)."""
+        return cls(points, distances)
+
+    @classmethod
+    def from_graph(cls, graph: NavGraph) -> "DistanceField":
+        """The nodes of a :class:`NavGraph` with its shortest-path matrix (snap = nearest node)."""
+        return cls(graph.positions, graph.distances)
+
+    @classmethod
+    def from_grid(cls, occupancy, cell_size: float = 1.0, origin: Sequence[float] = (0.0, 0.0), *,
+                  corner_cutting: bool = False, max_points: int = 20000) -> "DistanceField":
+        """A field over the free cells of a 2-D occupancy grid.
+
+        ``occupancy``: bool ``[H, W]``, True = free (navigable). Cell ``(row, col)`` has its centre
+        at ``x = origin[0] + (col + 0.5) * cell_size``, ``y = origin[1] + (row + 0.5) * cell_size``
+        (metres). Free cells are joined to their 8 neighbours with weight ``cell_size`` (straight)
+        or ``cell_size * sqrt(2)`` (diagonal); by default a diagonal step needs both cells it
+        passes between to be free too (no cutting through a wall's corner). Shortest paths are
+        computed with Dijkstra; the matrix takes ``4 P^2`` bytes, so ``max_points`` (default
+        20,000 free cells, 1.6 GB) refuses grids that would be larger.
+        """
+        occ = np.asarray(occupancy)
+        if occ.dtype != np.bool_:
+            raise TypeError(f"occupancy must be a bool [H, W] array (True = free), got dtype {occ.dtype}")
+        if occ.ndim != 2:
+            raise ValueError(f"occupancy must be 2-D [H, W], got shape {occ.shape}")
+        cell = float(cell_size)
+        if not (np.isfinite(cell) and cell > 0):
+            raise ValueError(f"cell_size must be finite and > 0 (metres), got {cell_size}")
+        org = np.asarray(origin, dtype=np.float64)
+        if org.shape != (2,) or not np.isfinite(org).all():
+            raise ValueError(f"origin must be two finite numbers (x, y), got {origin!r}")
+        rows, cols = np.nonzero(occ)
+        p = rows.size
+        if p == 0:
+            raise ValueError("occupancy has no free cell")
+        if p > max_points:
+            raise ValueError(
+                f"occupancy has {p} free cells; the distance matrix would take {4 * p * p / 1e9:.1f} GB "
+                f"(raise max_points={max_points} or coarsen the grid)"
+            )
+        h, w = occ.shape
+        node = np.full((h, w), -1, dtype=np.int64)
+        node[rows, cols] = np.arange(p)
+        src, dst, wt = [], [], []
+        # half of the 8 directions: each undirected edge is generated once
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            r2, c2 = rows + dr, cols + dc
+            ok = (r2 >= 0) & (r2 < h) & (c2 >= 0) & (c2 < w)
+            r1, c1, r2, c2 = rows[ok], cols[ok], r2[ok], c2[ok]
+            ok = occ[r2, c2]
+            if dr and dc and not corner_cutting:
+                ok &= occ[r1 + dr, c1] & occ[r1, c1 + dc]
+            src.append(node[r1[ok], c1[ok]])
+            dst.append(node[r2[ok], c2[ok]])
+            wt.append(np.full(int(ok.sum()), cell * (np.sqrt(2.0) if dr and dc else 1.0)))
+        s, t, ww = np.concatenate(src), np.concatenate(dst), np.concatenate(wt)
+        adj = sp.csr_matrix((ww, (s, t)), shape=(p, p))
+        d = _cs_shortest_path(adj, method="D", directed=False).astype(np.float32)
+        pts = np.stack([org[0] + (cols + 0.5) * cell, org[1] + (rows + 0.5) * cell], axis=1)
+        return cls(pts, d)
+
+    @property
+    def distances(self) -> np.ndarray:
+        """Float32 ``[P, P]`` distance matrix (metres, read-only)."""
+        return self._distances
+
+    @property
+    def num_points(self) -> int:
+        return int(self.points.shape[0])
+
+    def __len__(self) -> int:
+        return self.num_points
+
+    @property
+    def dim(self) -> int:
+        """Coordinate dimension D."""
+        return int(self.points.shape[1])
+
+    def __repr__(self) -> str:
+        return f"DistanceField({self.num_points} points, {self.dim}-D)"
+
+    def snap(self, coords) -> np.ndarray:
+        """Index of the nearest field point (Euclidean) for each row of ``coords`` ``[n, D]``.
+
+        Returns int64 ``[n]``. Ties go to the point that ``cKDTree`` finds first.
+        """
+        c = np.asarray(coords, dtype=np.float64)
+        if c.ndim != 2 or c.shape[1] != self.dim:
+            raise ValueError(f"coords must have shape [n, {self.dim}], got {c.shape}")
+        if not np.isfinite(c).all():
+            raise ValueError(f"coords[{int(np.argmin(np.isfinite(c).all(axis=1)))}] is not finite")
+        if c.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        _, idx = self._tree.query(c)
+        return np.asarray(idx, dtype=np.int64)

@@ -1,0 +1,280 @@
+"""HA-VLN (human-aware vision-and-language navigation) metrics.
+
+Per episode (see ``METRICS.md``, section "HA-VLN")::
+
+    TCR = max(0, collision_count - baseline_collision_count)   # adjusted collision count
+    CR  = min(TCR, 1)                                          # collision indicator
+    SR  = success * int(TCR == 0)                              # strict success
+    NE  = distance_to_goal                                     # metres, straight-line in HA-VLN
+
+The dataset summary is the mean of each over episodes, with keys ``SR``, ``TCR``, ``CR``, ``NE``.
+``SR`` and ``CR`` are fractions in [0, 1] (not percentages); ``TCR`` is collisions per episode and
+``NE`` is metres. Lower is better for TCR, CR and NE.
+
+The baseline collision counts (collisions that are unavoidable because a human walks into the agent's
+reference path) ship with HA-VLN as ``collision_num_val_{seen,unseen}.json``; read them with
+:func:`load_baseline_collisions` and align them with your episodes with :func:`baseline_for`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Union
+
+import numpy as np
+
+__all__ = ["HumanAwareResult", "evaluate", "load_baseline_collisions", "baseline_for"]
+
+ArrayLike = Union[np.ndarray, Sequence[Any]]
+
+
+# ----------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def _as_1d(values: ArrayLike, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected one value per episode (a 1-D array-like), got shape {arr.shape}")
+    if arr.size and arr.dtype != np.bool_ and arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def _first_bad(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _as_counts(values: ArrayLike, name: str) -> np.ndarray:
+    """Non-negative integer counts per episode (integral floats accepted) -> int64."""
+    arr = _as_1d(values, name)
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0)
+        if bad.any():
+            i = _first_bad(bad)
+            raise ValueError(f"{name}[{i}] = {arr[i]!r}: counts must be non-negative integers")
+        if arr.size and arr.max() > np.iinfo(np.int64).max:
+            i = int(np.argmax(arr))
+            raise ValueError(f"{name}[{i}] = {arr[i]!r}: count too large")
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "i":
+        bad = arr < 0
+        if bad.any():
+            i = _first_bad(bad)
+            raise ValueError(f"{name}[{i}] = {arr[i]!r}: counts must be non-negative integers")
+    elif arr.size and arr.max() > np.iinfo(np.int64).max:  # unsigned
+        i = int(np.argmax(arr))
+        raise ValueError(f"{name}[{i}] = {arr[i]!r}: count too large")
+    return arr.astype(np.int64)
+
+
+def _as_success(values: ArrayLike, name: str) -> np.ndarray:
+    """Success flags per episode: bool, or numbers equal to 0 or 1 -> int64 0/1."""
+    arr = _as_1d(values, name)
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int64)
+    bad = ~((arr == 0) | (arr == 1))  # NaN compares unequal, so it is caught here too
+    if bad.any():
+        i = _first_bad(bad)
+        raise ValueError(f"{name}[{i}] = {arr[i]!r}: success must be 0/1 or a bool")
+    return arr.astype(np.int64)
+
+
+def _as_distances(values: ArrayLike, name: str) -> np.ndarray:
+    """Finite, non-negative distances per episode (metres) -> float64."""
+    arr = _as_1d(values, name)
+    if arr.dtype == np.bool_:
+        raise TypeError(f"{name}: expected distances in metres, got booleans")
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = _first_bad(bad)
+        raise ValueError(f"{name}[{i}] = {arr[i]!r}: distances must be finite and non-negative")
+    return arr
+
+
+# ----------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True)
+class HumanAwareResult:
+    """Per-episode HA-VLN metrics; every field is a numpy array with one entry per episode.
+
+    Attributes
+    ----------
+    success:
+        int64 0/1, the task success as given (before the collision rule).
+    goal_distance:
+        float64, distance to the goal at the end of the episode (metres); the episode's NE.
+    collision_count:
+        int64, collisions recorded for the agent.
+    baseline_collision_count:
+        int64, the unavoidable collisions of the episode (HA-VLN's ``collision_num`` files).
+    adjusted_collision_count:
+        int64, ``TCR = max(0, collision_count - baseline_collision_count)``.
+    collision_indicator:
+        int64 0/1, ``CR = min(TCR, 1)``.
+    strict_success:
+        int64 0/1, ``SR = success * (TCR == 0)``.
+    """
+
+    success: np.ndarray
+    goal_distance: np.ndarray
+    collision_count: np.ndarray
+    baseline_collision_count: np.ndarray
+    adjusted_collision_count: np.ndarray
+    collision_indicator: np.ndarray
+    strict_success: np.ndarray
+
+    FIELDS = (
+        "success",
+        "goal_distance",
+        "collision_count",
+        "baseline_collision_count",
+        "adjusted_collision_count",
+        "collision_indicator",
+        "strict_success",
+    )
+
+    def __len__(self) -> int:
+        return int(self.success.shape[0])
+
+    def to_records(self) -> List[Dict[str, Union[int, float]]]:
+        """One dict per episode with the fields above as plain Python ints / floats."""
+        columns = [getattr(self, f).tolist() for f in self.FIELDS]
+        return [dict(zip(self.FIELDS, row)) for row in zip(*columns)]
+
+    def summary(self) -> Dict[str, float]:
+        """Means over episodes: ``{"SR", "TCR", "CR", "NE"}``.
+
+        SR and CR are fractions in [0, 1]; TCR is collisions per episode; NE is metres.
+        With zero episodes every value is ``nan``.
+        """
+        if len(self) == 0:
+            nan = float("nan")
+            return {"SR": nan, "TCR": nan, "CR": nan, "NE": nan}
+        return {
+            "SR": float(np.mean(self.strict_success)),
+            "TCR": float(np.mean(self.adjusted_collision_count)),
+            "CR": float(np.mean(self.collision_indicator)),
+            "NE": float(np.mean(self.goal_distance)),
+        }
+
+
+def evaluate(
+    success: ArrayLike,
+    collision_count: ArrayLike,
+    baseline_collision_count: ArrayLike,
+    distance_to_goal: ArrayLike,
+) -> HumanAwareResult:
+    """HA-VLN metrics for a set of episodes.
+
+    Parameters
+    ----------
+    success:
+        One flag per episode: bool, or 0 / 1.
+    collision_count:
+        Collisions of the agent per episode: non-negative integers (integral floats accepted).
+    baseline_collision_count:
+        Unavoidable collisions per episode (same rules); see :func:`baseline_for`.
+    distance_to_goal:
+        Final distance to the goal per episode, metres: finite and non-negative.
+
+    Returns
+    -------
+    HumanAwareResult
+        Per-episode arrays; ``.summary()`` gives the dataset means ``SR, TCR, CR, NE``.
+
+    Raises
+    ------
+    ValueError / TypeError
+        On unequal lengths or an invalid value; the message names the argument and episode index.
+    """
+    s = _as_success(success, "success")
+    c = _as_counts(collision_count, "collision_count")
+    b = _as_counts(baseline_collision_count, "baseline_collision_count")
+    d = _as_distances(distance_to_goal, "distance_to_goal")
+    lengths = {
+        "success": s.shape[0],
+        "collision_count": c.shape[0],
+        "baseline_collision_count": b.shape[0],
+        "distance_to_goal": d.shape[0],
+    }
+    if len(set(lengths.values())) != 1:
+        detail = ", ".join(f"{k}={v}" for k, v in lengths.items())
+        raise ValueError(f"all arguments need one value per episode; got lengths {detail}")
+    tcr = np.maximum(c - b, 0)
+    cr = np.minimum(tcr, 1)
+    strict = s * (tcr == 0)
+    return HumanAwareResult(
+        success=s,
+        goal_distance=d,
+        collision_count=c,
+        baseline_collision_count=b,
+        adjusted_collision_count=tcr,
+        collision_indicator=cr,
+        strict_success=strict.astype(np.int64),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# baseline collision tables
+
+
+def load_baseline_collisions(path: Union[str, "os.PathLike[str]"]) -> Dict[str, int]:
+    """Reads an HA-VLN baseline collision file (``collision_num_val_{seen,unseen}.json``).
+
+    The file is one JSON object mapping episode ids (strings) to non-negative integer counts.
+    Returns ``{episode_id: count}``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the file is not valid JSON, not an object, or holds a count that is not a non-negative
+        integer; the message names the file (and the entry).
+    """
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as fh:
+        try:
+            data = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{path}: expected a JSON object mapping episode ids to collision counts, got {type(data).__name__}"
+        )
+    table: Dict[str, int] = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
+        if isinstance(value, float) and not (np.isfinite(value) and value.is_integer()):
+            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
+        if value < 0:
+            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
+        table[str(key)] = int(value)
+    return table
+
+
+def baseline_for(episode_ids: Iterable[Any], table: Mapping[str, int]) -> np.ndarray:
+    """Baseline collision counts aligned with ``episode_ids`` (int64 array, one per id).
+
+    Ids are matched as strings (``7`` and ``"7"`` are the same episode), as in the HA-VLN files.
+
+    Raises
+    ------
+    ValueError
+        If an id is not in ``table``; the message names the first missing id and how many are missing.
+    """
+    keys = [str(e) for e in episode_ids]
+    missing = [k for k in keys if k not in table]
+    if missing:
+        more = f" ({len(missing)} missing in all)" if len(missing) > 1 else ""
+        raise ValueError(f"episode id {missing[0]!r} has no baseline collision count in the table{more}")
+    return np.fromiter((table[k] for k in keys), dtype=np.int64, count=len(keys))

@@ -1,0 +1,294 @@
+"""The synthetic navigation world of the nDTW paper's human study (Ilharco et al. 2019).
+
+A ``size x size`` grid of nodes (15 x 15 = 225 by default); node ``v = i * size + j`` sits at
+``(x, y)`` with ``x ~ U(i - jitter, i + jitter)`` and ``y ~ U(j - jitter, j + jitter)`` (jitter 0.3,
+unit-less "metres"). Every pair of nodes at Euclidean distance ``<= radius`` (1.4) is joined by an
+edge weighted by that distance. The success threshold is ``1.33 x`` the mean edge length.
+
+Paths start at a random node and repeatedly pick a waypoint two or three edges away (graph hop
+distance 2 or 3, uniformly among all such nodes), consecutive waypoints joined by shortest paths by
+metric distance. Everything is seeded through ``numpy.random.default_rng``, so a seed fixes the world
+and every path drawn from it.
+
+This is navdtw's embedded default demo: it needs no data files::
+
+    world = SyntheticWorld.generate(seed=0)
+    refs, queries = world.sample_pairs(100, seed=1)
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, List, Optional, Tuple, Union
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra, shortest_path
+
+__all__ = ["SyntheticWorld", "PAIR_KINDS"]
+
+#: The kinds of query :meth:`SyntheticWorld.sample_pairs` generates; pair ``i`` has kind
+#: ``PAIR_KINDS[i % len(PAIR_KINDS)]``.
+PAIR_KINDS: Tuple[str, ...] = ("identical", "detour", "near_goal", "partial", "random")
+
+Segments = Union[int, Tuple[int, int]]
+RngLike = Union[np.random.Generator, int, None]
+
+
+def _make_navgraph(positions: np.ndarray, edges: np.ndarray, name: str) -> Any:
+    """Builds the :class:`navdtw.graphs.NavGraph` for the world (imported lazily)."""
+    from .graphs import NavGraph
+
+    return NavGraph(positions, edges, name=name)
+
+
+def _segment_range(segments: Segments) -> Tuple[int, int]:
+    if isinstance(segments, (int, np.integer)) and not isinstance(segments, bool):
+        lo = hi = int(segments)
+    else:
+        try:
+            lo, hi = (int(s) for s in segments)  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            raise TypeError(f"segments: expected an int or a (min, max) pair, got {segments!r}") from None
+    if lo < 1 or hi < lo:
+        raise ValueError(f"segments: need 1 <= min <= max, got {segments!r}")
+    return lo, hi
+
+
+class SyntheticWorld:
+    """A jittered grid world with its graph, distances and path generator.
+
+    Build one with :meth:`generate`. Attributes:
+
+    positions: float64 ``[V, 2]``
+        Node coordinates; node ``i * size + j`` lies near grid point ``(i, j)``.
+    edges: int64 ``[E, 2]``
+        Undirected edges, ``edges[:, 0] < edges[:, 1]``, sorted lexicographically.
+    edge_lengths: float64 ``[E]``
+        Euclidean length of each edge.
+    threshold: float
+        Success threshold, ``1.33 * edge_lengths.mean()``.
+    distances: float32 ``[V, V]``, read-only
+        All-pairs shortest-path distances along the edges (``inf`` between disconnected nodes).
+    hops: int64 ``[V, V]``, read-only
+        All-pairs hop counts (``-1`` between disconnected nodes).
+    graph:
+        The same world as a :class:`navdtw.graphs.NavGraph` (built on first access).
+    size, jitter, radius, seed:
+        The generation parameters.
+    """
+
+    def __init__(
+        self,
+        positions: np.ndarray,
+        edges: np.ndarray,
+        *,
+        size: int,
+        jitter: float,
+        radius: float,
+        seed: Optional[int] = None,
+    ) -> None:
+        self.positions = np.ascontiguousarray(positions, dtype=np.float64)
+        self.edges = np.ascontiguousarray(edges, dtype=np.int64)
+        self.size = int(size)
+        self.jitter = float(jitter)
+        self.radius = float(radius)
+        self.seed = seed
+        n = self.positions.shape[0]
+        if self.edges.shape[0] == 0:
+            raise ValueError(f"the world has no edges (radius={radius}); increase radius")
+        a, b = self.edges[:, 0], self.edges[:, 1]
+        self.edge_lengths = np.sqrt(((self.positions[a] - self.positions[b]) ** 2).sum(axis=1))
+        self.threshold = float(1.33 * self.edge_lengths.mean())
+        rows = np.concatenate([a, b])
+        cols = np.concatenate([b, a])
+        weights = np.concatenate([self.edge_lengths, self.edge_lengths])
+        self._adjacency = csr_matrix((weights, (rows, cols)), shape=(n, n))
+        dist, pred = dijkstra(self._adjacency, directed=False, return_predecessors=True)
+        self.distances = dist.astype(np.float32)
+        self._predecessors = pred
+        hops = shortest_path(self._adjacency, directed=False, unweighted=True)
+        self.hops = np.where(np.isfinite(hops), hops, -1).astype(np.int64)
+        # Shared, like NavGraph.distances: read-only (copy before changing).
+        self.distances.setflags(write=False)
+        self.hops.setflags(write=False)
+        # Waypoint candidates: nodes two or three hops away.
+        self._candidates = (self.hops == 2) | (self.hops == 3)
+        self._starts = np.flatnonzero(self._candidates.any(axis=1))
+        if self._starts.size == 0:
+            raise ValueError("no node has another node two or three hops away; cannot draw paths")
+
+    # ------------------------------------------------------------------------------------------
+    @classmethod
+    def generate(
+        cls, seed: int = 0, size: int = 15, jitter: float = 0.3, radius: float = 1.4
+    ) -> "SyntheticWorld":
+        """Draws a world.
+
+        Parameters
+        ----------
+        seed:
+            Seed for ``numpy.random.default_rng`` (default 0).
+        size:
+            Grid side; the world has ``size**2`` nodes (default 15 -> 225).
+        jitter:
+            Half-width of the uniform jitter around each grid point, in grid units (default 0.3).
+        radius:
+            Nodes at Euclidean distance ``<= radius`` are joined (default 1.4).
+        """
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
+            raise ValueError(f"size: need an integer >= 2, got {size!r}")
+        if not np.isfinite(jitter) or jitter < 0:
+            raise ValueError(f"jitter: need a finite value >= 0, got {jitter!r}")
+        if not np.isfinite(radius) or radius <= 0:
+            raise ValueError(f"radius: need a finite value > 0, got {radius!r}")
+        rng = np.random.default_rng(seed)
+        size = int(size)
+        i, j = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+        grid = np.stack([i.ravel(), j.ravel()], axis=1).astype(np.float64)
+        positions = grid + rng.uniform(-jitter, jitter, size=grid.shape)
+        a, b = np.triu_indices(positions.shape[0], k=1)
+        d = np.sqrt(((positions[a] - positions[b]) ** 2).sum(axis=1))
+        keep = d <= radius
+        edges = np.stack([a[keep], b[keep]], axis=1)
+        return cls(positions, edges, size=size, jitter=jitter, radius=radius, seed=seed)
+
+    # ------------------------------------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return int(self.positions.shape[0])
+
+    @cached_property
+    def graph(self) -> Any:
+        """The world as a :class:`navdtw.graphs.NavGraph` (built on first access)."""
+        return _make_navgraph(self.positions, self.edges, f"synthetic-{self.size}x{self.size}-seed{self.seed}")
+
+    def neighbors(self, node: int) -> np.ndarray:
+        """Nodes joined to ``node`` by an edge (int64, ascending)."""
+        adj = self._adjacency
+        return np.sort(adj.indices[adj.indptr[node] : adj.indptr[node + 1]]).astype(np.int64)
+
+    def shortest_path(self, a: int, b: int) -> np.ndarray:
+        """Node sequence (int64) of a shortest path from ``a`` to ``b`` by metric distance, both included."""
+        a, b = int(a), int(b)
+        if a == b:
+            return np.array([a], dtype=np.int64)
+        if self.hops[a, b] < 0:
+            raise ValueError(f"nodes {a} and {b} are not connected")
+        out = [b]
+        pred = self._predecessors[a]
+        while out[-1] != a:
+            out.append(int(pred[out[-1]]))
+        return np.array(out[::-1], dtype=np.int64)
+
+    def coordinates(self, path: np.ndarray) -> np.ndarray:
+        """The ``[n, 2]`` float32 positions of a node path (for coordinate-mode DTW)."""
+        return self.positions[np.asarray(path, dtype=np.int64)].astype(np.float32)
+
+    # ------------------------------------------------------------------------------------------
+    def random_path(
+        self,
+        rng: RngLike = None,
+        segments: Segments = (1, 4),
+        *,
+        start: Optional[int] = None,
+        return_waypoints: bool = False,
+    ) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+        """A random path as the paper draws them.
+
+        Parameters
+        ----------
+        rng:
+            A ``numpy.random.Generator`` (advanced in place), or a seed for ``default_rng``.
+        segments:
+            Number of waypoint-to-waypoint segments: an int, or an inclusive ``(min, max)`` range drawn
+            uniformly (default ``(1, 4)``).
+        start:
+            Start node; default a uniformly random node (among those with a node 2-3 hops away).
+        return_waypoints:
+            Also return the waypoints (start first).
+
+        Returns
+        -------
+        int64 node array (consecutive nodes are neighbours), or ``(path, waypoints)``.
+        """
+        rng = np.random.default_rng(rng)
+        lo, hi = _segment_range(segments)
+        k = int(rng.integers(lo, hi + 1))
+        if start is None:
+            current = int(rng.choice(self._starts))
+        else:
+            current = int(start)
+            if not 0 <= current < self.num_nodes:
+                raise ValueError(f"start: node {start} out of range [0, {self.num_nodes})")
+            if not self._candidates[current].any():
+                raise ValueError(f"start: node {start} has no node two or three hops away")
+        waypoints = [current]
+        pieces = [np.array([current], dtype=np.int64)]
+        for _ in range(k):
+            nxt = int(rng.choice(np.flatnonzero(self._candidates[current])))
+            pieces.append(self.shortest_path(current, nxt)[1:])
+            waypoints.append(nxt)
+            current = nxt
+        path = np.concatenate(pieces)
+        if return_waypoints:
+            return path, np.array(waypoints, dtype=np.int64)
+        return path
+
+    def sample_pairs(
+        self, n: int, seed: RngLike = 0, segments: Segments = (1, 4)
+    ) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+        """``n`` (reference, query) pairs of varied quality, for demos and benchmarks.
+
+        Each reference is a :meth:`random_path` with ``segments`` segments. Pair ``i``'s query has kind
+        ``PAIR_KINDS[i % 5]``:
+
+        ``identical``
+            The reference itself (nDTW = 1).
+        ``detour``
+            The reference with a detour: after a random node ``r_k`` it visits a random neighbour of
+            ``r_k`` (other than ``r_{k+1}`` where possible) and rejoins at ``r_{k+1}`` by shortest paths.
+        ``near_goal``
+            The shortest path from the reference's start to a node one or two hops from its goal.
+        ``partial``
+            The first half of the reference (at least its start node): stops early.
+        ``random``
+            An unrelated random path from a random start.
+
+        Every query is a connected node path. Returns ``(references, queries)``, lists of int64 arrays.
+        """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n: need a non-negative integer, got {n!r}")
+        _segment_range(segments)
+        rng = np.random.default_rng(seed)
+        refs: List[np.ndarray] = []
+        queries: List[np.ndarray] = []
+        for i in range(int(n)):
+            ref = self.random_path(rng, segments)
+            assert isinstance(ref, np.ndarray)
+            kind = PAIR_KINDS[i % len(PAIR_KINDS)]
+            if kind == "identical":
+                q = ref.copy()
+            elif kind == "detour":
+                q = self._detour(ref, rng)
+            elif kind == "near_goal":
+                goal = int(ref[-1])
+                near = np.flatnonzero((self.hops[goal] == 1) | (self.hops[goal] == 2))
+                q = self.shortest_path(int(ref[0]), int(rng.choice(near)))
+            elif kind == "partial":
+                q = ref[: max(1, len(ref) // 2)].copy()
+            else:
+                q = self.random_path(rng, segments)
+            refs.append(ref)
+            queries.append(np.asarray(q, dtype=np.int64))
+        return refs, queries
+
+    def _detour(self, ref: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        k = int(rng.integers(0, len(ref) - 1))
+        here, there = int(ref[k]), int(ref[k + 1])
+        options = self.neighbors(here)
+        preferred = options[options != there]
+        m = int(rng.choice(preferred if preferred.size else options))
+        return np.concatenate(
+            [ref[: k + 1], self.shortest_path(here, m)[1:], self.shortest_path(m, there)[1:], ref[k + 2 :]]
+        )

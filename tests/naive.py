@@ -1,0 +1,169 @@
+"""Slow plain-Python twins of the engine, written from the definitions, not from the C++.
+
+Everything here works on an explicit cost matrix ``cost[i, j] = d(r_i, q_j)`` (float64, rows =
+reference points, columns = query points) and fills the DP table cell by cell in Python:
+
+    C[0][0] = 0,  C[i][0] = C[0][j] = inf,
+    C[i][j] = cost[i-1, j-1] + min(C[i-1][j], C[i][j-1], C[i-1][j-1])      (1-based i, j)
+
+so the only shared assumption with the engine is the recurrence of docs/METRICS.md. Costs may be
+``inf`` (unreachable node pairs): inf propagates and the result is inf, never NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Iterable, Optional, Set, Tuple
+
+import numpy as np
+
+INF = math.inf
+
+Cell = Tuple[int, int]
+
+
+# --------------------------------------------------------------------------------------------
+# costs
+# --------------------------------------------------------------------------------------------
+
+
+def euclidean_cost(reference, query) -> np.ndarray:
+    """cost[i, j] = ||r_i - q_j||_2 for coordinate paths ``[n, D]`` / ``[m, D]``.
+
+    The paths are first rounded to float32 (the engine's storage type), then the distance is taken
+    in float64: sum of squared differences, left to right over the dimensions, then sqrt.
+    """
+    r = np.asarray(reference, dtype=np.float32).astype(np.float64)
+    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    assert r.ndim == 2 and q.ndim == 2 and r.shape[1] == q.shape[1]
+    out = np.empty((len(r), len(q)), dtype=np.float64)
+    for i in range(len(r)):
+        for j in range(len(q)):
+            s = 0.0
+            for k in range(r.shape[1]):
+                diff = float(r[i, k]) - float(q[j, k])
+                s += diff * diff
+            out[i, j] = math.sqrt(s)
+    return out
+
+
+def node_cost(matrix, reference, query) -> np.ndarray:
+    """cost[i, j] = matrix[r_i, q_j]: rows of the matrix are reference nodes, columns query nodes.
+
+    The matrix is rounded to float32 first (the engine stores distance matrices as float32).
+    """
+    m = np.asarray(matrix, dtype=np.float32).astype(np.float64)
+    r = [int(v) for v in np.asarray(reference).ravel()]
+    q = [int(v) for v in np.asarray(query).ravel()]
+    out = np.empty((len(r), len(q)), dtype=np.float64)
+    for i, a in enumerate(r):
+        for j, b in enumerate(q):
+            out[i, j] = m[a, b]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# DP
+# --------------------------------------------------------------------------------------------
+
+
+def dtw_table(cost: np.ndarray, cells: Optional[Set[Cell]] = None) -> list:
+    """The full (n+1) x (m+1) DP table as nested Python lists; ``cells`` (0-based (i, j) pairs)
+    restricts the recurrence to those cells, every other cell stays inf."""
+    n, m = cost.shape
+    C = [[INF] * (m + 1) for _ in range(n + 1)]
+    C[0][0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            if cells is not None and (i - 1, j - 1) not in cells:
+                continue
+            best = min(C[i - 1][j], C[i][j - 1], C[i - 1][j - 1])
+            C[i][j] = float(cost[i - 1, j - 1]) + best
+    return C
+
+
+def dtw(cost: np.ndarray) -> float:
+    """Exact DTW over a cost matrix."""
+    n, m = cost.shape
+    return dtw_table(cost)[n][m]
+
+
+def band_cells(n: int, m: int, window: int) -> Set[Cell]:
+    """The cells (reference index, query index) of the Sakoe-Chiba band of half-width ``window``.
+
+    The longer sequence (length L) goes on the rows and the shorter (length S) on the columns
+    (the reference on the rows when both are equal); row t keeps the columns
+    floor(c) - w .. ceil(c) + w, clipped to [0, S), with c = t (S - 1) / (L - 1) (exact rational
+    arithmetic). Swapping the two paths gives the transposed cell set, so band DTW is symmetric.
+    """
+    assert window >= 0
+    ref_on_rows = n >= m
+    L, S = (n, m) if ref_on_rows else (m, n)
+    cells: Set[Cell] = set()
+    for t in range(L):
+        if L == 1:
+            lo, hi = 0, S - 1
+        else:
+            c = Fraction(t * (S - 1), L - 1)
+            lo = max(0, math.floor(c) - window)
+            hi = min(S - 1, math.ceil(c) + window)
+        for s in range(lo, hi + 1):
+            cells.add((t, s) if ref_on_rows else (s, t))
+    return cells
+
+
+def dtw_band(cost: np.ndarray, window: int) -> float:
+    """Band DTW: the same recurrence with every cell outside :func:`band_cells` excluded."""
+    n, m = cost.shape
+    return dtw_table(cost, band_cells(n, m, window))[n][m]
+
+
+def dtw_prefix(cost: np.ndarray) -> np.ndarray:
+    """DTW(R, q_1..q_j) for j = 1..m, each computed from scratch on the truncated query."""
+    n, m = cost.shape
+    return np.array([dtw(cost[:, :j]) for j in range(1, m + 1)], dtype=np.float64)
+
+
+def path_cost(cost: np.ndarray, path: Iterable[Cell]) -> float:
+    """Sum of the costs along an alignment, in path order."""
+    total = 0.0
+    for i, j in path:
+        total += float(cost[int(i), int(j)])
+    return total
+
+
+def is_valid_warping_path(path, n: int, m: int) -> bool:
+    """Starts at (0, 0), ends at (n-1, m-1), every step in {(1, 0), (0, 1), (1, 1)}."""
+    p = np.asarray(path)
+    if p.ndim != 2 or p.shape[1] != 2 or len(p) == 0:
+        return False
+    if tuple(p[0]) != (0, 0) or tuple(p[-1]) != (n - 1, m - 1):
+        return False
+    steps = {tuple(int(v) for v in s) for s in np.diff(p, axis=0)}
+    return steps <= {(1, 0), (0, 1), (1, 1)}
+
+
+# --------------------------------------------------------------------------------------------
+# scores
+# --------------------------------------------------------------------------------------------
+
+
+def ndtw(dtw_value: float, ref_len: int, threshold: float = 3.0) -> float:
+    """nDTW = exp(-DTW / (|R| * d_th)); 0 for an infinite DTW."""
+    return math.exp(-dtw_value / (ref_len * threshold))
+
+
+def success(end_distance: float, threshold: float = 3.0) -> float:
+    """SR = 1 if d(q_last, r_last) < d_th (strict) else 0."""
+    return 1.0 if end_distance < threshold else 0.0
+
+
+def sdtw(dtw_value: float, ref_len: int, end_distance: float, threshold: float = 3.0) -> float:
+    """SDTW = SR * nDTW."""
+    return success(end_distance, threshold) * ndtw(dtw_value, ref_len, threshold)
+
+
+def end_distance(cost: np.ndarray) -> float:
+    """d(q_last, r_last) read from the cost matrix."""
+    return float(cost[-1, -1])

@@ -1,0 +1,736 @@
+"""The compiled engine against its plain-Python twin (tests/naive.py), plus the algebraic
+properties of DTW, the batch API and the Paths container.
+
+Property tests use hypothesis with moderate example counts so the file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import navdtw
+import naive
+from navdtw import Paths
+
+RTOL = 1e-5
+FEW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --------------------------------------------------------------------------------------------
+# strategies
+# --------------------------------------------------------------------------------------------
+
+DIMS = st.sampled_from([1, 2, 3, 5])
+COORD = st.floats(-20, 20, allow_nan=False, allow_infinity=False, width=32)
+# small integers make exact ties (repeated points, equal costs) frequent
+GRID = st.integers(-4, 4).map(float)
+DIST = st.floats(0, 50, allow_nan=False, allow_infinity=False, width=32)
+
+
+@st.composite
+def coord_path(draw, n, dim):
+    elements = draw(st.sampled_from([COORD, GRID]))
+    return draw(hnp.arrays(np.float32, (n, dim), elements=elements))
+
+
+@st.composite
+def coord_pair(draw, max_len=12, dim=None):
+    d = draw(DIMS) if dim is None else dim
+    n = draw(st.integers(1, max_len))
+    m = draw(st.integers(1, max_len))
+    return draw(coord_path(n, d)), draw(coord_path(m, d))
+
+
+@st.composite
+def distance_matrix(draw, v, symmetric=False, allow_inf=False, zero_diagonal=False):
+    elements = st.one_of(DIST, st.just(math.inf)) if allow_inf else DIST
+    m = draw(hnp.arrays(np.float32, (v, v), elements=elements))
+    if symmetric:
+        m = np.triu(m) + np.triu(m, 1).T
+    if zero_diagonal:
+        np.fill_diagonal(m, 0.0)
+    return m
+
+
+@st.composite
+def node_case(draw, max_len=12, symmetric=False, allow_inf=False, zero_diagonal=False, dtype=np.int64):
+    v = draw(st.integers(1, 7))
+    m = draw(distance_matrix(v, symmetric=symmetric, allow_inf=allow_inf, zero_diagonal=zero_diagonal))
+    ids = st.integers(0, v - 1)
+    r = draw(hnp.arrays(dtype, draw(st.integers(1, max_len)), elements=ids))
+    q = draw(hnp.arrays(dtype, draw(st.integers(1, max_len)), elements=ids))
+    return r, q, m
+
+
+def close(a, b, rtol=RTOL, atol=1e-9) -> bool:
+    a, b = float(a), float(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return math.isclose(a, b, rel_tol=rtol, abs_tol=atol)
+
+
+def random_walks(rng, count, max_len, dim=3, min_len=1):
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(min_len, max_len + 1))
+        start = rng.uniform(-10, 10, size=(1, dim))
+        steps = rng.normal(scale=0.5, size=(n - 1, dim))
+        out.append(np.concatenate([start, start + np.cumsum(steps, axis=0)]).astype(np.float32))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the naive twin itself (sanity of the reference implementation)
+# --------------------------------------------------------------------------------------------
+
+
+def test_naive_hand_computed():
+    r = np.array([[0.0], [1.0], [2.0]], np.float32)
+    q = np.array([[0.0], [2.0]], np.float32)
+    cost = naive.euclidean_cost(r, q)
+    # (0,0)=0, (1,0)=1 or (1,1)=1, (2,1)=0: best 1
+    assert naive.dtw(cost) == 1.0
+    assert naive.dtw_band(cost, 0) == 1.0
+    assert list(naive.dtw_prefix(cost)) == [0.0 + 1.0 + 2.0, 1.0]
+
+
+def test_naive_band_cells_shape():
+    # L = 5 rows, S = 3 columns: c = 0, 0.5, 1, 1.5, 2
+    cells = naive.band_cells(5, 3, 0)
+    rows = {t: sorted(s for (i, s) in cells if i == t) for t in range(5)}
+    assert rows == {0: [0], 1: [0, 1], 2: [1], 3: [1, 2], 4: [2]}
+    # symmetric under swapping the paths
+    assert naive.band_cells(3, 5, 0) == {(s, t) for (t, s) in cells}
+    assert naive.band_cells(3, 5, 1) == {(s, t) for (t, s) in naive.band_cells(5, 3, 1)}
+    # wide enough = the full table
+    assert naive.band_cells(5, 3, 4) == {(i, j) for i in range(5) for j in range(3)}
+
+
+# --------------------------------------------------------------------------------------------
+# exact, band, prefix, warping path against the twin
+# --------------------------------------------------------------------------------------------
+
+
+@SOME
+@given(coord_pair())
+def test_exact_coordinates_match_naive(pair):
+    r, q = pair
+    assert close(navdtw.dtw(r, q), naive.dtw(naive.euclidean_cost(r, q)))
+
+
+@SOME
+@given(node_case(allow_inf=True))
+def test_exact_nodes_match_naive_nonsymmetric_matrix(case):
+    # documented: distances[reference node, query node], the matrix is used as given
+    r, q, m = case
+    assert close(navdtw.dtw(r, q, distances=m), naive.dtw(naive.node_cost(m, r, q)))
+
+
+def test_nonsymmetric_matrix_orientation():
+    m = np.array([[0.0, 1.0], [10.0, 0.0]], np.float32)
+    # reference node 0, query node 1 -> m[0, 1] = 1; the other orientation reads m[1, 0] = 10
+    assert navdtw.dtw(np.array([0]), np.array([1]), distances=m) == 1.0
+    assert navdtw.dtw(np.array([1]), np.array([0]), distances=m) == 10.0
+    assert navdtw.dtw_batch([np.array([0])], [np.array([1])], distances=m)[0] == 1.0
+    assert navdtw.dtw_matrix([np.array([0]), np.array([1])], [np.array([0]), np.array([1])], distances=m).tolist() == [
+        [0.0, 1.0],
+        [10.0, 0.0],
+    ]
+    assert navdtw.warping_path(np.array([0]), np.array([1]), distances=m)[0] == 1.0
+    assert navdtw.dtw_prefix(np.array([0]), np.array([1]), distances=m)[-1] == 1.0
+    # end distance of SDTW reads the same orientation
+    assert navdtw.sdtw(np.array([0]), np.array([1]), 2.0, distances=m) > 0
+    assert navdtw.sdtw(np.array([1]), np.array([0]), 2.0, distances=m) == 0.0
+
+
+@SOME
+@given(node_case(allow_inf=True))
+def test_nonsymmetric_matrix_transpose_swaps_roles(case):
+    r, q, m = case
+    a = navdtw.dtw(r, q, distances=m)
+    b = navdtw.dtw(q, r, distances=np.ascontiguousarray(m.T))
+    assert close(a, b)
+
+
+@SOME
+@given(coord_pair(), st.data())
+def test_band_coordinates_match_naive(pair, data):
+    r, q = pair
+    w = data.draw(st.integers(0, max(len(r), len(q)) + 1), label="window")
+    assert close(navdtw.dtw(r, q, window=w), naive.dtw_band(naive.euclidean_cost(r, q), w))
+
+
+@SOME
+@given(node_case(allow_inf=True), st.data())
+def test_band_nodes_match_naive(case, data):
+    r, q, m = case
+    w = data.draw(st.integers(0, max(len(r), len(q)) + 1), label="window")
+    assert close(navdtw.dtw(r, q, distances=m, window=w), naive.dtw_band(naive.node_cost(m, r, q), w))
+
+
+@FEW
+@given(coord_pair(max_len=20))
+def test_band_properties(pair):
+    r, q = pair
+    exact = navdtw.dtw(r, q)
+    full = max(len(r), len(q)) - 1
+    prev = math.inf
+    for w in range(0, full + 3):
+        band = navdtw.dtw(r, q, window=w)
+        assert band >= exact * (1 - 1e-12)
+        assert band <= prev  # non-increasing as the window grows
+        if w >= full:
+            assert band == exact
+        # the band is symmetric under swapping the two paths
+        assert close(band, navdtw.dtw(q, r, window=w))
+        prev = band
+
+
+def test_band_zero_on_equal_lengths_is_the_diagonal():
+    r = np.arange(6, dtype=np.float32).reshape(-1, 1)
+    q = r[::-1].copy()
+    assert navdtw.dtw(r, q, window=0) == pytest.approx(float(np.abs(r - q).sum()))
+
+
+@SOME
+@given(coord_pair())
+def test_prefix_coordinates_match_naive(pair):
+    r, q = pair
+    got = navdtw.dtw_prefix(r, q)
+    assert got.dtype == np.float64 and got.shape == (len(q),)
+    want = naive.dtw_prefix(naive.euclidean_cost(r, q))
+    assert all(close(a, b) for a, b in zip(got, want))
+    assert got[-1] == navdtw.dtw(r, q)
+
+
+@SOME
+@given(node_case(allow_inf=True))
+def test_prefix_nodes_match_naive(case):
+    r, q, m = case
+    got = navdtw.dtw_prefix(r, q, distances=m)
+    want = naive.dtw_prefix(naive.node_cost(m, r, q))
+    assert not np.isnan(got).any()
+    assert all(close(a, b) for a, b in zip(got, want))
+    assert got[-1] == navdtw.dtw(r, q, distances=m)
+
+
+@SOME
+@given(coord_pair())
+def test_warping_path_coordinates(pair):
+    r, q = pair
+    value, path = navdtw.warping_path(r, q)
+    assert path.dtype == np.int64 and path.ndim == 2 and path.shape[1] == 2
+    assert naive.is_valid_warping_path(path, len(r), len(q))
+    cost = naive.euclidean_cost(r, q)
+    assert close(value, navdtw.dtw(r, q), rtol=1e-12)
+    assert close(naive.path_cost(cost, path), value, rtol=1e-9)
+    assert close(value, naive.dtw(cost))
+
+
+@SOME
+@given(node_case(allow_inf=True))
+def test_warping_path_nodes(case):
+    r, q, m = case
+    value, path = navdtw.warping_path(r, q, distances=m)
+    assert naive.is_valid_warping_path(path, len(r), len(q))
+    cost = naive.node_cost(m, r, q)
+    assert close(value, navdtw.dtw(r, q, distances=m))
+    if math.isfinite(value):
+        assert close(naive.path_cost(cost, path), value, rtol=1e-9)
+    else:
+        assert naive.path_cost(cost, path) == math.inf
+
+
+def test_warping_path_tie_rule():
+    # all costs zero: every step ties; documented preference is diagonal, then advancing the reference
+    m = np.zeros((1, 1), np.float32)
+    value, path = navdtw.warping_path(np.zeros(4, np.int64), np.zeros(2, np.int64), distances=m)
+    assert value == 0.0
+    assert path.tolist() == [[0, 0], [1, 0], [2, 0], [3, 1]]
+    value, path = navdtw.warping_path(np.zeros(2, np.int64), np.zeros(4, np.int64), distances=m)
+    assert path.tolist() == [[0, 0], [0, 1], [0, 2], [1, 3]]
+
+
+# --------------------------------------------------------------------------------------------
+# algebraic properties
+# --------------------------------------------------------------------------------------------
+
+
+@SOME
+@given(st.sampled_from([1, 2, 3, 5]).flatmap(lambda d: st.integers(1, 15).flatmap(lambda n: coord_path(n, d))))
+def test_identity_is_zero(path):
+    assert navdtw.dtw(path, path) == 0.0
+    assert navdtw.ndtw(path, path) == 1.0
+    assert navdtw.sdtw(path, path) == 1.0
+    assert navdtw.dtw(path, path, window=0) == 0.0
+    for radius in range(4):
+        assert navdtw.dtw(path, path, radius=radius) == 0.0
+
+
+@FEW
+@given(node_case(zero_diagonal=True))
+def test_identity_nodes(case):
+    r, _, m = case
+    assert navdtw.dtw(r, r, distances=m) == 0.0
+
+
+@SOME
+@given(coord_pair())
+def test_symmetry_coordinates(pair):
+    r, q = pair
+    assert close(navdtw.dtw(r, q), navdtw.dtw(q, r))
+
+
+@SOME
+@given(node_case(symmetric=True, allow_inf=True))
+def test_symmetry_nodes_symmetric_matrix(case):
+    r, q, m = case
+    assert close(navdtw.dtw(r, q, distances=m), navdtw.dtw(q, r, distances=m))
+
+
+@SOME
+@given(coord_pair(max_len=24))
+def test_fastdtw_upper_bounds_exact(pair):
+    r, q = pair
+    exact = navdtw.dtw(r, q)
+    for radius in range(4):
+        approx = navdtw.dtw(r, q, radius=radius)
+        assert math.isfinite(approx)
+        assert approx >= exact * (1 - 1e-12) - 1e-9
+    # a radius covering both series makes FastDTW solve the full table
+    assert close(navdtw.dtw(r, q, radius=max(len(r), len(q))), exact, rtol=1e-12)
+
+
+@FEW
+@given(coord_pair(max_len=10, dim=2))
+def test_translation_invariance_exact_on_grid(pair):
+    # small quarter-metre grid + offsets that keep every sum exact in float32: results are identical
+    r, q = (np.round(p * 4) / 4 for p in pair)
+    for offset in ([1000.0, -250.25], [-3.5, 7.75]):
+        off = np.asarray(offset, np.float32)
+        assert navdtw.dtw(r + off, q + off) == navdtw.dtw(r, q)
+        assert navdtw.dtw(r + off, q + off, window=1) == navdtw.dtw(r, q, window=1)
+
+
+@SOME
+@given(coord_pair(), st.floats(-500, 500, width=32))
+def test_translation_invariance_float(pair, shift):
+    r, q = pair
+    off = np.full(r.shape[1], shift, np.float32)
+    moved = navdtw.dtw((r + off).astype(np.float32), (q + off).astype(np.float32))
+    # each shifted coordinate is rounded to float32 once: error <= ulp(|x| + |shift|) per point
+    # and coordinate, times the number of cells on a path
+    eps = np.finfo(np.float32).eps * (40 + abs(shift)) * math.sqrt(r.shape[1])
+    tol = 2 * eps * (len(r) + len(q))
+    assert abs(moved - navdtw.dtw(r, q)) <= tol + 1e-6 * navdtw.dtw(r, q)
+
+
+@FEW
+@given(st.integers(1, 10), st.integers(1, 10), DIMS, st.integers(0, 2**32 - 1))
+def test_node_mode_equals_coordinate_mode(n, m, dim, seed):
+    rng = np.random.default_rng(seed)
+    points = rng.uniform(-10, 10, size=(8, dim)).astype(np.float32)
+    diff = points[:, None, :].astype(np.float64) - points[None, :, :].astype(np.float64)
+    matrix = np.sqrt((diff**2).sum(-1)).astype(np.float32)
+    r = rng.integers(0, 8, n)
+    q = rng.integers(0, 8, m)
+    a = navdtw.dtw(r, q, distances=matrix)
+    b = navdtw.dtw(points[r], points[q])
+    assert close(a, b, rtol=1e-6)
+    assert close(navdtw.dtw(r, q, distances=matrix, window=1), navdtw.dtw(points[r], points[q], window=1), rtol=1e-6)
+    assert np.allclose(navdtw.dtw_prefix(r, q, distances=matrix), navdtw.dtw_prefix(points[r], points[q]), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# nDTW / SDTW
+# --------------------------------------------------------------------------------------------
+
+
+@SOME
+@given(coord_pair(), st.floats(0.1, 10))
+def test_ndtw_sdtw_formulas(pair, threshold):
+    r, q = pair
+    d = naive.dtw(naive.euclidean_cost(r, q))
+    end = naive.end_distance(naive.euclidean_cost(r, q))
+    assert close(navdtw.ndtw(r, q, threshold), naive.ndtw(d, len(r), threshold))
+    if abs(end - threshold) > 1e-6:  # away from the success boundary
+        assert close(navdtw.sdtw(r, q, threshold), naive.sdtw(d, len(r), end, threshold))
+
+
+def test_success_is_strict():
+    r = np.array([[0.0, 0.0]], np.float32)
+    at = np.array([[3.0, 0.0]], np.float32)
+    inside = np.array([[2.5, 0.0]], np.float32)
+    assert navdtw.sdtw(r, at, 3.0) == 0.0
+    assert navdtw.sdtw_batch([r], [at], threshold=3.0)[0] == 0.0
+    assert navdtw.sdtw(r, inside, 3.0) == pytest.approx(math.exp(-2.5 / 3.0))
+    assert navdtw.ndtw(r, at, 3.0) == pytest.approx(math.exp(-1.0))
+    m = np.array([[0.0, 3.0], [3.0, 0.0]], np.float32)
+    assert navdtw.sdtw(np.array([0]), np.array([1]), 3.0, distances=m) == 0.0
+    assert navdtw.sdtw(np.array([0]), np.array([1]), 3.5, distances=m) > 0.0
+
+
+def test_ndtw_normalises_by_reference_length():
+    r = np.zeros((4, 2), np.float32)
+    q = np.ones((1, 2), np.float32)
+    d = 4 * math.sqrt(2)
+    assert navdtw.ndtw(r, q, 2.0) == pytest.approx(math.exp(-d / (4 * 2.0)))
+    assert navdtw.ndtw(q, r, 2.0) == pytest.approx(math.exp(-d / (1 * 2.0)))
+    got = navdtw.ndtw_batch([r, q], [q, r], threshold=2.0)
+    assert got == pytest.approx([math.exp(-d / 8.0), math.exp(-d / 2.0)])
+
+
+# --------------------------------------------------------------------------------------------
+# batches
+# --------------------------------------------------------------------------------------------
+
+
+@st.composite
+def coord_batch(draw, max_count=6, max_len=10):
+    d = draw(DIMS)
+    k = draw(st.integers(1, max_count))
+    refs = [draw(coord_path(draw(st.integers(1, max_len)), d)) for _ in range(k)]
+    qrys = [draw(coord_path(draw(st.integers(1, max_len)), d)) for _ in range(k)]
+    return refs, qrys
+
+
+@FEW
+@given(coord_batch(), st.sampled_from([{}, {"window": 0}, {"window": 2}, {"radius": 0}, {"radius": 1}, {"radius": 3}]),
+       st.floats(0.5, 6))
+def test_batch_equals_loop_coordinates(batch, method, threshold):
+    refs, qrys = batch
+    d = navdtw.dtw_batch(refs, qrys, **method)
+    assert d.dtype == np.float64 and d.shape == (len(refs),)
+    assert d.tolist() == [navdtw.dtw(r, q, **method) for r, q in zip(refs, qrys)]
+    nd = navdtw.ndtw_batch(refs, qrys, threshold=threshold, **method)
+    assert nd.tolist() == [navdtw.ndtw(r, q, threshold, **method) for r, q in zip(refs, qrys)]
+    sd = navdtw.sdtw_batch(refs, qrys, threshold=threshold, **method)
+    assert np.allclose(sd, [navdtw.sdtw(r, q, threshold, **method) for r, q in zip(refs, qrys)], rtol=1e-12, atol=0)
+    mat = navdtw.dtw_matrix(refs, qrys, **method)
+    assert mat.shape == (len(refs), len(qrys))
+    assert mat.tolist() == [[navdtw.dtw(r, q, **method) for q in qrys] for r in refs]
+    # Paths input gives the same numbers as lists
+    assert navdtw.dtw_batch(Paths.from_list(refs), Paths.from_list(qrys), **method).tolist() == d.tolist()
+
+
+@FEW
+@given(st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([{}, {"window": 0}, {"window": 3}]))
+def test_batch_equals_loop_nodes(k, seed, method):
+    rng = np.random.default_rng(seed)
+    v = 6
+    m = rng.uniform(0, 10, size=(v, v)).astype(np.float32)
+    m[rng.random((v, v)) < 0.1] = np.inf
+    refs = [rng.integers(0, v, rng.integers(1, 9)) for _ in range(k)]
+    qrys = [rng.integers(0, v, rng.integers(1, 9)) for _ in range(k)]
+    d = navdtw.dtw_batch(refs, qrys, distances=m, **method)
+    assert d.tolist() == [navdtw.dtw(r, q, distances=m, **method) for r, q in zip(refs, qrys)]
+    nd = navdtw.ndtw_batch(refs, qrys, distances=m, **method)
+    assert nd.tolist() == [navdtw.ndtw(r, q, distances=m, **method) for r, q in zip(refs, qrys)]
+    sd = navdtw.sdtw_batch(refs, qrys, distances=m, **method)
+    assert sd.tolist() == [navdtw.sdtw(r, q, distances=m, **method) for r, q in zip(refs, qrys)]
+    mat = navdtw.dtw_matrix(refs, qrys, distances=m, **method)
+    assert mat.tolist() == [[navdtw.dtw(r, q, distances=m, **method) for q in qrys] for r in refs]
+
+
+def _big_batch(seed=7, count=3000):
+    rng = np.random.default_rng(seed)
+    refs = random_walks(rng, count, 60)
+    qrys = random_walks(rng, count, 60)
+    return Paths.from_list(refs), Paths.from_list(qrys)
+
+
+@pytest.mark.parametrize("method", [{}, {"window": 3}, {"radius": 1}])
+def test_workers_bit_identical_coordinates(method):
+    refs, qrys = _big_batch()
+    base = navdtw.dtw_batch(refs, qrys, workers=1, **method)
+    assert np.isfinite(base).all()
+    for workers in (-1, 2, 3):
+        got = navdtw.dtw_batch(refs, qrys, workers=workers, **method)
+        assert got.tobytes() == base.tobytes(), workers
+    pairs = np.random.default_rng(1).integers(0, len(refs), size=(4000, 2))
+    base = navdtw.dtw_batch(refs, qrys, pairs=pairs, workers=1, **method)
+    for workers in (-1, 2, 3):
+        assert navdtw.dtw_batch(refs, qrys, pairs=pairs, workers=workers, **method).tobytes() == base.tobytes()
+
+
+def test_workers_bit_identical_nodes_and_matrix():
+    rng = np.random.default_rng(3)
+    mats = [rng.uniform(0, 20, size=(30, 30)).astype(np.float32) for _ in range(3)]
+    refs = [rng.integers(0, 30, rng.integers(1, 40)).astype(np.int32) for _ in range(3000)]
+    qrys = [rng.integers(0, 30, rng.integers(1, 40)).astype(np.int32) for _ in range(3000)]
+    env = rng.integers(0, 3, 3000)
+    base = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=1)
+    for workers in (-1, 2, 3):
+        assert navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=workers).tobytes() == base.tobytes()
+    walks = random_walks(rng, 60, 40)
+    base = navdtw.dtw_matrix(walks, walks, workers=1)
+    for workers in (-1, 2, 3):
+        assert navdtw.dtw_matrix(walks, walks, workers=workers).tobytes() == base.tobytes()
+    assert np.allclose(base, base.T, rtol=1e-6)
+    assert (np.diag(base) == 0).all()
+
+
+def test_pairs_select_rows():
+    rng = np.random.default_rng(11)
+    refs = random_walks(rng, 5, 12)
+    qrys = random_walks(rng, 7, 12)
+    pairs = np.array([[4, 0], [0, 6], [2, 2], [2, 3], [0, 0], [4, 6]])
+    got = navdtw.dtw_batch(refs, qrys, pairs=pairs)
+    assert got.tolist() == [navdtw.dtw(refs[i], qrys[j]) for i, j in pairs]
+    nd = navdtw.ndtw_batch(refs, qrys, pairs=pairs, threshold=2.0)
+    assert nd.tolist() == [navdtw.ndtw(refs[i], qrys[j], 2.0) for i, j in pairs]  # |R| of the chosen reference
+    sd = navdtw.sdtw_batch(refs, qrys, pairs=pairs, threshold=20.0)
+    assert np.allclose(sd, [navdtw.sdtw(refs[i], qrys[j], 20.0) for i, j in pairs], rtol=1e-12, atol=0)
+    # int32 pairs and list-of-lists pairs are the same
+    assert navdtw.dtw_batch(refs, qrys, pairs=pairs.astype(np.int32)).tolist() == got.tolist()
+    assert navdtw.dtw_batch(refs, qrys, pairs=pairs.tolist()).tolist() == got.tolist()
+    # an empty pair list is an empty result
+    assert navdtw.dtw_batch(refs, qrys, pairs=np.zeros((0, 2), np.int64)).shape == (0,)
+
+
+def test_env_selects_matrix():
+    rng = np.random.default_rng(5)
+    v = 6
+    mats = [rng.uniform(0, 10, size=(v, v)).astype(np.float32) for _ in range(3)]
+    mats[2][0, :] = np.inf
+    refs = [rng.integers(0, v, rng.integers(1, 8)) for _ in range(9)]
+    qrys = [rng.integers(0, v, rng.integers(1, 8)) for _ in range(9)]
+    env = np.array([0, 1, 2, 2, 1, 0, 1, 2, 0])
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env)
+    want = [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    assert got.tolist() == want
+    for r, q, e, g in zip(refs, qrys, env, got):
+        assert close(g, naive.dtw(naive.node_cost(mats[e], r, q)))
+    # sdtw reads the end distance from the pair's own matrix
+    sd = navdtw.sdtw_batch(refs, qrys, distances=mats, env=env, threshold=5.0)
+    assert sd.tolist() == [navdtw.sdtw(r, q, 5.0, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    # a 3-D array of matrices works like the list
+    assert navdtw.dtw_batch(refs, qrys, distances=np.stack(mats), env=env).tolist() == want
+    # env as a list or as int32 is the same
+    assert navdtw.dtw_batch(refs, qrys, distances=mats, env=env.astype(np.int32).tolist()).tolist() == want
+    # env with pairs: one entry per pair
+    pairs = np.array([[0, 8], [8, 0], [3, 3]])
+    penv = np.array([2, 0, 1])
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=penv, pairs=pairs)
+    assert got.tolist() == [navdtw.dtw(refs[i], qrys[j], distances=mats[e]) for (i, j), e in zip(pairs, penv)]
+
+
+# --------------------------------------------------------------------------------------------
+# inf distances, dimensions, dtypes, degenerate paths
+# --------------------------------------------------------------------------------------------
+
+
+def test_inf_propagates():
+    inf = np.inf
+    m = np.array([[0.0, inf, 1.0], [inf, 0.0, inf], [1.0, inf, 0.0]], np.float32)
+    r = np.array([0, 1])
+    q = np.array([1, 1])
+    # every alignment uses m[0, 1] = inf
+    assert navdtw.dtw(r, q, distances=m) == inf
+    assert navdtw.ndtw(r, q, distances=m) == 0.0
+    assert navdtw.sdtw(r, q, distances=m) == 0.0
+    assert navdtw.dtw(r, q, distances=m, window=0) == inf
+    prefix = navdtw.dtw_prefix(r, q, distances=m)
+    assert prefix.tolist() == [inf, inf]
+    value, path = navdtw.warping_path(r, q, distances=m)
+    assert value == inf
+    assert naive.is_valid_warping_path(path, 2, 2)
+    # an all-inf matrix still yields a valid path
+    allinf = np.full((3, 3), inf, np.float32)
+    value, path = navdtw.warping_path(np.array([0, 1, 2, 0]), np.array([2, 1]), distances=allinf)
+    assert value == inf and naive.is_valid_warping_path(path, 4, 2)
+    # batches: inf, 0, no NaN; a finite pair beside it is unaffected
+    refs = [r, np.array([0, 2])]
+    qrys = [q, np.array([0, 2])]
+    d = navdtw.dtw_batch(refs, qrys, distances=m)
+    assert d.tolist() == [inf, 0.0]
+    nd = navdtw.ndtw_batch(refs, qrys, distances=m)
+    sd = navdtw.sdtw_batch(refs, qrys, distances=m)
+    assert nd.tolist() == [0.0, 1.0] and sd.tolist() == [0.0, 1.0]
+    assert not np.isnan(navdtw.dtw_matrix(refs, qrys, distances=m)).any()
+
+
+def test_inf_detour_is_avoided():
+    # the inf cell is avoidable: DTW stays finite
+    inf = np.inf
+    m = np.array([[0.0, 1.0], [inf, 0.0]], np.float32)
+    r = np.array([0, 1])
+    q = np.array([0, 1])
+    assert navdtw.dtw(r, q, distances=m) == 0.0
+    value, path = navdtw.warping_path(r, q, distances=m)
+    assert value == 0.0 and path.tolist() == [[0, 0], [1, 1]]
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 5, 9])
+def test_any_dimension(dim):
+    rng = np.random.default_rng(dim)
+    r = rng.normal(size=(9, dim)).astype(np.float32)
+    q = rng.normal(size=(6, dim)).astype(np.float32)
+    cost = naive.euclidean_cost(r, q)
+    assert close(navdtw.dtw(r, q), naive.dtw(cost))
+    assert close(navdtw.dtw(r, q, window=1), naive.dtw_band(cost, 1))
+    assert close(navdtw.warping_path(r, q)[0], naive.dtw(cost))
+    assert np.allclose(navdtw.dtw_prefix(r, q), naive.dtw_prefix(cost), rtol=RTOL)
+    assert navdtw.dtw_batch([r, q], [q, r]).tolist() == [navdtw.dtw(r, q), navdtw.dtw(q, r)]
+    assert navdtw.dtw(r, q, radius=1) >= navdtw.dtw(r, q)
+
+
+@FEW
+@given(node_case(allow_inf=True, dtype=np.int32))
+def test_int32_and_int64_nodes_agree(case):
+    r32, q32, m = case
+    r64, q64 = r32.astype(np.int64), q32.astype(np.int64)
+    want = navdtw.dtw(r64, q64, distances=m)
+    assert navdtw.dtw(r32, q32, distances=m) == want
+    assert navdtw.dtw(r32, q64, distances=m) == want
+    assert navdtw.dtw_prefix(r32, q32, distances=m).tolist() == navdtw.dtw_prefix(r64, q64, distances=m).tolist()
+    assert navdtw.warping_path(r32, q32, distances=m)[1].tolist() == navdtw.warping_path(r64, q64, distances=m)[1].tolist()
+    assert navdtw.dtw_batch([r32], [q32], distances=m)[0] == want
+    assert navdtw.dtw_batch([r32], [q64], distances=m)[0] == want
+    # other integer types are widened to int64
+    assert navdtw.dtw(r32.astype(np.uint16), q32.astype(np.int8), distances=m) == want
+
+
+def test_single_point_paths():
+    r = np.array([[1.0, 2.0]], np.float32)
+    q = np.array([[1.0, 2.0], [4.0, 6.0], [1.0, 2.0]], np.float32)
+    # one reference point aligns with every query point
+    assert navdtw.dtw(r, q) == 5.0
+    assert navdtw.dtw(q, r) == 5.0
+    assert navdtw.dtw(r, r) == 0.0
+    assert navdtw.dtw(r, q, window=0) == 5.0
+    for radius in range(4):
+        assert navdtw.dtw(r, q, radius=radius) == 5.0
+    assert navdtw.dtw_prefix(r, q).tolist() == [0.0, 5.0, 5.0]
+    value, path = navdtw.warping_path(r, q)
+    assert value == 5.0 and path.tolist() == [[0, 0], [0, 1], [0, 2]]
+    assert navdtw.ndtw(r, q, 3.0) == pytest.approx(math.exp(-5.0 / 3.0))
+    assert navdtw.sdtw(r, q, 3.0) == pytest.approx(math.exp(-5.0 / 3.0))
+    m = np.array([[0.0, 2.0], [2.0, 0.0]], np.float32)
+    assert navdtw.dtw(np.array([0]), np.array([1]), distances=m) == 2.0
+    assert navdtw.dtw_batch([r, r], [r, q]).tolist() == [0.0, 5.0]
+
+
+def test_float64_input_is_rounded_to_float32():
+    # documented: coordinates are stored as float32, float64 input is rounded
+    r = np.array([[0.1]], np.float64)
+    q = np.array([[0.0]], np.float64)
+    assert navdtw.dtw(r, q) == float(np.float32(0.1))
+    assert navdtw.dtw(r, q) != 0.1
+    assert navdtw.dtw_batch([r], [q])[0] == float(np.float32(0.1))
+    # a float64 value that float32 cannot separate from its neighbour
+    big = np.array([[16777216.0]], np.float64)
+    big1 = np.array([[16777217.0]], np.float64)
+    assert navdtw.dtw(big, big1) == 0.0
+    assert Paths.from_list([r]).values.dtype == np.float32
+    # nested Python lists are accepted too
+    assert navdtw.dtw([[0.0, 0.0], [3.0, 4.0]], [[0.0, 0.0]]) == 5.0
+
+
+# --------------------------------------------------------------------------------------------
+# Paths
+# --------------------------------------------------------------------------------------------
+
+
+def test_paths_api_coordinates():
+    a = np.arange(6, dtype=np.float64).reshape(3, 2)
+    b = np.arange(4, dtype=np.float32).reshape(2, 2) + 10
+    p = Paths.from_list([a, b, a[:1]])
+    assert len(p) == 3
+    assert not p.is_nodes and p.dim == 2
+    assert p.values.dtype == np.float32 and p.values.shape == (6, 2)
+    assert p.offsets.dtype == np.int64 and p.offsets.tolist() == [0, 3, 5, 6]
+    assert p.lengths.tolist() == [3, 2, 1]
+    assert np.array_equal(p[0], a.astype(np.float32))
+    assert np.array_equal(p[-1], a[:1].astype(np.float32))
+    assert np.array_equal(p[-3], p[0])
+    assert np.shares_memory(p[1], p.values)  # a view, not a copy
+    view = p[1]
+    view[0, 0] = 99.0
+    assert p.values[3, 0] == 99.0
+    assert [x.tolist() for x in p.tolist()] == [x.tolist() for x in p]
+    assert p.last().tolist() == [[4.0, 5.0], [12.0, 13.0], [0.0, 1.0]]
+    assert p.first().tolist() == [[0.0, 1.0], [99.0, 11.0], [0.0, 1.0]]
+    with pytest.raises(IndexError):
+        p[3]
+    with pytest.raises(IndexError):
+        p[-4]
+    with pytest.raises(TypeError):
+        p[0.5]
+    taken = p.take([2, 0])
+    assert taken.offsets.tolist() == [0, 1, 4]
+    assert np.array_equal(taken[1], p[0])
+    assert "3 2-D coordinate paths" in repr(p)
+
+
+def test_paths_api_nodes_and_constructor():
+    p = Paths(np.array([3, 1, 2, 0], np.int32), [0, 2, 2, 4])
+    assert p.is_nodes and p.dim == 0
+    assert p.values.dtype == np.int32
+    assert p.lengths.tolist() == [2, 0, 2]
+    assert p[1].tolist() == [] and p[2].tolist() == [2, 0]
+    assert p[np.int64(0)].tolist() == [3, 1]
+    q = Paths.from_list([[0, 1], [2]])
+    assert q.values.dtype == np.int64 and q.offsets.tolist() == [0, 2, 3]
+    u = Paths.from_list([np.array([1, 2], np.uint8)])
+    assert u.values.dtype == np.int64
+    assert "node paths" in repr(q)
+    # Paths built directly feed the batch API
+    m = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], np.float32)
+    refs = Paths(np.array([0, 1, 2], np.int64), [0, 3])
+    qrys = Paths(np.array([0, 2], np.int64), [0, 2])
+    assert navdtw.dtw_batch(refs, qrys, distances=m)[0] == navdtw.dtw(np.array([0, 1, 2]), np.array([0, 2]), distances=m)
+
+
+# --------------------------------------------------------------------------------------------
+# regressions: bugs found while writing this suite, fixed in the engine
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: engine._index_array calls np.ascontiguousarray, which turns a 0-d "
+                   "array into shape (1,), so the scalar-env broadcast branch (e.ndim == 0) is dead code and "
+                   "env=1 raises 'env must have one entry per pair' for any batch of more than one pair")
+def test_scalar_env_broadcasts():
+    rng = np.random.default_rng(5)
+    mats = [rng.uniform(0, 10, size=(4, 4)).astype(np.float32) for _ in range(2)]
+    refs = [np.array([0, 1]), np.array([2, 3, 1])]
+    qrys = [np.array([3]), np.array([0, 2])]
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=1)
+    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[1]) for r, q in zip(refs, qrys)]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: BandWindow::hi computes ceil(c) + w in int64 and overflows for "
+                   "window near 2**63 (e.g. sys.maxsize): rows get an empty range and band DTW < exact DTW")
+def test_band_window_sys_maxsize_is_exact():
+    rng = np.random.default_rng(0)
+    r = rng.normal(size=(6, 2)).astype(np.float32)
+    q = rng.normal(size=(4, 2)).astype(np.float32)
+    assert navdtw.dtw(r, q, window=sys.maxsize) == navdtw.dtw(r, q)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: fastdtw_level tests nx < radius + 2 in int64; radius = sys.maxsize "
+                   "overflows, the recursion never reaches its base case and the process dies (SIGSEGV)")
+def test_fastdtw_radius_sys_maxsize_does_not_crash():
+    code = textwrap.dedent(
+        """
+        import sys, numpy as np, navdtw
+        r = np.arange(12, dtype=np.float32).reshape(6, 2)
+        q = np.arange(8, dtype=np.float32).reshape(4, 2)
+        print(navdtw.dtw(r, q, radius=sys.maxsize) == navdtw.dtw(r, q))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}"
+    if proc.returncode == 0:
+        assert proc.stdout.strip() == "True"
+    else:
+        assert "ValueError" in proc.stderr
