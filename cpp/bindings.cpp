@@ -159,6 +159,7 @@ py::tuple warping_path_nodes(const py::array& r, const py::array& q, const F32Ar
 
 void init_stats(py::module_& m);
 void init_walks(py::module_& m);
+void init_reward(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "navdtw's compiled engine. Use the navdtw package API; these functions expect prepared arrays.";
@@ -178,4 +179,5 @@ PYBIND11_MODULE(_core, m) {
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
     init_stats(m);
     init_walks(m);
+    init_reward(m);
 }

@@ -26,6 +26,7 @@ from .engine import (
 from .graphs import DistanceField, GraphSet, NavGraph, load_connectivity
 from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate, spl_curve
 from .paths import Paths
+from .reward import NDTWReward
 from .synthetic import SyntheticWorld
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __all__ = [
     "DistanceField",
     "load_connectivity",
     "random_baseline",
+    "NDTWReward",
     "SyntheticWorld",
     "datasets",
     "humanaware",
