@@ -1,0 +1,51 @@
+"""Type stubs for navdtw._core, the compiled engine. Use the navdtw package API instead: these
+functions expect prepared arrays (float32 coordinates, int32/int64 node ids, int64 offsets)."""
+
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+U8 = npt.NDArray[np.uint8]
+NodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+
+MAX_PATH_CELLS: int
+STATS: Tuple[str, ...]
+
+def dtw_points(
+    ref_values: F32, ref_offsets: I64, qry_values: F32, qry_offsets: I64, *,
+    pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1, radius: int = -1, workers: int = 1,
+) -> F64: ...
+def dtw_nodes(
+    ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
+    env: Optional[I64] = None, pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1,
+    workers: int = 1,
+) -> F64: ...
+def prefix_points(reference: F32, query: F32) -> F64: ...
+def prefix_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> F64: ...
+def warping_path_points(reference: F32, query: F32) -> Tuple[float, I64]: ...
+def warping_path_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> Tuple[float, I64]: ...
+def stats_points(
+    ref_values: F32, ref_offsets: I64, qry_values: F32, qry_offsets: I64, *,
+    pairs: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
+) -> F64: ...
+def stats_nodes(
+    ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
+    env: Optional[I64] = None, pairs: Optional[I64] = None, threshold: float = 3.0, symmetric: bool = False,
+    workers: int = 1,
+) -> F64: ...
+def random_walks(
+    indptr: I64, indices: I64, starts: I64, base: I64, step_counts: I64, first: int, count: int, seed: int,
+    workers: int = 1,
+) -> Tuple[I64, I64, I64]: ...
+def reward_step_points(
+    ref_values: F32, columns: F64, ref_offsets: I64, steps: I64, dtw: F64, ndtw: F64, active: U8, points: F32,
+    rewards: F64, threshold: float, workers: int = 1,
+) -> None: ...
+def reward_step_nodes(
+    ref_values: I64, columns: F64, ref_offsets: I64, steps: I64, dtw: F64, ndtw: F64, active: U8, points: I64,
+    rewards: F64, distances: Sequence[F32], env: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
+) -> None: ...
