@@ -177,6 +177,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("warping_path_points", &warping_path_points, py::arg("reference"), py::arg("query"));
     m.def("warping_path_nodes", &warping_path_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
+    m.def("simd_available", &navdtw::avx2_supported, "True when this CPU runs the AVX2 kernel.");
+    m.def(
+        "set_simd", [](bool on) { navdtw::simd_enabled().store(on); },
+        py::arg("enabled"), "Enable or disable the SIMD kernels (tests and benchmarks; results are identical).");
+    m.def("simd_enabled", [] { return navdtw::use_avx2(); }, "True when batches use the AVX2 kernel.");
     init_stats(m);
     init_walks(m);
     init_reward(m);

@@ -39,17 +39,17 @@ py::array_t<double> stats_points(const F32Array& rv, const I64Array& ro, const F
 template <class I>
 void stats_nodes_t(const py::array& rv, const I64Array& ro, const py::array& qv, const I64Array& qo,
                    const std::vector<navdtw::DistanceMatrix>& mats, const index_t* env, const navdtw::PairIndex& P,
-                   index_t B, double threshold, double* o, bool symmetric, int workers) {
+                   index_t B, double threshold, double* o, int workers) {
     const auto R = node_set<I>(rv, ro, "references");
     const auto Q = node_set<I>(qv, qo, "queries");
     run_without_gil([&](const navdtw::Poll& poll) {
-        navdtw::stats_nodes_batch<I>(R, Q, mats, env, P, B, threshold, o, symmetric, workers, poll);
+        navdtw::stats_nodes_batch<I>(R, Q, mats, env, P, B, threshold, o, workers, poll);
     });
 }
 
 py::array_t<double> stats_nodes(const py::array& rv, const I64Array& ro, const py::array& qv, const I64Array& qo,
                                 const std::vector<F32Array>& distances, const std::optional<I64Array>& env,
-                                const std::optional<I64Array>& pairs, double threshold, bool symmetric, int workers) {
+                                const std::optional<I64Array>& pairs, double threshold, int workers) {
     check_stats_threshold(threshold);
     const index_t nr = ro.size() - 1, nq = qo.size() - 1;
     if (nr < 0 || nq < 0) throw std::invalid_argument("offsets must hold at least one element");
@@ -62,8 +62,8 @@ py::array_t<double> stats_nodes(const py::array& rv, const I64Array& ro, const p
     auto out = stats_array(B);
     double* o = out.mutable_data();
     const index_t* e = env ? env->data() : nullptr;
-    if (node_type(rv, qv) == NodeType::kInt32) stats_nodes_t<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, symmetric, workers);
-    else stats_nodes_t<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, symmetric, workers);
+    if (node_type(rv, qv) == NodeType::kInt32) stats_nodes_t<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
+    else stats_nodes_t<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
     return out;
 }
 
@@ -75,9 +75,8 @@ void init_stats(py::module_& m) {
           py::arg("workers") = 1, "Per-pair path statistics [len(STATS), B] of coordinate paths.");
     m.def("stats_nodes", &stats_nodes, py::arg("ref_values"), py::arg("ref_offsets"), py::arg("qry_values"),
           py::arg("qry_offsets"), py::arg("distances"), py::kw_only(), py::arg("env") = py::none(),
-          py::arg("pairs") = py::none(), py::arg("threshold") = 3.0, py::arg("symmetric") = false,
-          py::arg("workers") = 1,
-          "Per-pair path statistics [len(STATS), B] of node paths; symmetric=True promises every matrix is.");
+          py::arg("pairs") = py::none(), py::arg("threshold") = 3.0, py::arg("workers") = 1,
+          "Per-pair path statistics [len(STATS), B] of node paths.");
     m.attr("STATS") = py::make_tuple("ne", "one", "pl_query", "pl_reference", "start_goal", "reference_start_goal",
                                      "ad", "md", "pc", "edit");
 }

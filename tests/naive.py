@@ -28,23 +28,27 @@ Cell = Tuple[int, int]
 # --------------------------------------------------------------------------------------------
 
 
-def euclidean_cost(reference, query) -> np.ndarray:
-    """cost[i, j] = ||r_i - q_j||_2 for coordinate paths ``[n, D]`` / ``[m, D]``.
+def euclidean_cost(reference, query, dtype=np.float64) -> np.ndarray:
+    """cost[i, j] = ||r_i - q_j||_2 for coordinate paths ``[n, D]`` / ``[m, D]`` (float64 result).
 
-    The paths are first rounded to float32 (the engine's storage type), then the distance is taken
-    in float64: sum of squared differences, left to right over the dimensions, then sqrt.
+    The paths are first rounded to float32 (the engine's storage type). ``dtype`` is the arithmetic
+    of the distance itself: float64 (the mathematical value, up to one rounding), or float32, the
+    engine's documented cost for float32 points: differences, squares and their left-to-right sum
+    in float32, then one correctly rounded float32 sqrt.
     """
-    r = np.asarray(reference, dtype=np.float32).astype(np.float64)
-    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    r = np.asarray(reference, dtype=np.float32)
+    q = np.asarray(query, dtype=np.float32)
     assert r.ndim == 2 and q.ndim == 2 and r.shape[1] == q.shape[1]
+    r = r.astype(dtype)
+    q = q.astype(dtype)
     out = np.empty((len(r), len(q)), dtype=np.float64)
     for i in range(len(r)):
         for j in range(len(q)):
-            s = 0.0
+            s = dtype(0.0)
             for k in range(r.shape[1]):
-                diff = float(r[i, k]) - float(q[j, k])
-                s += diff * diff
-            out[i, j] = math.sqrt(s)
+                diff = dtype(r[i, k] - q[j, k])
+                s = dtype(s + dtype(diff * diff))
+            out[i, j] = float(np.sqrt(s))
     return out
 
 

@@ -7,13 +7,16 @@
 // here, per pair, so a bad id is an exception naming the pair and path, never a wild read.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "navdtw/dtw.hpp"
+#include "navdtw/lanes.hpp"
 #include "navdtw/parallel.hpp"
 
 namespace navdtw {
@@ -118,10 +121,59 @@ inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t
     }
 }
 
+// Exact coordinate DTW through the 8-lane SIMD kernel: pairs are sorted by (|R|, |Q|) so each
+// group of 8 has nearly the same shape, solved together, and written back to their own slots.
+inline void dtw_points_lanes(const PointSet& R, const PointSet& Q, const std::vector<index_t>& order,
+                             const std::vector<std::pair<index_t, index_t>>& rq, double* out, int workers,
+                             const Poll& poll) {
+    const auto B = static_cast<index_t>(order.size());
+    const index_t groups = (B + kLanes - 1) / kLanes;
+    run_parallel(groups, workers, std::max<index_t>(1, default_chunk(groups, workers) / 4), [&](index_t g0, index_t g1) {
+        LaneScratch scratch;
+        LanePair lanes[kLanes];
+        double res[kLanes];
+        for (index_t g = g0; g < g1; ++g) {
+            const index_t first = g * kLanes;
+            const int count = static_cast<int>(std::min<index_t>(kLanes, B - first));
+            for (int l = 0; l < count; ++l) {
+                const auto [r, q] = rq[static_cast<std::size_t>(order[static_cast<std::size_t>(first + l)])];
+                lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
+            }
+            dtw_lanes_avx2(lanes, count, R.dim, res, scratch);
+            for (int l = 0; l < count; ++l) out[order[static_cast<std::size_t>(first + l)]] = res[l];
+        }
+    }, poll);
+}
+
 inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
                              const Method& method, double* out, int workers, const Poll& poll) {
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
+    const bool exact = method.window < 0 && method.radius < 0;
+    if (exact && B >= 2 * kLanes && use_avx2()) {
+        // Validate every pair first (cheap), then decide: lanes pay off once pairs have a few
+        // dozen cells, since grouping costs a sort.
+        std::vector<std::pair<index_t, index_t>> rq(static_cast<std::size_t>(B));
+        double cells = 0.0;
+        for (index_t b = 0; b < B; ++b) {
+            const auto pr = P.at(b);
+            check_path(R, pr.first, "references", b);
+            check_path(Q, pr.second, "queries", b);
+            rq[static_cast<std::size_t>(b)] = pr;
+            cells += static_cast<double>(R.length(pr.first)) * static_cast<double>(Q.length(pr.second));
+        }
+        if (cells >= 64.0 * static_cast<double>(B)) {
+            std::vector<index_t> order(static_cast<std::size_t>(B));
+            std::iota(order.begin(), order.end(), index_t(0));
+            auto shape = [&](index_t b) {
+                const auto& pr = rq[static_cast<std::size_t>(b)];
+                return std::make_pair(R.length(pr.first), Q.length(pr.second));
+            };
+            std::sort(order.begin(), order.end(), [&](index_t a, index_t b) { return shape(a) < shape(b); });
+            dtw_points_lanes(R, Q, order, rq, out, workers, poll);
+            return;
+        }
+    }
     for_each_pair(B, workers, poll, out, [&](index_t b, Workspace& ws) {
         const auto [r, q] = P.at(b);
         check_path(R, r, "references", b);

@@ -29,7 +29,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Euclidean distance between rows of two point arrays (row-major [n, dim]); DIM > 0 fixes the
 // dimension at compile time (the common 2-D and 3-D cases), DIM == 0 reads it at run time.
-// The squared terms are summed left to right in double, as numpy's dot does for short vectors.
+// Squared differences are summed left to right. float32 points are measured in float32 (one
+// correctly rounded sqrt), exactly as the SIMD kernels do it, so every kernel variant returns the
+// same bits; double series (FastDTW's coarse levels, as the fastdtw package) in double.
 template <class T, int DIM>
 struct EuclideanCost {
     const T* a;
@@ -41,12 +43,13 @@ struct EuclideanCost {
         const int n = d();
         const T* p = a + i * n;
         const T* q = b + j * n;
-        double s = 0.0;
-        for (int k = 0; k < n; ++k) {
-            const double diff = static_cast<double>(p[k]) - static_cast<double>(q[k]);
+        T diff = p[0] - q[0];
+        T s = diff * diff;
+        for (int k = 1; k < n; ++k) {
+            diff = p[k] - q[k];
             s += diff * diff;
         }
-        return std::sqrt(s);
+        return static_cast<double>(std::sqrt(s));
     }
 };
 
@@ -157,7 +160,6 @@ struct Workspace {
     std::vector<std::uint8_t> dirs;   // step directions of the window cells
     std::vector<index_t> start;       // offset of each row in `dirs`
     std::vector<index_t> lo, hi;      // window ranges
-    std::vector<double> xa, xb;       // coarsened series (FastDTW)
     std::vector<std::pair<index_t, index_t>> path, path2;
     void reserve_row(index_t n) {
         if (static_cast<index_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
@@ -324,14 +326,25 @@ double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspac
     return dtw_rolling(tc, m, n, BandWindow{m, n, window}, ws.row.data());
 }
 
-// FastDTW over float32 points: widen to double once (the package works in float64), query on
-// the rows as in VLN-CE's fastdtw(query, reference).
+// FastDTW over float32 points, query on the rows as in VLN-CE's fastdtw(query, reference). The
+// coarse levels average in double, as the package does, so they choose the same windows; the
+// finest level measures the original float32 points like every other kernel, so FastDTW >=
+// exact DTW holds bit for bit (and differs from the package's float64 sums by ~1e-7 relative).
 inline double fastdtw_points(const float* ref, index_t n, const float* qry, index_t m, int dim,
                              index_t radius, Workspace& ws) {
     radius = std::min(radius, std::max(n, m));  // wider is exact anyway; keeps radius + 2 in range
-    ws.xa.assign(qry, qry + m * dim);
-    ws.xb.assign(ref, ref + n * dim);
-    return fastdtw_level(ws.xa.data(), m, ws.xb.data(), n, dim, radius, ws, nullptr);
+    const EuclideanCost<float, 0> cost{qry, ref, dim};
+    ws.reserve_row(n);
+    if (m < radius + 2 || n < radius + 2) return dtw_rolling(cost, m, n, FullWindow{n}, ws.row.data());
+    std::vector<double> x(qry, qry + m * dim), y(ref, ref + n * dim), xs, ys;
+    reduce_by_half(x.data(), m, dim, xs);
+    reduce_by_half(y.data(), n, dim, ys);
+    std::vector<std::pair<index_t, index_t>> coarse;
+    fastdtw_level(xs.data(), m / 2, ys.data(), n / 2, dim, radius, ws, &coarse);
+    std::vector<index_t> lo, hi;
+    expand_window(coarse, m / 2, m, n, radius, lo, hi);
+    ws.reserve_row(n);
+    return dtw_rolling(cost, m, n, RangeWindow{lo.data(), hi.data()}, ws.row.data());
 }
 
 // DTW(R, q_1..q_j) for every j: the query on the rows, the reference on the columns, and the

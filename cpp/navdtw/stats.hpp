@@ -3,8 +3,9 @@
 // One pass over a (reference, query) pair gives every quantity that needs a loop over points:
 // end and oracle distances, both path lengths, the nearest-point distances behind AD, MD and
 // CLS's path coverage, and the edge edit distance behind SED. metrics.py turns these columns into
-// the metrics of each convention with numpy. d(a, b) follows METRICS.md's notation literally:
-// for node paths it is distances[a, b] (row = from, column = to).
+// the metrics of each convention with numpy. For node paths, every distance between a reference
+// node r and a query node q is distances[r, q], as in the DTW cost (so a non-symmetric matrix
+// means the same thing everywhere), and a distance along one path is distances[from, to].
 #pragma once
 
 #include <algorithm>
@@ -16,24 +17,23 @@
 namespace navdtw {
 
 enum Stat : int {
-    kNE = 0,        // d(q_last, r_last)
-    kONE,           // min_j d(q_j, r_last)
+    kNE = 0,        // d(r_last, q_last)
+    kONE,           // min_j d(r_last, q_j)
     kPLQ,           // sum_j d(q_j, q_j+1)
     kPLR,           // sum_i d(r_i, r_i+1)
-    kStartGoal,     // d(q_first, r_last)
+    kStartGoal,     // d(r_last, q_first)
     kRefStartGoal,  // d(r_first, r_last)
-    kAD,            // mean_j min_i d(q_j, r_i)
-    kMD,            // max_j min_i d(q_j, r_i)
+    kAD,            // mean_j min_i d(r_i, q_j)
+    kMD,            // max_j min_i d(r_i, q_j)
     kPC,            // mean_i exp(-min_j d(r_i, q_j) / threshold)
     kEdit,          // Levenshtein distance between the edge sequences (node paths only; NaN otherwise)
     kNumStats
 };
 
-template <class I, bool SYMMETRIC>
+template <class I>
 struct NodeMetric {
     const float* m;
     index_t stride;
-    static constexpr bool symmetric = SYMMETRIC;
     double operator()(I a, I b) const {
         return static_cast<double>(m[static_cast<index_t>(a) * stride + static_cast<index_t>(b)]);
     }
@@ -41,7 +41,6 @@ struct NodeMetric {
 
 struct PointMetric {
     int dim;
-    static constexpr bool symmetric = true;
     double operator()(const float* a, const float* b) const { return EuclideanCost<float, 0>{a, b, dim}(0, 0); }
 };
 
@@ -90,25 +89,26 @@ template <class Metric, class Seq>
 void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t m, double threshold,
                 double* out, index_t stride, StatsScratch& s) {
     const auto goal = r[n - 1];
-    out[kNE * stride] = d(q[m - 1], goal);
+    out[kNE * stride] = d(goal, q[m - 1]);
     double one = kInf, plq = 0.0, plr = 0.0;
-    for (index_t j = 0; j < m; ++j) one = std::min(one, d(q[j], goal));
+    for (index_t j = 0; j < m; ++j) one = std::min(one, d(goal, q[j]));
     for (index_t j = 0; j + 1 < m; ++j) plq += d(q[j], q[j + 1]);
     for (index_t i = 0; i + 1 < n; ++i) plr += d(r[i], r[i + 1]);
     out[kONE * stride] = one;
     out[kPLQ * stride] = plq;
     out[kPLR * stride] = plr;
-    out[kStartGoal * stride] = d(q[0], goal);
+    out[kStartGoal * stride] = d(goal, q[0]);
     out[kRefStartGoal * stride] = d(r[0], goal);
 
+    // One lookup per cell serves both nearest-point directions: min over r (AD, MD) and min over
+    // q (path coverage).
     s.near_r.assign(static_cast<std::size_t>(n), kInf);
     double ad = 0.0, md = 0.0;
     for (index_t j = 0; j < m; ++j) {
         double best = kInf;
         for (index_t i = 0; i < n; ++i) {
-            const double qr = d(q[j], r[i]);
-            best = std::min(best, qr);
-            const double rq = Metric::symmetric ? qr : d(r[i], q[j]);
+            const double rq = d(r[i], q[j]);
+            best = std::min(best, rq);
             double& nr = s.near_r[static_cast<std::size_t>(i)];
             nr = std::min(nr, rq);
         }
@@ -145,7 +145,7 @@ inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairI
 template <class I>
 void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                        const index_t* env, const PairIndex& P, index_t B, double threshold, double* out,
-                       bool symmetric, int workers, const Poll& poll) {
+                       int workers, const Poll& poll) {
     if (mats.empty()) throw std::invalid_argument("distances is empty");
     const auto n_env = static_cast<index_t>(mats.size());
     run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
@@ -161,10 +161,7 @@ void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vect
             check_nodes(Q, q, M.n, "queries", b, e);
             const NodeSeq<I> rs{R.path(r)}, qs{Q.path(q)};
             double* o = out + b;
-            if (symmetric)
-                pair_stats(NodeMetric<I, true>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
-            else
-                pair_stats(NodeMetric<I, false>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
+            pair_stats(NodeMetric<I>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
             o[kEdit * B] = edge_edit_distance(rs, R.length(r), qs, Q.length(q), s.row);
         }
     }, poll);

@@ -13,6 +13,10 @@ U8 = npt.NDArray[np.uint8]
 NodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 MAX_PATH_CELLS: int
+
+def simd_available() -> bool: ...
+def simd_enabled() -> bool: ...
+def set_simd(enabled: bool) -> None: ...
 STATS: Tuple[str, ...]
 
 def dtw_points(
@@ -34,8 +38,7 @@ def stats_points(
 ) -> F64: ...
 def stats_nodes(
     ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
-    env: Optional[I64] = None, pairs: Optional[I64] = None, threshold: float = 3.0, symmetric: bool = False,
-    workers: int = 1,
+    env: Optional[I64] = None, pairs: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
 ) -> F64: ...
 def random_walks(
     indptr: I64, indices: I64, starts: I64, base: I64, step_counts: I64, first: int, count: int, seed: int,

@@ -12,15 +12,17 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
-    """Writes ``data`` to ``path`` so readers never see a partial file."""
+    """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        # mkstemp creates 0600; give the file the permissions a plain open() would have.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -298,9 +298,6 @@ class _Batch:
             self.refs = Paths._wrap(rv, self.refs.offsets)
             self.qrys = Paths._wrap(qv, self.qrys.offsets)
             self.matrices = as_matrices(distances)
-            # Symmetric matrices (every shortest-path matrix of an undirected graph) let the
-            # statistics kernel look each pair up once.
-            self.symmetric = all(np.array_equal(m, m.T) for m in self.matrices)
         self.pairs = None
         self.all_pairs = all_pairs
         nr, nq = len(self.refs), len(self.qrys)

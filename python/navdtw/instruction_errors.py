@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any, Sequence, Union
 
 import numpy as np
-from scipy.stats import rankdata
 
 __all__ = ["auc", "atd", "sr_drop"]
 
@@ -69,6 +68,8 @@ def auc(labels: ArrayLike, scores: ArrayLike) -> float:
         raise ValueError(
             f"AUC needs both classes; got {n_pos} positive and {n_neg} negative labels"
         )
+    from scipy.stats import rankdata  # imported here: scipy.stats takes ~1 s to import
+
     ranks = rankdata(s, method="average")  # 1-based, ties share their mean rank
     u = float(ranks[pos].sum()) - n_pos * (n_pos + 1) / 2.0
     return u / (n_pos * n_neg)

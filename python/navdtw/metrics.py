@@ -232,6 +232,18 @@ class Scores:
         return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
 
 
+def _cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.ndarray:
+    """CLS = PC * LS, LS = a / (a + |a - PL(Q)|), a = PC * PL(R); LS = 1 when a and PL(Q) are both 0,
+    and 0 when either length is infinite (a path through unreachable nodes)."""
+    a = np.zeros_like(pc)
+    np.multiply(pc, pl_reference, out=a, where=pc > 0)
+    finite = np.isfinite(a) & np.isfinite(pl_query)
+    a_f = np.where(finite, a, 0.0)
+    q_f = np.where(finite, pl_query, 0.0)
+    ls = np.where(finite, _safe_ratio(a_f, a_f + np.abs(a_f - q_f), both_zero=1.0), 0.0)
+    return pc * ls
+
+
 def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: Optional[np.ndarray]) -> np.ndarray:
     sr = (ne <= threshold) if conv.success_inclusive else (ne < threshold)
     if stopped is not None:
@@ -298,7 +310,7 @@ def evaluate(references, queries, *, env=None, distances=None, graphs=None, thre
         distances = graphs.distances
     refs = as_paths(references, "references")
     qrys = as_paths(queries, "queries")
-    if refs.is_nodes and conv.collapse_repeats:
+    if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
     batch = _Batch(refs, qrys, distances, env, None)
     n = batch.size
@@ -325,7 +337,7 @@ def _score(batch: _Batch, conv: Convention, threshold: float, wanted: List[str],
     nodes = batch.matrices is not None
     if nodes:
         stats = _core.stats_nodes(r.values, r.offsets, q.values, q.offsets, batch.matrices, env=batch.env,
-                                  pairs=batch.pairs, threshold=threshold, symmetric=batch.symmetric, workers=workers)
+                                  pairs=batch.pairs, threshold=threshold, workers=workers)
     else:
         stats = _core.stats_points(r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs,
                                    threshold=threshold, workers=workers)
@@ -346,10 +358,7 @@ def _score(batch: _Batch, conv: Convention, threshold: float, wanted: List[str],
     if nodes:
         edges = np.maximum(ref_len - 1, qry_len - 1).astype(np.float64)
         out["sed"] = sr * (1.0 - _safe_ratio(col["edit"], edges, both_zero=0.0))
-    pc = col["pc"]
-    a = np.where(pc > 0, pc * col["pl_reference"], 0.0)
-    ls = _safe_ratio(a, a + np.abs(a - col["pl_query"]), both_zero=1.0)
-    out["cls"] = pc * ls
+    out["cls"] = _cls(col["pc"], col["pl_reference"], col["pl_query"])
     out["ad"] = col["ad"]
     out["md"] = col["md"]
     if {"dtw", "ndtw", "sdtw"} & set(wanted):

@@ -100,6 +100,8 @@ class NDTWReward:
                 raise ValueError(f"references[{b}] has node id {values[k]} out of range")
             self._refs = Paths._wrap(np.ascontiguousarray(values), refs.offsets)
         else:
+            if env is not None:
+                raise ValueError("env= selects distance matrices; coordinate references have none")
             check_finite(refs, "references")
             self._refs = refs
         B = len(refs)
@@ -140,30 +142,46 @@ class NDTWReward:
         ``references`` (same length as ``indices``) replaces those episodes' reference paths.
         """
         B = len(self)
-        idx = np.arange(B) if indices is None else np.asarray(indices, dtype=np.int64).reshape(-1)
+        if indices is None:
+            idx = np.arange(B)
+        else:
+            raw = np.asarray(indices)
+            if raw.dtype == np.bool_:  # a mask of the episodes to reset, as vector envs return
+                if raw.shape != (B,):
+                    raise ValueError(f"reset: a boolean mask needs one entry per episode ({B})")
+                idx = np.flatnonzero(raw)
+            elif raw.size == 0:
+                idx = np.zeros(0, dtype=np.int64)
+            elif raw.dtype.kind in "iu":
+                idx = raw.astype(np.int64).reshape(-1)
+            else:
+                raise TypeError(f"reset: indices must be integers or a boolean mask, got {raw.dtype}")
         if idx.size and (idx.min() < -B or idx.max() >= B):
             raise IndexError(f"reset: episode index out of range for {B} episodes")
         idx = idx % B if idx.size else idx
         if references is not None:
-            new = as_paths(references, "references")
+            new = list(references) if not isinstance(references, Paths) else references.tolist()
             if len(new) != len(idx):
                 raise ValueError(f"reset: {len(new)} references for {len(idx)} episodes")
+            if not idx.size:
+                return
             paths = self._refs.tolist()
             for k, i in enumerate(idx):
-                paths[int(i)] = new[k]
-            state = (self._steps.copy(), self._dtw.copy(), self._ndtw.copy(), self._active.copy(), self._last)
-            columns = (self._refs.offsets, self._columns)
+                paths[int(i)] = np.asarray(new[k])
+            old_offsets, old_columns, old_last = self._refs.offsets, self._columns, self._last
+            state = (self._steps.copy(), self._dtw.copy(), self._ndtw.copy(), self._active.copy())
             self._set_references(Paths.from_list(paths, name="references"), self._env_arg)
             # Episodes not being reset keep their state; their columns are copied over.
             keep = np.ones(B, dtype=bool)
             keep[idx] = False
-            old_off, old_cols = columns
             for b in np.flatnonzero(keep):
                 o, n = self._refs.offsets[b], self._refs.offsets[b + 1]
-                self._columns[o:n] = old_cols[old_off[b]:old_off[b + 1]]
-            steps, dtw, ndtw, active, last = state
+                self._columns[o:n] = old_columns[old_offsets[b]:old_offsets[b + 1]]
+            steps, dtw, ndtw, active = state
             self._steps[keep], self._dtw[keep], self._ndtw[keep] = steps[keep], dtw[keep], ndtw[keep]
-            self._active[keep], self._last = active[keep], last
+            self._active[keep] = active[keep]
+            if old_last is not None and (self._refs.is_nodes or old_last.shape[1:] == (self._refs.dim,)):
+                self._last = old_last
             return
         starts, ends = self._refs.offsets[idx], self._refs.offsets[idx + 1]
         for o, e in zip(starts, ends):
@@ -194,9 +212,11 @@ class NDTWReward:
             if p.dtype.kind not in "iuf" or p.shape != (B, D):
                 raise ValueError(f"points must be [B, D] = [{B}, {D}] coordinates, got {p.dtype} {p.shape}")
             p = np.ascontiguousarray(p, dtype=np.float32)
-            act = self._active.view(bool)
-            if not np.isfinite(p[act]).all():
-                raise ValueError(f"points[{int(np.flatnonzero(act & ~np.isfinite(p).all(axis=1))[0])}] is not finite")
+            if not np.isfinite(p).all():  # cheap test first; finished episodes may hold anything
+                act = self._active.view(bool)
+                bad = act & ~np.isfinite(p).all(axis=1)
+                if bad.any():
+                    raise ValueError(f"points[{int(np.flatnonzero(bad)[0])}] is not finite")
             _core.reward_step_points(self._refs.values, self._columns, self._refs.offsets, self._steps, self._dtw,
                                      self._ndtw, self._active, p, self._rewards, self.threshold, workers=self.workers)
         # Remember each running episode's last point for the terminal reward.
@@ -207,18 +227,19 @@ class NDTWReward:
         return self._rewards
 
     def _goal_distance(self, idx: np.ndarray) -> np.ndarray:
-        """d(last point, r_last) for episodes idx (metres)."""
+        """d(r_last, last point) for episodes idx (metres; node mode reads distances[goal, point],
+        rows = reference nodes, as the DTW cost does)."""
         goal = self._refs.values[self._refs.offsets[idx + 1] - 1]
         last = self._last[idx]
         if not self._refs.is_nodes:
             diff = last.astype(np.float64) - goal
             return np.sqrt(np.einsum("ij,ij->i", diff, diff))
         if self._env is None:
-            return self._matrices[0][last, goal].astype(np.float64)
+            return self._matrices[0][goal, last].astype(np.float64)
         out = np.empty(len(idx))
         for k, mat in enumerate(self._matrices):
             sel = self._env[idx] == k
-            out[sel] = mat[last[sel], goal[sel]]
+            out[sel] = mat[goal[sel], last[sel]]
         return out
 
     def done(self, mask) -> np.ndarray:
@@ -233,9 +254,9 @@ class NDTWReward:
         m = m.astype(bool) & self._active.astype(bool)
         out = np.zeros(len(self))
         if self.success_reward > 0 and self._last is not None:
-            m &= self._steps > 0
-            dist = self._goal_distance(np.flatnonzero(m))
+            scored = np.flatnonzero(m & (self._steps > 0))  # an episode with no point has no end
+            dist = self._goal_distance(scored)
             ok = dist < self.threshold
-            out[np.flatnonzero(m)[ok]] = self.success_reward * (1.0 - dist[ok] / self.threshold)
+            out[scored[ok]] = self.success_reward * (1.0 - dist[ok] / self.threshold)
         self._active[m] = 0
         return out

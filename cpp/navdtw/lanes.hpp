@@ -1,0 +1,47 @@
+// navdtw: exact DTW of 8 coordinate pairs at once, one pair per SIMD lane.
+//
+// A group of up to 8 pairs is solved in lockstep over the largest rows x columns of the group:
+// shorter paths are padded by repeating their last point, and each lane's answer is read at its
+// own end cell (n-1, m-1) as the rows pass it. Padding only adds cells after a lane's own table,
+// which nothing inside it depends on. Every cell does the same float32 cost and double
+// recurrence as the scalar kernel, so the variants return identical bits. The batch driver groups
+// pairs of similar shape (sorted by lengths) so little padding is computed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace navdtw {
+
+using lane_index_t = std::int64_t;
+
+struct LanePair {
+    const float* ref;
+    lane_index_t n;
+    const float* qry;
+    lane_index_t m;
+};
+
+constexpr int kLanes = 8;
+
+struct LaneScratch {
+    std::vector<float> ri, qi;  // interleaved points: [row][dim][lane]
+    std::vector<double> buf;    // rolling row: [column][lane]
+};
+
+// True when this CPU (and OS) run the AVX2 kernel; defined in kernels_avx2.cpp.
+bool avx2_supported();
+
+// Exact DTW of pairs[0 .. count), count <= 8, into out[0 .. count). Requires avx2_supported().
+void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, double* out, LaneScratch& scratch);
+
+// Switch for tests and benchmarks: false forces the portable scalar kernel.
+inline std::atomic<bool>& simd_enabled() {
+    static std::atomic<bool> enabled{true};
+    return enabled;
+}
+
+inline bool use_avx2() { return simd_enabled().load(std::memory_order_relaxed) && avx2_supported(); }
+
+}  // namespace navdtw

@@ -1,0 +1,784 @@
+"""The ``navdtw`` command: ``demo``, ``score`` and ``baseline``.
+
+``main(argv=None) -> int`` is the console entry point (``navdtw = "navdtw.cli:main"``); it returns
+the exit status instead of exiting, so it can be called from Python and tests. Every mistake in the
+user's input (missing or malformed file, unknown scan or viewpoint, missing predictions, bad
+numbers) prints one line ``navdtw: error: <file>: <what is wrong>`` to stderr and returns 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["main", "build_parser", "UserError"]
+
+PROG = "navdtw"
+EXIT_USAGE = 2
+
+# The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent (rates)
+# and metres. Left empty until the values are checked against the paper: the baseline command
+# then prints only our numbers. Fill in as {"sr": ..., "spl": ..., "ndtw": ..., ...}.
+PAPER_RANDOM_R2R_VAL_UNSEEN: Dict[str, float] = {}
+
+# Columns of the printed tables: (metric, header, is a rate shown in percent).
+_COLUMNS: Tuple[Tuple[str, str, bool], ...] = (
+    ("pl", "PL", False),
+    ("ne", "NE", False),
+    ("one", "ONE", False),
+    ("sr", "SR", True),
+    ("osr", "OSR", True),
+    ("spl", "SPL", True),
+    ("sed", "SED", True),
+    ("cls", "CLS", True),
+    ("ad", "AD", False),
+    ("md", "MD", False),
+    ("dtw", "DTW", False),
+    ("ndtw", "nDTW", True),
+    ("sdtw", "SDTW", True),
+)
+
+
+class UserError(Exception):
+    """A mistake in the command's input: reported as one line, exit status 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# argument parsing
+# --------------------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr (status 2) instead of usage + error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**63), got {text!r}")
+    return value
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a distance in metres, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite distance > 0 (metres), got {text!r}")
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got {text!r}") from None
+    if value != -1 and value < 1:
+        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got {text!r}")
+    return value
+
+
+_DEMO_EPILOG = """\
+Builds the synthetic world of the nDTW paper (a jittered 15 x 15 grid graph), draws
+reference/query pairs of five kinds (identical, detour, near_goal, partial, random),
+scores them with every metric and writes summary.json, episodes.csv and figures.
+No data download; takes a few seconds.
+
+Example:
+  navdtw demo
+  navdtw demo --seed 3 --pairs 500 --out demo_seed3 --no-figures
+"""
+
+_SCORE_EPILOG = """\
+R2R / R4R (discrete, Matterport3D graphs): the split, the connectivity folder and an
+R2R results file [{"instr_id": "<path_id>_<k>", "trajectory": [[viewpoint, heading,
+elevation], ...]}, ...]. Every instruction of the split needs exactly one prediction.
+
+R2R-CE (continuous): the episodes, their *_gt file (dense reference locations) and the
+predictions as {episode_id: [{"position": [x, y, z], ...}, ...]} or JSON lines
+{"episode_id" (or "instruction_id"): ..., "path": [[x, y, z], ...]}. SPL's l is the
+episodes' info["geodesic_distance"] when present. NE / SR use straight-line distances.
+
+Writes summary.json, episodes.csv (one row per episode) and histograms.png to --out.
+
+Example:
+  navdtw score --split R2R_val_unseen.json --connectivity connectivity/ \\
+      --predictions results.json --convention r2r --out scores/
+  navdtw score --vlnce-episodes val_unseen.json.gz --vlnce-gt val_unseen_gt.json.gz \\
+      --predictions preds.json --convention vlnce
+"""
+
+_BASELINE_EPILOG = """\
+The random agent of the nDTW paper (Ilharco et al. 2019, Table 2): from each reference's
+start, walk as many random steps as a reference of the split has edges. Walks depend
+only on (seed, walk index): the same seed gives identical numbers on any machine and
+any number of workers. Writes baseline.json to --out.
+
+Example:
+  navdtw baseline --split R2R_val_unseen.json --connectivity connectivity/ -n 1000000 --seed 0
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import CONVENTIONS, __version__
+
+    conventions = sorted(CONVENTIONS)
+    parser = _Parser(
+        prog=PROG,
+        description="Exact DTW / nDTW / SDTW and every navigation metric for vision-and-language navigation.",
+        epilog="Example:\n  navdtw demo\n  navdtw score --help\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    demo = sub.add_parser("demo", help="score synthetic pairs from the nDTW paper's world (no data needed)",
+                          description="Score reference/query pairs in the nDTW paper's synthetic world.",
+                          epilog=_DEMO_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    demo.add_argument("--seed", type=_seed, default=0, help="seed of the world and the pairs (default 0)")
+    demo.add_argument("--pairs", type=_positive_int, default=100, metavar="N",
+                      help="number of reference/query pairs (default 100)")
+    demo.add_argument("--out", default="navdtw_demo", metavar="DIR", help="output folder (default navdtw_demo/)")
+    demo.add_argument("--no-figures", action="store_true", help="do not draw figures")
+
+    score = sub.add_parser("score", help="score predictions on R2R / R4R / R2R-CE",
+                           description="Score an agent's predictions with every navigation metric.",
+                           epilog=_SCORE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    score.add_argument("--split", metavar="FILE", help="R2R / R4R split (JSON)")
+    score.add_argument("--connectivity", metavar="DIR", help="folder of <scan>_connectivity.json")
+    score.add_argument("--vlnce-episodes", metavar="FILE", help="R2R-CE episodes (.json or .json.gz)")
+    score.add_argument("--vlnce-gt", metavar="FILE", help="R2R-CE ground truth (*_gt.json.gz)")
+    score.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
+    score.add_argument("--convention", choices=conventions, default=None,
+                       help="whose definitions to follow (default r2r; vlnce for R2R-CE)")
+    score.add_argument("--threshold", type=_threshold, default=3.0, metavar="M",
+                       help="success distance in metres (default 3.0)")
+    score.add_argument("--out", default="navdtw_scores", metavar="DIR", help="output folder (default navdtw_scores/)")
+    score.add_argument("--strict", action="store_true",
+                       help="require every prediction to start at its reference's start")
+    score.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
+    score.add_argument("--no-figures", action="store_true", help="do not draw figures")
+
+    base = sub.add_parser("baseline", help="the nDTW paper's random-walk baseline on a split",
+                          description="Score random walks against a split's references (Ilharco et al. 2019, Table 2).",
+                          epilog=_BASELINE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    base.add_argument("--split", required=True, metavar="FILE", help="R2R / R4R split (JSON)")
+    base.add_argument("--connectivity", required=True, metavar="DIR", help="folder of <scan>_connectivity.json")
+    base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
+    base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
+    base.add_argument("--convention", choices=conventions, default="paper", help="definitions (default paper)")
+    base.add_argument("--threshold", type=_threshold, default=3.0, metavar="M",
+                      help="success distance in metres (default 3.0)")
+    base.add_argument("--out", default="navdtw_baseline", metavar="DIR",
+                      help="output folder (default navdtw_baseline/)")
+    base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
+    base.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+# --------------------------------------------------------------------------------------------
+# helpers: inputs, outputs, tables
+# --------------------------------------------------------------------------------------------
+
+
+def _need_file(path: Optional[str], option: str) -> Path:
+    if not path:
+        raise UserError(f"{option} is required")
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{option} {path}: is a folder, not a file")
+    if not p.is_file():
+        raise UserError(f"{option} {path}: no such file")
+    return p
+
+
+def _need_dir(path: Optional[str], option: str) -> Path:
+    if not path:
+        raise UserError(f"{option} is required")
+    p = Path(path)
+    if not p.is_dir():
+        raise UserError(f"{option} {path}: no such folder")
+    return p
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:  # pragma: no cover
+        return False
+
+
+def _check_out(out: Path, outputs: Sequence[str], inputs: Sequence[Path]) -> None:
+    """Refuses an output folder that is, or would overwrite, an input."""
+    for p in inputs:
+        if _same(out, p):
+            raise UserError(f"--out {out}: is an input ({p}); choose another output folder")
+        for name in outputs:
+            if _same(out / name, p):
+                raise UserError(f"--out {out}: writing {name} there would overwrite the input {p}")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: exists and is not a folder")
+
+
+def _finite_or_none(x: float) -> Optional[float]:
+    return float(x) if math.isfinite(x) else None
+
+
+def _jsonable_means(means: Dict[str, float]) -> Dict[str, Optional[float]]:
+    """Means for JSON: non-finite values (an unreachable goal somewhere) become null."""
+    return {k: _finite_or_none(v) for k, v in means.items()}
+
+
+def _fmt(value: float, rate: bool) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if math.isinf(value):
+        return "inf"
+    return f"{value * 100:.2f}" if rate else f"{value:.2f}"
+
+
+def format_table(rows: Sequence[Tuple[str, Optional[int], Dict[str, float]]], *, label: str = "") -> str:
+    """A fixed-width table: one row per (name, count, means as fractions); rates in percent."""
+    present = [c for c in _COLUMNS if any(c[0] in r[2] for r in rows)]
+    name_w = max([len(label)] + [len(r[0]) for r in rows])
+    show_n = any(r[1] is not None for r in rows)
+    n_w = max([1] + [len(str(r[1])) for r in rows if r[1] is not None])
+    cells = [[_fmt(r[2].get(k, float("nan")), rate) for k, _, rate in present] for r in rows]
+    widths = [max(len(h + ("%" if rate else "")), *(len(c[j]) for c in cells)) for j, (_, h, rate) in enumerate(present)]
+    head = label.ljust(name_w) + ("  " + "n".rjust(n_w) if show_n else "")
+    head += "".join("  " + (h + ("%" if rate else "")).rjust(w) for (_, h, rate), w in zip(present, widths))
+    lines = [head, "-" * len(head)]
+    for (name, n, _), row in zip(rows, cells):
+        line = name.ljust(name_w) + ("  " + (str(n) if n is not None else "").rjust(n_w) if show_n else "")
+        line += "".join("  " + c.rjust(w) for c, w in zip(row, widths))
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    from ._io import atomic_write_text
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in row])
+    atomic_write_text(path, buf.getvalue())
+
+
+def _episode_rows(scores, first_cols: Sequence[Sequence[Any]]) -> Tuple[List[str], List[List[Any]]]:
+    keys = scores.keys()
+    cols = [scores[k].tolist() for k in keys]
+    rows = []
+    for i in range(len(scores)):
+        rows.append([c[i] for c in first_cols] + [c[i] for c in cols])
+    return keys, rows
+
+
+def _plotting_available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _skip_figures_note() -> None:
+    print(f"{PROG}: note: figures skipped (matplotlib is not installed: pip install 'navdtw[plot]')",
+          file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------------
+# demo
+# --------------------------------------------------------------------------------------------
+
+
+def _cmd_demo(args) -> int:
+    from . import evaluate, warping_path
+    from ._io import atomic_write_json
+    from .synthetic import PAIR_KINDS, SyntheticWorld
+
+    out = Path(args.out)
+    _check_out(out, [], [])
+    t0 = time.perf_counter()
+    world = SyntheticWorld.generate(seed=args.seed)
+    refs, queries = world.sample_pairs(args.pairs, seed=args.seed)
+    kinds = [PAIR_KINDS[i % len(PAIR_KINDS)] for i in range(len(refs))]
+    scores = evaluate(refs, queries, distances=world.distances, threshold=world.threshold, convention="paper")
+
+    kinds_arr = np.array(kinds)
+    rows = []
+    per_kind: Dict[str, Dict[str, Any]] = {}
+    for kind in PAIR_KINDS:
+        sel = kinds_arr == kind
+        if not sel.any():
+            continue
+        means = {k: float(np.mean(scores[k][sel])) for k in scores.keys()}
+        rows.append((kind, int(sel.sum()), means))
+        per_kind[kind] = {"n": int(sel.sum()), "means": _jsonable_means(means)}
+    overall = scores.summary()
+    rows.append(("all", len(scores), overall))
+
+    print(f"navdtw demo: the nDTW paper's synthetic world (seed {args.seed}): {world.num_nodes} nodes, "
+          f"{len(world.edges)} edges, success threshold {world.threshold:.3f}; {len(refs)} pairs, "
+          f"convention 'paper'. Rates in percent.")
+    print()
+    print(format_table(rows, label="query kind"))
+    print()
+
+    from ._io import atomic_write_json  # noqa: F811
+
+    summary = {
+        "command": "demo",
+        "seed": args.seed,
+        "pairs": len(refs),
+        "world": {"size": world.size, "nodes": world.num_nodes, "edges": int(len(world.edges)),
+                  "jitter": world.jitter, "radius": world.radius},
+        "threshold": world.threshold,
+        "convention": "paper",
+        "metrics_note": "means over pairs; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions",
+        "by_kind": per_kind,
+        "means": _jsonable_means(overall),
+    }
+    written = [atomic_write_json(out / "summary.json", summary)]
+    keys, ep_rows = _episode_rows(scores, [list(range(len(refs))), kinds, [len(r) for r in refs],
+                                           [len(q) for q in queries]])
+    _write_csv(out / "episodes.csv", ["pair", "kind", "reference_nodes", "query_nodes"] + keys, ep_rows)
+    written.append(out / "episodes.csv")
+
+    if not args.no_figures:
+        if _plotting_available():
+            from . import plot
+
+            # Figure 1: one example of every kind with its alignment over the graph distances.
+            shown = min(len(PAIR_KINDS), len(refs))
+            fig = plot._new_figure((3.6 * shown, 4.4))
+            axes = fig.subplots(1, shown, squeeze=False)[0]
+            for ax, i in zip(axes, range(shown)):
+                value, path = warping_path(refs[i], queries[i], distances=world.distances)
+                plot.plot_alignment(world.positions[refs[i]], world.positions[queries[i]], path, ax=ax,
+                                    title=kinds[i], threshold=world.threshold, dtw=value, legend=False)
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
+            fig.suptitle("DTW alignment (grey lines) between reference and query, one pair of each kind; "
+                         "DTW over graph distances")
+            written.append(plot.save(fig, out / "alignment.png"))
+            # Figure 3: up to 16 pairs sorted by nDTW.
+            m = min(16, len(refs))
+            pairs = [(world.positions[refs[i]], world.positions[queries[i]]) for i in range(m)]
+            fig = plot.plot_pairs_grid(pairs, scores["ndtw"][:m], titles=kinds[:m], ncols=4,
+                                       suptitle="Reference / query pairs sorted by nDTW")
+            written.append(plot.save(fig, out / "pairs_grid.png"))
+            fig = plot.plot_histograms(scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)")
+            written.append(plot.save(fig, out / "histograms.png"))
+        else:
+            _skip_figures_note()
+    elapsed = time.perf_counter() - t0
+    print(f"wrote {', '.join(str(p) for p in written)} ({elapsed:.1f} s)")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# score
+# --------------------------------------------------------------------------------------------
+
+
+def _score_r2r(args, pred_file: Path):
+    from . import datasets, evaluate
+    from .graphs import load_connectivity
+
+    if args.vlnce_episodes or args.vlnce_gt:
+        raise UserError("give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both")
+    split_file = _need_file(args.split, "--split")
+    conn = _need_dir(args.connectivity, "--connectivity")
+    convention = args.convention or "r2r"
+    if convention == "vlnce":
+        raise UserError("--convention vlnce scores continuous paths: give --vlnce-episodes and --vlnce-gt")
+
+    entries = datasets.load_r2r(split_file)
+    if not entries:
+        raise UserError(f"{split_file.name}: the split is empty")
+    split_name = split_file.name
+    scans: List[str] = []
+    for k, e in enumerate(entries):
+        if e["scan"] not in scans:
+            if not (conn / f"{e['scan']}_connectivity.json").is_file():
+                raise UserError(f"{split_name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
+                                f"(no {e['scan']}_connectivity.json in {conn})")
+            scans.append(e["scan"])
+    graphs = load_connectivity(conn, scans=scans)
+    entries = datasets.load_r2r(split_file, graphs=graphs)  # names unknown viewpoints of the split
+    records = datasets.instructions(entries)
+    preds = datasets.load_predictions(pred_file)
+    _check_predictions(records, preds, graphs, pred_file.name, split_name, strict=args.strict)
+    matched = datasets.match_predictions(records, preds, graphs, strict=args.strict)
+    scores = evaluate(matched.references, matched.queries, distances=matched.distances, env=matched.env,
+                      threshold=args.threshold, convention=convention, shortest_distance=matched.shortest_distance,
+                      ids=matched.ids, strict=args.strict, workers=args.workers)
+    inputs = {"split": str(split_file.resolve()), "connectivity": str(conn.resolve()),
+              "predictions": str(pred_file.resolve())}
+    first = [matched.ids, matched.scans]
+    return scores, convention, inputs, ("instr_id", "scan"), first
+
+
+def _check_predictions(records, preds: Dict[str, List[str]], graphs, pred_name: str, split_name: str, *,
+                       strict: bool) -> None:
+    """Names the predictions file and entry of the first mismatch with the split."""
+    by_id = {str(r["instr_id"]): r for r in records}
+    for k, (iid, vps) in enumerate(preds.items()):
+        rec = by_id.get(iid)
+        if rec is None:
+            extra = sum(1 for i in preds if i not in by_id)
+            more = f" ({extra} such entries)" if extra > 1 else ""
+            raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): no such instruction in {split_name}{more}")
+        index = graphs[rec["scan"]].index
+        for j, v in enumerate(vps):
+            if v not in index:
+                raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): unknown viewpoint {v!r} "
+                                f"(trajectory[{j}]) in scan {rec['scan']!r}")
+        if strict and vps[0] != rec["path"][0]:
+            raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): trajectory starts at {vps[0]!r}, but the "
+                            f"reference starts at {rec['path'][0]!r} (--strict)")
+    missing = [i for i in by_id if i not in preds]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise UserError(f"{pred_name}: no prediction for instr_id {shown} ({len(missing)} of the {len(by_id)} "
+                        f"instructions of {split_name})")
+
+
+def _read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise UserError(f"{path.name}: corrupt or truncated gzip data ({exc})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _points(value, where: str) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UserError(f"{where}: expected a list of [x, y, z] positions") from None
+    if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
+        raise UserError(f"{where}: expected a non-empty list of [x, y, z] positions, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        bad = int(np.argmin(np.isfinite(arr).all(axis=1)))
+        raise UserError(f"{where}: position {bad} is not finite")
+    return arr
+
+
+def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
+    """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
+
+    Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
+    step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
+    "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
+    """
+    path = Path(path)
+    name = path.name
+    text = _read_text(path)
+    records: List[Tuple[str, Any, str]] = []  # (id, steps, where)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise UserError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        data = None  # JSON lines
+    if data is None:
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
+            records.append(_record(rec, f"{name}: line {lineno}"))
+    elif isinstance(data, dict) and "path" in data and ("episode_id" in data or "instruction_id" in data):
+        records.append(_record(data, f"{name}: line 1"))
+    elif isinstance(data, dict):
+        for k, (eid, steps) in enumerate(data.items()):
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})"))
+    elif isinstance(data, list):
+        for k, rec in enumerate(data):
+            records.append(_record(rec, f"{name}: entry {k}"))
+    else:
+        raise UserError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
+    out: Dict[str, np.ndarray] = {}
+    first: Dict[str, str] = {}
+    for key, steps, where in records:
+        if key in out:
+            raise UserError(f"{where}: duplicate id {key} (also {first[key]})")
+        first[key] = where.split(": ", 1)[1]
+        if not isinstance(steps, list) or not steps:
+            raise UserError(f"{where}: expected a non-empty list of steps")
+        if isinstance(steps[0], dict):
+            pts = []
+            for j, s in enumerate(steps):
+                if not isinstance(s, dict) or "position" not in s:
+                    raise UserError(f"{where}: step {j} has no 'position'")
+                pts.append(s["position"])
+            steps = pts
+        out[key] = _points(steps, where)
+    return out
+
+
+def _record(rec, where: str) -> Tuple[str, Any, str]:
+    if not isinstance(rec, dict):
+        raise UserError(f"{where}: expected an object, got {type(rec).__name__}")
+    key = rec.get("instruction_id", rec.get("episode_id"))
+    if key is None or isinstance(key, (bool, dict, list)):
+        raise UserError(f"{where}: needs 'episode_id' or 'instruction_id'")
+    if "path" not in rec:
+        raise UserError(f"{where} (id {key}): missing 'path'")
+    return str(key), rec["path"], f"{where} (id {key})"
+
+
+def _score_vlnce(args, pred_file: Path):
+    from . import datasets, evaluate
+
+    if args.split or args.connectivity:
+        raise UserError("give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both")
+    ep_file = _need_file(args.vlnce_episodes, "--vlnce-episodes")
+    gt_file = _need_file(args.vlnce_gt, "--vlnce-gt")
+    convention = args.convention or "vlnce"
+    episodes = datasets.load_vlnce_episodes(ep_file)
+    if not episodes:
+        raise UserError(f"{ep_file.name}: no episodes")
+    gt = datasets.load_vlnce_gt(gt_file)
+    preds = load_continuous_predictions(pred_file)
+
+    # predictions may be keyed by episode id or by instruction id
+    ids = [str(e["episode_id"]) for e in episodes]
+    instr = {}
+    for e, eid in zip(episodes, ids):
+        ins = e.get("instruction")
+        if isinstance(ins, dict) and "instruction_id" in ins:
+            instr[str(ins["instruction_id"])] = eid
+    known = set(ids)
+    keyed: Dict[str, np.ndarray] = {}
+    for k, (key, pts) in enumerate(preds.items()):
+        eid = key if key in known else instr.get(key)
+        if eid is None:
+            extra = sum(1 for p in preds if p not in known and p not in instr)
+            more = f" ({extra} such entries)" if extra > 1 else ""
+            raise UserError(f"{pred_file.name}: entry {k} (id {key}): no such episode in {ep_file.name}{more}")
+        if eid in keyed:
+            raise UserError(f"{pred_file.name}: entry {k} (id {key}): a second prediction for episode {eid}")
+        keyed[eid] = pts
+    missing = [i for i in ids if i not in keyed]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise UserError(f"{pred_file.name}: no prediction for episode_id {shown} ({len(missing)} of the "
+                        f"{len(ids)} episodes of {ep_file.name})")
+    no_gt = [i for i in ids if i not in gt]
+    if no_gt:
+        raise UserError(f"{gt_file.name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
+                        f"({len(no_gt)} of the {len(ids)} episodes of {ep_file.name})")
+    refs = [gt[i]["locations"] for i in ids]
+    qrys = [keyed[i] for i in ids]
+    shortest = np.empty(len(ids))
+    for k, (e, r) in enumerate(zip(episodes, refs)):
+        info = e.get("info")
+        g = info.get("geodesic_distance") if isinstance(info, dict) else None
+        if isinstance(g, (int, float)) and not isinstance(g, bool) and math.isfinite(g) and g >= 0:
+            shortest[k] = float(g)
+        else:
+            shortest[k] = float(np.linalg.norm(r[-1] - r[0]))
+    scores = evaluate(refs, qrys, threshold=args.threshold, convention=convention, shortest_distance=shortest,
+                      ids=ids, strict=args.strict, workers=args.workers)
+    inputs = {"vlnce_episodes": str(ep_file.resolve()), "vlnce_gt": str(gt_file.resolve()),
+              "predictions": str(pred_file.resolve())}
+    scans = [str(e.get("scan", "")) for e in episodes]
+    return scores, convention, inputs, ("episode_id", "scan"), [ids, scans]
+
+
+def _cmd_score(args) -> int:
+    from . import CONVENTIONS, __version__
+    from ._io import atomic_write_json
+
+    pred_file = _need_file(args.predictions, "--predictions")
+    out = Path(args.out)
+    input_paths = [pred_file] + [Path(p) for p in (args.split, args.connectivity, args.vlnce_episodes, args.vlnce_gt)
+                                 if p]
+    outputs = ["summary.json", "episodes.csv", "histograms.png"]
+    _check_out(out, outputs, input_paths)
+    t0 = time.perf_counter()
+    if args.vlnce_episodes or args.vlnce_gt:
+        scores, convention, inputs, id_cols, first = _score_vlnce(args, pred_file)
+    else:
+        scores, convention, inputs, id_cols, first = _score_r2r(args, pred_file)
+    means = scores.summary()
+    conv = CONVENTIONS[convention]
+    print(f"navdtw score: {len(scores)} episodes, convention {convention!r} ({conv.source}), "
+          f"threshold {args.threshold:g} m. Rates in percent.")
+    print()
+    print(format_table([(pred_file.name, len(scores), means)], label="predictions"))
+    print()
+    summary = {
+        "command": "score",
+        "navdtw_version": __version__,
+        "convention": convention,
+        "convention_source": conv.source,
+        "threshold": args.threshold,
+        "n": len(scores),
+        "inputs": inputs,
+        "strict": bool(args.strict),
+        "metrics_note": "means over episodes; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions; "
+                        "null = not finite (an unreachable goal)",
+        "means": _jsonable_means(means),
+    }
+    written = [atomic_write_json(out / "summary.json", summary)]
+    keys, rows = _episode_rows(scores, first)
+    _write_csv(out / "episodes.csv", list(id_cols) + keys, rows)
+    written.append(out / "episodes.csv")
+    if not args.no_figures:
+        if _plotting_available():
+            from . import plot
+
+            fig = plot.plot_histograms(scores, title=f"{pred_file.name}: {len(scores)} episodes, "
+                                                     f"convention {convention!r}")
+            written.append(plot.save(fig, out / "histograms.png"))
+        else:
+            _skip_figures_note()
+    print(f"wrote {', '.join(str(p) for p in written)} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# baseline
+# --------------------------------------------------------------------------------------------
+
+
+def _looks_like_r2r_val_unseen(split_file: Path) -> bool:
+    name = split_file.name.lower()
+    return "r2r" in name and "val_unseen" in name and "r4r" not in name
+
+
+def _cmd_baseline(args) -> int:
+    from . import __version__, datasets, random_baseline
+    from ._io import atomic_write_json
+    from .graphs import load_connectivity
+
+    split_file = _need_file(args.split, "--split")
+    conn = _need_dir(args.connectivity, "--connectivity")
+    out = Path(args.out)
+    _check_out(out, ["baseline.json"], [split_file, conn])
+    entries = datasets.load_r2r(split_file)
+    if not entries:
+        raise UserError(f"{split_file.name}: the split is empty")
+    scans: List[str] = []
+    for k, e in enumerate(entries):
+        if e["scan"] not in scans:
+            if not (conn / f"{e['scan']}_connectivity.json").is_file():
+                raise UserError(f"{split_file.name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
+                                f"(no {e['scan']}_connectivity.json in {conn})")
+            scans.append(e["scan"])
+    graphs = load_connectivity(conn, scans=scans)
+    entries = datasets.load_r2r(split_file, graphs=graphs)
+    chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
+    t0 = time.perf_counter()
+    means = random_baseline(entries, graphs, args.n, seed=args.seed, threshold=args.threshold,
+                            convention=args.convention, chunk=chunk, progress=not args.no_progress,
+                            workers=args.workers)
+    elapsed = time.perf_counter() - t0
+    print(f"navdtw baseline: {args.n} random walks over {len(entries)} paths of {split_file.name}, seed {args.seed}, "
+          f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). Rates in percent.")
+    print()
+    rows = [(f"random (navdtw, seed {args.seed})", None, means)]
+    if _looks_like_r2r_val_unseen(split_file) and PAPER_RANDOM_R2R_VAL_UNSEEN:
+        paper = {k: (v / 100.0 if any(k == c[0] and c[2] for c in _COLUMNS) else v)
+                 for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
+        rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
+    print(format_table(rows, label="agent"))
+    print()
+    result = {
+        "command": "baseline",
+        "navdtw_version": __version__,
+        "n": args.n,
+        "seed": args.seed,
+        "convention": args.convention,
+        "threshold": args.threshold,
+        "split": str(split_file.resolve()),
+        "connectivity": str(conn.resolve()),
+        "paths": len(entries),
+        "metrics_note": "means over the random walks; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions",
+        "means": _jsonable_means(means),
+    }
+    path = atomic_write_json(out / "baseline.json", result)
+    print(f"wrote {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# entry point
+# --------------------------------------------------------------------------------------------
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        msg = f"{exc.filename}: {exc.strerror or exc}"
+    elif isinstance(exc, KeyError) and type(exc).__str__ is KeyError.__str__ and exc.args:
+        msg = str(exc.args[0])  # KeyError's str() would quote the message
+    else:
+        msg = str(exc) or type(exc).__name__
+    return " ".join(msg.split())
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the ``navdtw`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    commands = {"demo": _cmd_demo, "score": _cmd_score, "baseline": _cmd_baseline}
+    try:
+        return commands[args.command](args)
+    except UserError as exc:
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+    except (ValueError, KeyError, OSError, json.JSONDecodeError) as exc:
+        # the readers name the file and the entry in their messages
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""Figures of the nDTW paper (Ilharco et al. 2019) and of scored runs.
+
+* :func:`plot_alignment` - Figure 1: a reference and a query with their optimal DTW alignment.
+* :func:`plot_pairs_grid` - Figure 3: a grid of reference / query pairs sorted by nDTW.
+* :func:`plot_histograms` - per-episode distributions of the metrics of a scored run.
+* :func:`save` - writes a figure as PNG atomically (readers never see a half-written file).
+
+matplotlib is optional (``pip install navdtw[plot]``) and imported only when a function here is
+called. Figures are built with the Agg canvas directly (``matplotlib.figure.Figure``), not through
+``pyplot``: nothing touches the global backend or the pyplot figure registry, so no figure needs
+closing and scripts on headless machines just work. Pass ``ax=`` to draw into your own axes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import sys
+from typing import Dict, Iterable, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["plot_alignment", "plot_pairs_grid", "plot_histograms", "save"]
+
+_REF_COLOR = "#1f5fbf"
+_QRY_COLOR = "#e0662a"
+_LINK_COLOR = "0.6"
+
+# Human-readable labels of the metrics (rates are drawn as fractions in [0, 1]).
+_LABELS: Dict[str, str] = {
+    "pl": "PL: path length (m)",
+    "ne": "NE: navigation error (m)",
+    "one": "ONE: oracle navigation error (m)",
+    "sr": "SR: success",
+    "osr": "OSR: oracle success",
+    "spl": "SPL",
+    "sed": "SED",
+    "cls": "CLS",
+    "ad": "AD: average deviation (m)",
+    "md": "MD: maximum deviation (m)",
+    "dtw": "DTW",
+    "ndtw": "nDTW",
+    "sdtw": "SDTW",
+}
+_UNIT_INTERVAL = frozenset({"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"})
+
+
+def _mpl():
+    """(Figure, FigureCanvasAgg), or an ImportError that says how to get matplotlib."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "navdtw's figures need matplotlib: pip install 'navdtw[plot]' (or pip install matplotlib)"
+        ) from exc
+    return Figure, FigureCanvasAgg
+
+
+def _new_figure(figsize: Tuple[float, float]):
+    Figure, FigureCanvasAgg = _mpl()
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)  # Agg canvas: renders to PNG without any GUI backend
+    return fig
+
+
+def _xy(points, name: str) -> np.ndarray:
+    a = np.asarray(points, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] < 2:
+        raise ValueError(f"{name}: expected a non-empty [n, 2] (or [n, 3]) array of points, got shape {a.shape}")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name}: points must be finite")
+    return a
+
+
+def _ndtw(d: float, n_ref: int, threshold: float) -> float:
+    return math.exp(-d / (n_ref * threshold)) if math.isfinite(d) else 0.0
+
+
+def _fmt_score(v: float) -> str:
+    """Three decimals; tiny positive scores in scientific notation instead of a bare 0.000."""
+    return f"{v:.1e}" if 0 < v < 5e-4 else f"{v:.3f}"
+
+
+def _draw_pair(ax, ref: np.ndarray, qry: np.ndarray, *, links=None, legend: bool = True,
+               markersize: float = 5.0, linewidth: float = 2.0) -> None:
+    """Reference and query polylines (first two coordinates), optional alignment links."""
+    if links is not None:
+        segs = [[ref[i, :2], qry[j, :2]] for i, j in np.asarray(links, dtype=np.int64)]
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(segs, colors=_LINK_COLOR, linewidths=0.8, linestyles="-",
+                                         zorder=1, label="DTW alignment"))
+    ax.plot(ref[:, 0], ref[:, 1], "-o", color=_REF_COLOR, lw=linewidth, ms=markersize, zorder=3,
+            label="reference")
+    ax.plot(qry[:, 0], qry[:, 1], "--s", color=_QRY_COLOR, lw=linewidth * 0.8, ms=markersize * 0.8,
+            zorder=4, label="query")
+    # start (shared by construction in VLN) and goals
+    ax.plot(ref[0, 0], ref[0, 1], marker="o", ms=markersize * 2.6, mfc="none", mec="k", mew=1.6, ls="none",
+            zorder=5, label="start")
+    ax.plot(ref[-1, 0], ref[-1, 1], marker="*", ms=markersize * 4.0, color=_REF_COLOR, mec="k", mew=0.8,
+            ls="none", zorder=6, label="reference goal")
+    ax.plot(qry[-1, 0], qry[-1, 1], marker="X", ms=markersize * 1.8, color=_QRY_COLOR, mec="k", mew=0.8,
+            ls="none", zorder=6, label="query end")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.margins(0.08)
+    if legend:  # beside the map, so it never hides a path
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
+
+
+def plot_alignment(reference_xy, query_xy, path=None, *, title: Optional[str] = None, ax=None,
+                   threshold: float = 3.0, dtw: Optional[float] = None, legend: bool = True):
+    """The nDTW paper's Figure 1: a reference and a query with their optimal DTW alignment.
+
+    Parameters
+    ----------
+    reference_xy, query_xy:
+        ``[n, 2]`` (or ``[n, 3]``: aligned in 3-D, the first two columns drawn) point coordinates in
+        metres. For habitat (y-up) R2R-CE positions pass the floor plane, ``points[:, [0, 2]]``.
+    path:
+        The alignment, an ``[K, 2]`` array of (reference index, query index) pairs; default the
+        exact Euclidean DTW alignment from :func:`navdtw.warping_path`.
+    title:
+        Text above the DTW / nDTW line of the title.
+    ax:
+        Draw into these matplotlib axes (default: a new figure).
+    threshold:
+        Success distance d_th for nDTW = exp(-DTW / (|R| d_th)) in the title (default 3.0 m).
+    dtw:
+        The DTW value to show (e.g. a graph-distance DTW when ``path`` comes from a node-mode
+        :func:`navdtw.warping_path`); default the Euclidean cost of the alignment.
+
+    Returns the matplotlib figure.
+    """
+    ref = _xy(reference_xy, "reference_xy")
+    qry = _xy(query_xy, "query_xy")
+    if path is None:
+        from .engine import warping_path
+
+        value, path = warping_path(ref.astype(np.float32), qry.astype(np.float32))
+    links = np.asarray(path, dtype=np.int64)
+    if links.ndim != 2 or links.shape[1] != 2 or links.shape[0] == 0:
+        raise ValueError(f"path: expected a [K, 2] array of (reference, query) index pairs, got shape {links.shape}")
+    if links.min() < 0 or (links[:, 0] >= len(ref)).any() or (links[:, 1] >= len(qry)).any():
+        raise ValueError("path: an index is out of range for the reference or the query")
+    if dtw is None:
+        dtw = float(np.linalg.norm(ref[links[:, 0]] - qry[links[:, 1]], axis=1).sum())
+    score = _ndtw(float(dtw), len(ref), float(threshold))
+
+    if ax is None:
+        fig = _new_figure((6.4, 5.6))
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    _draw_pair(ax, ref, qry, links=links, legend=legend)
+    line = f"DTW = {dtw:.2f}   nDTW = {_fmt_score(score)}"
+    ax.set_title(f"{title}\n{line}" if title else line)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.grid(True, lw=0.4, alpha=0.4)
+    return fig
+
+
+def plot_pairs_grid(pairs: Sequence[Tuple[object, object]], scores, *, ncols: int = 4,
+                    titles: Optional[Sequence[str]] = None, label: str = "nDTW", descending: bool = True,
+                    panel_size: float = 2.8, suptitle: Optional[str] = None):
+    """The nDTW paper's Figure 3: reference / query pairs in a grid, sorted by their score.
+
+    Parameters
+    ----------
+    pairs:
+        ``(reference_xy, query_xy)`` coordinate arrays, one per panel.
+    scores:
+        One score per pair (e.g. ``scores["ndtw"]``), or a :class:`navdtw.Scores` (its nDTW).
+    ncols:
+        Panels per row.
+    titles:
+        Optional extra text per pair (e.g. the query kind), shown above the score.
+    label:
+        The score's name in each title (default ``"nDTW"``).
+    descending:
+        Best first (default).
+
+    Returns the matplotlib figure.
+    """
+    from .metrics import Scores
+
+    if isinstance(scores, (Scores, dict)):
+        scores = scores["ndtw"]
+    values = np.asarray(scores, dtype=np.float64).ravel()
+    pairs = list(pairs)
+    if len(values) != len(pairs):
+        raise ValueError(f"{len(pairs)} pairs but {len(values)} scores")
+    if not pairs:
+        raise ValueError("plot_pairs_grid needs at least one pair")
+    if titles is not None and len(titles) != len(pairs):
+        raise ValueError(f"{len(pairs)} pairs but {len(titles)} titles")
+    if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
+        raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
+    order = np.argsort(-values if descending else values, kind="stable")
+    ncols = int(min(ncols, len(pairs)))
+    nrows = int(math.ceil(len(pairs) / ncols))
+    fig = _new_figure((panel_size * ncols, panel_size * nrows + (0.4 if suptitle else 0.0) + 0.5))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for slot, ax in enumerate(axes.ravel()):
+        if slot >= len(pairs):
+            ax.set_axis_off()
+            continue
+        k = int(order[slot])
+        ref = _xy(pairs[k][0], f"pairs[{k}] reference")
+        qry = _xy(pairs[k][1], f"pairs[{k}] query")
+        _draw_pair(ax, ref, qry, legend=False, markersize=3.0, linewidth=1.6)
+        text = f"{label} = {_fmt_score(values[k])}"
+        ax.set_title(f"{titles[k]}\n{text}" if titles is not None else text, fontsize="medium")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small", frameon=False)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+def plot_histograms(scores, metrics: Iterable[str] = ("ndtw", "sdtw", "cls", "spl", "ne", "pl"), *,
+                    bins: int = 30, ncols: int = 3, title: Optional[str] = None):
+    """Histograms of per-episode metrics of a scored run, one panel per metric.
+
+    ``scores``: a :class:`navdtw.Scores` or a mapping ``name -> per-episode array``. Metrics that
+    were not computed are skipped; non-finite values (unreachable goals) are left out and counted
+    in the panel title. Rates are drawn as fractions on [0, 1]; the dashed line is the mean.
+    """
+    names = [str(m).lower() for m in metrics]
+    present = [m for m in names if m in scores]
+    if not present:
+        raise ValueError(f"none of the metrics {names} is in the scores")
+    if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
+        raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
+    ncols = int(min(ncols, len(present)))
+    nrows = int(math.ceil(len(present) / ncols))
+    fig = _new_figure((3.6 * ncols, 2.9 * nrows + (0.4 if title else 0.0)))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for slot, ax in enumerate(axes.ravel()):
+        if slot >= len(present):
+            ax.set_axis_off()
+            continue
+        m = present[slot]
+        v = np.asarray(scores[m], dtype=np.float64).ravel()
+        finite = v[np.isfinite(v)]
+        dropped = len(v) - len(finite)
+        if m in _UNIT_INTERVAL:
+            rng = (0.0, 1.0)
+        elif len(finite):
+            hi = float(finite.max())
+            rng = (0.0, hi if hi > 0 else 1.0)
+        else:
+            rng = (0.0, 1.0)
+        ax.hist(finite, bins=bins, range=rng, color=_REF_COLOR, alpha=0.85, edgecolor="white", linewidth=0.5)
+        if len(finite):
+            mean = float(finite.mean())
+            shown = f"{mean:.3f}" if m in _UNIT_INTERVAL else f"{mean:.2f}"
+            ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {shown}")
+            ax.legend(loc="best", fontsize="small", framealpha=0.9)
+        name = _LABELS.get(m, m)
+        ax.set_title(name + (f"  ({dropped} inf left out)" if dropped else ""), fontsize="medium")
+        ax.set_ylabel("episodes")
+        ax.grid(True, axis="y", lw=0.4, alpha=0.4)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def save(fig, path, *, dpi: int = 130, close: bool = False):
+    """Writes ``fig`` as a PNG file atomically; returns the path.
+
+    ``close=True`` also releases the figure from pyplot when it was made with pyplot.
+    """
+    from ._io import atomic_write_bytes
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    out = atomic_write_bytes(path, buf.getvalue())
+    if close and "matplotlib.pyplot" in sys.modules:  # only pyplot keeps figures alive
+        sys.modules["matplotlib.pyplot"].close(fig)
+    return out

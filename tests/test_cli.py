@@ -1,0 +1,510 @@
+"""The ``navdtw`` command end to end: demo, score (R2R and R2R-CE), baseline, errors and help."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from navdtw.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+# ------------------------------------------------------------------------------------------
+# a tiny hand-made world: two scans, a split, predictions
+# ------------------------------------------------------------------------------------------
+
+# scanA: five viewpoints on a line, 2 m apart; scanB: three viewpoints 1.5 m apart.
+SCANS = {
+    "scanA": [("a0", 0.0), ("a1", 2.0), ("a2", 4.0), ("a3", 6.0), ("a4", 8.0)],
+    "scanB": [("b0", 0.0), ("b1", 1.5), ("b2", 3.0)],
+}
+
+
+def _connectivity(entries):
+    n = len(entries)
+    out = []
+    for i, (vp, x) in enumerate(entries):
+        pose = [1.0, 0, 0, x, 0, 1.0, 0, 0.0, 0, 0, 1.0, 1.5, 0, 0, 0, 1.0]
+        out.append({
+            "image_id": vp,
+            "pose": pose,
+            "included": True,
+            "unobstructed": [abs(i - j) == 1 for j in range(n)],
+            "visible": [abs(i - j) == 1 for j in range(n)],
+            "height": 1.5,
+        })
+    return out
+
+
+SPLIT = [
+    {"path_id": 1, "scan": "scanA", "path": ["a0", "a1", "a2"], "heading": 0.0, "distance": 4.0,
+     "instructions": ["walk two steps", "go forward"]},
+    {"path_id": 2, "scan": "scanB", "path": ["b0", "b1", "b2"], "heading": 0.0, "distance": 3.0,
+     "instructions": ["go to the end"]},
+]
+
+PREDICTIONS = [
+    {"instr_id": "1_0", "trajectory": [["a0", 0.0, 0.0], ["a1", 0.0, 0.0], ["a2", 0.0, 0.0]]},  # exact
+    {"instr_id": "1_1", "trajectory": [["a0", 0, 0], ["a1", 0, 0], ["a2", 0, 0], ["a3", 0, 0], ["a4", 0, 0]]},
+    {"instr_id": "2_0", "trajectory": [["b0", 0.0, 0.0], ["b0", 1.0, 0.0], ["b1", 1.0, 0.0], ["b2", 1.0, 0.0]]},
+]
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    conn = tmp_path / "connectivity"
+    conn.mkdir()
+    for scan, entries in SCANS.items():
+        (conn / f"{scan}_connectivity.json").write_text(json.dumps(_connectivity(entries)))
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps(SPLIT))
+    preds = tmp_path / "results.json"
+    preds.write_text(json.dumps(PREDICTIONS))
+    return {"conn": conn, "split": split, "preds": preds, "tmp": tmp_path}
+
+
+def _score_args(t, preds=None, out=None, *extra):
+    return ["score", "--split", str(t["split"]), "--connectivity", str(t["conn"]),
+            "--predictions", str(preds or t["preds"]), "--out", str(out or t["tmp"] / "out"), "--no-figures",
+            *extra]
+
+
+def _rows(path):
+    return list(csv.DictReader(path.read_text().splitlines()))
+
+
+def _one_error_line(capsys, *names):
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("navdtw: error: "), err
+    assert "Traceback" not in err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------
+# demo
+# ------------------------------------------------------------------------------------------
+
+
+def test_demo_writes_outputs_and_prints_table(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--pairs", "25"]) == 0
+    text = capsys.readouterr().out
+    for word in ("identical", "detour", "near_goal", "partial", "random", "all", "nDTW%", "SDTW%", "SR%"):
+        assert word in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pairs"] == 25 and summary["seed"] == 0
+    assert summary["by_kind"]["identical"]["means"]["ndtw"] == pytest.approx(1.0)
+    assert summary["by_kind"]["identical"]["means"]["sr"] == 1.0
+    assert 0.0 < summary["means"]["ndtw"] < 1.0
+    rows = _rows(out / "episodes.csv")
+    assert len(rows) == 25 and rows[0]["kind"] == "identical" and float(rows[0]["ndtw"]) == 1.0
+    for name in ("alignment.png", "pairs_grid.png", "histograms.png"):
+        data = (out / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    assert not list(out.glob(".*.tmp"))  # atomic writes leave no temporary files
+
+
+def test_demo_is_deterministic(tmp_path, capsys):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    assert main(["demo", "--seed", "7", "--pairs", "20", "--out", str(a), "--no-figures"]) == 0
+    assert main(["demo", "--seed", "7", "--pairs", "20", "--out", str(b), "--no-figures"]) == 0
+    assert main(["demo", "--seed", "8", "--pairs", "20", "--out", str(c), "--no-figures"]) == 0
+    capsys.readouterr()
+    for name in ("summary.json", "episodes.csv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes()
+    assert (a / "episodes.csv").read_bytes() != (c / "episodes.csv").read_bytes()
+    assert not (a / "alignment.png").exists()
+
+
+def test_demo_default_out_is_in_current_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--pairs", "5", "--no-figures"]) == 0
+    assert (tmp_path / "navdtw_demo" / "summary.json").is_file()
+
+
+def test_python_dash_m_navdtw_demo(tmp_path):
+    out = tmp_path / "demo"
+    proc = subprocess.run([sys.executable, "-m", "navdtw", "demo", "--pairs", "10", "--out", str(out),
+                           "--no-figures"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "identical" in proc.stdout and "nDTW%" in proc.stdout
+    assert json.loads((out / "summary.json").read_text())["pairs"] == 10
+
+
+# ------------------------------------------------------------------------------------------
+# score: R2R on the tiny world
+# ------------------------------------------------------------------------------------------
+
+
+def test_score_tiny_r2r(tiny, capsys):
+    out = tiny["tmp"] / "out"
+    assert main(_score_args(tiny, None, out, "--convention", "r2r")) == 0
+    text = capsys.readouterr().out
+    assert "66.67" in text and "results.json" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == 3 and summary["convention"] == "r2r" and summary["threshold"] == 3.0
+    assert summary["inputs"]["predictions"] == str(tiny["preds"].resolve())
+    m = summary["means"]
+    assert m["sr"] == pytest.approx(2 / 3)
+    assert m["spl"] == pytest.approx(2 / 3)
+    assert m["ne"] == pytest.approx(4 / 3)  # 0, 4 m, 0
+    rows = _rows(out / "episodes.csv")
+    assert [r["instr_id"] for r in rows] == ["1_0", "1_1", "2_0"]
+    assert [r["scan"] for r in rows] == ["scanA", "scanA", "scanB"]
+    assert [float(r["sr"]) for r in rows] == [1.0, 0.0, 1.0]
+    assert float(rows[2]["ndtw"]) == 1.0  # the repeated viewpoint (turning in place) costs nothing
+    assert float(rows[1]["pl"]) == pytest.approx(8.0)
+
+
+def test_score_default_convention_is_r2r_and_figures(tiny, capsys):
+    out = tiny["tmp"] / "figs"
+    args = [a for a in _score_args(tiny, None, out) if a != "--no-figures"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert json.loads((out / "summary.json").read_text())["convention"] == "r2r"
+    assert (out / "histograms.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_score_threshold_changes_success(tiny, capsys):
+    out = tiny["tmp"] / "t"
+    assert main(_score_args(tiny, None, out, "--threshold", "5")) == 0
+    capsys.readouterr()
+    assert json.loads((out / "summary.json").read_text())["means"]["sr"] == 1.0
+
+
+def test_score_strict_start(tiny, capsys):
+    preds = tiny["tmp"] / "late.json"
+    bad = [dict(p) for p in PREDICTIONS]
+    bad[1] = {"instr_id": "1_1", "trajectory": [["a1", 0, 0], ["a2", 0, 0]]}
+    preds.write_text(json.dumps(bad))
+    assert main(_score_args(tiny, preds, None)) == 0  # not strict: scored as is
+    capsys.readouterr()
+    assert main(_score_args(tiny, preds, tiny["tmp"] / "s", "--strict")) == 2
+    _one_error_line(capsys, "late.json", "entry 1", "1_1", "--strict")
+
+
+def test_score_subprocess(tiny):
+    proc = subprocess.run([sys.executable, "-m", "navdtw", *_score_args(tiny)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "SPL%" in proc.stdout
+
+
+# ------------------------------------------------------------------------------------------
+# score: R2R-CE
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def tiny_ce(tmp_path):
+    episodes = {"episodes": [
+        {"episode_id": 1, "scene_id": "mp3d/scanA/scanA.glb", "info": {"geodesic_distance": 4.0},
+         "reference_path": [[0, 0, 0], [4, 0, 0]], "instruction": {"instruction_text": "go"}},
+        {"episode_id": 2, "scene_id": "mp3d/scanB/scanB.glb",
+         "reference_path": [[0, 0, 0], [0, 0, 2]], "instruction": {"instruction_text": "go"}},
+    ]}
+    gt = {
+        "1": {"locations": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0]], "actions": [1, 1, 1, 1, 0],
+              "forward_steps": 4},
+        "2": {"locations": [[0, 0, 0], [0, 0, 1], [0, 0, 2]], "actions": [1, 1, 0], "forward_steps": 2},
+    }
+    ep = tmp_path / "val.json"
+    ep.write_text(json.dumps(episodes))
+    gtf = tmp_path / "val_gt.json"
+    gtf.write_text(json.dumps(gt))
+    return {"ep": ep, "gt": gtf, "tmp": tmp_path, "gt_data": gt}
+
+
+def _ce_args(t, preds, out, *extra):
+    return ["score", "--vlnce-episodes", str(t["ep"]), "--vlnce-gt", str(t["gt"]), "--predictions", str(preds),
+            "--out", str(out), "--no-figures", *extra]
+
+
+def test_score_vlnce_both_prediction_formats(tiny_ce, capsys):
+    t = tiny_ce
+    as_dict = t["tmp"] / "preds.json"
+    as_dict.write_text(json.dumps({k: [{"position": p, "heading": 0.0} for p in v["locations"]]
+                                   for k, v in t["gt_data"].items()}))
+    as_lines = t["tmp"] / "preds.jsonl"
+    as_lines.write_text("\n".join(json.dumps({"episode_id": int(k), "path": v["locations"]})
+                                  for k, v in t["gt_data"].items()) + "\n")
+    results = []
+    for preds in (as_dict, as_lines):
+        out = t["tmp"] / ("out_" + preds.suffix[1:])
+        assert main(_ce_args(t, preds, out, "--convention", "vlnce")) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["convention"] == "vlnce" and summary["n"] == 2
+        rows = _rows(out / "episodes.csv")
+        assert [r["episode_id"] for r in rows] == ["1", "2"]
+        results.append(summary["means"])
+    capsys.readouterr()
+    assert results[0] == results[1]
+    assert results[0]["sr"] == 1.0 and results[0]["ndtw"] == pytest.approx(1.0)
+    assert results[0]["spl"] == pytest.approx(1.0)  # l = 4.0 (geodesic) and 2.0 (start-goal), PL equal
+
+
+def test_score_vlnce_geodesic_distance_is_spl_length(tiny_ce, capsys):
+    t = tiny_ce
+    preds = t["tmp"] / "p.jsonl"
+    # episode 1 walks 8 m (there and back and there again) to the goal: SPL = 4 / 8
+    walk = [[0, 0, 0], [4, 0, 0], [2, 0, 0], [4, 0, 0]]
+    preds.write_text(json.dumps({"episode_id": 1, "path": walk}) + "\n"
+                     + json.dumps({"episode_id": 2, "path": t["gt_data"]["2"]["locations"]}) + "\n")
+    out = t["tmp"] / "o"
+    assert main(_ce_args(t, preds, out)) == 0
+    capsys.readouterr()
+    rows = _rows(out / "episodes.csv")
+    assert float(rows[0]["spl"]) == pytest.approx(0.5)
+
+
+def test_score_vlnce_errors(tiny_ce, capsys):
+    t = tiny_ce
+    missing = t["tmp"] / "one.jsonl"
+    missing.write_text(json.dumps({"episode_id": 1, "path": [[0, 0, 0]]}) + "\n")
+    assert main(_ce_args(t, missing, t["tmp"] / "o")) == 2
+    _one_error_line(capsys, "one.jsonl", "no prediction for episode_id 2")
+    broken = t["tmp"] / "broken.jsonl"
+    broken.write_text(json.dumps({"episode_id": 1, "path": [[0, 0, 0]]}) + "\n" + '{"episode_id": 2, "pa\n')
+    assert main(_ce_args(t, broken, t["tmp"] / "o")) == 2
+    _one_error_line(capsys, "broken.jsonl", "line 2")
+    badpts = t["tmp"] / "bad.json"
+    badpts.write_text(json.dumps({"1": [{"position": [0, 0]}], "2": [{"position": [0, 0, 0]}]}))
+    assert main(_ce_args(t, badpts, t["tmp"] / "o")) == 2
+    _one_error_line(capsys, "bad.json", "episode_id 1")
+
+
+# ------------------------------------------------------------------------------------------
+# baseline
+# ------------------------------------------------------------------------------------------
+
+
+def test_baseline_tiny(tiny, capsys):
+    out1, out2 = tiny["tmp"] / "b1", tiny["tmp"] / "b2"
+    base = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "-n", "500",
+            "--seed", "3", "--no-progress"]
+    assert main(base + ["--out", str(out1)]) == 0
+    text = capsys.readouterr().out
+    assert "random (navdtw, seed 3)" in text and "nDTW%" in text
+    assert main(base + ["--out", str(out2), "--workers", "1"]) == 0
+    capsys.readouterr()
+    r1 = json.loads((out1 / "baseline.json").read_text())
+    r2 = json.loads((out2 / "baseline.json").read_text())
+    assert r1["n"] == 500 and r1["seed"] == 3 and r1["convention"] == "paper" and r1["paths"] == 2
+    assert r1["means"] == r2["means"]
+    assert 0.0 <= r1["means"]["sr"] <= 1.0 and 0.0 < r1["means"]["ndtw"] <= 1.0
+
+
+@pytest.mark.parametrize("bad", [["-n", "0"], ["-n", "many"], ["--threshold", "-1"], ["--threshold", "nan"],
+                                 ["--seed", "-2"], ["--workers", "0"], ["--convention", "nope"]])
+def test_baseline_bad_numbers(tiny, capsys, bad):
+    args = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "--out",
+            str(tiny["tmp"] / "b")] + bad
+    assert main(args) == 2
+    _one_error_line(capsys, bad[0])
+
+
+# ------------------------------------------------------------------------------------------
+# user mistakes: one line on stderr, exit status 2, no traceback
+# ------------------------------------------------------------------------------------------
+
+
+def test_malformed_predictions_json(tiny, capsys):
+    bad = tiny["tmp"] / "malformed.json"
+    bad.write_text('[{"instr_id": "1_0", "trajectory": [["a0", 0, 0]]},, ]')
+    assert main(_score_args(tiny, bad)) == 2
+    _one_error_line(capsys, "malformed.json", "line 1")
+
+
+def test_truncated_predictions_json(tiny, capsys):
+    bad = tiny["tmp"] / "truncated.json"
+    text = json.dumps(PREDICTIONS)
+    bad.write_text(text[: len(text) // 2])
+    assert main(_score_args(tiny, bad)) == 2
+    _one_error_line(capsys, "truncated.json")
+
+
+def test_truncated_split(tiny, capsys):
+    text = tiny["split"].read_text()
+    tiny["split"].write_text(text[:-20])
+    assert main(_score_args(tiny)) == 2
+    _one_error_line(capsys, "split.json")
+
+
+def test_missing_predictions_file(tiny, capsys):
+    assert main(_score_args(tiny, tiny["tmp"] / "nowhere.json")) == 2
+    _one_error_line(capsys, "nowhere.json", "no such file")
+
+
+def test_missing_connectivity_folder(tiny, capsys):
+    args = _score_args(tiny)
+    args[args.index("--connectivity") + 1] = str(tiny["tmp"] / "noconn")
+    assert main(args) == 2
+    _one_error_line(capsys, "noconn")
+
+
+def test_unknown_viewpoint(tiny, capsys):
+    bad = tiny["tmp"] / "results_badvp.json"
+    preds = [dict(p) for p in PREDICTIONS]
+    preds[2] = {"instr_id": "2_0", "trajectory": [["b0", 0, 0], ["abc", 0, 0]]}
+    bad.write_text(json.dumps(preds))
+    assert main(_score_args(tiny, bad)) == 2
+    line = _one_error_line(capsys, "results_badvp.json", "entry 2", "instr_id 2_0", "'abc'")
+    assert "unknown viewpoint" in line
+
+
+def test_unknown_viewpoint_in_split(tiny, capsys):
+    split = json.loads(tiny["split"].read_text())
+    split[1]["path"][1] = "zzz"
+    tiny["split"].write_text(json.dumps(split))
+    assert main(_score_args(tiny)) == 2
+    _one_error_line(capsys, "split.json", "entry 1", "'zzz'")
+
+
+def test_unknown_scan_in_split(tiny, capsys):
+    split = json.loads(tiny["split"].read_text())
+    split[1]["scan"] = "scanZ"
+    tiny["split"].write_text(json.dumps(split))
+    assert main(_score_args(tiny)) == 2
+    _one_error_line(capsys, "split.json", "entry 1", "scanZ")
+
+
+def test_missing_predictions(tiny, capsys):
+    bad = tiny["tmp"] / "partial.json"
+    bad.write_text(json.dumps(PREDICTIONS[:2]))
+    assert main(_score_args(tiny, bad)) == 2
+    _one_error_line(capsys, "partial.json", "2_0")
+
+
+def test_extra_prediction(tiny, capsys):
+    bad = tiny["tmp"] / "extra.json"
+    bad.write_text(json.dumps(PREDICTIONS + [{"instr_id": "9_0", "trajectory": [["a0", 0, 0]]}]))
+    assert main(_score_args(tiny, bad)) == 2
+    _one_error_line(capsys, "extra.json", "entry 3", "9_0")
+
+
+def test_empty_trajectory(tiny, capsys):
+    bad = tiny["tmp"] / "empty.json"
+    preds = [dict(p) for p in PREDICTIONS]
+    preds[0] = {"instr_id": "1_0", "trajectory": []}
+    bad.write_text(json.dumps(preds))
+    assert main(_score_args(tiny, bad)) == 2
+    _one_error_line(capsys, "empty.json", "entry 0", "1_0")
+
+
+def test_out_equal_to_an_input(tiny, capsys):
+    assert main(_score_args(tiny, None, tiny["preds"])) == 2
+    _one_error_line(capsys, "--out", "results.json")
+    assert json.loads(tiny["preds"].read_text()) == PREDICTIONS  # untouched
+
+
+def test_out_would_overwrite_an_input(tiny, capsys):
+    # predictions named summary.json inside the output folder
+    folder = tiny["tmp"] / "runs"
+    folder.mkdir()
+    preds = folder / "summary.json"
+    preds.write_text(json.dumps(PREDICTIONS))
+    assert main(_score_args(tiny, preds, folder)) == 2
+    _one_error_line(capsys, "summary.json", "overwrite")
+    assert json.loads(preds.read_text()) == PREDICTIONS
+    args = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "-n", "10",
+            "--out", str(tiny["split"])]
+    assert main(args) == 2
+    _one_error_line(capsys, "split.json")
+
+
+def test_mixing_r2r_and_vlnce_inputs(tiny, capsys):
+    assert main(_score_args(tiny) + ["--vlnce-gt", str(tiny["preds"])]) == 2
+    _one_error_line(capsys, "--vlnce")
+    assert main(_score_args(tiny) + ["--convention", "vlnce"]) == 2
+    _one_error_line(capsys, "vlnce")
+
+
+def test_errors_in_a_subprocess_have_no_traceback(tiny):
+    bad = tiny["tmp"] / "results.json"
+    bad.write_text('[{"instr_id": "1_0", "traj')
+    proc = subprocess.run([sys.executable, "-m", "navdtw", *_score_args(tiny, bad)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("navdtw: error: results.json")
+
+
+def test_no_command_and_unknown_option(capsys):
+    assert main([]) == 2
+    _one_error_line(capsys)
+    assert main(["demo", "--bogus"]) == 2
+    _one_error_line(capsys, "--bogus")
+
+
+# ------------------------------------------------------------------------------------------
+# help and version
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["demo"], ["score"], ["baseline"]])
+def test_help_shows_an_example(command, capsys):
+    assert main(command + ["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Example" in out
+    assert "navdtw" in out
+
+
+def test_version(capsys):
+    import navdtw
+
+    assert main(["--version"]) == 0
+    assert navdtw.__version__ in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------
+# real data
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.data
+def test_score_real_shortest_agent(data_dir, connectivity_dir, tmp_path, capsys):
+    preds = data_dir / "matterport3dsimulator" / "web" / "app" / "val_unseen_shortest_agent.json"
+    split = data_dir / "r2r" / "R2R_val_unseen.json"
+    out = tmp_path / "out"
+    assert main(["score", "--split", str(split), "--connectivity", str(connectivity_dir), "--predictions",
+                 str(preds), "--convention", "r2r", "--out", str(out), "--no-figures"]) == 0
+    text = capsys.readouterr().out
+    row = [line for line in text.splitlines() if line.startswith("val_unseen_shortest_agent.json")][0].split()
+    header = [line for line in text.splitlines() if line.startswith("predictions")][0].split()
+    values = dict(zip(header, row))
+    assert values["SR%"] == "100.00" and values["SPL%"] == "100.00"
+    assert values["n"] == "2349"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == 2349
+    assert summary["means"]["sr"] == 1.0
+    assert summary["means"]["spl"] == pytest.approx(1.0, abs=1e-6)
+    assert summary["means"]["ne"] == 0.0
+    assert summary["means"]["pl"] == pytest.approx(9.4797, abs=1e-3)  # the R2R evaluator's length
+
+
+@pytest.mark.data
+def test_score_real_vlnce_gt_as_predictions(data_dir, tmp_path, capsys):
+    import gzip
+
+    folder = data_dir / "r2r_vlnce" / "R2R_VLNCE_v1-3_preprocessed" / "val_unseen"
+    gt = json.loads(gzip.decompress((folder / "val_unseen_gt.json.gz").read_bytes()))
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({k: [{"position": p} for p in v["locations"]] for k, v in gt.items()}))
+    out = tmp_path / "out"
+    assert main(["score", "--vlnce-episodes", str(folder / "val_unseen.json.gz"), "--vlnce-gt",
+                 str(folder / "val_unseen_gt.json.gz"), "--predictions", str(preds), "--convention", "vlnce",
+                 "--out", str(out), "--no-figures"]) == 0
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == 1839
+    assert summary["means"]["sr"] == 1.0 and summary["means"]["ndtw"] == pytest.approx(1.0)
