@@ -3,6 +3,7 @@
 // on CPUs without AVX2. No FMA: multiplies and adds stay separate, as in the scalar kernel.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "navdtw/lanes.hpp"

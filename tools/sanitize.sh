@@ -12,7 +12,8 @@
 #   NAVDTW_ASAN_TYPE   CMake build type                  (default: RelWithDebInfo)
 #
 # CPython itself is not instrumented, so the ASan runtime must be loaded first (LD_PRELOAD) and
-# leak detection is off (the interpreter keeps objects alive until exit by design). Any ASan or
+# leak detection is off (the interpreter keeps objects alive until exit by design); a refused huge
+# allocation returns NULL (numpy's MemoryError) instead of aborting. Any ASan or
 # UBSan report aborts the process (halt_on_error), which fails the run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -62,7 +63,7 @@ fi
 # (every ValueError the engine raises) dies with "CHECK failed: real___cxa_throw != 0".
 STDCXX_LIB="$(gcc -print-file-name=libstdc++.so.6)"
 export LD_PRELOAD="$ASAN_LIB:$STDCXX_LIB${LD_PRELOAD:+:$LD_PRELOAD}"
-export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # Subprocess tests inherit these, so they run sanitized too.
 echo "== pytest under ASan+UBSan: $*" >&2

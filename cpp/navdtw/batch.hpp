@@ -121,26 +121,76 @@ inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t
     }
 }
 
-// Exact coordinate DTW through the 8-lane SIMD kernel: pairs are sorted by (|R|, |Q|) so each
-// group of 8 has nearly the same shape, solved together, and written back to their own slots.
-inline void dtw_points_lanes(const PointSet& R, const PointSet& Q, const std::vector<index_t>& order,
-                             const std::vector<std::pair<index_t, index_t>>& rq, double* out, int workers,
-                             const Poll& poll) {
-    const auto B = static_cast<index_t>(order.size());
+// ---- SIMD lanes: pairs validated, then visited in (|R|, |Q|) order in groups of 8 ----
+
+struct ShapeOrder {
+    std::vector<std::pair<index_t, index_t>> rq;  // (reference, query) of every pair
+    std::vector<index_t> order;                   // pairs sorted by shape
+    double cells = 0.0;                           // sum of |R| |Q|
+};
+
+template <class RSet, class QSet>
+ShapeOrder shape_order(const RSet& R, const QSet& Q, const PairIndex& P, index_t B) {
+    ShapeOrder so;
+    so.rq.resize(static_cast<std::size_t>(B));
+    index_t max_n = 0, max_m = 0;
+    for (index_t b = 0; b < B; ++b) {
+        const auto pr = P.at(b);
+        check_path(R, pr.first, "references", b);
+        check_path(Q, pr.second, "queries", b);
+        so.rq[static_cast<std::size_t>(b)] = pr;
+        const index_t n = R.length(pr.first), m = Q.length(pr.second);
+        max_n = std::max(max_n, n);
+        max_m = std::max(max_m, m);
+        so.cells += static_cast<double>(n) * static_cast<double>(m);
+    }
+    so.order.resize(static_cast<std::size_t>(B));
+    auto key = [&](index_t b) {
+        const auto& pr = so.rq[static_cast<std::size_t>(b)];
+        return (R.length(pr.first) - 1) * max_m + (Q.length(pr.second) - 1);
+    };
+    const index_t shapes = max_n <= (index_t(1) << 20) / std::max<index_t>(1, max_m) ? max_n * max_m : -1;
+    if (shapes >= 0) {
+        // Counting sort over the shapes. With few shapes (short paths, where memory traffic
+        // dominates) sort each block of consecutive pairs on its own, so a group's paths stay
+        // close together in memory; otherwise sort the whole batch.
+        const index_t block = shapes <= 1024 ? 1024 : B;
+        std::vector<index_t> start(static_cast<std::size_t>(shapes) + 1);
+        for (index_t b0 = 0; b0 < B; b0 += block) {
+            const index_t b1 = std::min(B, b0 + block);
+            std::fill(start.begin(), start.end(), 0);
+            for (index_t b = b0; b < b1; ++b) ++start[static_cast<std::size_t>(key(b)) + 1];
+            start[0] = b0;
+            for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+            for (index_t b = b0; b < b1; ++b) so.order[static_cast<std::size_t>(start[static_cast<std::size_t>(key(b))]++)] = b;
+        }
+    } else {
+        std::iota(so.order.begin(), so.order.end(), index_t(0));
+        std::sort(so.order.begin(), so.order.end(), [&](index_t a, index_t b) {
+            const auto& x = so.rq[static_cast<std::size_t>(a)];
+            const auto& y = so.rq[static_cast<std::size_t>(b)];
+            return std::make_pair(R.length(x.first), Q.length(x.second)) <
+                   std::make_pair(R.length(y.first), Q.length(y.second));
+        });
+    }
+    return so;
+}
+
+// Runs group(pair_ids, count, results, scratch) over groups of kLanes pairs in shape order and
+// writes every result to its own slot.
+template <class GroupFn>
+void run_lanes(const ShapeOrder& so, double* out, int workers, const Poll& poll, const GroupFn& group) {
+    const auto B = static_cast<index_t>(so.order.size());
     const index_t groups = (B + kLanes - 1) / kLanes;
     run_parallel(groups, workers, std::max<index_t>(1, default_chunk(groups, workers) / 4), [&](index_t g0, index_t g1) {
         LaneScratch scratch;
-        LanePair lanes[kLanes];
         double res[kLanes];
         for (index_t g = g0; g < g1; ++g) {
             const index_t first = g * kLanes;
             const int count = static_cast<int>(std::min<index_t>(kLanes, B - first));
-            for (int l = 0; l < count; ++l) {
-                const auto [r, q] = rq[static_cast<std::size_t>(order[static_cast<std::size_t>(first + l)])];
-                lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
-            }
-            dtw_lanes_avx2(lanes, count, R.dim, res, scratch);
-            for (int l = 0; l < count; ++l) out[order[static_cast<std::size_t>(first + l)]] = res[l];
+            const index_t* ids = so.order.data() + first;
+            group(ids, count, res, scratch);
+            for (int l = 0; l < count; ++l) out[ids[l]] = res[l];
         }
     }, poll);
 }
@@ -151,26 +201,17 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
     if (exact && B >= 2 * kLanes && use_avx2()) {
-        // Validate every pair first (cheap), then decide: lanes pay off once pairs have a few
-        // dozen cells, since grouping costs a sort.
-        std::vector<std::pair<index_t, index_t>> rq(static_cast<std::size_t>(B));
-        double cells = 0.0;
-        for (index_t b = 0; b < B; ++b) {
-            const auto pr = P.at(b);
-            check_path(R, pr.first, "references", b);
-            check_path(Q, pr.second, "queries", b);
-            rq[static_cast<std::size_t>(b)] = pr;
-            cells += static_cast<double>(R.length(pr.first)) * static_cast<double>(Q.length(pr.second));
-        }
-        if (cells >= 64.0 * static_cast<double>(B)) {
-            std::vector<index_t> order(static_cast<std::size_t>(B));
-            std::iota(order.begin(), order.end(), index_t(0));
-            auto shape = [&](index_t b) {
-                const auto& pr = rq[static_cast<std::size_t>(b)];
-                return std::make_pair(R.length(pr.first), Q.length(pr.second));
-            };
-            std::sort(order.begin(), order.end(), [&](index_t a, index_t b) { return shape(a) < shape(b); });
-            dtw_points_lanes(R, Q, order, rq, out, workers, poll);
+        const ShapeOrder so = shape_order(R, Q, P, B);
+        // Lanes pay off once pairs have a few dozen cells (grouping costs a pass and a sort).
+        if (so.cells >= 64.0 * static_cast<double>(B)) {
+            run_lanes(so, out, workers, poll, [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {
+                LanePair lanes[kLanes];
+                for (int l = 0; l < count; ++l) {
+                    const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
+                    lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
+                }
+                dtw_lanes_avx2(lanes, count, R.dim, res, scratch);
+            });
             return;
         }
     }
@@ -196,11 +237,7 @@ void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector
         check_path(R, r, "references", b);
         check_path(Q, q, "queries", b);
         const index_t e = env ? env[b] : 0;
-        if (e < 0 || e >= n_env) {
-            std::ostringstream os;
-            os << "env[" << b << "] = " << e << " is out of range for " << n_env << " distance matrices";
-            throw std::invalid_argument(os.str());
-        }
+        if (e < 0 || e >= n_env) fail_pair(b, "env " + std::to_string(e) + " is out of range");
         const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
         check_nodes(R, r, M.n, "references", b, e);
         check_nodes(Q, q, M.n, "queries", b, e);

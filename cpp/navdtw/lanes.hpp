@@ -26,8 +26,8 @@ struct LanePair {
 constexpr int kLanes = 8;
 
 struct LaneScratch {
-    std::vector<float> ri, qi;  // interleaved points: [row][dim][lane]
-    std::vector<double> buf;    // rolling row: [column][lane]
+    std::vector<float> ri, qi;          // interleaved points: [row][dim][lane]
+    std::vector<double> buf;            // rolling row: [column][lane]
 };
 
 // True when this CPU (and OS) run the AVX2 kernel; defined in kernels_avx2.cpp.
