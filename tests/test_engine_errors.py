@@ -135,10 +135,6 @@ def test_float64_overflowing_float32_is_rejected():
             navdtw.dtw_batch([A], [q])
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning, reason="BUG (minor): paths._normalize_values narrows "
-                   "float64 to float32 before any range check, so a coordinate beyond float32 range first "
-                   "emits numpy's 'RuntimeWarning: overflow encountered in cast' (an exception under -W error) "
-                   "instead of going straight to the clear ValueError")
 def test_float64_overflow_without_warning():
     q = np.array([[0.0, 0.0], [1e39, 0.0]], np.float64)
     with warnings.catch_warnings():

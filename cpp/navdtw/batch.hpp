@@ -237,7 +237,9 @@ void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector
         check_path(R, r, "references", b);
         check_path(Q, q, "queries", b);
         const index_t e = env ? env[b] : 0;
-        if (e < 0 || e >= n_env) fail_pair(b, "env " + std::to_string(e) + " is out of range");
+        if (e < 0 || e >= n_env)
+                throw std::invalid_argument("env[" + std::to_string(b) + "] = " + std::to_string(e) + " is out of range for " +
+                                            std::to_string(n_env) + " distance matrices");
         const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
         check_nodes(R, r, M.n, "references", b, e);
         check_nodes(Q, q, M.n, "queries", b, e);

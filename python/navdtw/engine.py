@@ -131,13 +131,15 @@ def as_matrices(distances) -> list:
 
 def check_finite(paths: Paths, name: str) -> None:
     """Coordinates must be finite; names the first bad path and point."""
-    if paths.is_nodes:
+    if paths.is_nodes or np.isfinite(paths.values).all():  # the cheap test first
         return
     ok = np.isfinite(paths.values).all(axis=1)
     if not ok.all():
         row = int(np.argmin(ok))
         i = int(np.searchsorted(paths.offsets, row, side="right") - 1)
-        raise ValueError(f"{name}[{i}] has a non-finite coordinate at point {row - paths.offsets[i]}")
+        raise ValueError(
+            f"{name}[{i}] has a non-finite coordinate at point {row - paths.offsets[i]} (NaN, inf, or beyond float32 range)"
+        )
 
 
 def check_nonempty(paths: Paths, name: str) -> None:
@@ -148,7 +150,10 @@ def check_nonempty(paths: Paths, name: str) -> None:
 
 def _single_finite(path: np.ndarray, name: str) -> None:
     if path.ndim == 2 and not np.isfinite(path).all():
-        raise ValueError(f"{name} has a non-finite coordinate at point {int(np.argmin(np.isfinite(path).all(axis=1)))}")
+        raise ValueError(
+            f"{name} has a non-finite coordinate at point {int(np.argmin(np.isfinite(path).all(axis=1)))} "
+            "(NaN, inf, or beyond float32 range)"
+        )
 
 
 def _index_array(a, name: str, shape_hint: str) -> np.ndarray:

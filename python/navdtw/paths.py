@@ -40,7 +40,9 @@ def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
     if values.ndim == 2:
         if values.shape[1] < 1:
             raise ValueError(f"{name}: coordinates must have at least one dimension, got shape {values.shape}")
-        return np.ascontiguousarray(values, dtype=np.float32)
+        # Values beyond float32 range become inf here; check_finite then names the point.
+        with np.errstate(over="ignore"):
+            return np.ascontiguousarray(values, dtype=np.float32)
     raise ValueError(f"{name}: paths must be 1-D (node ids) or 2-D (coordinates [n, D]); got {values.ndim}-D")
 
 
