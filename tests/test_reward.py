@@ -519,130 +519,19 @@ def test_reward_array_is_reused_and_properties_are_copies():
 
 
 # --------------------------------------------------------------------------------------------
-# the README vector-env sketch (/tmp/reward_readme_snippet.md -> README.md)
+# the vector-env sketch in docs/reward.md (executed here so the docs cannot rot)
 # --------------------------------------------------------------------------------------------
 
 README_MARKER = "<!-- test_reward: vector-env sketch -->"
 
-# The sketch as written to the README snippet. Once the snippet is pasted into README.md, the
-# test below runs the README's copy instead (found by README_MARKER), so the README cannot rot.
-SKETCH = '''
-import numpy as np
-import navdtw
-
-
-class FakeVectorEnv:
-    """Stand-in for a gymnasium.vector.VectorEnv with next-step autoreset (Gymnasium 1.x).
-
-    B agents walk in 3-D; each episode has a reference path (info["reference"]). An action is
-    [dx, dy, dz, stop]; an episode terminates when stop > 0.5 and is truncated after max_steps.
-    The step after an episode ends resets that sub-environment (its action is ignored).
-    """
-
-    def __init__(self, num_envs, max_steps=25, seed=0):
-        self.num_envs, self.max_steps = num_envs, max_steps
-        self.rng = np.random.default_rng(seed)
-
-    def _new_episode(self, b):
-        n = int(self.rng.integers(5, 15))
-        steps = self.rng.normal(size=(n, 3))
-        steps *= 0.25 / np.linalg.norm(steps, axis=1, keepdims=True)
-        self.refs[b] = np.cumsum(steps, axis=0)
-        self.pos[b] = self.refs[b][0] + self.rng.normal(scale=0.1, size=3)
-        self.t[b] = 0
-
-    def reset(self, seed=None):
-        B = self.num_envs
-        self.refs, self.pos, self.t = [None] * B, np.zeros((B, 3)), np.zeros(B, int)
-        self.autoreset = np.zeros(B, bool)
-        for b in range(B):
-            self._new_episode(b)
-        return {"position": self.pos.copy()}, {"reference": list(self.refs)}
-
-    def step(self, actions):
-        B = self.num_envs
-        term, trunc = np.zeros(B, bool), np.zeros(B, bool)
-        for b in range(B):
-            if self.autoreset[b]:
-                self._new_episode(b)
-                continue
-            self.pos[b] += actions[b, :3]
-            self.t[b] += 1
-            term[b] = actions[b, 3] > 0.5
-            trunc[b] = not term[b] and self.t[b] >= self.max_steps
-        self.autoreset = term | trunc
-        obs = {"position": self.pos.copy()}
-        return obs, np.zeros(B), term, trunc, {"reference": list(self.refs)}
-
-
-class NDTWRewardWrapper:
-    """Adds the nDTW gain of every step (and the success bonus on termination) to the rewards.
-
-    Same shape as a gymnasium.vector.VectorWrapper: reset() and step() pass through, step()'s
-    rewards gain ``weight * (nDTW_t - nDTW_{t-1})``. With next-step autoreset, an ended episode
-    restarts on the following step() call, so its reward state is reset then and its start
-    position is stepped along with everyone else's (the first step of an episode gives 0).
-    """
-
-    def __init__(self, env, threshold=3.0, success_reward=0.0, weight=1.0):
-        self.env, self.num_envs = env, env.num_envs
-        self.threshold, self.success_reward, self.weight = threshold, success_reward, weight
-        self.reward = None
-        self._autoreset = np.zeros(env.num_envs, bool)
-
-    def reset(self, **kwargs):
-        obs, info = self.env.reset(**kwargs)
-        self.reward = navdtw.NDTWReward(info["reference"], threshold=self.threshold,
-                                        success_reward=self.success_reward)
-        self.reward.step(obs["position"])  # the start point: reward 0
-        self._autoreset[:] = False
-        return obs, info
-
-    def step(self, actions):
-        obs, rewards, term, trunc, info = self.env.step(actions)
-        if self._autoreset.any():  # these sub-envs restarted in this call
-            idx = np.flatnonzero(self._autoreset)
-            self.reward.reset(idx, references=[info["reference"][i] for i in idx])
-        gain = self.reward.step(obs["position"]).copy()  # the array is reused: copy it
-        gain += self.reward.done(term)  # success bonus: stopped within threshold of the goal
-        self.reward.done(trunc)         # time limit: no bonus
-        self._autoreset = term | trunc
-        info = dict(info, ndtw=self.reward.ndtw)  # final nDTW of the episodes that just ended
-        return obs, rewards + self.weight * gain, term, trunc, info
-
-
-def greedy_policy(env, rng):
-    """Walks along the reference (with noise) and stops near its end."""
-    actions = np.zeros((env.num_envs, 4))
-    for b in range(env.num_envs):
-        ref, k = env.refs[b], min(env.t[b] + 1, len(env.refs[b]) - 1)
-        actions[b, :3] = ref[k] - env.pos[b] + rng.normal(scale=0.05, size=3)
-        actions[b, 3] = float(env.t[b] + 1 >= len(ref) and rng.random() < 0.7)
-    return actions
-
-
-env = NDTWRewardWrapper(FakeVectorEnv(num_envs=8), threshold=3.0, success_reward=1.0)
-obs, info = env.reset(seed=0)
-rng = np.random.default_rng(1)
-returns, finished = np.zeros(8), []
-for _ in range(100):
-    obs, reward, term, trunc, info = env.step(greedy_policy(env.env, rng))
-    returns += reward
-    for b in np.flatnonzero(term | trunc):
-        finished.append((returns[b], info["ndtw"][b]))
-        returns[b] = 0.0
-print(f"{len(finished)} episodes, mean return {np.mean([r for r, _ in finished]):.3f}, "
-      f"mean final nDTW {np.mean([n for _, n in finished]):.3f}")
-'''
 
 
 def sketch_source() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    if README_MARKER in readme:
-        m = re.search(re.escape(README_MARKER) + r"\s*```python\n(.*?)```", readme, re.S)
-        assert m, "README vector-env sketch marker found but no ```python block after it"
-        return m.group(1)
-    return SKETCH
+    readme = (REPO / "docs" / "reward.md").read_text(encoding="utf-8")
+    assert README_MARKER in readme, "docs/reward.md lost its vector-env sketch"
+    m = re.search(re.escape(README_MARKER) + r"\s*```python\n(.*?)```", readme, re.S)
+    assert m, "vector-env sketch marker found but no ```python block after it"
+    return m.group(1)
 
 
 def test_readme_vector_env_sketch_runs_and_is_exact(capsys):
@@ -678,15 +567,6 @@ def test_readme_vector_env_sketch_runs_and_is_exact(capsys):
                 checked += 1
         restart = term | trunc
     assert checked >= 5
-
-
-def test_snippet_file_matches_sketch():
-    """If the snippet file is around (it is written for README.md), its code is this file's SKETCH."""
-    path = Path("/tmp/reward_readme_snippet.md")
-    if not path.exists():
-        pytest.skip("snippet file not present")
-    m = re.search(re.escape(README_MARKER) + r"\s*```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
-    assert m and m.group(1) == SKETCH.lstrip("\n")
 
 
 # --------------------------------------------------------------------------------------------

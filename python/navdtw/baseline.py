@@ -94,6 +94,10 @@ def random_baseline(split, graphs, n: int = 1_000_000, *, seed: int = 0, thresho
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
     workers = resolve_workers(workers)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    if not (hasattr(graphs, "encode") and hasattr(graphs, "scans")):
+        raise TypeError(f"graphs must be a navdtw.GraphSet (navdtw.load_connectivity(...)), got {type(graphs).__name__}")
     entries = load_r2r(split, graphs=graphs)
     env, refs = graphs.encode([e["scan"] for e in entries], [e["path"] for e in entries])
     # Score only over the scans the split uses, so unrelated graphs cost nothing.

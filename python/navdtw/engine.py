@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 Matrix = np.ndarray
+MAX_WORKERS = 4096
+# float32 squares of coordinate differences overflow past ~1.8e19: refuse coordinates that could.
+MAX_COORDINATE = 1e15
 DistancesArg = Union[None, Matrix, Sequence[Matrix]]
 
 
@@ -63,8 +66,8 @@ def resolve_workers(workers: int) -> int:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # not on Linux
             return max(1, os.cpu_count() or 1)
-    if workers < 1:
-        raise ValueError(f"workers must be -1 (all cores) or >= 1, got {workers}")
+    if workers < 1 or workers > MAX_WORKERS:
+        raise ValueError(f"workers must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}")
     return int(workers)
 
 
@@ -85,7 +88,7 @@ def _nonneg_int(value, name: str) -> int:
         raise TypeError(f"{name} must be a non-negative integer or None, got {value!r}")
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
-    return int(value)
+    return int(min(value, 2**62))  # anything wider than the paths is exact anyway
 
 
 def _method(window, radius) -> Tuple[int, int]:
@@ -106,6 +109,11 @@ def check_matrix(d, name: str = "distances") -> np.ndarray:
         raise ValueError(f"{name} must be a square [V, V] matrix, got shape {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty (0 x 0)")
+    if arr.dtype.kind == "f" and arr.dtype != np.float32:
+        big = np.isfinite(arr) & (np.abs(arr) > np.finfo(np.float32).max)
+        if big.any():
+            i, j = np.argwhere(big)[0]
+            raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is beyond float32 range (use inf for unreachable)")
     arr = np.ascontiguousarray(arr, dtype=np.float32)
     if np.isnan(arr).any():
         i, j = np.argwhere(np.isnan(arr))[0]
@@ -130,16 +138,21 @@ def as_matrices(distances) -> list:
 
 
 def check_finite(paths: Paths, name: str) -> None:
-    """Coordinates must be finite; names the first bad path and point."""
-    if paths.is_nodes or np.isfinite(paths.values).all():  # the cheap test first
+    """Coordinates must be finite and within +-MAX_COORDINATE metres; names the first bad point."""
+    if paths.is_nodes:
         return
-    ok = np.isfinite(paths.values).all(axis=1)
-    if not ok.all():
-        row = int(np.argmin(ok))
-        i = int(np.searchsorted(paths.offsets, row, side="right") - 1)
-        raise ValueError(
-            f"{name}[{i}] has a non-finite coordinate at point {row - paths.offsets[i]} (NaN, inf, or beyond float32 range)"
-        )
+    v = paths.values
+    if np.isfinite(v).all() and (v.size == 0 or np.abs(v).max() <= MAX_COORDINATE):  # the cheap test first
+        return
+    row = int(np.argmax(~(np.abs(v) <= MAX_COORDINATE).all(axis=1)))  # NaN compares False too
+    i = int(np.searchsorted(paths.offsets, row, side="right") - 1)
+    raise ValueError(_bad_point(f"{name}[{i}]", row - int(paths.offsets[i]), v[row]))
+
+
+def _bad_point(where: str, k: int, point: np.ndarray) -> str:
+    if not np.isfinite(point).all():
+        return f"{where} has a non-finite coordinate at point {k} (NaN, inf, or beyond float32 range)"
+    return f"{where} has a coordinate beyond +-{MAX_COORDINATE:g} m at point {k} (float32 distances would overflow)"
 
 
 def check_nonempty(paths: Paths, name: str) -> None:
@@ -149,17 +162,17 @@ def check_nonempty(paths: Paths, name: str) -> None:
 
 
 def _single_finite(path: np.ndarray, name: str) -> None:
-    if path.ndim == 2 and not np.isfinite(path).all():
-        raise ValueError(
-            f"{name} has a non-finite coordinate at point {int(np.argmin(np.isfinite(path).all(axis=1)))} "
-            "(NaN, inf, or beyond float32 range)"
-        )
+    if path.ndim == 2 and not (np.abs(path) <= MAX_COORDINATE).all():
+        row = int(np.argmax(~(np.abs(path) <= MAX_COORDINATE).all(axis=1)))
+        raise ValueError(_bad_point(name, row, path[row]))
 
 
 def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be an integer array {shape_hint}, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds {arr.max()}, beyond the int64 range of indices")
     return arr.astype(np.int64, order="C", copy=False)  # keeps 0-d scalars 0-d
 
 

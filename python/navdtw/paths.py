@@ -82,9 +82,14 @@ class Paths:
     @classmethod
     def from_list(cls, paths: Iterable[ArrayLike], *, name: str = "paths") -> "Paths":
         """Builds a batch from a sequence of paths (arrays or nested lists)."""
+        if isinstance(paths, (str, bytes)):
+            raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
         arrays = [np.asarray(p) for p in paths]
         if not arrays:
             raise ValueError(f"{name}: empty batch: give at least one path (or use Paths(values, offsets))")
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise TypeError(f"{name}[{i}] is a scalar ({a!r}), not a path")
         ndims = {a.ndim for a in arrays}
         if len(ndims) != 1:
             raise ValueError(f"{name}: mixes node paths (1-D) and coordinate paths (2-D)")
@@ -110,10 +115,21 @@ class Paths:
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def __getitem__(self, i: int) -> np.ndarray:
+    def __getitem__(self, i):
+        """``paths[i]``: a view of path ``i``; ``paths[a:b]``: a :class:`Paths` of views
+        (other slices and integer arrays copy, as :meth:`take`)."""
         n = len(self)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step != 1:
+                return self.take(np.arange(start, stop, step))
+            stop = max(start, stop)
+            o = self.offsets[start : stop + 1]
+            return Paths._wrap(self.values[o[0] : o[-1]], o - o[0])
+        if isinstance(i, (list, np.ndarray)):
+            return self.take(i)
         if not isinstance(i, (int, np.integer)):
-            raise TypeError("Paths index must be an integer")
+            raise TypeError("Paths index must be an integer, a slice or an integer array")
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -170,6 +186,8 @@ def as_paths(obj, name: str) -> Paths:
     """Turns a :class:`Paths` or a sequence of paths into :class:`Paths`."""
     if isinstance(obj, Paths):
         return obj
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"{name} must be navdtw.Paths or a sequence of paths, got {type(obj).__name__}")
     if isinstance(obj, np.ndarray) and obj.dtype != object:
         raise TypeError(
             f"{name}: a single array is ambiguous for a batch; pass a list of paths or navdtw.Paths"

@@ -23,7 +23,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import _core
-from .engine import as_matrices, check_finite, check_threshold, resolve_workers
+from .engine import MAX_COORDINATE, as_matrices, check_finite, check_threshold, resolve_workers
 from .paths import Paths, as_paths
 
 __all__ = ["NDTWReward"]
@@ -165,6 +165,9 @@ class NDTWReward:
                 raise ValueError(f"reset: {len(new)} references for {len(idx)} episodes")
             if not idx.size:
                 return
+            uniq, counts = np.unique(idx, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(f"reset: episode {int(uniq[counts > 1][0])} is given twice with references")
             paths = self._refs.tolist()
             for k, i in enumerate(idx):
                 paths[int(i)] = np.asarray(new[k])
@@ -212,11 +215,11 @@ class NDTWReward:
             if p.dtype.kind not in "iuf" or p.shape != (B, D):
                 raise ValueError(f"points must be [B, D] = [{B}, {D}] coordinates, got {p.dtype} {p.shape}")
             p = np.ascontiguousarray(p, dtype=np.float32)
-            if not np.isfinite(p).all():  # cheap test first; finished episodes may hold anything
+            if not (np.abs(p) <= MAX_COORDINATE).all():  # cheap test first; finished episodes may hold anything
                 act = self._active.view(bool)
-                bad = act & ~np.isfinite(p).all(axis=1)
+                bad = act & ~(np.abs(p) <= MAX_COORDINATE).all(axis=1)
                 if bad.any():
-                    raise ValueError(f"points[{int(np.flatnonzero(bad)[0])}] is not finite")
+                    raise ValueError(f"points[{int(np.flatnonzero(bad)[0])}] is not finite or beyond +-{MAX_COORDINATE:g} m")
             _core.reward_step_points(self._refs.values, self._columns, self._refs.offsets, self._steps, self._dtw,
                                      self._ndtw, self._active, p, self._rewards, self.threshold, workers=self.workers)
         # Remember each running episode's last point for the terminal reward.
