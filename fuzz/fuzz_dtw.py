@@ -47,8 +47,8 @@ else:
     import navdtw  # noqa: E402
 
 
-# NAVDTW_FUZZ_NO_HUGE=1 leaves out coordinates whose squares overflow float32 (a known finding),
-# so a run can look for anything else.
+# NAVDTW_FUZZ_NO_HUGE=1 leaves out coordinates whose squares overflow float32 (the engine refuses
+# coordinates beyond navdtw.engine.MAX_COORDINATE; the target checks that refusal otherwise).
 NO_HUGE = os.environ.get("NAVDTW_FUZZ_NO_HUGE") == "1"
 
 
@@ -122,6 +122,18 @@ def same(a: float, b: float, rel: float = 0.0) -> bool:
 
 
 def check(mode, r, q, M) -> None:
+    limit = getattr(navdtw.engine, "MAX_COORDINATE", None)
+    if M is None and limit is not None and max(np.abs(r).max(), np.abs(q).max()) > limit:
+        # beyond the engine's coordinate range (float32 squares would overflow): a clear refusal
+        for call in (lambda: navdtw.dtw(r, q), lambda: navdtw.dtw_batch([r], [q], workers=2),
+                     lambda: navdtw.dtw_prefix(r, q), lambda: navdtw.warping_path(r, q)):
+            try:
+                call()
+            except ValueError as e:
+                assert "beyond" in str(e), f"unexpected refusal message: {e}"
+            else:
+                raise AssertionError("a coordinate beyond MAX_COORDINATE was not refused")
+        return
     kw = {} if M is None else {"distances": M}
     cost = naive.euclidean_cost(r, q) if M is None else naive.node_cost(M, r, q)
     n, m = cost.shape

@@ -223,6 +223,30 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     });
 }
 
+// Resolves and checks pair b of a node batch: path indices, environment, node ids.
+template <class I>
+struct NodePair {
+    index_t r, q;
+    const DistanceMatrix& M;
+};
+
+template <class I>
+NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
+                      const index_t* env, const PairIndex& P, index_t b) {
+    const auto [r, q] = P.at(b);
+    check_path(R, r, "references", b);
+    check_path(Q, q, "queries", b);
+    const index_t e = env ? env[b] : 0;
+    const auto n_env = static_cast<index_t>(mats.size());
+    if (e < 0 || e >= n_env)
+        throw std::invalid_argument("env[" + std::to_string(b) + "] = " + std::to_string(e) + " is out of range for " +
+                                    std::to_string(n_env) + " distance matrices");
+    const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
+    check_nodes(R, r, M.n, "references", b, e);
+    check_nodes(Q, q, M.n, "queries", b, e);
+    return {r, q, M};
+}
+
 template <class I>
 void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                      const index_t* env, const PairIndex& P, index_t B, const Method& method,
@@ -231,20 +255,10 @@ void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector
     if (method.radius >= 0)
         throw std::invalid_argument("radius (FastDTW) needs coordinate paths: node paths cannot be averaged");
     if (mats.empty()) throw std::invalid_argument("distances is empty");
-    const auto n_env = static_cast<index_t>(mats.size());
     for_each_pair(B, workers, poll, out, [&](index_t b, Workspace& ws) {
-        const auto [r, q] = P.at(b);
-        check_path(R, r, "references", b);
-        check_path(Q, q, "queries", b);
-        const index_t e = env ? env[b] : 0;
-        if (e < 0 || e >= n_env)
-                throw std::invalid_argument("env[" + std::to_string(b) + "] = " + std::to_string(e) + " is out of range for " +
-                                            std::to_string(n_env) + " distance matrices");
-        const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
-        check_nodes(R, r, M.n, "references", b, e);
-        check_nodes(Q, q, M.n, "queries", b, e);
-        const MatrixCost<I> cost{M.data, M.n, R.path(r), Q.path(q)};
-        return dtw_pair(cost, R.length(r), Q.length(q), method.window, ws);
+        const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
+        const MatrixCost<I> cost{p.M.data, p.M.n, R.path(p.r), Q.path(p.q)};
+        return dtw_pair(cost, R.length(p.r), Q.length(p.q), method.window, ws);
     });
 }
 

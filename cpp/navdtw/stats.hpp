@@ -147,24 +147,14 @@ void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vect
                        const index_t* env, const PairIndex& P, index_t B, double threshold, double* out,
                        int workers, const Poll& poll) {
     if (mats.empty()) throw std::invalid_argument("distances is empty");
-    const auto n_env = static_cast<index_t>(mats.size());
     run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
         StatsScratch s;
         for (index_t b = begin; b < end; ++b) {
-            const auto [r, q] = P.at(b);
-            check_path(R, r, "references", b);
-            check_path(Q, q, "queries", b);
-            const index_t e = env ? env[b] : 0;
-            if (e < 0 || e >= n_env)
-                throw std::invalid_argument("env[" + std::to_string(b) + "] = " + std::to_string(e) + " is out of range for " +
-                                            std::to_string(n_env) + " distance matrices");
-            const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
-            check_nodes(R, r, M.n, "references", b, e);
-            check_nodes(Q, q, M.n, "queries", b, e);
-            const NodeSeq<I> rs{R.path(r)}, qs{Q.path(q)};
+            const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
+            const NodeSeq<I> rs{R.path(p.r)}, qs{Q.path(p.q)};
             double* o = out + b;
-            pair_stats(NodeMetric<I>{M.data, M.n}, rs, R.length(r), qs, Q.length(q), threshold, o, B, s);
-            o[kEdit * B] = edge_edit_distance(rs, R.length(r), qs, Q.length(q), s.row);
+            pair_stats(NodeMetric<I>{p.M.data, p.M.n}, rs, R.length(p.r), qs, Q.length(p.q), threshold, o, B, s);
+            o[kEdit * B] = edge_edit_distance(rs, R.length(p.r), qs, Q.length(p.q), s.row);
         }
     }, poll);
 }

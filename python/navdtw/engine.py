@@ -67,7 +67,7 @@ def resolve_workers(workers: int) -> int:
         except AttributeError:  # not on Linux
             return max(1, os.cpu_count() or 1)
     if workers < 1 or workers > MAX_WORKERS:
-        raise ValueError(f"workers must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}")
+        raise ValueError(f"workers must be -1 (all cores) or >= 1 (at most {MAX_WORKERS}), got {workers}")
     return int(workers)
 
 
