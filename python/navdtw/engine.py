@@ -142,7 +142,8 @@ def check_finite(paths: Paths, name: str) -> None:
     if paths.is_nodes:
         return
     v = paths.values
-    if np.isfinite(v).all() and (v.size == 0 or np.abs(v).max() <= MAX_COORDINATE):  # the cheap test first
+    # The cheap test first, with no temporary array: NaN fails both comparisons, inf the bound.
+    if v.size == 0 or (v.max() <= MAX_COORDINATE and v.min() >= -MAX_COORDINATE):
         return
     row = int(np.argmax(~(np.abs(v) <= MAX_COORDINATE).all(axis=1)))  # NaN compares False too
     i = int(np.searchsorted(paths.offsets, row, side="right") - 1)
