@@ -172,3 +172,32 @@ def test_keyboard_interrupt_stops_batch(workers, extra, count):
     limit = 3.0 if "asan" in os.environ.get("LD_PRELOAD", "") else 1.0
     assert delay < limit, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
     assert "usable" in proc.stdout
+
+
+SINGLE_LONG_PAIR = """
+import os, signal, threading, time
+import numpy as np
+import navdtw
+
+a = np.random.default_rng(0).normal(size=(50000, 2)).astype(np.float32)  # 2.5e9 cells, a few seconds
+sent = []
+threading.Timer(0.5, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT))).start()
+try:
+    navdtw.{call}
+except KeyboardInterrupt:
+    print("interrupted after", time.perf_counter() - sent[0])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""), reason="3x slower under the sanitizer; no memory access to check")
+@pytest.mark.xfail(strict=True, reason="BUG: Ctrl-C is only polled between chunks of pairs (parallel.hpp), never "
+                   "inside one pair, so a single long pair (dtw(), or one long pair of a batch) runs to the end "
+                   "before KeyboardInterrupt is raised")
+@pytest.mark.parametrize("call", ["dtw(a, a)", "dtw_batch([a], [a], workers=2)"])
+def test_keyboard_interrupt_inside_one_long_pair(call):
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(SINGLE_LONG_PAIR.format(call=call))],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    delay = float(proc.stdout.split()[-1])
+    assert delay < 1.0, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"

@@ -3,7 +3,9 @@
 # NAVDTW_SANITIZE) into its own virtualenv and build directory, then runs pytest under it.
 #
 #   tools/sanitize.sh                       # the fast engine tests (see DEFAULT_TESTS below)
+#   tools/sanitize.sh -q -x                 # options only: still the default files
 #   tools/sanitize.sh tests/test_hostile.py -k offsets     # any pytest arguments
+#   tools/sanitize.sh tests                 # the whole suite (about 100 s on 2 cores)
 #   NAVDTW_SANITIZE_SKIP_BUILD=1 tools/sanitize.sh ...      # reuse the last sanitizer build
 #
 # Environment:
@@ -31,8 +33,9 @@ if [[ ! -x "$PY" ]]; then
 fi
 if [[ "${NAVDTW_SANITIZE_SKIP_BUILD:-0}" != 1 ]]; then
     # Build requirements are installed up front so the build can reuse $BUILD (no isolation).
+    # (the build requirements and the [test] extra of pyproject.toml)
     "$PY" -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" ninja numpy scipy \
-        "pytest>=7" "hypothesis>=6.80" "fastdtw==0.3.4"
+        "pytest>=7" "hypothesis>=6.80" "fastdtw==0.3.4" "matplotlib>=3.5" "tqdm>=4.60"
     echo "== building the sanitized extension ($TYPE) in $BUILD" >&2
     start=$(date +%s)
     "$PY" -m pip install --quiet --no-build-isolation --no-deps --force-reinstall . \
@@ -54,8 +57,13 @@ if [[ -z "$SO" ]] || ! ldd "$SO" | grep -q libasan; then
     exit 2
 fi
 
-if [[ $# -eq 0 ]]; then
-    set -- "${DEFAULT_TESTS[@]}"
+# No test file or folder among the arguments (only options such as -q, -x): the default files.
+has_path=0
+for arg in "$@"; do
+    [[ -e "${arg%%::*}" ]] && has_path=1
+done
+if [[ $has_path == 0 ]]; then
+    set -- "$@" "${DEFAULT_TESTS[@]}"
 fi
 
 # libstdc++ is preloaded too: the python binary does not link it, and without it at start-up
