@@ -1,12 +1,16 @@
-// AVX2 variant of the exact coordinate DTW (see navdtw/lanes.hpp). This translation unit alone is
-// compiled with -mavx2 and is only entered after a run-time CPU check, so the package still runs
-// on CPUs without AVX2. No FMA: multiplies and adds stay separate, as in the scalar kernel.
+// AVX2 variant of the exact coordinate DTW (see navdtw/lanes.hpp), entered only after a run-time
+// CPU check, so the package still runs on CPUs without AVX2. The file is compiled with the
+// baseline flags and only the kernel functions carry target("avx2"): with -mavx2 on the whole
+// file, inline and template code it shares with other files (std::vector, check_cancel) could be
+// emitted with AVX2 instructions and picked by the linker for every caller. No FMA: multiplies and
+// adds stay separate, as in the scalar kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "navdtw/lanes.hpp"
+#include "navdtw/parallel.hpp"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -21,7 +25,7 @@ bool avx2_supported() {
 namespace {
 
 template <int DIM>
-void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScratch& ws) {
+__attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScratch& ws) {
     const int dim = DIM > 0 ? DIM : dim_rt;
     lane_index_t N = 0, M = 0;
     for (int l = 0; l < count; ++l) {
@@ -49,6 +53,7 @@ void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScr
     const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
 
     for (lane_index_t t = 0; t < N; ++t) {
+        if ((t & 63) == 63) check_cancel();  // a group of huge pairs stays interruptible
         __m256 r[DIM > 0 ? DIM : 1];
         if constexpr (DIM > 0)
             for (int d = 0; d < DIM; ++d) r[d] = _mm256_loadu_ps(ri + (t * DIM + d) * kLanes);
@@ -94,7 +99,8 @@ void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScr
 
 }  // namespace
 
-void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, double* out, LaneScratch& scratch) {
+__attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, double* out,
+                                                     LaneScratch& scratch) {
     switch (dim) {
         case 2: lanes_kernel<2>(pairs, count, dim, out, scratch); break;
         case 3: lanes_kernel<3>(pairs, count, dim, out, scratch); break;

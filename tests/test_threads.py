@@ -191,9 +191,6 @@ except KeyboardInterrupt:
 
 @pytest.mark.slow
 @pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""), reason="3x slower under the sanitizer; no memory access to check")
-@pytest.mark.xfail(strict=True, reason="BUG: Ctrl-C is only polled between chunks of pairs (parallel.hpp), never "
-                   "inside one pair, so a single long pair (dtw(), or one long pair of a batch) runs to the end "
-                   "before KeyboardInterrupt is raised")
 @pytest.mark.parametrize("call", ["dtw(a, a)", "dtw_batch([a], [a], workers=2)"])
 def test_keyboard_interrupt_inside_one_long_pair(call):
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(SINGLE_LONG_PAIR.format(call=call))],

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "navdtw/parallel.hpp"
+
 namespace navdtw {
 
 using index_t = std::int64_t;
@@ -124,6 +126,7 @@ double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& w
     std::fill(buf, buf + cols, kInf);
     index_t prev_lo = 0;
     for (index_t t = 0; t < rows; ++t) {
+        if ((t & 255) == 255) check_cancel();  // a huge pair stays interruptible
         const index_t lo = win.lo(t), hi = win.hi(t);
         // C[t-1][lo-1]: a real value only if that cell was inside the previous row's range;
         // cells left of it hold stale values from older rows.
@@ -183,6 +186,7 @@ double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window&
     double* cur = ws.row2.data();
     index_t plo = 0, phi = -1;
     for (index_t t = 0; t < rows; ++t) {
+        if ((t & 255) == 255) check_cancel();
         const index_t lo = win.lo(t), hi = win.hi(t);
         std::uint8_t* dir = ws.dirs.data() + ws.start[static_cast<std::size_t>(t)] - lo;
         double left = kInf;

@@ -314,8 +314,11 @@ def evaluate(references, queries, *, env=None, distances=None, graphs=None, thre
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
     batch = _Batch(refs, qrys, distances, env, None)
     n = batch.size
-    if ids is not None and len(ids) != n:
-        raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
+    if ids is not None:
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__len__"):
+            raise TypeError(f"ids must be a sequence of episode ids, got {type(ids).__name__}")
+        if len(ids) != n:
+            raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
     nodes = batch.matrices is not None
     wanted = _wanted_metrics(metrics, nodes)
     if conv.fastdtw_radius is not None and nodes:
@@ -385,18 +388,18 @@ def _wanted_metrics(metrics, nodes: bool) -> List[str]:
 
 
 def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
-    if conv.spl_length == "start_goal":
-        return col["start_goal"]
-    if conv.spl_length == "reference_length":
-        return col["pl_reference"]
-    if shortest_distance is not None:
+    sd = None
+    if shortest_distance is not None:  # checked under every convention, used by "shortest" ones
         sd = np.asarray(shortest_distance, dtype=np.float64)
         if sd.shape != (n,):
             raise ValueError(f"shortest_distance must have one entry per episode ({n}), got shape {sd.shape}")
         if np.isnan(sd).any() or (sd < 0).any():
             raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")
-        return sd
-    return col["reference_start_goal"]
+    if conv.spl_length == "start_goal":
+        return col["start_goal"]
+    if conv.spl_length == "reference_length":
+        return col["pl_reference"]
+    return sd if sd is not None else col["reference_start_goal"]
 
 
 def _check_starts(batch: _Batch, ids) -> None:

@@ -128,13 +128,12 @@ class Paths:
             return Paths._wrap(self.values[o[0] : o[-1]], o - o[0])
         if isinstance(i, (list, np.ndarray)):
             return self.take(i)
-        if not isinstance(i, (int, np.integer)):
-            raise TypeError("Paths index must be an integer, a slice or an integer array")
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"Paths index must be an integer, a slice or an integer array, got {i!r}")
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
             raise IndexError(f"path index {i} out of range for {n} paths")
-        return self.values[self.offsets[i] : self.offsets[i + 1]]
+        return self.values[self.offsets[k] : self.offsets[k + 1]]
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for i in range(len(self)):
@@ -164,8 +163,15 @@ class Paths:
         return list(self)
 
     def take(self, index: ArrayLike) -> "Paths":
-        """A new batch of the paths at ``index`` (copies values)."""
-        index = np.asarray(index, dtype=np.int64)
+        """A new batch of the paths at ``index`` (integers; copies values)."""
+        raw = np.asarray(index)
+        if raw.size and (raw.dtype == np.bool_ or raw.dtype.kind not in "iu"):
+            raise TypeError(f"Paths.take needs integer indices, got dtype {raw.dtype}")
+        index = raw.astype(np.int64).reshape(-1)
+        n = len(self)
+        if index.size and (index.min() < -n or index.max() >= n):
+            raise IndexError(f"path index out of range for {n} paths")
+        index = np.where(index < 0, index + n, index)
         lengths = self.lengths[index]
         offsets = np.zeros(len(index) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
