@@ -12,7 +12,6 @@ import pytest
 from scipy import stats
 
 import navdtw
-from navdtw import Paths
 from navdtw.baseline import RandomWalker
 from navdtw.graphs import GraphSet, NavGraph
 

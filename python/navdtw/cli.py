@@ -357,8 +357,6 @@ def _cmd_demo(args) -> int:
     print(format_table(rows, label="query kind"))
     print()
 
-    from ._io import atomic_write_json  # noqa: F811
-
     summary = {
         "command": "demo",
         "seed": args.seed,

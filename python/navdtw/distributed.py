@@ -595,7 +595,7 @@ def score_parquet(paths_or_glob, *, client=None, graphs=None, distances=None, me
     """
     dask, dd = _dask()
     pq = _parquet()
-    pa = _pyarrow()
+    _pyarrow()  # fails early with the install hint when pyarrow is missing
     fs, files = _expand(paths_or_glob)
 
     # Plan on the client from the footers only: the schema (for the frame's meta) and row groups.

@@ -54,7 +54,7 @@ import numpy as np
 
 from . import _core
 from .engine import _Batch, _ndtw_value, check_threshold, resolve_workers
-from .paths import Paths, as_paths, collapse_repeats
+from .paths import as_paths, collapse_repeats
 
 __all__ = ["Convention", "CONVENTIONS", "METRICS", "Scores", "evaluate", "spl_curve"]
 

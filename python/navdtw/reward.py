@@ -18,8 +18,6 @@ Example (a vectorized environment with B parallel episodes)::
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
-
 import numpy as np
 
 from . import _core
