@@ -476,6 +476,8 @@ def match_predictions(split_instructions, predictions, graphs: GraphSet, *, stri
         records = instructions(records)
     if not records:
         raise ValueError("match_predictions: the split is empty")
+    # Name the predictions file in every message about a prediction (the user's file to fix).
+    src = Path(predictions).name if _is_path(predictions) else "prediction"
     if not isinstance(predictions, Mapping):
         predictions = load_predictions(predictions)
     else:
@@ -511,20 +513,20 @@ def match_predictions(split_instructions, predictions, graphs: GraphSet, *, stri
     for iid in ids:
         q = predictions[iid]
         if isinstance(q, str) or not isinstance(q, (list, tuple)):
-            raise ValueError(f"prediction {iid}: trajectory must be a list of viewpoint ids")
+            raise ValueError(f"{src} {iid}: trajectory must be a list of viewpoint ids")
         if not q:
-            raise ValueError(f"prediction {iid}: trajectory is empty")
+            raise ValueError(f"{src} {iid}: trajectory is empty")
         q = list(q)
         queries_vp.append(_collapse(q) if collapse_repeats else q)
     env, refs = graphs.encode(scans, [r["path"] for r in records], names=[f"instr_id {i}, reference" for i in ids])
-    env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, prediction" for i in ids])
+    env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, {src}" for i in ids])
 
     if strict:
         bad = refs.first() != qrys.first()
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(
-                f"prediction {ids[k]}: trajectory starts at {queries_vp[k][0]!r}, "
+                f"{src} {ids[k]}: trajectory starts at {queries_vp[k][0]!r}, "
                 f"but the reference starts at {records[k]['path'][0]!r}"
             )
 
