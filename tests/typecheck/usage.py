@@ -1,0 +1,17 @@
+"""A small usage file type-checked against navdtw's stubs (_core.pyi, py.typed) by test_typing.py."""
+
+import numpy as np
+
+import navdtw
+from navdtw import _core
+
+r = np.zeros((3, 2), np.float32)
+q = np.zeros((4, 2), np.float32)
+d: np.ndarray = _core.dtw_points(r, np.array([0, 3], np.int64), q, np.array([0, 4], np.int64), workers=1)
+value, path = _core.warping_path_points(r, q)
+cost: float = value
+stats: tuple = _core.STATS
+simd: bool = _core.simd_available()
+single: float = navdtw.dtw(r, q)
+batch = navdtw.dtw_batch([r], [q], workers=1)
+scores = navdtw.evaluate([r], [q])
