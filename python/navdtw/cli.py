@@ -488,18 +488,6 @@ def _read_text(path: Path) -> str:
         raise UserError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _points(value, where: str) -> np.ndarray:
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise UserError(f"{where}: expected a list of [x, y, z] positions") from None
-    if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
-        raise UserError(f"{where}: expected a non-empty list of [x, y, z] positions, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        bad = int(np.argmin(np.isfinite(arr).all(axis=1)))
-        raise UserError(f"{where}: position {bad} is not finite")
-    return arr
-
 
 def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
     """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
@@ -508,6 +496,8 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
     step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
     "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
     """
+    from . import datasets
+
     path = Path(path)
     name = path.name
     text = _read_text(path)
@@ -552,7 +542,7 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
                     raise UserError(f"{where}: step {j} has no 'position'")
                 pts.append(s["position"])
             steps = pts
-        out[key] = _points(steps, where)
+        out[key] = datasets.points_array(steps, where, "path")
     return out
 
 

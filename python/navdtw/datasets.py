@@ -311,7 +311,8 @@ def write_predictions(path: PathLike, predictions) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _points(value, where: str, key: str) -> np.ndarray:
+def points_array(value, where: str, key: str) -> np.ndarray:
+    """A non-empty, finite float64 [n, 3] array of positions, or a ValueError naming where/key."""
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -348,7 +349,7 @@ def load_vlnce_episodes(path) -> List[Dict[str, Any]]:
         if "reference_path" not in e:
             raise ValueError(f"{where}: missing 'reference_path'")
         rec = dict(e)
-        rec["reference_path"] = _points(e["reference_path"], where, "reference_path")
+        rec["reference_path"] = points_array(e["reference_path"], where, "reference_path")
         scene = e.get("scene_id")
         if isinstance(scene, str) and scene:
             rec.setdefault("scan", Path(scene).stem)
@@ -373,7 +374,7 @@ def load_vlnce_gt(path) -> Dict[str, Dict[str, Any]]:
         if "locations" not in e:
             raise ValueError(f"{where}: missing 'locations'")
         rec = dict(e)
-        rec["locations"] = _points(e["locations"], where, "locations")
+        rec["locations"] = points_array(e["locations"], where, "locations")
         if "actions" in e:
             acts = e["actions"]
             if not isinstance(acts, list) or not all(_is_int(a) and a >= 0 for a in acts):
