@@ -52,7 +52,8 @@ fi
 # The sanitized build must really be instrumented, or the run proves nothing.
 # (found without importing it: an instrumented module only imports with the runtime preloaded)
 SO="$("$PY" -c 'import glob, importlib.util as u; s = u.find_spec("navdtw"); d = s.submodule_search_locations[0] if s else ""; print((glob.glob(d + "/_core*.so") or [""])[0])' 2>/dev/null || true)"
-if [[ -z "$SO" ]] || ! ldd "$SO" | grep -q libasan; then
+# (ldd's output is read whole: with pipefail, `grep -q` closing the pipe early can fail ldd.)
+if [[ -z "$SO" ]] || [[ "$(ldd "$SO")" != *libasan* ]]; then
     echo "error: $VENV has no ASan-instrumented navdtw._core (${SO:-not importable}); run without SKIP_BUILD" >&2
     exit 2
 fi
