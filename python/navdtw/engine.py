@@ -226,6 +226,11 @@ def dtw(reference, query, *, distances: Optional[Matrix] = None, window: Optiona
     or FastDTW (see the module docs); neither means exact.
     """
     r, q, m = _pair(reference, query, distances)
+    return _dtw_checked(r, q, m, window, radius)
+
+
+def _dtw_checked(r: np.ndarray, q: np.ndarray, m: Optional[np.ndarray], window, radius) -> float:
+    """DTW of one pair already checked by _pair."""
     w, rad = _method(window, radius)
     ro = np.array([0, len(r)], dtype=np.int64)
     qo = np.array([0, len(q)], dtype=np.int64)
@@ -264,8 +269,10 @@ def sdtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix
     """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) < threshold else 0."""
     threshold = check_threshold(threshold)
     r, q, m = _pair(reference, query, distances)
-    value = ndtw(r, q, threshold, distances=m, window=window, radius=radius)
-    return value if _end_distance(r[-1], q[-1], m) < threshold else 0.0
+    _method(window, radius)  # bad options are an error even when the episode failed
+    if not _end_distance(r[-1], q[-1], m) < threshold:
+        return 0.0
+    return float(_ndtw_value(_dtw_checked(r, q, m, window, radius), len(r), threshold))
 
 
 def warping_path(reference, query, *, distances: Optional[Matrix] = None) -> Tuple[float, np.ndarray]:
