@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import io
 import json
 import math
 import os
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -475,20 +473,6 @@ def _check_predictions(records, preds: Dict[str, List[str]], graphs, pred_name: 
                         f"instructions of {split_name})")
 
 
-def _read_text(path: Path) -> str:
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise UserError(f"{path.name}: corrupt or truncated gzip data ({exc})") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
-
-
-
 def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
     """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
 
@@ -500,7 +484,7 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
 
     path = Path(path)
     name = path.name
-    text = _read_text(path)
+    text = datasets.read_text(path)
     records: List[Tuple[str, Any, str]] = []  # (id, steps, where)
     try:
         data = json.loads(text)

@@ -53,8 +53,8 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
-def read_json(path: PathLike) -> Any:
-    """Parses a JSON (or gzipped JSON) file; any decoding failure -> ``ValueError`` naming it."""
+def read_text(path: PathLike) -> str:
+    """The text of a (possibly gzipped) UTF-8 file; any decoding failure -> ``ValueError`` naming it."""
     path = Path(path)
     name = path.name
     try:
@@ -68,9 +68,15 @@ def read_json(path: PathLike) -> Any:
         except (OSError, EOFError, zlib.error) as exc:
             raise ValueError(f"{name}: corrupt or truncated gzip data ({exc})") from None
     try:
-        text = raw.decode("utf-8-sig")  # tolerate a byte-order mark
+        return raw.decode("utf-8-sig")  # tolerate a byte-order mark
     except UnicodeDecodeError as exc:
         raise ValueError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: PathLike) -> Any:
+    """Parses a JSON (or gzipped JSON) file; any decoding failure -> ``ValueError`` naming it."""
+    name = Path(path).name
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
