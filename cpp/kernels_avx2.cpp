@@ -46,54 +46,71 @@ __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, 
             for (int d = 0; d < dim; ++d) ws.qi[static_cast<std::size_t>((s * dim + d) * kLanes + l)] = src[d];
         }
     }
-    ws.buf.assign(static_cast<std::size_t>(M * kLanes), std::numeric_limits<double>::infinity());
+    // The table is swept in strips of columns so that a strip's rolling row and query points stay
+    // in L1 while every row passes over them (a full row of 2000 columns, 224 KB, streams from L2
+    // and caps the kernel). edge[t] carries D(t, last column of the previous strip) across.
+    const lane_index_t width = std::max<lane_index_t>(16, kStripBytes / ((2 + dim) * 4 * kLanes));
+    ws.buf.resize(static_cast<std::size_t>(std::min(width, M) * kLanes));
+    ws.edge.assign(static_cast<std::size_t>(N * kLanes), std::numeric_limits<double>::infinity());
     const float* ri = ws.ri.data();
     const float* qi = ws.qi.data();
     double* buf = ws.buf.data();
+    double* edge = ws.edge.data();
     const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
 
-    for (lane_index_t t = 0; t < N; ++t) {
-        if ((t & 63) == 63) check_cancel();  // a group of huge pairs stays interruptible
-        __m256 r[DIM > 0 ? DIM : 1];
-        if constexpr (DIM > 0)
-            for (int d = 0; d < DIM; ++d) r[d] = _mm256_loadu_ps(ri + (t * DIM + d) * kLanes);
-        const float* rrow = ri + t * dim * kLanes;
-        __m256d diag_lo = t == 0 ? _mm256_setzero_pd() : inf, diag_hi = diag_lo;
-        __m256d left_lo = inf, left_hi = inf;
-        for (lane_index_t s = 0; s < M; ++s) {
-            const float* qrow = qi + s * dim * kLanes;
-            __m256 acc;
-            if constexpr (DIM > 0) {
-                __m256 diff = _mm256_sub_ps(r[0], _mm256_loadu_ps(qrow));
-                acc = _mm256_mul_ps(diff, diff);
-                for (int d = 1; d < DIM; ++d) {
-                    diff = _mm256_sub_ps(r[d], _mm256_loadu_ps(qrow + d * kLanes));
-                    acc = _mm256_add_ps(acc, _mm256_mul_ps(diff, diff));
+    for (lane_index_t s0 = 0; s0 < M; s0 += width) {
+        const lane_index_t s1 = std::min(M, s0 + width);
+        std::fill(buf, buf + (s1 - s0) * kLanes, std::numeric_limits<double>::infinity());
+        // D(t - 1, s0 - 1): zero before the first cell, infinite above row 0 elsewhere.
+        __m256d diag_lo = s0 == 0 ? _mm256_setzero_pd() : inf, diag_hi = diag_lo;
+        for (lane_index_t t = 0; t < N; ++t) {
+            if ((t & 63) == 63) check_cancel();  // a group of huge pairs stays interruptible
+            __m256 r[DIM > 0 ? DIM : 1];
+            if constexpr (DIM > 0)
+                for (int d = 0; d < DIM; ++d) r[d] = _mm256_loadu_ps(ri + (t * DIM + d) * kLanes);
+            const float* rrow = ri + t * dim * kLanes;
+            double* e = edge + t * kLanes;
+            __m256d left_lo = _mm256_loadu_pd(e), left_hi = _mm256_loadu_pd(e + 4);
+            const __m256d next_diag_lo = left_lo, next_diag_hi = left_hi;
+            for (lane_index_t s = s0; s < s1; ++s) {
+                const float* qrow = qi + s * dim * kLanes;
+                __m256 acc;
+                if constexpr (DIM > 0) {
+                    __m256 diff = _mm256_sub_ps(r[0], _mm256_loadu_ps(qrow));
+                    acc = _mm256_mul_ps(diff, diff);
+                    for (int d = 1; d < DIM; ++d) {
+                        diff = _mm256_sub_ps(r[d], _mm256_loadu_ps(qrow + d * kLanes));
+                        acc = _mm256_add_ps(acc, _mm256_mul_ps(diff, diff));
+                    }
+                } else {
+                    __m256 diff = _mm256_sub_ps(_mm256_loadu_ps(rrow), _mm256_loadu_ps(qrow));
+                    acc = _mm256_mul_ps(diff, diff);
+                    for (int d = 1; d < dim; ++d) {
+                        diff = _mm256_sub_ps(_mm256_loadu_ps(rrow + d * kLanes), _mm256_loadu_ps(qrow + d * kLanes));
+                        acc = _mm256_add_ps(acc, _mm256_mul_ps(diff, diff));
+                    }
                 }
-            } else {
-                __m256 diff = _mm256_sub_ps(_mm256_loadu_ps(rrow), _mm256_loadu_ps(qrow));
-                acc = _mm256_mul_ps(diff, diff);
-                for (int d = 1; d < dim; ++d) {
-                    diff = _mm256_sub_ps(_mm256_loadu_ps(rrow + d * kLanes), _mm256_loadu_ps(qrow + d * kLanes));
-                    acc = _mm256_add_ps(acc, _mm256_mul_ps(diff, diff));
-                }
+                const __m256 cost = _mm256_sqrt_ps(acc);
+                const __m256d c_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(cost));
+                const __m256d c_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(cost, 1));
+                double* cell = buf + (s - s0) * kLanes;
+                const __m256d up_lo = _mm256_loadu_pd(cell), up_hi = _mm256_loadu_pd(cell + 4);
+                const __m256d v_lo = _mm256_add_pd(c_lo, _mm256_min_pd(_mm256_min_pd(diag_lo, up_lo), left_lo));
+                const __m256d v_hi = _mm256_add_pd(c_hi, _mm256_min_pd(_mm256_min_pd(diag_hi, up_hi), left_hi));
+                _mm256_storeu_pd(cell, v_lo);
+                _mm256_storeu_pd(cell + 4, v_hi);
+                diag_lo = up_lo;
+                diag_hi = up_hi;
+                left_lo = v_lo;
+                left_hi = v_hi;
             }
-            const __m256 cost = _mm256_sqrt_ps(acc);
-            const __m256d c_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(cost));
-            const __m256d c_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(cost, 1));
-            double* cell = buf + s * kLanes;
-            const __m256d up_lo = _mm256_loadu_pd(cell), up_hi = _mm256_loadu_pd(cell + 4);
-            const __m256d v_lo = _mm256_add_pd(c_lo, _mm256_min_pd(_mm256_min_pd(diag_lo, up_lo), left_lo));
-            const __m256d v_hi = _mm256_add_pd(c_hi, _mm256_min_pd(_mm256_min_pd(diag_hi, up_hi), left_hi));
-            _mm256_storeu_pd(cell, v_lo);
-            _mm256_storeu_pd(cell + 4, v_hi);
-            diag_lo = up_lo;
-            diag_hi = up_hi;
-            left_lo = v_lo;
-            left_hi = v_hi;
+            _mm256_storeu_pd(e, left_lo);
+            _mm256_storeu_pd(e + 4, left_hi);
+            diag_lo = next_diag_lo;
+            diag_hi = next_diag_hi;
+            for (int l = 0; l < count; ++l)
+                if (p[l].n - 1 == t && p[l].m - 1 >= s0 && p[l].m - 1 < s1) out[l] = buf[(p[l].m - 1 - s0) * kLanes + l];
         }
-        for (int l = 0; l < count; ++l)
-            if (p[l].n - 1 == t) out[l] = buf[(p[l].m - 1) * kLanes + l];
     }
 }
 

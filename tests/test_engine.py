@@ -811,6 +811,24 @@ def test_simd_lanes_on_uneven_shapes():
         assert fast.tolist() == [naive.dtw(naive.euclidean_cost(r, q, np.float32)) for r, q in zip(refs, qrys)]
 
 
+@needs_simd_switch
+@pytest.mark.parametrize("dim", [1, 3, 7])
+def test_simd_lanes_across_column_strips(dim):
+    # the lanes kernel sweeps its table in strips of 51-170 columns (by dim): query lengths around
+    # and across strip edges, ends of lanes inside every strip, and the naive twin on a sample
+    rng = np.random.default_rng(dim)
+    n_pairs = 40
+    refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, n_pairs)]
+    qm = np.concatenate([[1, 50, 51, 52, 101, 102, 103, 170, 171, 340, 341, 400], rng.integers(1, 420, n_pairs - 12)])
+    qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
+    with simd(True):
+        fast = navdtw.dtw_batch(refs, qrys)
+    with simd(False):
+        assert fast.tobytes() == navdtw.dtw_batch(refs, qrys).tobytes()
+    for r, q, got in list(zip(refs, qrys, fast))[:12]:
+        assert got == naive.dtw(naive.euclidean_cost(r, q, np.float32))
+
+
 # --------------------------------------------------------------------------------------------
 # regressions: bugs this suite found (fixed in 4450c98)
 # --------------------------------------------------------------------------------------------

@@ -25,9 +25,13 @@ struct LanePair {
 
 constexpr int kLanes = 8;
 
+// Bytes of rolling row plus query points per column strip: well inside a 32 KB L1 data cache.
+constexpr int kStripBytes = 16384;
+
 struct LaneScratch {
     std::vector<float> ri, qi;          // interleaved points: [row][dim][lane]
-    std::vector<double> buf;            // rolling row: [column][lane]
+    std::vector<double> buf;            // rolling row of one strip: [column][lane]
+    std::vector<double> edge;           // last column of the previous strip: [row][lane]
 };
 
 // True when this CPU (and OS) run the AVX2 kernel; defined in kernels_avx2.cpp.
