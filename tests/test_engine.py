@@ -829,6 +829,27 @@ def test_simd_lanes_across_column_strips(dim):
         assert got == naive.dtw(naive.euclidean_cost(r, q, np.float32))
 
 
+def test_short_row_kernel_every_small_shape():
+    # pairs whose shorter path has <= 8 points run a register-row kernel (dtw.hpp, dtw_short_row),
+    # in both orientations; every shape around that limit must equal the naive twin bit for bit,
+    # with ties (integer grid), zero costs (-0.0 entries too) and infinite (unreachable) entries
+    rng = np.random.default_rng(8)
+    matrix = rng.integers(0, 4, size=(6, 6)).astype(np.float32)
+    matrix[0, 1] = -0.0
+    matrix[2, 3] = np.inf
+    for n in range(1, 11):
+        for m in range(1, 11):
+            r = rng.integers(-2, 3, size=(n, 2)).astype(np.float32)
+            q = rng.integers(-2, 3, size=(m, 2)).astype(np.float32)
+            got = navdtw.dtw(r, q)
+            want = naive.dtw(naive.euclidean_cost(r, q, np.float32))
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m)
+            rn, qn = rng.integers(0, 6, size=n), rng.integers(0, 6, size=m)
+            got = navdtw.dtw(rn, qn, distances=matrix)
+            want = naive.dtw(naive.node_cost(matrix, rn, qn))
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m, rn, qn)
+
+
 # --------------------------------------------------------------------------------------------
 # regressions: bugs this suite found (fixed in 4450c98)
 # --------------------------------------------------------------------------------------------

@@ -315,10 +315,51 @@ struct Method {
     index_t radius = -1;  // FastDTW radius; -1 = none (exact)
 };
 
+// dtw_rolling's full-window recurrence for a row of exactly C columns: the row lives in registers
+// and each row is straight-line code, so consecutive rows overlap in the CPU instead of waiting on
+// memory. Same operations in the same order, hence the same bits. Serves short paths (node paths
+// of R2R episodes are 4-7 nodes long).
+template <int C, class Cost>
+double dtw_short_row(const Cost& cost, index_t rows) {
+    double buf[C];
+    for (int s = 0; s < C; ++s) buf[s] = kInf;
+    for (index_t t = 0; t < rows; ++t) {
+        if ((t & 255) == 255) check_cancel();
+        double diag = t == 0 ? 0.0 : kInf, left = kInf;
+        for (int s = 0; s < C; ++s) {
+            const double up = buf[s];
+            const double v = cost(t, s) + std::min(std::min(diag, up), left);
+            buf[s] = v;
+            diag = up;
+            left = v;
+        }
+    }
+    return buf[C - 1];
+}
+
+template <class Cost>
+double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
+    switch (cols) {
+        case 1: return dtw_short_row<1>(cost, rows);
+        case 2: return dtw_short_row<2>(cost, rows);
+        case 3: return dtw_short_row<3>(cost, rows);
+        case 4: return dtw_short_row<4>(cost, rows);
+        case 5: return dtw_short_row<5>(cost, rows);
+        case 6: return dtw_short_row<6>(cost, rows);
+        case 7: return dtw_short_row<7>(cost, rows);
+        default: return dtw_short_row<8>(cost, rows);
+    }
+}
+constexpr index_t kShortRow = 8;
+
 // Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
 template <class Cost>
 double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspace& ws) {
     window = std::min(window, std::max(n, m));  // wider is exact anyway; keeps index arithmetic in range
+    if (window < 0 && std::min(n, m) <= kShortRow) {
+        if (n >= m) return dtw_exact_short(cost, n, m);
+        return dtw_exact_short(Transposed<Cost>{cost}, m, n);
+    }
     if (n >= m) {
         ws.reserve_row(m);
         if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, ws.row.data());
