@@ -66,32 +66,44 @@ struct PairIndex {
     throw std::invalid_argument(os.str());
 }
 
+// The checks below run for every pair, so they stay small enough to inline; the messages are
+// built out of line, on the cold path.
+[[gnu::cold, gnu::noinline]] inline void fail_path_index(index_t b, const char* name, index_t i, index_t size) {
+    std::ostringstream os;
+    os << name << " index " << i << " is out of range for " << size << " " << name;
+    fail_pair(b, os.str());
+}
+
+[[gnu::cold, gnu::noinline]] inline void fail_empty_path(index_t b, const char* name, index_t i) {
+    std::ostringstream os;
+    os << name << "[" << i << "] is empty; every path needs at least one point";
+    fail_pair(b, os.str());
+}
+
+[[gnu::cold, gnu::noinline]] inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v,
+                                                   index_t n_nodes, index_t e) {
+    std::ostringstream os;
+    os << name << "[" << i << "] has node id " << v << " at position " << k << ", outside [0, " << n_nodes
+       << ") of distances[" << e << "]";
+    fail_pair(b, os.str());
+}
+
 template <class Set>
 void check_path(const Set& set, index_t i, const char* name, index_t b) {
-    if (i < 0 || i >= set.size) {
-        std::ostringstream os;
-        os << name << " index " << i << " is out of range for " << set.size << " " << name;
-        fail_pair(b, os.str());
-    }
-    if (set.length(i) <= 0) {
-        std::ostringstream os;
-        os << name << "[" << i << "] is empty; every path needs at least one point";
-        fail_pair(b, os.str());
-    }
+    if (i < 0 || i >= set.size) fail_path_index(b, name, i, set.size);
+    if (set.length(i) <= 0) fail_empty_path(b, name, i);
 }
 
 template <class I>
 void check_nodes(const NodeSet<I>& set, index_t i, index_t n_nodes, const char* name, index_t b, index_t e) {
     const I* p = set.path(i);
     const index_t len = set.length(i);
+    bool ok = true;
+    for (index_t k = 0; k < len; ++k) ok &= static_cast<index_t>(p[k]) >= 0 && static_cast<index_t>(p[k]) < n_nodes;
+    if (ok) return;
     for (index_t k = 0; k < len; ++k) {
         const auto v = static_cast<index_t>(p[k]);
-        if (v < 0 || v >= n_nodes) {
-            std::ostringstream os;
-            os << name << "[" << i << "] has node id " << v << " at position " << k
-               << ", outside [0, " << n_nodes << ") of distances[" << e << "]";
-            fail_pair(b, os.str());
-        }
+        if (v < 0 || v >= n_nodes) fail_node(b, name, i, k, v, n_nodes, e);
     }
 }
 
