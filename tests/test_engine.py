@@ -850,6 +850,53 @@ def test_short_row_kernel_every_small_shape():
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m, rn, qn)
 
 
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_env_grouped_blocks_match_pairs_one_by_one(workers):
+    # batches over several matrices run in blocks of >= 1024 pairs, each grouped by environment
+    # (batch.hpp, for_each_node_pair); matrices of different sizes, int32 and int64 ids, pairs
+    rng = np.random.default_rng(workers)
+    sizes = [3, 9, 5, 12, 7]
+    mats = [rng.uniform(0, 10, size=(v, v)).astype(np.float32) for v in sizes]
+    mats[1][2, :] = np.inf
+    B = 2600
+    env = rng.integers(0, len(mats), B)
+    refs = [rng.integers(0, sizes[e], rng.integers(1, 9)) for e in env]
+    qrys = [rng.integers(0, sizes[e], rng.integers(1, 17)) for e in env]
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=workers)
+    want = [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    assert got.tolist() == want
+    as32 = navdtw.dtw_batch([r.astype(np.int32) for r in refs], [q.astype(np.int32) for q in qrys],
+                            distances=mats, env=env, workers=workers)
+    assert as32.tobytes() == got.tobytes()
+    pairs = np.stack([rng.permutation(B), rng.permutation(B)], axis=1)
+    penv = np.minimum(env[pairs[:, 0]], env[pairs[:, 1]])  # both paths valid in the smaller graph
+    mats_small = [m[: min(sizes), : min(sizes)] for m in mats]
+    refs_small = [r % min(sizes) for r in refs]
+    qrys_small = [q % min(sizes) for q in qrys]
+    got = navdtw.dtw_batch(refs_small, qrys_small, distances=mats_small, env=penv, pairs=pairs, workers=workers)
+    assert got.tolist() == [navdtw.dtw(refs_small[i], qrys_small[j], distances=mats_small[e])
+                            for (i, j), e in zip(pairs, penv)]
+
+
+def test_env_grouped_blocks_name_the_lowest_bad_pair():
+    # a grouped block is solved in environment order, but checked in pair order: the error names
+    # the lowest bad pair even when a later bad pair's environment sorts first
+    rng = np.random.default_rng(0)
+    mats = [rng.uniform(0, 10, size=(4, 4)).astype(np.float32) for _ in range(3)]
+    B = 3000
+    env = np.full(B, 2)
+    env[2000] = 0
+    refs = Paths.from_list([np.array([0, 1, 2])] * B)
+    rv = refs.values.copy()
+    rv[3 * 1500 + 1] = 7   # pair 1500 (env 2): id 7 outside 4 nodes
+    rv[3 * 2000] = 9       # pair 2000 (env 0, sorted first): id 9
+    bad = Paths(rv, refs.offsets)
+    for workers in (1, 2):
+        with pytest.raises(ValueError, match=r"pair 1500: references\[1500\] has node id 7 at position 1"):
+            navdtw._core.dtw_nodes(bad.values, bad.offsets, refs.values, refs.offsets, mats, env=env, pairs=None,
+                            all_pairs=False, window=-1, workers=workers)
+
+
 # --------------------------------------------------------------------------------------------
 # regressions: bugs this suite found (fixed in 4450c98)
 # --------------------------------------------------------------------------------------------
