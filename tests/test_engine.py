@@ -878,6 +878,19 @@ def test_env_grouped_blocks_match_pairs_one_by_one(workers):
                             for (i, j), e in zip(pairs, penv)]
 
 
+def test_env_grouped_blocks_of_long_paths_run_uncopied():
+    # a block whose pairs average over 48 ids runs in pair order without the packed copy
+    rng = np.random.default_rng(3)
+    mats = [rng.uniform(0, 10, size=(v, v)).astype(np.float32) for v in (20, 30)]
+    B = 1100
+    env = rng.integers(0, 2, B)
+    env[:3] = [0, 1, 0]
+    refs = [rng.integers(0, 20, rng.integers(20, 40)) for _ in range(B)]
+    qrys = [rng.integers(0, 20, rng.integers(20, 40)) for _ in range(B)]
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=1)
+    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+
+
 def test_env_grouped_blocks_name_the_lowest_bad_pair():
     # a grouped block is solved in environment order, but checked in pair order: the error names
     # the lowest bad pair even when a later bad pair's environment sorts first

@@ -236,7 +236,9 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
 }
 
 // Pairs per block when a node batch is grouped by environment (see for_each_node_pair).
-constexpr index_t kEnvBlockMin = 1024, kEnvBlockMax = index_t(1) << 15;
+// A block whose pairs average more ids than kPackIdsPerPair runs in pair order, uncopied, so the
+// copy stays below 48 ids per pair of the block.
+constexpr index_t kEnvBlockMin = 1024, kEnvBlockMax = index_t(1) << 15, kPackIdsPerPair = 48;
 
 // Resolves and checks pair b of a node batch: path indices, environment, node ids.
 template <class I>
@@ -309,6 +311,15 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
             for (std::size_t e = 1; e < pairs_at.size(); ++e) {
                 pairs_at[e] += pairs_at[e - 1];
                 ids_at[e] += ids_at[e - 1];
+            }
+            if (ids_at.back() > (b1 - b0) * kPackIdsPerPair) {
+                // long paths: their own DP outweighs the cache misses, and a copy would be large
+                for (index_t b = b0; b < b1; ++b) {
+                    const auto [r, q] = rq[static_cast<std::size_t>(b - b0)];
+                    out[b] = solve(mats[static_cast<std::size_t>(env[b])], R.path(r), R.length(r), Q.path(q), Q.length(q), ws);
+                    if ((b & 255) == 255) check_cancel();
+                }
+                continue;
             }
             packed.resize(static_cast<std::size_t>(b1 - b0));
             ids.resize(static_cast<std::size_t>(ids_at.back()));
