@@ -243,7 +243,7 @@ constexpr index_t kEnvBlockMin = 1024, kEnvBlockMax = index_t(1) << 15, kPackIds
 // Resolves and checks pair b of a node batch: path indices, environment, node ids.
 template <class I>
 struct NodePair {
-    index_t r, q;
+    index_t r, q, e;  // reference, query, environment
     const DistanceMatrix& M;
 };
 
@@ -261,7 +261,7 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
     const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
     check_nodes(R, r, M.n, "references", b, e);
     check_nodes(Q, q, M.n, "queries", b, e);
-    return {r, q, M};
+    return {r, q, e, M};
 }
 
 // Runs solve(matrix, reference ids, n, query ids, m, workspace) -> double for every pair of a node
@@ -269,7 +269,7 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 //
 // With several matrices, pairs run in blocks, each block grouped by environment, so that one
 // matrix stays in cache while its pairs run: pairs that pick matrices at random miss the cache on
-// nearly every cost (100 R2R-sized matrices, 9 MB, run at 60% of the speed of one). A block is
+// nearly every cost (W1's 100 matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is
 // checked and copied in pair order, with its ids packed by environment, then solved from the
 // packed copy: reading the pairs' own paths in environment order would wait on scattered loads.
 // Checking in pair order keeps the error of the lowest bad pair.
@@ -287,26 +287,29 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
         });
         return;
     }
+    struct Checked {
+        index_t r, q, e, n, m;  // as node_pair saw them: nothing is read twice from the caller's arrays
+    };
     struct Packed {
         index_t b, at, n, m;  // pair, offset of its ids in `ids`, lengths
     };
     run_parallel((B + block - 1) / block, workers, 1, [&](index_t k0, index_t k1) {
         Workspace ws;
-        std::vector<std::pair<index_t, index_t>> rq;
+        std::vector<Checked> checked;
         std::vector<index_t> pairs_at(static_cast<std::size_t>(n_env) + 1), ids_at(static_cast<std::size_t>(n_env) + 1);
         std::vector<Packed> packed;
         std::vector<I> ids;
         for (index_t k = k0; k < k1; ++k) {
             const index_t b0 = k * block, b1 = std::min(B, b0 + block);
-            rq.resize(static_cast<std::size_t>(b1 - b0));
+            checked.resize(static_cast<std::size_t>(b1 - b0));
             std::fill(pairs_at.begin(), pairs_at.end(), 0);
             std::fill(ids_at.begin(), ids_at.end(), 0);
             for (index_t b = b0; b < b1; ++b) {
                 const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
-                rq[static_cast<std::size_t>(b - b0)] = {p.r, p.q};
-                const auto e = static_cast<std::size_t>(env[b]);
-                ++pairs_at[e + 1];
-                ids_at[e + 1] += R.length(p.r) + Q.length(p.q);
+                const Checked c{p.r, p.q, p.e, R.length(p.r), Q.length(p.q)};
+                checked[static_cast<std::size_t>(b - b0)] = c;
+                ++pairs_at[static_cast<std::size_t>(c.e) + 1];
+                ids_at[static_cast<std::size_t>(c.e) + 1] += c.n + c.m;
             }
             for (std::size_t e = 1; e < pairs_at.size(); ++e) {
                 pairs_at[e] += pairs_at[e - 1];
@@ -315,8 +318,8 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
             if (ids_at.back() > (b1 - b0) * kPackIdsPerPair) {
                 // long paths: their own DP outweighs the cache misses, and a copy would be large
                 for (index_t b = b0; b < b1; ++b) {
-                    const auto [r, q] = rq[static_cast<std::size_t>(b - b0)];
-                    out[b] = solve(mats[static_cast<std::size_t>(env[b])], R.path(r), R.length(r), Q.path(q), Q.length(q), ws);
+                    const Checked& c = checked[static_cast<std::size_t>(b - b0)];
+                    out[b] = solve(mats[static_cast<std::size_t>(c.e)], R.path(c.r), c.n, Q.path(c.q), c.m, ws);
                     if ((b & 255) == 255) check_cancel();
                 }
                 continue;
@@ -324,13 +327,13 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
             packed.resize(static_cast<std::size_t>(b1 - b0));
             ids.resize(static_cast<std::size_t>(ids_at.back()));
             for (index_t b = b0; b < b1; ++b) {
-                const auto [r, q] = rq[static_cast<std::size_t>(b - b0)];
-                const auto e = static_cast<std::size_t>(env[b]);
-                const index_t n = R.length(r), m = Q.length(q), at = ids_at[e];
-                std::copy_n(R.path(r), n, ids.data() + at);
-                std::copy_n(Q.path(q), m, ids.data() + at + n);
-                ids_at[e] += n + m;
-                packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, n, m};
+                const Checked& c = checked[static_cast<std::size_t>(b - b0)];
+                const auto e = static_cast<std::size_t>(c.e);
+                const index_t at = ids_at[e];
+                std::copy_n(R.path(c.r), c.n, ids.data() + at);
+                std::copy_n(Q.path(c.q), c.m, ids.data() + at + c.n);
+                ids_at[e] += c.n + c.m;
+                packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
             }
             // pairs_at[e] now ends bucket e, so bucket e is [pairs_at[e - 1], pairs_at[e])
             for (index_t e = 0; e < n_env; ++e) {
