@@ -174,6 +174,48 @@ def test_keyboard_interrupt_stops_batch(workers, extra, count):
     assert "usable" in proc.stdout
 
 
+INTERRUPT_NODES = """
+import os, signal, threading, time
+import numpy as np
+import navdtw
+
+rng = np.random.default_rng(0)
+mats = [rng.uniform(0, 10, size=(300, 300)).astype(np.float32) for _ in range(2)]
+{paths}
+env = np.arange(len(pairs)) % 2
+sent = []
+threading.Timer(0.5, lambda: (sent.append(time.perf_counter()), os.kill(os.getpid(), signal.SIGINT))).start()
+try:
+    navdtw.dtw_batch(refs, refs, distances=mats, env=env, pairs=pairs, workers={workers})
+except KeyboardInterrupt:
+    print("interrupted after", time.perf_counter() - sent[0])
+else:
+    raise SystemExit("the batch finished without KeyboardInterrupt")
+assert navdtw.dtw_batch([[0, 1]], [[1]], distances=mats, env=[1], workers={workers})[0] == float(mats[1][0, 1]) + float(mats[1][1, 1])
+print("usable")
+"""
+
+NODE_PATHS = {
+    # blocks of long paths run uncopied (batch.hpp, for_each_node_pair): 3000 x 3000 ids a pair
+    "long": "refs = [rng.integers(0, 300, 3000)]\npairs = np.zeros((4000, 2), np.int64)",
+    # blocks of short paths are packed and grouped by environment: 10 M pairs of 16 x 16 ids
+    "short": "refs = navdtw.Paths(rng.integers(0, 300, 16 * 1000).astype(np.int32), np.arange(0, 16001, 16))\n"
+             "pairs = rng.integers(0, 1000, size=(10_000_000, 2))",
+}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("paths", ["long", "short"])
+def test_keyboard_interrupt_stops_node_batch_over_environments(workers, paths):
+    code = textwrap.dedent(INTERRUPT_NODES.format(workers=workers, paths=NODE_PATHS[paths]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"returncode {proc.returncode}\n{proc.stdout}\n{proc.stderr[-3000:]}"
+    delay = float(proc.stdout.split("\n")[0].split()[-1])
+    limit = 3.0 if "asan" in os.environ.get("LD_PRELOAD", "") else 1.0
+    assert delay < limit, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+    assert "usable" in proc.stdout
+
+
 SINGLE_LONG_PAIR = """
 import os, signal, threading, time
 import numpy as np
