@@ -21,14 +21,14 @@ namespace {
 
 py::array_t<double> dtw_points(const F32Array& rv, const I64Array& ro, const F32Array& qv, const I64Array& qo,
                                const std::optional<I64Array>& pairs, bool all_pairs, index_t window,
-                               index_t radius, int workers) {
+                               index_t radius, int workers, bool single) {
     const navdtw::PointSet R = point_set(rv, ro, "references");
     const navdtw::PointSet Q = point_set(qv, qo, "queries");
     index_t B = 0;
     const navdtw::PairIndex P = make_pairs(pairs, all_pairs, R.size, Q.size, B);
     py::array_t<double> out(B);
     double* o = out.mutable_data();
-    const navdtw::Method method{window, radius};
+    const navdtw::Method method{window, radius, single};
     run_without_gil([&](const navdtw::Poll& poll) { navdtw::dtw_points_batch(R, Q, P, B, method, o, workers, poll); });
     return out;
 }
@@ -46,7 +46,8 @@ void nodes_batch(const py::array& rv, const I64Array& ro, const py::array& qv, c
 
 py::array_t<double> dtw_nodes(const py::array& rv, const I64Array& ro, const py::array& qv, const I64Array& qo,
                               const std::vector<F32Array>& distances, const std::optional<I64Array>& env,
-                              const std::optional<I64Array>& pairs, bool all_pairs, index_t window, int workers) {
+                              const std::optional<I64Array>& pairs, bool all_pairs, index_t window, int workers,
+                              bool single) {
     const index_t nr = ro.size() - 1, nq = qo.size() - 1;
     if (nr < 0 || nq < 0) throw std::invalid_argument("offsets must hold at least one element");
     index_t B = 0;
@@ -58,7 +59,7 @@ py::array_t<double> dtw_nodes(const py::array& rv, const I64Array& ro, const py:
     const index_t* e = env ? env->data() : nullptr;
     py::array_t<double> out(B);
     double* o = out.mutable_data();
-    const navdtw::Method method{window, -1};
+    const navdtw::Method method{window, -1, single};
     const NodeType t = node_type(rv, qv);
     if (t == NodeType::kInt32) nodes_batch<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
     else nodes_batch<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
@@ -166,12 +167,13 @@ PYBIND11_MODULE(_core, m) {
     register_exceptions(m);
     m.def("dtw_points", &dtw_points, py::arg("ref_values"), py::arg("ref_offsets"), py::arg("qry_values"),
           py::arg("qry_offsets"), py::kw_only(), py::arg("pairs") = py::none(), py::arg("all_pairs") = false,
-          py::arg("window") = -1, py::arg("radius") = -1, py::arg("workers") = 1,
-          "DTW of float32 coordinate paths (Euclidean cost) over a ragged batch of pairs.");
+          py::arg("window") = -1, py::arg("radius") = -1, py::arg("workers") = 1, py::arg("single") = false,
+          "DTW of float32 coordinate paths (Euclidean cost) over a ragged batch of pairs; single: float32 sums.");
     m.def("dtw_nodes", &dtw_nodes, py::arg("ref_values"), py::arg("ref_offsets"), py::arg("qry_values"),
           py::arg("qry_offsets"), py::arg("distances"), py::kw_only(), py::arg("env") = py::none(),
           py::arg("pairs") = py::none(), py::arg("all_pairs") = false, py::arg("window") = -1,
-          py::arg("workers") = 1, "DTW of node-index paths over float32 distance matrices.");
+          py::arg("workers") = 1, py::arg("single") = false,
+          "DTW of node-index paths over float32 distance matrices; single: float32 sums.");
     m.def("prefix_points", &prefix_points, py::arg("reference"), py::arg("query"));
     m.def("prefix_nodes", &prefix_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.def("warping_path_points", &warping_path_points, py::arg("reference"), py::arg("query"));

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "navdtw/lanes.hpp"
 #include "navdtw/parallel.hpp"
@@ -24,8 +26,55 @@ bool avx2_supported() {
 
 namespace {
 
-template <int DIM>
+#define NAVDTW_AVX2 __attribute__((target("avx2"), always_inline)) inline
+
+// The recurrence of 8 lanes, sums in double (two vectors) or in float (precision="single", one
+// vector): next = cost + min(min(diag, up), left), in that order, as the scalar kernel does it.
+struct DoubleLanes {
+    using value_type = double;
+    __m256d lo, hi;
+    NAVDTW_AVX2 static DoubleLanes load(const double* p) { return {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
+    NAVDTW_AVX2 static DoubleLanes fill(double x) { return {_mm256_set1_pd(x), _mm256_set1_pd(x)}; }
+    NAVDTW_AVX2 void store(double* p) const {
+        _mm256_storeu_pd(p, lo);
+        _mm256_storeu_pd(p + 4, hi);
+    }
+    NAVDTW_AVX2 static DoubleLanes next(__m256 cost, const DoubleLanes& diag, const DoubleLanes& up,
+                                        const DoubleLanes& left) {
+        const __m256d c_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(cost));
+        const __m256d c_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(cost, 1));
+        return {_mm256_add_pd(c_lo, _mm256_min_pd(_mm256_min_pd(diag.lo, up.lo), left.lo)),
+                _mm256_add_pd(c_hi, _mm256_min_pd(_mm256_min_pd(diag.hi, up.hi), left.hi))};
+    }
+};
+
+struct FloatLanes {
+    using value_type = float;
+    __m256 v;
+    NAVDTW_AVX2 static FloatLanes load(const float* p) { return {_mm256_loadu_ps(p)}; }
+    NAVDTW_AVX2 static FloatLanes fill(float x) { return {_mm256_set1_ps(x)}; }
+    NAVDTW_AVX2 void store(float* p) const { _mm256_storeu_ps(p, v); }
+    NAVDTW_AVX2 static FloatLanes next(__m256 cost, const FloatLanes& diag, const FloatLanes& up,
+                                       const FloatLanes& left) {
+        return {_mm256_add_ps(cost, _mm256_min_ps(_mm256_min_ps(diag.v, up.v), left.v))};
+    }
+};
+
+template <class Lanes>
+std::vector<typename Lanes::value_type>& rolling(LaneScratch& ws) {
+    if constexpr (std::is_same_v<typename Lanes::value_type, float>) return ws.buf_single;
+    else return ws.buf;
+}
+
+template <class Lanes>
+std::vector<typename Lanes::value_type>& edges(LaneScratch& ws) {
+    if constexpr (std::is_same_v<typename Lanes::value_type, float>) return ws.edge_single;
+    else return ws.edge;
+}
+
+template <int DIM, class Lanes>
 __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScratch& ws) {
+    using T = typename Lanes::value_type;
     const int dim = DIM > 0 ? DIM : dim_rt;
     lane_index_t N = 0, M = 0;
     for (int l = 0; l < count; ++l) {
@@ -49,29 +98,33 @@ __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, 
     // The table is swept in strips of columns so that a strip's rolling row and query points stay
     // in L1 while every row passes over them (a full row of 2000 columns, 224 KB, streams from L2
     // and caps the kernel). edge[t] carries D(t, last column of the previous strip) across.
-    const lane_index_t width = std::max<lane_index_t>(16, kStripBytes / ((2 + dim) * 4 * kLanes));
-    ws.buf.resize(static_cast<std::size_t>(std::min(width, M) * kLanes));
-    ws.edge.assign(static_cast<std::size_t>(N * kLanes), std::numeric_limits<double>::infinity());
+    const T inf_value = std::numeric_limits<T>::infinity();
+    const lane_index_t width =
+        std::max<lane_index_t>(16, kStripBytes / ((static_cast<int>(sizeof(T)) / 4 + dim) * 4 * kLanes));
+    std::vector<T>& buf_v = rolling<Lanes>(ws);
+    std::vector<T>& edge_v = edges<Lanes>(ws);
+    buf_v.resize(static_cast<std::size_t>(std::min(width, M) * kLanes));
+    edge_v.assign(static_cast<std::size_t>(N * kLanes), inf_value);
     const float* ri = ws.ri.data();
     const float* qi = ws.qi.data();
-    double* buf = ws.buf.data();
-    double* edge = ws.edge.data();
-    const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+    T* buf = buf_v.data();
+    T* edge = edge_v.data();
+    const Lanes inf = Lanes::fill(inf_value);
 
     for (lane_index_t s0 = 0; s0 < M; s0 += width) {
         const lane_index_t s1 = std::min(M, s0 + width);
-        std::fill(buf, buf + (s1 - s0) * kLanes, std::numeric_limits<double>::infinity());
+        std::fill(buf, buf + (s1 - s0) * kLanes, inf_value);
         // D(t - 1, s0 - 1): zero before the first cell, infinite above row 0 elsewhere.
-        __m256d diag_lo = s0 == 0 ? _mm256_setzero_pd() : inf, diag_hi = diag_lo;
+        Lanes diag = s0 == 0 ? Lanes::fill(T(0)) : inf;
         for (lane_index_t t = 0; t < N; ++t) {
             if ((t & 63) == 63) check_cancel();  // a group of huge pairs stays interruptible
             __m256 r[DIM > 0 ? DIM : 1];
             if constexpr (DIM > 0)
                 for (int d = 0; d < DIM; ++d) r[d] = _mm256_loadu_ps(ri + (t * DIM + d) * kLanes);
             const float* rrow = ri + t * dim * kLanes;
-            double* e = edge + t * kLanes;
-            __m256d left_lo = _mm256_loadu_pd(e), left_hi = _mm256_loadu_pd(e + 4);
-            const __m256d next_diag_lo = left_lo, next_diag_hi = left_hi;
+            T* e = edge + t * kLanes;
+            Lanes left = Lanes::load(e);
+            const Lanes next_diag = left;
             for (lane_index_t s = s0; s < s1; ++s) {
                 const float* qrow = qi + s * dim * kLanes;
                 __m256 acc;
@@ -90,39 +143,39 @@ __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, 
                         acc = _mm256_add_ps(acc, _mm256_mul_ps(diff, diff));
                     }
                 }
-                const __m256 cost = _mm256_sqrt_ps(acc);
-                const __m256d c_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(cost));
-                const __m256d c_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(cost, 1));
-                double* cell = buf + (s - s0) * kLanes;
-                const __m256d up_lo = _mm256_loadu_pd(cell), up_hi = _mm256_loadu_pd(cell + 4);
-                const __m256d v_lo = _mm256_add_pd(c_lo, _mm256_min_pd(_mm256_min_pd(diag_lo, up_lo), left_lo));
-                const __m256d v_hi = _mm256_add_pd(c_hi, _mm256_min_pd(_mm256_min_pd(diag_hi, up_hi), left_hi));
-                _mm256_storeu_pd(cell, v_lo);
-                _mm256_storeu_pd(cell + 4, v_hi);
-                diag_lo = up_lo;
-                diag_hi = up_hi;
-                left_lo = v_lo;
-                left_hi = v_hi;
+                T* cell = buf + (s - s0) * kLanes;
+                const Lanes up = Lanes::load(cell);
+                const Lanes v = Lanes::next(_mm256_sqrt_ps(acc), diag, up, left);
+                v.store(cell);
+                diag = up;
+                left = v;
             }
-            _mm256_storeu_pd(e, left_lo);
-            _mm256_storeu_pd(e + 4, left_hi);
-            diag_lo = next_diag_lo;
-            diag_hi = next_diag_hi;
+            left.store(e);
+            diag = next_diag;
             for (int l = 0; l < count; ++l)
                 if (p[l].n - 1 == t && p[l].m - 1 >= s0 && p[l].m - 1 < s1) out[l] = buf[(p[l].m - 1 - s0) * kLanes + l];
         }
     }
 }
 
+template <class Lanes>
+__attribute__((target("avx2"))) void lanes_by_dim(const LanePair* pairs, int count, int dim, double* out,
+                                                  LaneScratch& scratch) {
+    switch (dim) {
+        case 2: lanes_kernel<2, Lanes>(pairs, count, dim, out, scratch); break;
+        case 3: lanes_kernel<3, Lanes>(pairs, count, dim, out, scratch); break;
+        default: lanes_kernel<0, Lanes>(pairs, count, dim, out, scratch);
+    }
+}
+
+#undef NAVDTW_AVX2
+
 }  // namespace
 
-__attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, double* out,
-                                                     LaneScratch& scratch) {
-    switch (dim) {
-        case 2: lanes_kernel<2>(pairs, count, dim, out, scratch); break;
-        case 3: lanes_kernel<3>(pairs, count, dim, out, scratch); break;
-        default: lanes_kernel<0>(pairs, count, dim, out, scratch);
-    }
+__attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single,
+                                                     double* out, LaneScratch& scratch) {
+    if (single) lanes_by_dim<FloatLanes>(pairs, count, dim, out, scratch);
+    else lanes_by_dim<DoubleLanes>(pairs, count, dim, out, scratch);
 }
 
 }  // namespace navdtw
@@ -131,7 +184,7 @@ __attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int c
 
 namespace navdtw {
 bool avx2_supported() { return false; }
-void dtw_lanes_avx2(const LanePair*, int, int, double*, LaneScratch&) {}
+void dtw_lanes_avx2(const LanePair*, int, int, bool, double*, LaneScratch&) {}
 }  // namespace navdtw
 
 #endif

@@ -72,25 +72,26 @@ def node_cost(matrix, reference, query) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def dtw_table(cost: np.ndarray, cells: Optional[Set[Cell]] = None) -> list:
+def dtw_table(cost: np.ndarray, cells: Optional[Set[Cell]] = None, sums=float) -> list:
     """The full (n+1) x (m+1) DP table as nested Python lists; ``cells`` (0-based (i, j) pairs)
-    restricts the recurrence to those cells, every other cell stays inf."""
+    restricts the recurrence to those cells, every other cell stays inf. ``sums``: the type each
+    addition rounds to, ``float`` (double) or ``np.float32`` (the engine's precision="single")."""
     n, m = cost.shape
-    C = [[INF] * (m + 1) for _ in range(n + 1)]
-    C[0][0] = 0.0
+    C = [[sums(INF)] * (m + 1) for _ in range(n + 1)]
+    C[0][0] = sums(0.0)
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             if cells is not None and (i - 1, j - 1) not in cells:
                 continue
             best = min(C[i - 1][j], C[i][j - 1], C[i - 1][j - 1])
-            C[i][j] = float(cost[i - 1, j - 1]) + best
+            C[i][j] = sums(sums(cost[i - 1, j - 1]) + best)
     return C
 
 
-def dtw(cost: np.ndarray) -> float:
-    """Exact DTW over a cost matrix."""
+def dtw(cost: np.ndarray, sums=float) -> float:
+    """Exact DTW over a cost matrix (sums in double, or in float32 with ``sums=np.float32``)."""
     n, m = cost.shape
-    return dtw_table(cost)[n][m]
+    return float(dtw_table(cost, sums=sums)[n][m])
 
 
 def band_cells(n: int, m: int, window: int) -> Set[Cell]:
@@ -117,10 +118,10 @@ def band_cells(n: int, m: int, window: int) -> Set[Cell]:
     return cells
 
 
-def dtw_band(cost: np.ndarray, window: int) -> float:
+def dtw_band(cost: np.ndarray, window: int, sums=float) -> float:
     """Band DTW: the same recurrence with every cell outside :func:`band_cells` excluded."""
     n, m = cost.shape
-    return dtw_table(cost, band_cells(n, m, window))[n][m]
+    return float(dtw_table(cost, band_cells(n, m, window), sums=sums)[n][m])
 
 
 def dtw_prefix(cost: np.ndarray) -> np.ndarray:

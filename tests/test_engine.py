@@ -911,6 +911,101 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair():
 
 
 # --------------------------------------------------------------------------------------------
+# precision="single": the same recurrence with float32 sums
+# --------------------------------------------------------------------------------------------
+
+
+def f32_bits(x) -> bytes:
+    return np.float64(x).tobytes()
+
+
+@SOME
+@given(coord_pair(max_len=14), st.one_of(st.none(), st.integers(0, 4)))
+def test_single_precision_matches_float32_twin(pair, window):
+    r, q = pair
+    cost = naive.euclidean_cost(r, q, np.float32)
+    want = naive.dtw(cost, sums=np.float32) if window is None else naive.dtw_band(cost, window, sums=np.float32)
+    got = navdtw.dtw(r, q, window=window, precision="single")
+    assert f32_bits(got) == f32_bits(want)
+    assert np.float32(got) == got  # a float32 value
+    assert f32_bits(navdtw.dtw(q, r, window=window, precision="single")) == f32_bits(got)  # symmetric
+    assert close(got, navdtw.dtw(r, q, window=window), rtol=1e-5, atol=1e-5)
+
+
+@SOME
+@given(node_case(allow_inf=True), st.one_of(st.none(), st.integers(0, 3)))
+def test_single_precision_nodes_match_float32_twin(case, window):
+    r, q, m = case
+    cost = naive.node_cost(m, r, q)
+    want = naive.dtw(cost, sums=np.float32) if window is None else naive.dtw_band(cost, window, sums=np.float32)
+    assert f32_bits(navdtw.dtw(r, q, distances=m, window=window, precision="single")) == f32_bits(want)
+
+
+@needs_simd_switch
+@pytest.mark.parametrize("dim", [1, 3, 7])
+def test_single_precision_simd_lanes_match_scalar(dim):
+    # float32 lanes (one vector per 8 pairs) against the scalar float kernel, across column strips
+    rng = np.random.default_rng(10 + dim)
+    refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, 40)]
+    qm = np.concatenate([[1, 16, 17, 50, 51, 52, 101, 102, 103, 170, 171, 341], rng.integers(1, 420, 28)])
+    qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
+    with simd(True):
+        fast = navdtw.dtw_batch(refs, qrys, precision="single")
+        fast2 = navdtw.dtw_batch(refs, qrys, precision="single", workers=3)
+    with simd(False):
+        slow = navdtw.dtw_batch(refs, qrys, precision="single", workers=1)
+    assert fast.tobytes() == slow.tobytes() == fast2.tobytes()
+    assert fast.tolist() == [navdtw.dtw(r, q, precision="single") for r, q in zip(refs, qrys)]
+    for r, q, got in list(zip(refs, qrys, fast))[:6]:
+        assert got == naive.dtw(naive.euclidean_cost(r, q, np.float32), sums=np.float32)
+
+
+def test_single_precision_batches_and_metrics():
+    rng = np.random.default_rng(4)
+    mats = [rng.uniform(0, 10, size=(6, 6)).astype(np.float32) for _ in range(3)]
+    B = 1500
+    env = rng.integers(0, 3, B)
+    refs = [rng.integers(0, 6, rng.integers(1, 10)) for _ in range(B)]
+    qrys = [rng.integers(0, 6, rng.integers(1, 20)) for _ in range(B)]
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, precision="single")
+    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)]
+    nd = navdtw.ndtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=2.0)
+    assert nd.tolist() == [navdtw.ndtw(r, q, 2.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)]
+    sd = navdtw.sdtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=5.0)
+    assert np.allclose(sd, [navdtw.sdtw(r, q, 5.0, distances=mats[e], precision="single")
+                            for r, q, e in zip(refs, qrys, env)], rtol=1e-12, atol=0)
+    mat = navdtw.dtw_matrix(refs[:20], qrys[:30], distances=mats[0], precision="single")
+    assert mat.tolist() == [[navdtw.dtw(r, q, distances=mats[0], precision="single") for q in qrys[:30]] for r in refs[:20]]
+
+
+def test_single_precision_stays_close_to_double_on_long_paths():
+    # the documented size of the difference: ~1e-7 per step, ~1e-6 for thousands of points
+    rng = np.random.default_rng(9)
+    walks = [np.cumsum(rng.normal(0, 0.25, size=(1500, 3)), axis=0).astype(np.float32) for _ in range(16)]
+    double = navdtw.dtw_batch(walks[:8], walks[8:])
+    single = navdtw.dtw_batch(walks[:8], walks[8:], precision="single")
+    assert np.all(np.abs(single - double) <= 1e-5 * double)
+    assert not np.array_equal(single, double)  # it is a different rounding, not the same numbers
+
+
+def test_precision_argument_errors():
+    a = np.zeros((3, 2), np.float32)
+    for bad in ("half", "float32", None, 32, "Single"):
+        with pytest.raises(ValueError, match=r"precision must be 'double' or 'single', got"):
+            navdtw.dtw(a, a, precision=bad)
+        with pytest.raises(ValueError, match=r"precision must be 'double' or 'single'"):
+            navdtw.dtw_batch([a], [a], precision=bad)
+    with pytest.raises(ValueError, match=r"precision='single' is for exact and banded DTW; FastDTW"):
+        navdtw.dtw(a, a, radius=1, precision="single")
+    with pytest.raises(ValueError, match=r"precision='single' is for exact and banded DTW"):
+        navdtw.ndtw_batch([a], [a], radius=0, precision="single")
+    with pytest.raises(ValueError, match=r"precision='single'"):  # even when SR = 0
+        navdtw.sdtw(a, a + 100, radius=1, precision="single")
+    with pytest.raises(ValueError, match=r"precision='single' is for exact and banded DTW"):  # the engine too
+        navdtw._core.dtw_points(a, np.array([0, 3]), a, np.array([0, 3]), radius=1, single=True)
+
+
+# --------------------------------------------------------------------------------------------
 # regressions: bugs this suite found (fixed in 4450c98)
 # --------------------------------------------------------------------------------------------
 

@@ -109,6 +109,8 @@ void check_nodes(const NodeSet<I>& set, index_t i, index_t n_nodes, const char* 
 
 inline void check_method(const Method& m) {
     if (m.window >= 0 && m.radius >= 0) throw std::invalid_argument("window and radius are mutually exclusive");
+    if (m.single && m.radius >= 0)
+        throw std::invalid_argument("precision='single' is for exact and banded DTW; FastDTW (radius=) sums in double");
 }
 
 // Runs fn(b, workspace) -> double for every pair b into out[b], in parallel.
@@ -123,14 +125,21 @@ void for_each_pair(index_t B, int workers, const Poll& poll, double* out, const 
         poll);
 }
 
+template <class T>
+double dtw_points_pair_t(const float* a, index_t n, const float* q, index_t m, int dim, index_t window,
+                         Workspace& ws) {
+    switch (dim) {
+        case 2: return dtw_pair<T>(EuclideanCost<float, 2>{a, q, 2}, n, m, window, ws);
+        case 3: return dtw_pair<T>(EuclideanCost<float, 3>{a, q, 3}, n, m, window, ws);
+        default: return dtw_pair<T>(EuclideanCost<float, 0>{a, q, dim}, n, m, window, ws);
+    }
+}
+
 inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t m, int dim,
                               const Method& method, Workspace& ws) {
     if (method.radius >= 0) return fastdtw_points(a, n, q, m, dim, method.radius, ws);
-    switch (dim) {
-        case 2: return dtw_pair(EuclideanCost<float, 2>{a, q, 2}, n, m, method.window, ws);
-        case 3: return dtw_pair(EuclideanCost<float, 3>{a, q, 3}, n, m, method.window, ws);
-        default: return dtw_pair(EuclideanCost<float, 0>{a, q, dim}, n, m, method.window, ws);
-    }
+    if (method.single) return dtw_points_pair_t<float>(a, n, q, m, dim, method.window, ws);
+    return dtw_points_pair_t<double>(a, n, q, m, dim, method.window, ws);
 }
 
 // ---- SIMD lanes: pairs validated, then visited in (|R|, |Q|) order in groups of 8 ----
@@ -222,7 +231,7 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
                     const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
                     lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
                 }
-                dtw_lanes_avx2(lanes, count, R.dim, res, scratch);
+                dtw_lanes_avx2(lanes, count, R.dim, method.single, res, scratch);
             });
             return;
         }
@@ -358,7 +367,9 @@ void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector
     if (mats.empty()) throw std::invalid_argument("distances is empty");
     for_each_node_pair(R, Q, mats, env, P, B, workers, poll, out,
                        [&](const DistanceMatrix& M, const I* a, index_t n, const I* q, index_t m, Workspace& ws) {
-                           return dtw_pair(MatrixCost<I>{M.data, M.n, a, q}, n, m, method.window, ws);
+                           const MatrixCost<I> cost{M.data, M.n, a, q};
+                           if (method.single) return dtw_pair<float>(cost, n, m, method.window, ws);
+                           return dtw_pair<double>(cost, n, m, method.window, ws);
                        });
 }
 

@@ -6,7 +6,8 @@
 //
 // Recurrence (METRICS.md): C[-1][-1] = 0, C[t][-1] = C[-1][s] = inf,
 //   C[t][s] = d(t, s) + min(C[t-1][s], C[t][s-1], C[t-1][s-1]).
-// Sums are accumulated in double; infinite costs propagate (inf + x = inf, never NaN).
+// Sums are accumulated in double (or in float, opt-in: precision="single"); infinite costs
+// propagate (inf + x = inf, never NaN).
 #pragma once
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -120,22 +122,25 @@ struct NoSink {
     void operator()(index_t, double) const {}
 };
 
-template <class Cost, class Window, class Sink = NoSink>
-double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& win, double* buf,
+// T is the type of the sums: double, or float for precision="single" (the costs are float32
+// values either way, so converting them to T is exact).
+template <class Cost, class Window, class T, class Sink = NoSink>
+double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& win, T* buf,
                    Sink&& last_col = Sink{}) {
-    std::fill(buf, buf + cols, kInf);
+    const T inf = std::numeric_limits<T>::infinity();
+    std::fill(buf, buf + cols, inf);
     index_t prev_lo = 0;
     for (index_t t = 0; t < rows; ++t) {
         if ((t & 255) == 255) check_cancel();  // a huge pair stays interruptible
         const index_t lo = win.lo(t), hi = win.hi(t);
         // C[t-1][lo-1]: a real value only if that cell was inside the previous row's range;
         // cells left of it hold stale values from older rows.
-        double diag = (t == 0) ? (lo == 0 ? 0.0 : kInf) : (lo - 1 >= prev_lo ? buf[lo - 1] : kInf);
-        double left = kInf;
+        T diag = (t == 0) ? (lo == 0 ? T(0) : inf) : (lo - 1 >= prev_lo ? buf[lo - 1] : inf);
+        T left = inf;
         for (index_t s = lo; s <= hi; ++s) {
-            const double up = buf[s];  // columns right of the previous range were never written: inf
-            const double best = std::min(std::min(diag, up), left);
-            const double v = cost(t, s) + best;
+            const T up = buf[s];  // columns right of the previous range were never written: inf
+            const T best = std::min(std::min(diag, up), left);
+            const T v = static_cast<T>(cost(t, s)) + best;
             buf[s] = v;
             diag = up;
             left = v;
@@ -164,8 +169,19 @@ struct Workspace {
     std::vector<index_t> start;       // offset of each row in `dirs`
     std::vector<index_t> lo, hi;      // window ranges
     std::vector<std::pair<index_t, index_t>> path, path2;
+    std::vector<float> row_single;    // rolling row of precision="single"
     void reserve_row(index_t n) {
         if (static_cast<index_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
+    }
+    // A rolling row of at least n sums of type T (double or float).
+    template <class T>
+    T* rolling_row(index_t n) {
+        auto& r = [this]() -> std::vector<T>& {
+            if constexpr (std::is_same_v<T, float>) return row_single;
+            else return row;
+        }();
+        if (static_cast<index_t>(r.size()) < n) r.resize(static_cast<std::size_t>(n));
+        return r.data();
     }
 };
 
@@ -313,22 +329,24 @@ inline double fastdtw_level(const double* x, index_t nx, const double* y, index_
 struct Method {
     index_t window = -1;  // Sakoe-Chiba half-width in points; -1 = none
     index_t radius = -1;  // FastDTW radius; -1 = none (exact)
+    bool single = false;  // sums in float32 (precision="single"): exact and banded DTW only
 };
 
 // dtw_rolling's full-window recurrence for a row of exactly C columns: the row lives in registers
 // and each row is straight-line code, so consecutive rows overlap in the CPU instead of waiting on
 // memory. Same operations in the same order, hence the same bits. Serves short paths (node paths
 // of R2R episodes are 4-7 nodes long).
-template <int C, class Cost>
+template <int C, class T, class Cost>
 double dtw_short_row(const Cost& cost, index_t rows) {
-    double buf[C];
-    for (int s = 0; s < C; ++s) buf[s] = kInf;
+    const T inf = std::numeric_limits<T>::infinity();
+    T buf[C];
+    for (int s = 0; s < C; ++s) buf[s] = inf;
     for (index_t t = 0; t < rows; ++t) {
         if ((t & 255) == 255) check_cancel();
-        double diag = t == 0 ? 0.0 : kInf, left = kInf;
+        T diag = t == 0 ? T(0) : inf, left = inf;
         for (int s = 0; s < C; ++s) {
-            const double up = buf[s];
-            const double v = cost(t, s) + std::min(std::min(diag, up), left);
+            const T up = buf[s];
+            const T v = static_cast<T>(cost(t, s)) + std::min(std::min(diag, up), left);
             buf[s] = v;
             diag = up;
             left = v;
@@ -337,38 +355,39 @@ double dtw_short_row(const Cost& cost, index_t rows) {
     return buf[C - 1];
 }
 
-template <class Cost>
+template <class T, class Cost>
 double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
     switch (cols) {
-        case 1: return dtw_short_row<1>(cost, rows);
-        case 2: return dtw_short_row<2>(cost, rows);
-        case 3: return dtw_short_row<3>(cost, rows);
-        case 4: return dtw_short_row<4>(cost, rows);
-        case 5: return dtw_short_row<5>(cost, rows);
-        case 6: return dtw_short_row<6>(cost, rows);
-        case 7: return dtw_short_row<7>(cost, rows);
-        default: return dtw_short_row<8>(cost, rows);
+        case 1: return dtw_short_row<1, T>(cost, rows);
+        case 2: return dtw_short_row<2, T>(cost, rows);
+        case 3: return dtw_short_row<3, T>(cost, rows);
+        case 4: return dtw_short_row<4, T>(cost, rows);
+        case 5: return dtw_short_row<5, T>(cost, rows);
+        case 6: return dtw_short_row<6, T>(cost, rows);
+        case 7: return dtw_short_row<7, T>(cost, rows);
+        default: return dtw_short_row<8, T>(cost, rows);
     }
 }
 constexpr index_t kShortRow = 8;
 
 // Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
-template <class Cost>
+// T: the type of the sums, double (default) or float (precision="single").
+template <class T = double, class Cost>
 double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspace& ws) {
     window = std::min(window, std::max(n, m));  // wider is exact anyway; keeps index arithmetic in range
     if (window < 0 && std::min(n, m) <= kShortRow) {
-        if (n >= m) return dtw_exact_short(cost, n, m);
-        return dtw_exact_short(Transposed<Cost>{cost}, m, n);
+        if (n >= m) return dtw_exact_short<T>(cost, n, m);
+        return dtw_exact_short<T>(Transposed<Cost>{cost}, m, n);
     }
     if (n >= m) {
-        ws.reserve_row(m);
-        if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, ws.row.data());
-        return dtw_rolling(cost, n, m, BandWindow{n, m, window}, ws.row.data());
+        T* row = ws.rolling_row<T>(m);
+        if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, row);
+        return dtw_rolling(cost, n, m, BandWindow{n, m, window}, row);
     }
     const Transposed<Cost> tc{cost};
-    ws.reserve_row(n);
-    if (window < 0) return dtw_rolling(tc, m, n, FullWindow{n}, ws.row.data());
-    return dtw_rolling(tc, m, n, BandWindow{m, n, window}, ws.row.data());
+    T* row = ws.rolling_row<T>(n);
+    if (window < 0) return dtw_rolling(tc, m, n, FullWindow{n}, row);
+    return dtw_rolling(tc, m, n, BandWindow{m, n, window}, row);
 }
 
 // FastDTW over float32 points, query on the rows as in VLN-CE's fastdtw(query, reference). The

@@ -32,13 +32,15 @@ struct LaneScratch {
     std::vector<float> ri, qi;          // interleaved points: [row][dim][lane]
     std::vector<double> buf;            // rolling row of one strip: [column][lane]
     std::vector<double> edge;           // last column of the previous strip: [row][lane]
+    std::vector<float> buf_single, edge_single;  // the same for precision="single"
 };
 
 // True when this CPU (and OS) run the AVX2 kernel; defined in kernels_avx2.cpp.
 bool avx2_supported();
 
-// Exact DTW of pairs[0 .. count), count <= 8, into out[0 .. count). Requires avx2_supported().
-void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, double* out, LaneScratch& scratch);
+// Exact DTW of pairs[0 .. count), count <= 8, into out[0 .. count), with sums in double or, when
+// `single`, in float (precision="single"). Requires avx2_supported().
+void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single, double* out, LaneScratch& scratch);
 
 // Switch for tests and benchmarks: false forces the portable scalar kernel.
 inline std::atomic<bool>& simd_enabled() {

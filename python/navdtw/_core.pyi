@@ -22,11 +22,12 @@ STATS: Tuple[str, ...]
 def dtw_points(
     ref_values: F32, ref_offsets: I64, qry_values: F32, qry_offsets: I64, *,
     pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1, radius: int = -1, workers: int = 1,
+    single: bool = False,
 ) -> F64: ...
 def dtw_nodes(
     ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
     env: Optional[I64] = None, pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1,
-    workers: int = 1,
+    workers: int = 1, single: bool = False,
 ) -> F64: ...
 def prefix_points(reference: F32, query: F32) -> F64: ...
 def prefix_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> F64: ...
