@@ -56,6 +56,10 @@ TARGETS = [
     ("W2", "exact", "navdtw-w2", "pairs/s", 3e5),
     ("W3", "exact", "navdtw-w2", "cells/s", 6e9),
     ("W3", "fastdtw-r1", "navdtw-w2", "x fastdtw-pkg", 20.0),
+    # the same throughput targets with the opt-in float32 sums (precision="single")
+    ("W1", "exact", "navdtw-single-w2", "pairs/s", 2e7),
+    ("W2", "exact", "navdtw-single-w2", "pairs/s", 3e5),
+    ("W3", "exact", "navdtw-single-w2", "cells/s", 6e9),
 ]
 
 # engine -> methods it runs per workload (None = not applicable, with the reason)
@@ -335,19 +339,21 @@ def child(spec: dict) -> dict:
         import navdtw
 
         workers = int(engine.split("-w")[1])
+        if engine.startswith("navdtw-single"):
+            kw["precision"] = "single"
         t0 = time.perf_counter()
         refs = navdtw.Paths(data["rv"], ro)
         qrys = navdtw.Paths(data["qv"], qo)
         res["paths_build_s"] = time.perf_counter() - t0
         if wl == "W1":
-            call = lambda: navdtw.dtw_batch(refs, qrys, distances=data["mats"], env=data["env"], workers=workers)
+            call = lambda: navdtw.dtw_batch(refs, qrys, distances=data["mats"], env=data["env"], workers=workers, **kw)
         else:
             call = lambda: navdtw.dtw_batch(refs, qrys, workers=workers, **kw)
         # warm-up on a few pairs (page in code, first-touch of the module)
         k = min(B, 64)
         if wl == "W1":
             navdtw.dtw_batch(refs.take(np.arange(k)), qrys.take(np.arange(k)), distances=data["mats"],
-                             env=data["env"][:k], workers=workers)
+                             env=data["env"][:k], workers=workers, **kw)
         else:
             navdtw.dtw_batch(refs.take(np.arange(k)), qrys.take(np.arange(k)), workers=workers, **kw)
         sample_idx = np.arange(B)
@@ -460,6 +466,9 @@ def plan(workloads, engines, s, quick):
                 if eng.startswith("navdtw-core"):
                     if method != "exact":
                         continue
+                elif eng.startswith("navdtw-single"):
+                    if method.startswith("fastdtw"):
+                        continue  # FastDTW sums in double only
                 elif eng.startswith("navdtw"):
                     pass
                 elif eng.startswith("numba"):
@@ -518,7 +527,7 @@ def verify(results):
 
 
 def print_table(results, skipped, quick):
-    hdr = (f"{'workload':8} {'method':11} {'engine':15} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
+    hdr = (f"{'workload':8} {'method':11} {'engine':17} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
            f"{'cells/s':>9} {'x nav/w1':>8} {'peak+MB':>8} {'rss MB':>7} {'cpu':>4} {'rel.diff':>8}  note")
     print(hdr)
     print("-" * len(hdr))
@@ -534,12 +543,12 @@ def print_table(results, skipped, quick):
             note = f"Paths() build {r['paths_build_s'] * 1e3:.1f} ms (not timed) " + note
         if "compile_s" in r:
             note = f"compile {r['compile_s']:.1f}s (not timed); " + note
-        print(f"{r['workload']:8} {r['method']:11} {r['engine']:15} {r['pairs']:>8} {r['seconds']:>8.3f} "
+        print(f"{r['workload']:8} {r['method']:11} {r['engine']:17} {r['pairs']:>8} {r['seconds']:>8.3f} "
               f"{fmt(r['pairs_per_s']):>9} {fmt(r['cells_per_s']):>9} {fmt(ratio) + 'x' if ratio else '-':>8} "
               f"{r['extra_peak_mb']:>8.1f} {r['child_maxrss_mb']:>7.0f} {r.get('cpu_util', 0):>4.2f} "
               f"{('%.1e' % d) if d is not None else '-':>8}  {note}")
     for wl, method, eng, why in skipped:
-        print(f"{wl:8} {method:11} {eng:15} {'skipped':>8}  {why}")
+        print(f"{wl:8} {method:11} {eng:17} {'skipped':>8}  {why}")
     print()
     print("Targets (2 threads; a MISS never fails the script)" + ("  [--quick: sizes differ from the issue's]" if quick else ""))
     idx = {(r["workload"], r["method"], r["engine"]): r for r in results}
@@ -567,7 +576,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shrink every workload ~20x (smoke run)")
     ap.add_argument("--workloads", default="W1,W2,W3", help="comma list of W1,W2,W3")
-    ap.add_argument("--engines", default="navdtw-w1,navdtw-w2,navdtw-core-w1,navdtw-core-w2,numba-w1,numba-w2,dtaidistance,fastdtw-pkg",
+    ap.add_argument("--engines", default="navdtw-w1,navdtw-w2,navdtw-single-w1,navdtw-single-w2,navdtw-core-w1,navdtw-core-w2,"
+                                         "numba-w1,numba-w2,dtaidistance,fastdtw-pkg",
                     help="comma list (default: all)")
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (best is kept)")
     ap.add_argument("--budget", type=float, default=8.0, help="stop repeating after this many seconds")
