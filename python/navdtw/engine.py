@@ -28,7 +28,7 @@ Precision
 ---------
 * ``precision="double"`` (default): sums in double, as above; what every metric uses.
 * ``precision="single"``: exact and banded DTW with the sums in float32, for bulk work on long
-  paths: about 1.6x the throughput of the SIMD kernel (float32 lanes need no conversions). Same
+  paths: about 1.5x the throughput of the SIMD kernel (float32 lanes need no conversions). Same
   recurrence and costs; each addition rounds to float32, so results differ from the double ones
   by a relative ~1e-7 per step of the warping path, typically 1e-6 for paths of thousands of
   points. Still identical across kernels (SIMD and scalar), batch and single calls, and
