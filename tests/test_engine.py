@@ -988,6 +988,14 @@ def test_single_precision_stays_close_to_double_on_long_paths():
     assert not np.array_equal(single, double)  # it is a different rounding, not the same numbers
 
 
+def test_single_precision_overflows_to_inf_beyond_float32():
+    # documented: float32 sums past 3.4e38 become inf, where double sums stay finite
+    m = np.full((2, 2), 3e38, np.float32)
+    assert navdtw.dtw([0, 1], [0, 1], distances=m) == 2 * float(m[0, 0])
+    assert navdtw.dtw([0, 1], [0, 1], distances=m, precision="single") == math.inf
+    assert navdtw.ndtw([0, 1], [0, 1], distances=m, precision="single") == 0.0
+
+
 def test_precision_argument_errors():
     a = np.zeros((3, 2), np.float32)
     for bad in ("half", "float32", None, 32, "Single"):

@@ -31,9 +31,9 @@ Precision
   paths: about 1.5x the throughput of the SIMD kernel (float32 lanes need no conversions). Same
   recurrence and costs; each addition rounds to float32, so results differ from the double ones
   by a relative ~1e-7 per step of the warping path, typically 1e-6 for paths of thousands of
-  points. Still identical across kernels (SIMD and scalar), batch and single calls, and
-  ``workers``. Not for FastDTW (``radius``), prefixes, warping paths or the metrics, which sum in
-  double.
+  points (and sums beyond float32's 3.4e38 become inf). Still identical across kernels (SIMD and
+  scalar), batch and single calls, and ``workers``. Not for FastDTW (``radius``), prefixes,
+  warping paths or the metrics, which sum in double.
 """
 
 from __future__ import annotations
