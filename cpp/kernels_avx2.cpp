@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "navdtw/lanes.hpp"
@@ -60,18 +59,6 @@ struct FloatLanes {
     }
 };
 
-template <class Lanes>
-std::vector<typename Lanes::value_type>& rolling(LaneScratch& ws) {
-    if constexpr (std::is_same_v<typename Lanes::value_type, float>) return ws.buf_single;
-    else return ws.buf;
-}
-
-template <class Lanes>
-std::vector<typename Lanes::value_type>& edges(LaneScratch& ws) {
-    if constexpr (std::is_same_v<typename Lanes::value_type, float>) return ws.edge_single;
-    else return ws.edge;
-}
-
 template <int DIM, class Lanes>
 __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScratch& ws) {
     using T = typename Lanes::value_type;
@@ -99,16 +86,15 @@ __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, 
     // in L1 while every row passes over them (a full row of 2000 columns, 224 KB, streams from L2
     // and caps the kernel). edge[t] carries D(t, last column of the previous strip) across.
     const T inf_value = std::numeric_limits<T>::infinity();
-    const lane_index_t width =
-        std::max<lane_index_t>(16, kStripBytes / ((static_cast<int>(sizeof(T)) / 4 + dim) * 4 * kLanes));
-    std::vector<T>& buf_v = rolling<Lanes>(ws);
-    std::vector<T>& edge_v = edges<Lanes>(ws);
-    buf_v.resize(static_cast<std::size_t>(std::min(width, M) * kLanes));
-    edge_v.assign(static_cast<std::size_t>(N * kLanes), inf_value);
+    const auto column_bytes = static_cast<lane_index_t>((sizeof(T) + dim * sizeof(float)) * kLanes);
+    const lane_index_t width = std::max<lane_index_t>(16, kStripBytes / column_bytes);
+    StripSums<T>& sums = ws.sums_of<T>();
+    sums.row.resize(static_cast<std::size_t>(std::min(width, M) * kLanes));
+    sums.edge.assign(static_cast<std::size_t>(N * kLanes), inf_value);
     const float* ri = ws.ri.data();
     const float* qi = ws.qi.data();
-    T* buf = buf_v.data();
-    T* edge = edge_v.data();
+    T* buf = sums.row.data();
+    T* edge = sums.edge.data();
     const Lanes inf = Lanes::fill(inf_value);
 
     for (lane_index_t s0 = 0; s0 < M; s0 += width) {

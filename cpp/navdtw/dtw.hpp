@@ -170,18 +170,14 @@ struct Workspace {
     std::vector<index_t> lo, hi;      // window ranges
     std::vector<std::pair<index_t, index_t>> path, path2;
     std::vector<float> row_single;    // rolling row of precision="single"
-    void reserve_row(index_t n) {
-        if (static_cast<index_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
-    }
-    // A rolling row of at least n sums of type T (double or float).
+    // A rolling row of at least n sums of type T: `row` for double, `row_single` for float.
     template <class T>
     T* rolling_row(index_t n) {
-        auto& r = [this]() -> std::vector<T>& {
-            if constexpr (std::is_same_v<T, float>) return row_single;
-            else return row;
-        }();
-        if (static_cast<index_t>(r.size()) < n) r.resize(static_cast<std::size_t>(n));
-        return r.data();
+        std::vector<T>* r;
+        if constexpr (std::is_same_v<T, float>) r = &row_single;
+        else r = &row;
+        if (static_cast<index_t>(r->size()) < n) r->resize(static_cast<std::size_t>(n));
+        return r->data();
     }
 };
 
@@ -306,8 +302,7 @@ inline double fastdtw_level(const double* x, index_t nx, const double* y, index_
     const EuclideanCost<double, 0> cost{x, y, dim};
     if (nx < radius + 2 || ny < radius + 2) {
         if (path) return dtw_with_path(cost, nx, ny, FullWindow{ny}, Ties::kFastdtw, ws, *path);
-        ws.reserve_row(ny);
-        return dtw_rolling(cost, nx, ny, FullWindow{ny}, ws.row.data());
+        return dtw_rolling(cost, nx, ny, FullWindow{ny}, ws.rolling_row<double>(ny));
     }
     std::vector<double> xs, ys;
     reduce_by_half(x, nx, dim, xs);
@@ -318,8 +313,7 @@ inline double fastdtw_level(const double* x, index_t nx, const double* y, index_
     expand_window(coarse, nx / 2, nx, ny, radius, lo, hi);
     const RangeWindow win{lo.data(), hi.data()};
     if (path) return dtw_with_path(cost, nx, ny, win, Ties::kFastdtw, ws, *path);
-    ws.reserve_row(ny);
-    return dtw_rolling(cost, nx, ny, win, ws.row.data());
+    return dtw_rolling(cost, nx, ny, win, ws.rolling_row<double>(ny));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -398,8 +392,7 @@ inline double fastdtw_points(const float* ref, index_t n, const float* qry, inde
                              index_t radius, Workspace& ws) {
     radius = std::min(radius, std::max(n, m));  // wider is exact anyway; keeps radius + 2 in range
     const EuclideanCost<float, 0> cost{qry, ref, dim};
-    ws.reserve_row(n);
-    if (m < radius + 2 || n < radius + 2) return dtw_rolling(cost, m, n, FullWindow{n}, ws.row.data());
+    if (m < radius + 2 || n < radius + 2) return dtw_rolling(cost, m, n, FullWindow{n}, ws.rolling_row<double>(n));
     std::vector<double> x(qry, qry + m * dim), y(ref, ref + n * dim), xs, ys;
     reduce_by_half(x.data(), m, dim, xs);
     reduce_by_half(y.data(), n, dim, ys);
@@ -407,8 +400,7 @@ inline double fastdtw_points(const float* ref, index_t n, const float* qry, inde
     fastdtw_level(xs.data(), m / 2, ys.data(), n / 2, dim, radius, ws, &coarse);
     std::vector<index_t> lo, hi;
     expand_window(coarse, m / 2, m, n, radius, lo, hi);
-    ws.reserve_row(n);
-    return dtw_rolling(cost, m, n, RangeWindow{lo.data(), hi.data()}, ws.row.data());
+    return dtw_rolling(cost, m, n, RangeWindow{lo.data(), hi.data()}, ws.rolling_row<double>(n));
 }
 
 // DTW(R, q_1..q_j) for every j: the query on the rows, the reference on the columns, and the
@@ -416,8 +408,7 @@ inline double fastdtw_points(const float* ref, index_t n, const float* qry, inde
 template <class Cost>
 void dtw_prefix(const Cost& cost, index_t n, index_t m, double* out, Workspace& ws) {
     const Transposed<Cost> tc{cost};
-    ws.reserve_row(n);
-    dtw_rolling(tc, m, n, FullWindow{n}, ws.row.data(), [out](index_t t, double v) { out[t] = v; });
+    dtw_rolling(tc, m, n, FullWindow{n}, ws.rolling_row<double>(n), [out](index_t t, double v) { out[t] = v; });
 }
 
 // Optimal alignment as (reference index, query index) pairs from (0, 0) to (n-1, m-1).

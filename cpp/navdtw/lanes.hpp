@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace navdtw {
@@ -28,11 +29,22 @@ constexpr int kLanes = 8;
 // Bytes of rolling row plus query points per column strip: well inside a 32 KB L1 data cache.
 constexpr int kStripBytes = 16384;
 
+// The sums a strip sweep keeps, of type T (double, or float for precision="single").
+template <class T>
+struct StripSums {
+    std::vector<T> row;   // rolling row of one strip: [column][lane]
+    std::vector<T> edge;  // last column of the previous strip: [row][lane]
+};
+
 struct LaneScratch {
     std::vector<float> ri, qi;          // interleaved points: [row][dim][lane]
-    std::vector<double> buf;            // rolling row of one strip: [column][lane]
-    std::vector<double> edge;           // last column of the previous strip: [row][lane]
-    std::vector<float> buf_single, edge_single;  // the same for precision="single"
+    StripSums<double> sums;
+    StripSums<float> sums_single;
+    template <class T>
+    StripSums<T>& sums_of() {
+        if constexpr (std::is_same_v<T, float>) return sums_single;
+        else return sums;
+    }
 };
 
 // True when this CPU (and OS) run the AVX2 kernel; defined in kernels_avx2.cpp.
