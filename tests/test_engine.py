@@ -850,6 +850,24 @@ def test_short_row_kernel_every_small_shape():
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m, rn, qn)
 
 
+def test_short_row_matrix_kernel_across_cancel_runs():
+    # node pairs with a short side run dtw_short_row_matrix, which walks its rows in runs of 256
+    # (between cancellation checks) with the column offsets computed once: long paths across those
+    # run edges, on both sides, against the naive twin bit for bit (asymmetric matrix, inf entries)
+    rng = np.random.default_rng(12)
+    matrix = rng.integers(0, 5, size=(9, 9)).astype(np.float32)
+    matrix[4, 7] = np.inf
+    for n in (255, 256, 257, 600):
+        for m in (1, 3, 8):
+            long_ids, short_ids = rng.integers(0, 9, size=n), rng.integers(0, 9, size=m)
+            for r, q in ((long_ids, short_ids), (short_ids, long_ids)):
+                want = naive.dtw(naive.node_cost(matrix, r, q))
+                got = navdtw.dtw(r, q, distances=matrix)
+                assert np.float64(got).tobytes() == np.float64(want).tobytes(), (len(r), len(q))
+                single = navdtw.dtw(r, q, distances=matrix, precision="single")
+                assert single == naive.dtw(naive.node_cost(matrix, r, q), sums=np.float32), (len(r), len(q))
+
+
 @pytest.mark.parametrize("workers", [1, 2, 5])
 def test_env_grouped_blocks_match_pairs_one_by_one(workers):
     # batches over several matrices run in blocks of >= 1024 pairs, each grouped by environment

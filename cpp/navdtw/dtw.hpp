@@ -349,17 +349,63 @@ double dtw_short_row(const Cost& cost, index_t rows) {
     return buf[C - 1];
 }
 
+// dtw_short_row for a distance matrix, cost(t, s) = m[row_at(t) + col_at[s]]: each column's offset
+// into the matrix is computed once, not once per row, and the rows run in runs of 256 between
+// cancellation checks, so no call inside a run makes the compiler reload them. Same operations in
+// the same order as dtw_short_row, hence the same bits. Transposed: the rows are the query.
+template <int C, class T, bool kTransposed, class I>
+double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
+    const T inf = std::numeric_limits<T>::infinity();
+    const index_t stride = cost.stride;
+    const I* row_ids = kTransposed ? cost.b : cost.a;
+    const index_t row_scale = kTransposed ? 1 : stride;
+    index_t col_at[C];
+    for (int s = 0; s < C; ++s)
+        col_at[s] = kTransposed ? static_cast<index_t>(cost.a[s]) * stride : static_cast<index_t>(cost.b[s]);
+    T buf[C];
+    for (int s = 0; s < C; ++s) buf[s] = inf;
+    for (index_t t0 = 0; t0 < rows; t0 += 256) {
+        if (t0 > 0) check_cancel();  // a huge pair stays interruptible
+        const index_t t1 = std::min(rows, t0 + 256);
+        for (index_t t = t0; t < t1; ++t) {
+            const float* row = cost.m + static_cast<index_t>(row_ids[t]) * row_scale;
+            T diag = t == 0 ? T(0) : inf, left = inf;
+            for (int s = 0; s < C; ++s) {
+                const T up = buf[s];
+                const T v = static_cast<T>(row[col_at[s]]) + std::min(std::min(diag, up), left);
+                buf[s] = v;
+                diag = up;
+                left = v;
+            }
+        }
+    }
+    return buf[C - 1];
+}
+
+template <int C, class T, class Cost>
+double dtw_short_row_for(const Cost& cost, index_t rows) {
+    return dtw_short_row<C, T>(cost, rows);
+}
+template <int C, class T, class I>
+double dtw_short_row_for(const MatrixCost<I>& cost, index_t rows) {
+    return dtw_short_row_matrix<C, T, false>(cost, rows);
+}
+template <int C, class T, class I>
+double dtw_short_row_for(const Transposed<MatrixCost<I>>& cost, index_t rows) {
+    return dtw_short_row_matrix<C, T, true>(cost.c, rows);
+}
+
 template <class T, class Cost>
 double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
     switch (cols) {
-        case 1: return dtw_short_row<1, T>(cost, rows);
-        case 2: return dtw_short_row<2, T>(cost, rows);
-        case 3: return dtw_short_row<3, T>(cost, rows);
-        case 4: return dtw_short_row<4, T>(cost, rows);
-        case 5: return dtw_short_row<5, T>(cost, rows);
-        case 6: return dtw_short_row<6, T>(cost, rows);
-        case 7: return dtw_short_row<7, T>(cost, rows);
-        default: return dtw_short_row<8, T>(cost, rows);
+        case 1: return dtw_short_row_for<1, T>(cost, rows);
+        case 2: return dtw_short_row_for<2, T>(cost, rows);
+        case 3: return dtw_short_row_for<3, T>(cost, rows);
+        case 4: return dtw_short_row_for<4, T>(cost, rows);
+        case 5: return dtw_short_row_for<5, T>(cost, rows);
+        case 6: return dtw_short_row_for<6, T>(cost, rows);
+        case 7: return dtw_short_row_for<7, T>(cost, rows);
+        default: return dtw_short_row_for<8, T>(cost, rows);
     }
 }
 constexpr index_t kShortRow = 8;
