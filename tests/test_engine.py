@@ -928,6 +928,40 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair():
                             all_pairs=False, window=-1, workers=workers)
 
 
+@pytest.mark.parametrize("ids_per_path", [3, 40])  # packed copy, and uncopied (over 48 ids per pair)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, workers):
+    # a block checks paths and environments in one pass and node ids in the next (while copying
+    # them); whatever mix of faults it holds, the error is the lowest bad pair's, as pair by pair
+    rng = np.random.default_rng(ids_per_path)
+    mats = [rng.uniform(0, 10, size=(4, 4)).astype(np.float32) for _ in range(3)]
+    B = 3000
+    base_env = rng.integers(0, 3, B)
+    path = np.arange(ids_per_path) % 4
+    refs = Paths.from_list([path] * B)
+    qrys = Paths.from_list([path] * B)
+    pairs = np.stack([np.arange(B), np.arange(B)], axis=1)
+    faults = {
+        "id": (1200, r"pair 1200: queries\[1200\] has node id -1 at position 2"),
+        "env": (1700, r"env\[1700\] = 3 is out of range for 3 distance matrices"),
+        "index": (1900, r"pair 1900: references index 3000 is out of range"),
+    }
+    for first in faults:
+        qv, env, p = qrys.values.copy(), base_env.copy(), pairs.copy()
+        for kind, (b, _) in faults.items():
+            if list(faults).index(kind) < list(faults).index(first):
+                continue  # faults below the first one tested are left out
+            if kind == "id":
+                qv[ids_per_path * b + 2] = -1
+            elif kind == "env":
+                env[b] = 3
+            else:
+                p[b, 0] = B
+        with pytest.raises(ValueError, match=faults[first][1]):
+            navdtw._core.dtw_nodes(refs.values, refs.offsets, qv, qrys.offsets, mats, env=env, pairs=p,
+                                   all_pairs=False, window=-1, workers=workers)
+
+
 # --------------------------------------------------------------------------------------------
 # precision="single": the same recurrence with float32 sums
 # --------------------------------------------------------------------------------------------

@@ -94,13 +94,37 @@ void check_path(const Set& set, index_t i, const char* name, index_t b) {
     if (set.length(i) <= 0) fail_empty_path(b, name, i);
 }
 
+// One unsigned compare per id: a negative id becomes a huge unsigned value.
+template <class I>
+bool is_node(I id, index_t n_nodes) {
+    return static_cast<std::uint64_t>(static_cast<index_t>(id)) < static_cast<std::uint64_t>(n_nodes);
+}
+
+template <class I>
+bool ids_in_range(const I* p, index_t len, index_t n_nodes) {
+    bool ok = true;
+    for (index_t k = 0; k < len; ++k) ok &= is_node(p[k], n_nodes);
+    return ok;
+}
+
+// Copies p[0 .. len) to out and says whether every id is a node. The check reads the values it
+// copies, so the kernel later reads exactly what was checked.
+template <class I>
+bool copy_ids_in_range(const I* p, index_t len, index_t n_nodes, I* out) {
+    bool ok = true;
+    for (index_t k = 0; k < len; ++k) {
+        const I v = p[k];
+        out[k] = v;
+        ok &= is_node(v, n_nodes);
+    }
+    return ok;
+}
+
 template <class I>
 void check_nodes(const NodeSet<I>& set, index_t i, index_t n_nodes, const char* name, index_t b, index_t e) {
     const I* p = set.path(i);
     const index_t len = set.length(i);
-    bool ok = true;
-    for (index_t k = 0; k < len; ++k) ok &= static_cast<index_t>(p[k]) >= 0 && static_cast<index_t>(p[k]) < n_nodes;
-    if (ok) return;
+    if (ids_in_range(p, len, n_nodes)) return;
     for (index_t k = 0; k < len; ++k) {
         const auto v = static_cast<index_t>(p[k]);
         if (v < 0 || v >= n_nodes) fail_node(b, name, i, k, v, n_nodes, e);
@@ -274,14 +298,14 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 }
 
 // Runs solve(matrix, reference ids, n, query ids, m, workspace) -> double for every pair of a node
-// batch into out[b], in parallel, after node_pair's checks.
+// batch into out[b], in parallel, after node_pair's checks (or the same checks in two passes).
 //
 // With several matrices, pairs run in blocks, each block grouped by environment, so that one
 // matrix stays in cache while its pairs run: pairs that pick matrices at random miss the cache on
 // nearly every cost (W1's 100 matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is
 // checked and copied in pair order, with its ids packed by environment, then solved from the
 // packed copy: reading the pairs' own paths in environment order would wait on scattered loads.
-// Checking in pair order keeps the error of the lowest bad pair.
+// Node ids are checked as they are copied, so the kernel reads exactly the values checked.
 template <class I, class SolveFn>
 void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                         const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll,
@@ -297,7 +321,7 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
         return;
     }
     struct Checked {
-        index_t r, q, e, n, m;  // as node_pair saw them: nothing is read twice from the caller's arrays
+        index_t r, q, e, n, m;  // as the checks saw them: nothing is read twice from the caller's arrays
     };
     struct Packed {
         index_t b, at, n, m;  // pair, offset of its ids in `ids`, lengths
@@ -310,12 +334,22 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
         std::vector<I> ids;
         for (index_t k = k0; k < k1; ++k) {
             const index_t b0 = k * block, b1 = std::min(B, b0 + block);
+            // A block checks paths and environments in one pass and node ids in a later one. When
+            // pair b fails either, node_pair re-checks b0 .. b in order and throws for the lowest
+            // bad pair, so the error is the one a pair-by-pair check would give.
+            const auto fail_at = [&](index_t bad) {
+                for (index_t x = b0; x <= bad; ++x) node_pair(R, Q, mats, env, P, x);
+                throw std::logic_error("navdtw: a node pair failed a check and then passed it");
+            };
             checked.resize(static_cast<std::size_t>(b1 - b0));
             std::fill(pairs_at.begin(), pairs_at.end(), 0);
             std::fill(ids_at.begin(), ids_at.end(), 0);
             for (index_t b = b0; b < b1; ++b) {
-                const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
-                const Checked c{p.r, p.q, p.e, R.length(p.r), Q.length(p.q)};
+                const auto [r, q] = P.at(b);
+                const index_t e = env[b];
+                if (!(r >= 0 && r < R.size && q >= 0 && q < Q.size && e >= 0 && e < n_env)) fail_at(b);
+                const Checked c{r, q, e, R.length(r), Q.length(q)};
+                if (c.n <= 0 || c.m <= 0) fail_at(b);
                 checked[static_cast<std::size_t>(b - b0)] = c;
                 ++pairs_at[static_cast<std::size_t>(c.e) + 1];
                 ids_at[static_cast<std::size_t>(c.e) + 1] += c.n + c.m;
@@ -328,7 +362,9 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
                 // long paths: their own DP outweighs the cache misses, and a copy would be large
                 for (index_t b = b0; b < b1; ++b) {
                     const Checked& c = checked[static_cast<std::size_t>(b - b0)];
-                    out[b] = solve(mats[static_cast<std::size_t>(c.e)], R.path(c.r), c.n, Q.path(c.q), c.m, ws);
+                    const DistanceMatrix& M = mats[static_cast<std::size_t>(c.e)];
+                    if (!ids_in_range(R.path(c.r), c.n, M.n) || !ids_in_range(Q.path(c.q), c.m, M.n)) fail_at(b);
+                    out[b] = solve(M, R.path(c.r), c.n, Q.path(c.q), c.m, ws);
                     if ((b & 255) == 255) check_cancel();
                 }
                 continue;
@@ -338,9 +374,10 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
             for (index_t b = b0; b < b1; ++b) {
                 const Checked& c = checked[static_cast<std::size_t>(b - b0)];
                 const auto e = static_cast<std::size_t>(c.e);
-                const index_t at = ids_at[e];
-                std::copy_n(R.path(c.r), c.n, ids.data() + at);
-                std::copy_n(Q.path(c.q), c.m, ids.data() + at + c.n);
+                const index_t at = ids_at[e], n_nodes = mats[e].n;
+                if (!copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) ||
+                    !copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n))
+                    fail_at(b);
                 ids_at[e] += c.n + c.m;
                 packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
             }
