@@ -139,13 +139,13 @@ def check_matrix(d, name: str = "distances") -> np.ndarray:
             i, j = np.argwhere(big)[0]
             raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is beyond float32 range (use inf for unreachable)")
     arr = np.ascontiguousarray(arr, dtype=np.float32)
+    if arr.min() >= 0:  # one pass for the common case: a NaN minimum fails the comparison too
+        return arr
     if np.isnan(arr).any():
         i, j = np.argwhere(np.isnan(arr))[0]
         raise ValueError(f"{name}[{i}, {j}] is NaN")
-    if (arr < 0).any():
-        i, j = np.argwhere(arr < 0)[0]
-        raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is negative; distances must be >= 0 (inf = unreachable)")
-    return arr
+    i, j = np.argwhere(arr < 0)[0]
+    raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is negative; distances must be >= 0 (inf = unreachable)")
 
 
 def as_matrices(distances) -> list:
