@@ -1,15 +1,18 @@
-// AVX2 variant of the exact coordinate DTW (see navdtw/lanes.hpp), entered only after a run-time
-// CPU check, so the package still runs on CPUs without AVX2. The file is compiled with the
-// baseline flags and only the kernel functions carry target("avx2"): with -mavx2 on the whole
-// file, inline and template code it shares with other files (std::vector, check_cancel) could be
-// emitted with AVX2 instructions and picked by the linker for every caller. No FMA: multiplies and
-// adds stay separate, as in the scalar kernel.
+// AVX2 variants (see navdtw/lanes.hpp): the 8-lane exact coordinate DTW, and a VEX-encoded copy of
+// the scalar short-row kernel for node pairs. Entered only after a run-time CPU check, so the
+// package still runs on CPUs without AVX2. The file is compiled with the baseline flags and only
+// the kernel functions carry target("avx2"): with -mavx2 on the whole file, inline and template
+// code it shares with other files (std::vector, check_cancel) could be emitted with AVX2
+// instructions and picked by the linker for every caller. The node copy gets its AVX2 code by
+// always_inline (dtw.hpp's dtw_matrix_short), inside the target("avx2") function only. No FMA:
+// multiplies and adds stay separate, as in the scalar kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "navdtw/dtw.hpp"
 #include "navdtw/lanes.hpp"
 #include "navdtw/parallel.hpp"
 
@@ -181,6 +184,20 @@ __attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int c
     else lanes_by_dim<DoubleLanes>(pairs, count, dim, out, scratch);
 }
 
+__attribute__((target("avx2"))) double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
+                                                            const std::int32_t* ref, lane_index_t n,
+                                                            const std::int32_t* qry, lane_index_t m, bool single) {
+    const MatrixCost<std::int32_t> cost{matrix, n_nodes, ref, qry};
+    return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
+}
+
+__attribute__((target("avx2"))) double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
+                                                            const std::int64_t* ref, lane_index_t n,
+                                                            const std::int64_t* qry, lane_index_t m, bool single) {
+    const MatrixCost<std::int64_t> cost{matrix, n_nodes, ref, qry};
+    return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
+}
+
 }  // namespace navdtw
 
 #else  // not x86-64: the scalar kernel serves every call
@@ -188,6 +205,10 @@ __attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int c
 namespace navdtw {
 bool avx2_supported() { return false; }
 void dtw_lanes_avx2(const LanePair*, int, int, bool, double*, LaneScratch&) {}
+double dtw_node_short_avx2(const float*, lane_index_t, const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t,
+                           bool) { return 0.0; }
+double dtw_node_short_avx2(const float*, lane_index_t, const std::int64_t*, lane_index_t, const std::int64_t*, lane_index_t,
+                           bool) { return 0.0; }
 }  // namespace navdtw
 
 #endif

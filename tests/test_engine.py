@@ -850,6 +850,32 @@ def test_short_row_kernel_every_small_shape():
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m, rn, qn)
 
 
+@needs_simd_switch
+@pytest.mark.parametrize("precision", ["double", "single"])
+def test_short_node_pairs_avx2_copy_matches_portable(precision):
+    # exact node pairs with a side of <= 8 ids run a VEX-encoded copy of the short-row kernel on
+    # AVX2 CPUs (kernels_avx2.cpp, dtw_node_short_avx2): every shape around that limit, both
+    # orientations, int32 and int64 ids, bit for bit against the portable build of the same code
+    rng = np.random.default_rng(31)
+    # fractional costs, so float32 and double sums round apart; ties and zeros on a grid too
+    mats = [rng.uniform(0, 6, size=(7, 7)).astype(np.float32), rng.integers(0, 6, size=(7, 7)).astype(np.float32)]
+    mats[0][1, 2] = np.inf
+    mats[1][3, 0] = -0.0
+    shapes = [(n, m) for n in range(1, 11) for m in range(1, 11)] * 3
+    refs = [rng.integers(0, 7, n) for n, _ in shapes]
+    qrys = [rng.integers(0, 7, m) for _, m in shapes]
+    env = rng.integers(0, 2, len(shapes))
+    for ids in (np.int32, np.int64):
+        r, q = [x.astype(ids) for x in refs], [x.astype(ids) for x in qrys]
+        with simd(True):
+            fast = navdtw.dtw_batch(r, q, distances=mats, env=env, precision=precision)
+        with simd(False):
+            slow = navdtw.dtw_batch(r, q, distances=mats, env=env, precision=precision)
+        assert fast.tobytes() == slow.tobytes()
+    sums = np.float32 if precision == "single" else float
+    assert fast.tolist() == [naive.dtw(naive.node_cost(mats[e], a, b), sums=sums) for a, b, e in zip(refs, qrys, env)]
+
+
 def test_short_row_matrix_kernel_across_cancel_runs():
     # node pairs with a short side run dtw_short_row_matrix, which walks its rows in runs of 256
     # (between cancellation checks) with the column offsets computed once: long paths across those

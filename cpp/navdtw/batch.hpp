@@ -402,8 +402,11 @@ void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector
     if (method.radius >= 0)
         throw std::invalid_argument("radius (FastDTW) needs coordinate paths: node paths cannot be averaged");
     if (mats.empty()) throw std::invalid_argument("distances is empty");
+    const bool short_avx2 = method.window < 0 && use_avx2();  // exact short pairs: the VEX-encoded copy
     for_each_node_pair(R, Q, mats, env, P, B, workers, poll, out,
                        [&](const DistanceMatrix& M, const I* a, index_t n, const I* q, index_t m, Workspace& ws) {
+                           if (short_avx2 && std::min(n, m) <= kShortRow)
+                               return dtw_node_short_avx2(M.data, M.n, a, n, q, m, method.single);
                            const MatrixCost<I> cost{M.data, M.n, a, q};
                            if (method.single) return dtw_pair<float>(cost, n, m, method.window, ws);
                            return dtw_pair<double>(cost, n, m, method.window, ws);

@@ -354,7 +354,7 @@ double dtw_short_row(const Cost& cost, index_t rows) {
 // cancellation checks, so no call inside a run makes the compiler reload them. Same operations in
 // the same order as dtw_short_row, hence the same bits. Transposed: the rows are the query.
 template <int C, class T, bool kTransposed, class I>
-double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
+[[gnu::always_inline]] inline double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
     const T inf = std::numeric_limits<T>::infinity();
     const index_t stride = cost.stride;
     const I* row_ids = kTransposed ? cost.b : cost.a;
@@ -409,6 +409,35 @@ double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
     }
 }
 constexpr index_t kShortRow = 8;
+
+// Exact DTW of a node pair whose shorter side has at most kShortRow ids, the longer side on the
+// rows (as dtw_pair orients it). Always inlined, so that kernels_avx2.cpp can compile a copy with
+// VEX encoding (same operations, fewer register moves) for CPUs that have it.
+template <class T, class I>
+[[gnu::always_inline]] inline double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
+    if (n >= m) {
+        switch (m) {
+            case 1: return dtw_short_row_matrix<1, T, false>(cost, n);
+            case 2: return dtw_short_row_matrix<2, T, false>(cost, n);
+            case 3: return dtw_short_row_matrix<3, T, false>(cost, n);
+            case 4: return dtw_short_row_matrix<4, T, false>(cost, n);
+            case 5: return dtw_short_row_matrix<5, T, false>(cost, n);
+            case 6: return dtw_short_row_matrix<6, T, false>(cost, n);
+            case 7: return dtw_short_row_matrix<7, T, false>(cost, n);
+            default: return dtw_short_row_matrix<8, T, false>(cost, n);
+        }
+    }
+    switch (n) {
+        case 1: return dtw_short_row_matrix<1, T, true>(cost, m);
+        case 2: return dtw_short_row_matrix<2, T, true>(cost, m);
+        case 3: return dtw_short_row_matrix<3, T, true>(cost, m);
+        case 4: return dtw_short_row_matrix<4, T, true>(cost, m);
+        case 5: return dtw_short_row_matrix<5, T, true>(cost, m);
+        case 6: return dtw_short_row_matrix<6, T, true>(cost, m);
+        case 7: return dtw_short_row_matrix<7, T, true>(cost, m);
+        default: return dtw_short_row_matrix<8, T, true>(cost, m);
+    }
+}
 
 // Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
 // T: the type of the sums, double (default) or float (precision="single").

@@ -54,6 +54,14 @@ bool avx2_supported();
 // `single`, in float (precision="single"). Requires avx2_supported().
 void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single, double* out, LaneScratch& scratch);
 
+// Exact DTW of one node pair (ids already checked) whose shorter side has at most 8 ids, over a
+// float32 [n_nodes, n_nodes] matrix: dtw.hpp's dtw_matrix_short compiled for AVX2 (VEX encoding;
+// the same operations, hence the same bits). Requires avx2_supported().
+double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std::int32_t* ref, lane_index_t n,
+                           const std::int32_t* qry, lane_index_t m, bool single);
+double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std::int64_t* ref, lane_index_t n,
+                           const std::int64_t* qry, lane_index_t m, bool single);
+
 // Switch for tests and benchmarks: false forces the portable scalar kernel.
 inline std::atomic<bool>& simd_enabled() {
     static std::atomic<bool> enabled{true};
