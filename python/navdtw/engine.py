@@ -181,9 +181,9 @@ def _bad_point(where: str, k: int, point: np.ndarray) -> str:
 
 
 def check_nonempty(paths: Paths, name: str) -> None:
-    lengths = paths.lengths
-    if len(lengths) and lengths.min() == 0:
-        raise ValueError(f"{name}[{int(np.argmin(lengths))}] is empty; every path needs at least one point")
+    o = paths.offsets  # non-decreasing: a path is empty where two offsets are equal
+    if len(o) > 1 and (o[1:] == o[:-1]).any():
+        raise ValueError(f"{name}[{int(np.argmin(paths.lengths))}] is empty; every path needs at least one point")
 
 
 def _single_finite(path: np.ndarray, name: str) -> None:
@@ -357,9 +357,8 @@ class _Batch:
             if p.ndim != 2 or p.shape[1] != 2:
                 raise ValueError(f"pairs must have shape [B, 2] (reference index, query index), got {p.shape}")
             for col, n, what in ((0, nr, "reference"), (1, nq, "query")):
-                bad = (p[:, col] < 0) | (p[:, col] >= n)
-                if bad.any():
-                    b = int(np.argmax(bad))
+                if len(p) and (p[:, col].min() < 0 or p[:, col].max() >= n):  # reductions, no temporaries
+                    b = int(np.argmax((p[:, col] < 0) | (p[:, col] >= n)))
                     raise ValueError(f"pairs[{b}] = {tuple(p[b])}: {what} index out of range for {n} {what}s")
             self.pairs = p
             self.size = len(p)
@@ -383,9 +382,8 @@ class _Batch:
                     e = np.full(self.size, int(e), dtype=np.int64)
                 if e.shape != (self.size,):
                     raise ValueError(f"env must have one entry per pair ({self.size}), got shape {e.shape}")
-                bad = (e < 0) | (e >= len(self.matrices))
-                if bad.any():
-                    b = int(np.argmax(bad))
+                if len(e) and (e.min() < 0 or e.max() >= len(self.matrices)):  # reductions, no temporaries
+                    b = int(np.argmax((e < 0) | (e >= len(self.matrices))))
                     raise ValueError(f"env[{b}] = {e[b]} is out of range for {len(self.matrices)} distance matrices")
                 self.env = e
 
