@@ -382,30 +382,17 @@ template <int C, class T, bool kTransposed, class I>
     return buf[C - 1];
 }
 
-template <int C, class T, class Cost>
-double dtw_short_row_for(const Cost& cost, index_t rows) {
-    return dtw_short_row<C, T>(cost, rows);
-}
-template <int C, class T, class I>
-double dtw_short_row_for(const MatrixCost<I>& cost, index_t rows) {
-    return dtw_short_row_matrix<C, T, false>(cost, rows);
-}
-template <int C, class T, class I>
-double dtw_short_row_for(const Transposed<MatrixCost<I>>& cost, index_t rows) {
-    return dtw_short_row_matrix<C, T, true>(cost.c, rows);
-}
-
 template <class T, class Cost>
 double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
     switch (cols) {
-        case 1: return dtw_short_row_for<1, T>(cost, rows);
-        case 2: return dtw_short_row_for<2, T>(cost, rows);
-        case 3: return dtw_short_row_for<3, T>(cost, rows);
-        case 4: return dtw_short_row_for<4, T>(cost, rows);
-        case 5: return dtw_short_row_for<5, T>(cost, rows);
-        case 6: return dtw_short_row_for<6, T>(cost, rows);
-        case 7: return dtw_short_row_for<7, T>(cost, rows);
-        default: return dtw_short_row_for<8, T>(cost, rows);
+        case 1: return dtw_short_row<1, T>(cost, rows);
+        case 2: return dtw_short_row<2, T>(cost, rows);
+        case 3: return dtw_short_row<3, T>(cost, rows);
+        case 4: return dtw_short_row<4, T>(cost, rows);
+        case 5: return dtw_short_row<5, T>(cost, rows);
+        case 6: return dtw_short_row<6, T>(cost, rows);
+        case 7: return dtw_short_row<7, T>(cost, rows);
+        default: return dtw_short_row<8, T>(cost, rows);
     }
 }
 constexpr index_t kShortRow = 8;
@@ -413,30 +400,34 @@ constexpr index_t kShortRow = 8;
 // Exact DTW of a node pair whose shorter side has at most kShortRow ids, the longer side on the
 // rows (as dtw_pair orients it). Always inlined, so that kernels_avx2.cpp can compile a copy with
 // VEX encoding (same operations, fewer register moves) for CPUs that have it.
+template <class T, bool kTransposed, class I>
+[[gnu::always_inline]] inline double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
+    switch (cols) {
+        case 1: return dtw_short_row_matrix<1, T, kTransposed>(cost, rows);
+        case 2: return dtw_short_row_matrix<2, T, kTransposed>(cost, rows);
+        case 3: return dtw_short_row_matrix<3, T, kTransposed>(cost, rows);
+        case 4: return dtw_short_row_matrix<4, T, kTransposed>(cost, rows);
+        case 5: return dtw_short_row_matrix<5, T, kTransposed>(cost, rows);
+        case 6: return dtw_short_row_matrix<6, T, kTransposed>(cost, rows);
+        case 7: return dtw_short_row_matrix<7, T, kTransposed>(cost, rows);
+        default: return dtw_short_row_matrix<8, T, kTransposed>(cost, rows);
+    }
+}
+
 template <class T, class I>
 [[gnu::always_inline]] inline double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
-    if (n >= m) {
-        switch (m) {
-            case 1: return dtw_short_row_matrix<1, T, false>(cost, n);
-            case 2: return dtw_short_row_matrix<2, T, false>(cost, n);
-            case 3: return dtw_short_row_matrix<3, T, false>(cost, n);
-            case 4: return dtw_short_row_matrix<4, T, false>(cost, n);
-            case 5: return dtw_short_row_matrix<5, T, false>(cost, n);
-            case 6: return dtw_short_row_matrix<6, T, false>(cost, n);
-            case 7: return dtw_short_row_matrix<7, T, false>(cost, n);
-            default: return dtw_short_row_matrix<8, T, false>(cost, n);
-        }
-    }
-    switch (n) {
-        case 1: return dtw_short_row_matrix<1, T, true>(cost, m);
-        case 2: return dtw_short_row_matrix<2, T, true>(cost, m);
-        case 3: return dtw_short_row_matrix<3, T, true>(cost, m);
-        case 4: return dtw_short_row_matrix<4, T, true>(cost, m);
-        case 5: return dtw_short_row_matrix<5, T, true>(cost, m);
-        case 6: return dtw_short_row_matrix<6, T, true>(cost, m);
-        case 7: return dtw_short_row_matrix<7, T, true>(cost, m);
-        default: return dtw_short_row_matrix<8, T, true>(cost, m);
-    }
+    return n >= m ? dtw_matrix_short_cols<T, false>(cost, n, m) : dtw_matrix_short_cols<T, true>(cost, m, n);
+}
+
+// Exact DTW of a pair whose shorter side has at most kShortRow points, the longer on the rows.
+template <class T, class Cost>
+double dtw_short_pair(const Cost& cost, index_t n, index_t m) {
+    if (n >= m) return dtw_exact_short<T>(cost, n, m);
+    return dtw_exact_short<T>(Transposed<Cost>{cost}, m, n);
+}
+template <class T, class I>
+double dtw_short_pair(const MatrixCost<I>& cost, index_t n, index_t m) {
+    return dtw_matrix_short<T>(cost, n, m);
 }
 
 // Exact or banded DTW with the longer sequence on the rows, so the rolling row holds min(n, m).
@@ -444,10 +435,7 @@ template <class T, class I>
 template <class T = double, class Cost>
 double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspace& ws) {
     window = std::min(window, std::max(n, m));  // wider is exact anyway; keeps index arithmetic in range
-    if (window < 0 && std::min(n, m) <= kShortRow) {
-        if (n >= m) return dtw_exact_short<T>(cost, n, m);
-        return dtw_exact_short<T>(Transposed<Cost>{cost}, m, n);
-    }
+    if (window < 0 && std::min(n, m) <= kShortRow) return dtw_short_pair<T>(cost, n, m);
     if (n >= m) {
         T* row = ws.rolling_row<T>(m);
         if (window < 0) return dtw_rolling(cost, n, m, FullWindow{m}, row);
