@@ -174,9 +174,31 @@ __attribute__((target("avx2"))) void lanes_by_dim(const LanePair* pairs, int cou
     }
 }
 
+// copy_node_ids_avx2 for one path: 8 ids per masked load (lanes past the end read as 0 and never
+// fault), a full store, and an unsigned compare: id >= limit exactly when max(id, limit) == id.
+NAVDTW_AVX2 __m256i copy_ids8(const std::int32_t* p, lane_index_t len, __m256i limit, std::int32_t* out) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i bad = _mm256_setzero_si256();
+    for (lane_index_t k = 0; k < len; k += 8) {
+        const auto left = static_cast<int>(std::min<lane_index_t>(len - k, 8));
+        const __m256i v = _mm256_maskload_epi32(p + k, _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_max_epu32(v, limit), v));
+    }
+    return bad;
+}
+
 #undef NAVDTW_AVX2
 
 }  // namespace
+
+__attribute__((target("avx2"))) bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n, const std::int32_t* qry,
+                                                        lane_index_t m, lane_index_t n_nodes, std::int32_t* out) {
+    const __m256i limit = _mm256_set1_epi32(static_cast<int>(n_nodes));  // >= 1: a matrix is never empty
+    const __m256i bad_ref = copy_ids8(ref, n, limit, out);  // first: the query's copy overwrites its overrun
+    const __m256i bad = _mm256_or_si256(bad_ref, copy_ids8(qry, m, limit, out + n));
+    return _mm256_testz_si256(bad, bad);
+}
 
 __attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single,
                                                      double* out, LaneScratch& scratch) {
@@ -207,6 +229,9 @@ bool avx2_supported() { return false; }
 void dtw_lanes_avx2(const LanePair*, int, int, bool, double*, LaneScratch&) {}
 double dtw_node_short_avx2(const float*, lane_index_t, const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t,
                            bool) { return 0.0; }
+bool copy_node_ids_avx2(const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t, lane_index_t, std::int32_t*) {
+    return false;
+}
 double dtw_node_short_avx2(const float*, lane_index_t, const std::int64_t*, lane_index_t, const std::int64_t*, lane_index_t,
                            bool) { return 0.0; }
 }  // namespace navdtw

@@ -954,16 +954,17 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair():
                             all_pairs=False, window=-1, workers=workers)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])  # int32 ids are copied 8 at a time with AVX2
 @pytest.mark.parametrize("ids_per_path", [3, 40])  # packed copy, and uncopied (over 48 ids per pair)
 @pytest.mark.parametrize("workers", [1, 2])
-def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, workers):
+def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, workers, dtype):
     # a block checks paths and environments in one pass and node ids in the next (while copying
     # them); whatever mix of faults it holds, the error is the lowest bad pair's, as pair by pair
     rng = np.random.default_rng(ids_per_path)
     mats = [rng.uniform(0, 10, size=(4, 4)).astype(np.float32) for _ in range(3)]
     B = 3000
     base_env = rng.integers(0, 3, B)
-    path = np.arange(ids_per_path) % 4
+    path = (np.arange(ids_per_path) % 4).astype(dtype)
     refs = Paths.from_list([path] * B)
     qrys = Paths.from_list([path] * B)
     pairs = np.stack([np.arange(B), np.arange(B)], axis=1)
@@ -986,6 +987,38 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, w
         with pytest.raises(ValueError, match=faults[first][1]):
             navdtw._core.dtw_nodes(refs.values, refs.offsets, qv, qrys.offsets, mats, env=env, pairs=p,
                                    all_pairs=False, window=-1, workers=workers)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_env_grouped_blocks_check_every_id_position(dtype):
+    # node ids of a packed block are checked as they are copied (int32: 8 per AVX2 step, masked at
+    # the path's end): a bad id at any position of paths 1-17 long, on either side, is caught and
+    # named; ids 0 and V - 1 pass; results match pair-by-pair scoring
+    rng = np.random.default_rng(5)
+    V = 6
+    mats = [rng.uniform(0, 5, size=(V, V)).astype(np.float32) for _ in range(2)]
+    B = 1100
+    env = rng.integers(0, 2, B)
+    refs = [rng.integers(0, V, rng.integers(1, 18)).astype(dtype) for _ in range(B)]
+    qrys = [rng.integers(0, V, rng.integers(1, 18)).astype(dtype) for _ in range(B)]
+    refs[0][:] = V - 1
+    qrys[0][:] = 0
+    got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=1)
+    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    R, Q = Paths.from_list(refs), Paths.from_list(qrys)
+    b = 700
+    for side in ("references", "queries"):
+        paths = R if side == "references" else Q
+        n = len(paths[b])
+        for k in range(n):
+            for bad in (-1, V, np.iinfo(dtype).min, np.iinfo(dtype).max):
+                values = paths.values.copy()
+                values[paths.offsets[b] + k] = bad
+                hit = Paths(values, paths.offsets)
+                rr, qq = (hit, Q) if side == "references" else (R, hit)
+                with pytest.raises(ValueError, match=rf"pair {b}: {side}\[{b}\] has node id {bad} at position {k},"):
+                    navdtw._core.dtw_nodes(rr.values, rr.offsets, qq.values, qq.offsets, mats, env=env, pairs=None,
+                                           all_pairs=False, window=-1, workers=1)
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "navdtw/dtw.hpp"
@@ -326,6 +328,7 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
     struct Packed {
         index_t b, at, n, m;  // pair, offset of its ids in `ids`, lengths
     };
+    const bool avx2_ids = use_avx2();
     run_parallel((B + block - 1) / block, workers, 1, [&](index_t k0, index_t k1) {
         Workspace ws;
         std::vector<Checked> checked;
@@ -354,11 +357,13 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
                 ++pairs_at[static_cast<std::size_t>(c.e) + 1];
                 ids_at[static_cast<std::size_t>(c.e) + 1] += c.n + c.m;
             }
+            index_t n_ids = 0;
             for (std::size_t e = 1; e < pairs_at.size(); ++e) {
+                n_ids += ids_at[e];
                 pairs_at[e] += pairs_at[e - 1];
-                ids_at[e] += ids_at[e - 1];
+                ids_at[e] += ids_at[e - 1] + kIdCopySlack;  // room for the AVX2 copy's overrun
             }
-            if (ids_at.back() > (b1 - b0) * kPackIdsPerPair) {
+            if (n_ids > (b1 - b0) * kPackIdsPerPair) {
                 // long paths: their own DP outweighs the cache misses, and a copy would be large
                 for (index_t b = b0; b < b1; ++b) {
                     const Checked& c = checked[static_cast<std::size_t>(b - b0)];
@@ -370,14 +375,23 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
                 continue;
             }
             packed.resize(static_cast<std::size_t>(b1 - b0));
-            ids.resize(static_cast<std::size_t>(ids_at.back()));
+            ids.resize(static_cast<std::size_t>(ids_at.back() + kIdCopySlack));
             for (index_t b = b0; b < b1; ++b) {
                 const Checked& c = checked[static_cast<std::size_t>(b - b0)];
                 const auto e = static_cast<std::size_t>(c.e);
                 const index_t at = ids_at[e], n_nodes = mats[e].n;
-                if (!copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) ||
-                    !copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n))
-                    fail_at(b);
+                bool ok;
+                if constexpr (std::is_same_v<I, std::int32_t>) {
+                    if (avx2_ids && n_nodes <= INT32_MAX)
+                        ok = copy_node_ids_avx2(R.path(c.r), c.n, Q.path(c.q), c.m, n_nodes, ids.data() + at);
+                    else
+                        ok = copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) &&
+                             copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n);
+                } else {
+                    ok = copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) &&
+                         copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n);
+                }
+                if (!ok) fail_at(b);
                 ids_at[e] += c.n + c.m;
                 packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
             }

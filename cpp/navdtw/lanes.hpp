@@ -62,6 +62,14 @@ double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std:
 double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std::int64_t* ref, lane_index_t n,
                            const std::int64_t* qry, lane_index_t m, bool single);
 
+// Copies node ids ref[0 .. n) then qry[0 .. m) to out[0 .. n + m) and says whether every id is
+// in [0, n_nodes) (n_nodes <= INT32_MAX). Works in chunks of 8 ids: reads never pass the paths'
+// ends (masked loads), but writes may run up to kIdCopySlack elements past out[n + m).
+// Requires avx2_supported().
+constexpr lane_index_t kIdCopySlack = 8;
+bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n, const std::int32_t* qry, lane_index_t m,
+                        lane_index_t n_nodes, std::int32_t* out);
+
 // Switch for tests and benchmarks: false forces the portable scalar kernel.
 inline std::atomic<bool>& simd_enabled() {
     static std::atomic<bool> enabled{true};
