@@ -350,12 +350,13 @@ double dtw_short_row(const Cost& cost, index_t rows) {
 }
 
 // dtw_short_row for a distance matrix, cost(t, s) = m[row_at(t) + col_at[s]]: each column's offset
-// into the matrix is computed once, not once per row, and the rows run in runs of 256 between
-// cancellation checks, so no call inside a run makes the compiler reload them. Same operations in
-// the same order as dtw_short_row, hence the same bits. Transposed: the rows are the query.
+// into the matrix is computed once, not once per row; row 0 and column 0 run without the minimums
+// that the infinite cells around the table decide (min(min(inf, up), inf) is up, bit for bit);
+// and the rows run in runs of 256 between cancellation checks, so no call inside a run makes the
+// compiler reload them. The same values as dtw_short_row, hence the same bits. Transposed: the
+// rows are the query.
 template <int C, class T, bool kTransposed, class I>
 [[gnu::always_inline]] inline double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
-    const T inf = std::numeric_limits<T>::infinity();
     const index_t stride = cost.stride;
     const I* row_ids = kTransposed ? cost.b : cost.a;
     const index_t row_scale = kTransposed ? 1 : stride;
@@ -363,14 +364,24 @@ template <int C, class T, bool kTransposed, class I>
     for (int s = 0; s < C; ++s)
         col_at[s] = kTransposed ? static_cast<index_t>(cost.a[s]) * stride : static_cast<index_t>(cost.b[s]);
     T buf[C];
-    for (int s = 0; s < C; ++s) buf[s] = inf;
-    for (index_t t0 = 0; t0 < rows; t0 += 256) {
-        if (t0 > 0) check_cancel();  // a huge pair stays interruptible
+    {
+        // row 0: C[0][s] = cost + C[0][s - 1], starting from C[-1][-1] = 0
+        const float* row = cost.m + static_cast<index_t>(row_ids[0]) * row_scale;
+        T left = T(0);
+        for (int s = 0; s < C; ++s) {
+            left = static_cast<T>(row[col_at[s]]) + left;
+            buf[s] = left;
+        }
+    }
+    for (index_t t0 = 1; t0 < rows; t0 += 256) {
+        if (t0 > 1) check_cancel();  // a huge pair stays interruptible
         const index_t t1 = std::min(rows, t0 + 256);
         for (index_t t = t0; t < t1; ++t) {
             const float* row = cost.m + static_cast<index_t>(row_ids[t]) * row_scale;
-            T diag = t == 0 ? T(0) : inf, left = inf;
-            for (int s = 0; s < C; ++s) {
+            T diag = buf[0];
+            T left = static_cast<T>(row[col_at[0]]) + buf[0];  // column 0: C[t][0] = cost + C[t-1][0]
+            buf[0] = left;
+            for (int s = 1; s < C; ++s) {
                 const T up = buf[s];
                 const T v = static_cast<T>(row[col_at[s]]) + std::min(std::min(diag, up), left);
                 buf[s] = v;
