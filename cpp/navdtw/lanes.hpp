@@ -1,4 +1,6 @@
-// navdtw: exact DTW of 8 coordinate pairs at once, one pair per SIMD lane.
+// navdtw: the AVX2 kernels' interface (defined in kernels_avx2.cpp, called only when
+// use_avx2()): exact DTW of 8 coordinate pairs at once, one pair per SIMD lane; a VEX-encoded copy
+// of the short-row kernel for node pairs; and the node-id copy of packed node blocks.
 //
 // A group of up to 8 pairs is solved in lockstep over the largest rows x columns of the group:
 // shorter paths are padded by repeating their last point, and each lane's answer is read at its
