@@ -989,22 +989,24 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, w
                                    all_pairs=False, window=-1, workers=workers)
 
 
+@pytest.mark.parametrize("n_mats", [1, 2])  # one matrix (env=None) runs in blocks too
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
-def test_env_grouped_blocks_check_every_id_position(dtype):
+def test_env_grouped_blocks_check_every_id_position(dtype, n_mats):
     # node ids of a packed block are checked as they are copied (int32: 8 per AVX2 step, masked at
     # the path's end): a bad id at any position of paths 1-17 long, on either side, is caught and
     # named; ids 0 and V - 1 pass; results match pair-by-pair scoring
     rng = np.random.default_rng(5)
     V = 6
-    mats = [rng.uniform(0, 5, size=(V, V)).astype(np.float32) for _ in range(2)]
+    mats = [rng.uniform(0, 5, size=(V, V)).astype(np.float32) for _ in range(n_mats)]
     B = 1100
-    env = rng.integers(0, 2, B)
+    env = rng.integers(0, n_mats, B) if n_mats > 1 else None
     refs = [rng.integers(0, V, rng.integers(1, 18)).astype(dtype) for _ in range(B)]
     qrys = [rng.integers(0, V, rng.integers(1, 18)).astype(dtype) for _ in range(B)]
     refs[0][:] = V - 1
     qrys[0][:] = 0
     got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=1)
-    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    envs = env if env is not None else [0] * B
+    assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, envs)]
     R, Q = Paths.from_list(refs), Paths.from_list(qrys)
     b = 700
     for side in ("references", "queries"):

@@ -302,12 +302,14 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 // Runs solve(matrix, reference ids, n, query ids, m, workspace) -> double for every pair of a node
 // batch into out[b], in parallel, after node_pair's checks (or the same checks in two passes).
 //
-// With several matrices, pairs run in blocks, each block grouped by environment, so that one
-// matrix stays in cache while its pairs run: pairs that pick matrices at random miss the cache on
-// nearly every cost (W1's 100 matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is
-// checked and copied in pair order, with its ids packed by environment, then solved from the
-// packed copy: reading the pairs' own paths in environment order would wait on scattered loads.
-// Node ids are checked as they are copied, so the kernel reads exactly the values checked.
+// Pairs run in blocks, each block grouped by environment, so that one matrix stays in cache while
+// its pairs run: pairs that pick matrices at random miss the cache on nearly every cost (W1's 100
+// matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is checked and copied in
+// pair order, with its ids packed by environment, then solved from the packed copy: reading the
+// pairs' own paths in environment order would wait on scattered loads. Node ids are checked as
+// they are copied, so the kernel reads exactly the values checked. With one matrix the copy costs
+// what it saves (measured 0.99-1.00x), and one path keeps one set of checks. Only when there are
+// too many matrices for a block to group (over block / 8) do pairs run one by one.
 template <class I, class SolveFn>
 void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                         const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll,
@@ -315,7 +317,7 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
     const auto n_env = static_cast<index_t>(mats.size());
     const index_t w = std::max(1, workers);
     const index_t block = std::clamp<index_t>((B + 4 * w - 1) / (4 * w), kEnvBlockMin, kEnvBlockMax);
-    if (!env || n_env < 2 || n_env > block / 8) {
+    if (n_env > block / 8) {
         for_each_pair(B, workers, poll, out, [&](index_t b, Workspace& ws) {
             const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
             return solve(p.M, R.path(p.r), R.length(p.r), Q.path(p.q), Q.length(p.q), ws);
@@ -349,7 +351,7 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
             std::fill(ids_at.begin(), ids_at.end(), 0);
             for (index_t b = b0; b < b1; ++b) {
                 const auto [r, q] = P.at(b);
-                const index_t e = env[b];
+                const index_t e = env ? env[b] : 0;
                 if (!(r >= 0 && r < R.size && q >= 0 && q < Q.size && e >= 0 && e < n_env)) fail_at(b);
                 const Checked c{r, q, e, R.length(r), Q.length(q)};
                 if (c.n <= 0 || c.m <= 0) fail_at(b);
