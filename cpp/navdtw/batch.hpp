@@ -330,7 +330,13 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
     struct Packed {
         index_t b, at, n, m;  // pair, offset of its ids in `ids`, lengths
     };
+    // Copies pair c's ids to `to` (reference, then query) and says whether all are nodes.
     const bool avx2_ids = use_avx2();
+    const auto copy_pair_ids = [&](const Checked& c, index_t n_nodes, I* to) {
+        if constexpr (std::is_same_v<I, std::int32_t>)
+            if (avx2_ids && n_nodes <= INT32_MAX) return copy_node_ids_avx2(R.path(c.r), c.n, Q.path(c.q), c.m, n_nodes, to);
+        return copy_ids_in_range(R.path(c.r), c.n, n_nodes, to) && copy_ids_in_range(Q.path(c.q), c.m, n_nodes, to + c.n);
+    };
     run_parallel((B + block - 1) / block, workers, 1, [&](index_t k0, index_t k1) {
         Workspace ws;
         std::vector<Checked> checked;
@@ -382,18 +388,7 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
                 const Checked& c = checked[static_cast<std::size_t>(b - b0)];
                 const auto e = static_cast<std::size_t>(c.e);
                 const index_t at = ids_at[e], n_nodes = mats[e].n;
-                bool ok;
-                if constexpr (std::is_same_v<I, std::int32_t>) {
-                    if (avx2_ids && n_nodes <= INT32_MAX)
-                        ok = copy_node_ids_avx2(R.path(c.r), c.n, Q.path(c.q), c.m, n_nodes, ids.data() + at);
-                    else
-                        ok = copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) &&
-                             copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n);
-                } else {
-                    ok = copy_ids_in_range(R.path(c.r), c.n, n_nodes, ids.data() + at) &&
-                         copy_ids_in_range(Q.path(c.q), c.m, n_nodes, ids.data() + at + c.n);
-                }
-                if (!ok) fail_at(b);
+                if (!copy_pair_ids(c, n_nodes, ids.data() + at)) fail_at(b);
                 ids_at[e] += c.n + c.m;
                 packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
             }
