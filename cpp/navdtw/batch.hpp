@@ -127,10 +127,8 @@ void check_nodes(const NodeSet<I>& set, index_t i, index_t n_nodes, const char* 
     const I* p = set.path(i);
     const index_t len = set.length(i);
     if (ids_in_range(p, len, n_nodes)) return;
-    for (index_t k = 0; k < len; ++k) {
-        const auto v = static_cast<index_t>(p[k]);
-        if (v < 0 || v >= n_nodes) fail_node(b, name, i, k, v, n_nodes, e);
-    }
+    for (index_t k = 0; k < len; ++k)
+        if (!is_node(p[k], n_nodes)) fail_node(b, name, i, k, static_cast<index_t>(p[k]), n_nodes, e);
 }
 
 inline void check_method(const Method& m) {
@@ -278,7 +276,7 @@ constexpr index_t kEnvBlockMin = 1024, kEnvBlockMax = index_t(1) << 15, kPackIds
 // Resolves and checks pair b of a node batch: path indices, environment, node ids.
 template <class I>
 struct NodePair {
-    index_t r, q, e;  // reference, query, environment
+    index_t r, q;
     const DistanceMatrix& M;
 };
 
@@ -296,7 +294,7 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
     const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
     check_nodes(R, r, M.n, "references", b, e);
     check_nodes(Q, q, M.n, "queries", b, e);
-    return {r, q, e, M};
+    return {r, q, M};
 }
 
 // Runs solve(matrix, reference ids, n, query ids, m, workspace) -> double for every pair of a node
