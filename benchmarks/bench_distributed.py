@@ -51,7 +51,7 @@ def make_data(folder: Path, pairs: int, files: int, row_groups: int, seed: int =
     for k in range(files):
         n = int(edges[k + 1] - edges[k])
 
-        def walks(lo, hi):
+        def walks(lo, hi, n=n):
             lengths = rng.integers(lo, hi + 1, size=n)
             off = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(lengths, out=off[1:])
@@ -127,8 +127,10 @@ def main(argv=None) -> int:
                 os.remove(p)
             gen = make_data(folder, args.pairs, args.files, args.row_groups)
             files = sorted(str(p) for p in folder.glob("part-*.parquet"))
-            print(f"data: {args.pairs:,} pairs in {args.files} files written in {gen:.1f} s "
-                  f"({sum(os.path.getsize(f) for f in files) / 2**20:.0f} MiB) at {folder}")
+            print(
+                f"data: {args.pairs:,} pairs in {args.files} files written in {gen:.1f} s "
+                f"({sum(os.path.getsize(f) for f in files) / 2**20:.0f} MiB) at {folder}"
+            )
         rows = []
 
         def row(name, n, seconds, note=""):
@@ -145,11 +147,15 @@ def main(argv=None) -> int:
         row("serial-wall", n, rd + sc, f"workers=-1 ({os.cpu_count()} cores); read {rd:.2f} s + score {sc:.2f} s")
 
         print(f"\nDask LocalCluster ({args.workers} worker processes x 1 thread):")
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             # warm-up: imports navdtw / pyarrow / pandas on every worker
             client.run(lambda: __import__("navdtw.distributed") and __import__("pyarrow.parquet") and None)
-            score_parquet(files[:args.workers], client=client, summary=True, metrics=["ndtw"])
+            score_parquet(files[: args.workers], client=client, summary=True, metrics=["ndtw"])
 
             from distributed import get_task_stream
 
@@ -158,8 +164,11 @@ def main(argv=None) -> int:
                 means = score_parquet(files, client=client, summary=True)
                 wall = time.perf_counter() - t0
             row("dask-summary", args.pairs, wall, f"mean ndtw {means['ndtw']:.4f}")
-            busy = sum(sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute")
-                       for t in ts.data if str(t["key"]).find("navdtw-score") >= 0)
+            busy = sum(
+                sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute")
+                for t in ts.data
+                if str(t["key"]).find("navdtw-score") >= 0
+            )
             per_worker = args.pairs / busy if busy > 0 else float("nan")
 
             t0 = time.perf_counter()
@@ -176,13 +185,18 @@ def main(argv=None) -> int:
         tasks = len(files)
         results["per_worker_pairs_per_s"] = per_worker
         results["overhead_s_per_task"] = overhead
-        print(f"\nper-worker rate (task-stream busy time): {per_worker:,.0f} pairs/s; "
-              f"scheduling overhead: {overhead * 1e3:.2f} ms/task (no-op tasks, {args.workers} workers)")
+        print(
+            f"\nper-worker rate (task-stream busy time): {per_worker:,.0f} pairs/s; "
+            f"scheduling overhead: {overhead * 1e3:.2f} ms/task (no-op tasks, {args.workers} workers)"
+        )
         task_s = args.pairs / tasks / per_worker
         eff = task_s / (task_s + overhead)
-        print(f"projection, N workers x 1 core: (a) these T = {tasks} tasks: P / (ceil(T / N) * (P / T / rate + overhead)); "
-              f"(b) tasks split finely enough to keep N workers busy: N * rate * {eff:.3f} "
-              f"(task time {task_s:.2f} s / (task time + overhead))")
+        print(
+            f"projection, N workers x 1 core: (a) these T = {tasks} tasks: "
+            "P / (ceil(T / N) * (P / T / rate + overhead)); "
+            f"(b) tasks split finely enough to keep N workers busy: N * rate * {eff:.3f} "
+            f"(task time {task_s:.2f} s / (task time + overhead))"
+        )
         proj = {}
         for nw in (1, 2, 4, 8, 16, 32, 64):
             a = args.pairs / (math.ceil(tasks / nw) * (task_s + overhead))
@@ -191,11 +205,13 @@ def main(argv=None) -> int:
             extra = "  (more workers than tasks: idle in (a))" if nw > tasks else ""
             print(f"  N = {nw:>3}: (a) {a:14,.0f} pairs/s   (b) {b:14,.0f} pairs/s{extra}")
         results["projection"] = proj
-        print("caveats: the projection assumes one core per worker and no shared bottleneck. It leaves out "
-              "Parquet reads from shared storage, the client collecting per-pair rows (dask-collect), "
-              "stragglers, and the wait for the last task (T tasks on N workers: ceil(T/N) rounds); "
-              "more files / split_row_groups give finer tasks. On this 2-core machine the scheduler, the client and "
-              "2 workers share the cores, so the 2-worker figure is a lower bound.")
+        print(
+            "caveats: the projection assumes one core per worker and no shared bottleneck. It leaves out "
+            "Parquet reads from shared storage, the client collecting per-pair rows (dask-collect), "
+            "stragglers, and the wait for the last task (T tasks on N workers: ceil(T/N) rounds); "
+            "more files / split_row_groups give finer tasks. On this 2-core machine the scheduler, the client and "
+            "2 workers share the cores, so the 2-worker figure is a lower bound."
+        )
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -44,9 +45,9 @@ RESULT_TAG = "@@RESULT "
 # ------------------------------------------------------------------------------------------------
 
 FULL = {
-    "W1": dict(pairs=1_000_000, graphs=100, nodes=150),
-    "W2": dict(pairs=50_000),
-    "W3": dict(pairs=200, length=2000),
+    "W1": {"pairs": 1_000_000, "graphs": 100, "nodes": 150},
+    "W2": {"pairs": 50_000},
+    "W3": {"pairs": 200, "length": 2000},
 }
 QUICK_DIV = 20
 
@@ -137,8 +138,7 @@ def gen_w1(n_pairs, n_graphs, n_nodes, seed=1):
         Q[idx] = random_walks(rng, indptrs[g], indices[g], V, len(idx), 15)
     rv, ro = ragged(R, rl)
     qv, qo = ragged(Q, ql)
-    return dict(rv=rv, ro=ro, qv=qv, qo=qo, env=env, mats=mats,
-                vmax=max(m.shape[0] for m in mats))
+    return {"rv": rv, "ro": ro, "qv": qv, "qo": qo, "env": env, "mats": mats, "vmax": max(m.shape[0] for m in mats)}
 
 
 def walks_3d(rng, lengths, step=0.25, side=20.0):
@@ -162,7 +162,7 @@ def gen_w2(n_pairs, seed=2):
     ql = rng.integers(20, 401, size=n_pairs)
     rv, ro = walks_3d(rng, rl)
     qv, qo = walks_3d(rng, ql)
-    return dict(rv=rv, ro=ro, qv=qv, qo=qo)
+    return {"rv": rv, "ro": ro, "qv": qv, "qo": qo}
 
 
 def gen_w3(n_pairs, length, seed=3):
@@ -170,7 +170,7 @@ def gen_w3(n_pairs, length, seed=3):
     lens = np.full(n_pairs, length, dtype=np.int64)
     rv, ro = walks_3d(rng, lens)
     qv, qo = walks_3d(rng, lens)
-    return dict(rv=rv, ro=ro, qv=qv, qo=qo)
+    return {"rv": rv, "ro": ro, "qv": qv, "qo": qo}
 
 
 def save_data(d: dict, folder: str):
@@ -196,9 +196,9 @@ def load_data(folder: str) -> dict:
             d[k] = np.load(p)
     p = os.path.join(folder, "n_mats")
     if os.path.exists(p):
-        n = int(open(p).read())
+        n = int(Path(p).read_text())
         d["mats"] = [np.load(os.path.join(folder, f"mat{i:04d}.npy")) for i in range(n)]
-        d["vmax"] = int(open(os.path.join(folder, "vmax")).read())
+        d["vmax"] = int(Path(folder, "vmax").read_text())
     return d
 
 
@@ -256,14 +256,14 @@ def numba_kernels():
     @njit(parallel=True, cache=False)
     def batch_points(rv, ro, qv, qo, out):
         for b in prange(out.shape[0]):
-            out[b] = dtw_points(rv[ro[b]:ro[b + 1]], qv[qo[b]:qo[b + 1]])
+            out[b] = dtw_points(rv[ro[b] : ro[b + 1]], qv[qo[b] : qo[b + 1]])
 
     @njit(parallel=True, cache=False)
     def batch_nodes(rv, ro, qv, qo, env, stack, out):
         for b in prange(out.shape[0]):
-            out[b] = dtw_nodes(rv[ro[b]:ro[b + 1]], qv[qo[b]:qo[b + 1]], stack[env[b]])
+            out[b] = dtw_nodes(rv[ro[b] : ro[b + 1]], qv[qo[b] : qo[b + 1]], stack[env[b]])
 
-    _NB = dict(numba=numba, batch_points=batch_points, batch_nodes=batch_nodes)
+    _NB = {"numba": numba, "batch_points": batch_points, "batch_nodes": batch_nodes}
     return _NB
 
 
@@ -308,13 +308,13 @@ def child(spec: dict) -> dict:
     ro, qo = data["ro"], data["qo"]
     B = len(ro) - 1
     cells_all = (np.diff(ro) * np.diff(qo)).astype(np.float64)
-    res = dict(workload=wl, method=method, engine=engine, pairs=B, cells=float(cells_all.sum()), note="")
+    res = {"workload": wl, "method": method, "engine": engine, "pairs": B, "cells": float(cells_all.sum()), "note": ""}
     repeat, budget = spec["repeat"], spec["budget"]
     kw = {}
     if method == "band":
         kw["window"] = spec["window"]
     elif method.startswith("fastdtw-r"):
-        kw["radius"] = int(method[len("fastdtw-r"):])
+        kw["radius"] = int(method[len("fastdtw-r") :])
 
     if engine.startswith("navdtw-core"):
         # diagnostic: the compiled entry point alone, inputs validated once outside the timed region
@@ -328,11 +328,18 @@ def child(spec: dict) -> dict:
         if wl == "W1":
             mats = as_matrices(data["mats"])
             env = data["env"]
-            call = lambda: _core.dtw_nodes(rv, ro, qv, qo, mats, env=env, pairs=None, all_pairs=False,
-                                           window=-1, workers=workers)
+
+            def call():
+                return _core.dtw_nodes(
+                    rv, ro, qv, qo, mats, env=env, pairs=None, all_pairs=False, window=-1, workers=workers
+                )
         else:
-            call = lambda: _core.dtw_points(rv, ro, qv, qo, pairs=None, all_pairs=False, window=w,
-                                            radius=rad, workers=workers)
+
+            def call():
+                return _core.dtw_points(
+                    rv, ro, qv, qo, pairs=None, all_pairs=False, window=w, radius=rad, workers=workers
+                )
+
         res["note"] = "_core call only (no engine.py checks): diagnostic for Python overhead"
         sample_idx = np.arange(B)
     elif engine.startswith("navdtw"):
@@ -346,14 +353,25 @@ def child(spec: dict) -> dict:
         qrys = navdtw.Paths(data["qv"], qo)
         res["paths_build_s"] = time.perf_counter() - t0
         if wl == "W1":
-            call = lambda: navdtw.dtw_batch(refs, qrys, distances=data["mats"], env=data["env"], workers=workers, **kw)
+
+            def call():
+                return navdtw.dtw_batch(refs, qrys, distances=data["mats"], env=data["env"], workers=workers, **kw)
         else:
-            call = lambda: navdtw.dtw_batch(refs, qrys, workers=workers, **kw)
+
+            def call():
+                return navdtw.dtw_batch(refs, qrys, workers=workers, **kw)
+
         # warm-up on a few pairs (page in code, first-touch of the module)
         k = min(B, 64)
         if wl == "W1":
-            navdtw.dtw_batch(refs.take(np.arange(k)), qrys.take(np.arange(k)), distances=data["mats"],
-                             env=data["env"][:k], workers=workers, **kw)
+            navdtw.dtw_batch(
+                refs.take(np.arange(k)),
+                qrys.take(np.arange(k)),
+                distances=data["mats"],
+                env=data["env"][:k],
+                workers=workers,
+                **kw,
+            )
         else:
             navdtw.dtw_batch(refs.take(np.arange(k)), qrys.take(np.arange(k)), workers=workers, **kw)
         sample_idx = np.arange(B)
@@ -371,11 +389,16 @@ def child(spec: dict) -> dict:
             args = (data["rv"], ro, data["qv"], qo, data["env"], stack)
             k = min(B, 8)
             nb["batch_nodes"](data["rv"], ro[: k + 1], data["qv"], qo[: k + 1], data["env"][:k], stack, np.empty(k))
-            call = lambda: (nb["batch_nodes"](*args, out), out)[1]
+
+            def call():
+                return (nb["batch_nodes"](*args, out), out)[1]
         else:
             k = min(B, 8)
             nb["batch_points"](data["rv"], ro[: k + 1], data["qv"], qo[: k + 1], np.empty(k))
-            call = lambda: (nb["batch_points"](data["rv"], ro, data["qv"], qo, out), out)[1]
+
+            def call():
+                return (nb["batch_points"](data["rv"], ro, data["qv"], qo, out), out)[1]
+
         res["compile_s"] = time.perf_counter() - t0
         res["note"] = f"numba {nb['numba'].__version__}, layer {nb['numba'].config.THREADING_LAYER}"
         sample_idx = np.arange(B)
@@ -389,8 +412,8 @@ def child(spec: dict) -> dict:
         dkw = {}
         if method == "band":  # dtaidistance keeps |i - j| < window; navdtw's w keeps |i - j| <= w
             dkw["window"] = spec["window"] + 1
-        R = [rv64[ro[i]:ro[i + 1]] for i in sample_idx]
-        Q = [qv64[qo[i]:qo[i + 1]] for i in sample_idx]
+        R = [rv64[ro[i] : ro[i + 1]] for i in sample_idx]
+        Q = [qv64[qo[i] : qo[i + 1]] for i in sample_idx]
         dtw_ndim.distance_fast(R[0], Q[0], inner_dist="euclidean", **dkw)
 
         def call():
@@ -406,8 +429,8 @@ def child(spec: dict) -> dict:
         n = min(B, spec["sample"])
         sample_idx = np.arange(n)
         radius = kw["radius"]
-        R = [data["rv"][ro[i]:ro[i + 1]].astype(np.float64) for i in sample_idx]
-        Q = [data["qv"][qo[i]:qo[i + 1]].astype(np.float64) for i in sample_idx]
+        R = [data["rv"][ro[i] : ro[i + 1]].astype(np.float64) for i in sample_idx]
+        Q = [data["qv"][qo[i] : qo[i + 1]].astype(np.float64) for i in sample_idx]
 
         def call():  # as VLN-CE calls it: fastdtw(query, reference, radius, dist=euclidean)
             return np.array([fastdtw(q, r, radius=radius, dist=euclidean)[0] for r, q in zip(R, Q)])
@@ -500,7 +523,7 @@ def run_child(spec, timeout):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     for line in p.stdout.splitlines():
         if line.startswith(RESULT_TAG):
-            return json.loads(line[len(RESULT_TAG):])
+            return json.loads(line[len(RESULT_TAG) :])
     raise RuntimeError(f"child failed ({p.returncode}):\n{p.stderr[-3000:]}")
 
 
@@ -527,8 +550,10 @@ def verify(results):
 
 
 def print_table(results, skipped, quick):
-    hdr = (f"{'workload':8} {'method':11} {'engine':17} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
-           f"{'cells/s':>9} {'x nav/w1':>8} {'peak+MB':>8} {'rss MB':>7} {'cpu':>4} {'rel.diff':>8}  note")
+    hdr = (
+        f"{'workload':8} {'method':11} {'engine':17} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
+        f"{'cells/s':>9} {'x nav/w1':>8} {'peak+MB':>8} {'rss MB':>7} {'cpu':>4} {'rel.diff':>8}  note"
+    )
     print(hdr)
     print("-" * len(hdr))
     base = {(r["workload"], r["method"]): r for r in results if r["engine"] == "navdtw-w1"}
@@ -543,14 +568,19 @@ def print_table(results, skipped, quick):
             note = f"Paths() build {r['paths_build_s'] * 1e3:.1f} ms (not timed) " + note
         if "compile_s" in r:
             note = f"compile {r['compile_s']:.1f}s (not timed); " + note
-        print(f"{r['workload']:8} {r['method']:11} {r['engine']:17} {r['pairs']:>8} {r['seconds']:>8.3f} "
-              f"{fmt(r['pairs_per_s']):>9} {fmt(r['cells_per_s']):>9} {fmt(ratio) + 'x' if ratio else '-':>8} "
-              f"{r['extra_peak_mb']:>8.1f} {r['child_maxrss_mb']:>7.0f} {r.get('cpu_util', 0):>4.2f} "
-              f"{('%.1e' % d) if d is not None else '-':>8}  {note}")
+        print(
+            f"{r['workload']:8} {r['method']:11} {r['engine']:17} {r['pairs']:>8} {r['seconds']:>8.3f} "
+            f"{fmt(r['pairs_per_s']):>9} {fmt(r['cells_per_s']):>9} {fmt(ratio) + 'x' if ratio else '-':>8} "
+            f"{r['extra_peak_mb']:>8.1f} {r['child_maxrss_mb']:>7.0f} {r.get('cpu_util', 0):>4.2f} "
+            f"{(f'{d:.1e}') if d is not None else '-':>8}  {note}"
+        )
     for wl, method, eng, why in skipped:
         print(f"{wl:8} {method:11} {eng:17} {'skipped':>8}  {why}")
     print()
-    print("Targets (2 threads; a MISS never fails the script)" + ("  [--quick: sizes differ from the issue's]" if quick else ""))
+    print(
+        "Targets (2 threads; a MISS never fails the script)"
+        + ("  [--quick: sizes differ from the issue's]" if quick else "")
+    )
     idx = {(r["workload"], r["method"], r["engine"]): r for r in results}
     for wl, method, eng, metric, thr in TARGETS:
         r = idx.get((wl, method, eng))
@@ -568,17 +598,22 @@ def print_table(results, skipped, quick):
                 continue
             val = r["pairs_per_s"] / peer["pairs_per_s"]
         verdict = "PASS" if val >= thr else "MISS"
-        print(f"  {wl} {method:11} {eng}: {metric:14} measured {fmt(val):>8}  target >= {fmt(thr):>6}  "
-              f"{verdict} ({val / thr:.2f} of target)")
+        print(
+            f"  {wl} {method:11} {eng}: {metric:14} measured {fmt(val):>8}  target >= {fmt(thr):>6}  "
+            f"{verdict} ({val / thr:.2f} of target)"
+        )
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shrink every workload ~20x (smoke run)")
     ap.add_argument("--workloads", default="W1,W2,W3", help="comma list of W1,W2,W3")
-    ap.add_argument("--engines", default="navdtw-w1,navdtw-w2,navdtw-single-w1,navdtw-single-w2,navdtw-core-w1,navdtw-core-w2,"
-                                         "numba-w1,numba-w2,dtaidistance,fastdtw-pkg",
-                    help="comma list (default: all)")
+    ap.add_argument(
+        "--engines",
+        default="navdtw-w1,navdtw-w2,navdtw-single-w1,navdtw-single-w2,navdtw-core-w1,navdtw-core-w2,"
+        "numba-w1,numba-w2,dtaidistance,fastdtw-pkg",
+        help="comma list (default: all)",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (best is kept)")
     ap.add_argument("--budget", type=float, default=8.0, help="stop repeating after this many seconds")
     ap.add_argument("--json", metavar="OUT", help="write the results to this JSON file")
@@ -600,10 +635,12 @@ def main(argv=None):
     s = sizes(args.quick)
     import navdtw
 
-    print(f"navdtw {navdtw.__version__} | numpy {np.__version__} | python {platform.python_version()} | "
-          f"{os.cpu_count()} cpus | {'QUICK' if args.quick else 'FULL'} sizes: "
-          + ", ".join(f"{w}={s[w]['pairs']} pairs" for w in workloads))
-    print("load average (1/5/15 min) at start: %.2f %.2f %.2f" % os.getloadavg())
+    print(
+        f"navdtw {navdtw.__version__} | numpy {np.__version__} | python {platform.python_version()} | "
+        f"{os.cpu_count()} cpus | {'QUICK' if args.quick else 'FULL'} sizes: "
+        + ", ".join(f"{w}={s[w]['pairs']} pairs" for w in workloads)
+    )
+    print("load average (1/5/15 min) at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for mod in ("dtaidistance", "fastdtw", "numba"):
         if not installed(mod):
             print(f"note: {mod} not installed: its rows are skipped")
@@ -632,8 +669,16 @@ def main(argv=None):
                 if skip:
                     skipped.append((wl_, method, eng, skip))
                     continue
-                spec = dict(workload=wl_, method=method, engine=eng, data=folder, repeat=args.repeat,
-                            budget=args.budget, window=200, **extra)
+                spec = dict(
+                    workload=wl_,
+                    method=method,
+                    engine=eng,
+                    data=folder,
+                    repeat=args.repeat,
+                    budget=args.budget,
+                    window=200,
+                    **extra,
+                )
                 try:
                     r = run_child(spec, args.timeout)
                 except Exception as exc:  # report and continue
@@ -641,8 +686,11 @@ def main(argv=None):
                     print(f"[{wl_} {method} {eng}] FAILED: {exc}", file=sys.stderr, flush=True)
                     continue
                 results.append(r)
-                print(f"[{wl_} {method:11} {eng:15}] {fmt(r['pairs_per_s'])} pairs/s, "
-                      f"{fmt(r['cells_per_s'])} cells/s{' [extrap]' if r['extrapolated'] else ''}", flush=True)
+                print(
+                    f"[{wl_} {method:11} {eng:15}] {fmt(r['pairs_per_s'])} pairs/s, "
+                    f"{fmt(r['cells_per_s'])} cells/s{' [extrap]' if r['extrapolated'] else ''}",
+                    flush=True,
+                )
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -650,14 +698,26 @@ def main(argv=None):
     verify(results)
     print()
     print_table(results, skipped, args.quick)
-    print(f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; load average at end: "
-          "%.2f %.2f %.2f" % os.getloadavg())
+    print(
+        f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; load average at end: "
+        "%.2f %.2f %.2f" % os.getloadavg()
+    )
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(quick=args.quick, sizes=s, results=results,
-                           skipped=[dict(workload=a, method=b, engine=c, reason=d) for a, b, c, d in skipped],
-                           targets=[dict(workload=a, method=b, engine=c, metric=d, threshold=e)
-                                    for a, b, c, d, e in TARGETS]), f, indent=1)
+            json.dump(
+                {
+                    "quick": args.quick,
+                    "sizes": s,
+                    "results": results,
+                    "skipped": [{"workload": a, "method": b, "engine": c, "reason": d} for a, b, c, d in skipped],
+                    "targets": [
+                        {"workload": a, "method": b, "engine": c, "metric": d, "threshold": e}
+                        for a, b, c, d, e in TARGETS
+                    ],
+                },
+                f,
+                indent=1,
+            )
         print(f"wrote {args.json}")
     return 0
 

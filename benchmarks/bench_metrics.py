@@ -67,8 +67,10 @@ def main(argv=None) -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average (1 min) {load:.2f}: figures are wall times on a possibly shared machine")
-    print(f"navdtw {navdtw.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
-          f"{resolve_workers(-1)} cores available, workers={args.workers}")
+    print(
+        f"navdtw {navdtw.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{resolve_workers(-1)} cores available, workers={args.workers}"
+    )
 
     # ---- (a) graph loading ----
     t0 = time.perf_counter()
@@ -79,18 +81,27 @@ def main(argv=None) -> int:
     nodes = sum(m.shape[0] for m in mats)
     load_s = t2 - t0
     print("\n(a) graphs and scoring, R2R val unseen")
-    print(f"  load_connectivity, {len(graphs)} scans ({nodes} nodes):  {t1 - t0:7.3f} s parse "
-          f"+ {t2 - t1:7.3f} s distances = {load_s:7.3f} s   target: a few seconds at most "
-          f"(<= 3 s) [{verdict(load_s <= 3.0)}]")
+    print(
+        f"  load_connectivity, {len(graphs)} scans ({nodes} nodes):  {t1 - t0:7.3f} s parse "
+        f"+ {t2 - t1:7.3f} s distances = {load_s:7.3f} s   target: a few seconds at most "
+        f"(<= 3 s) [{verdict(load_s <= 3.0)}]"
+    )
 
     split = datasets.load_r2r(split_file, graphs=graphs)
-    matched = datasets.match_predictions(datasets.instructions(split), datasets.load_predictions(results_file),
-                                         graphs, strict=True)
+    matched = datasets.match_predictions(
+        datasets.instructions(split), datasets.load_predictions(results_file), graphs, strict=True
+    )
 
     def score():
-        return navdtw.evaluate(matched.references, matched.queries, graphs=graphs, env=matched.env,
-                               convention="r2r", shortest_distance=matched.shortest_distance,
-                               workers=args.workers)
+        return navdtw.evaluate(
+            matched.references,
+            matched.queries,
+            graphs=graphs,
+            env=matched.env,
+            convention="r2r",
+            shortest_distance=matched.shortest_distance,
+            workers=args.workers,
+        )
 
     score()  # warm-up (first-touch of the matrices, thread pool)
     times = []
@@ -99,19 +110,25 @@ def main(argv=None) -> int:
         s = score()
         times.append(time.perf_counter() - t)
     best, med = min(times), statistics.median(times)
-    print(f"  evaluate, {len(matched)} instructions x {len(s.keys())} metrics: best {best * 1e3:8.2f} ms, "
-          f"median {med * 1e3:8.2f} ms over {len(times)} runs   target: well under a second "
-          f"(<= 0.1 s) [{verdict(best <= 0.1)}]")
+    print(
+        f"  evaluate, {len(matched)} instructions x {len(s.keys())} metrics: best {best * 1e3:8.2f} ms, "
+        f"median {med * 1e3:8.2f} ms over {len(times)} runs   target: well under a second "
+        f"(<= 0.1 s) [{verdict(best <= 0.1)}]"
+    )
     summ = s.summary()
-    print(f"  scores: SR {summ['sr']:.4f}  SPL {summ['spl']:.6f}  NE {summ['ne']:.4f}  PL {summ['pl']:.4f} m "
-          f"(R2R evaluator: 1.0, 1.0, 0.0, 9.4797)")
+    print(
+        f"  scores: SR {summ['sr']:.4f}  SPL {summ['spl']:.6f}  NE {summ['ne']:.4f}  PL {summ['pl']:.4f} m "
+        f"(R2R evaluator: 1.0, 1.0, 0.0, 9.4797)"
+    )
 
     # ---- (b) random baseline ----
     t, c = time.perf_counter(), time.process_time()
     rb = navdtw.random_baseline(split_file, graphs, n=args.walks, progress=False, workers=args.workers)
     rb_s, rb_cpu = time.perf_counter() - t, time.process_time() - c
-    print(f"\n(b) random baseline, {args.walks:,} trajectories end to end: {rb_s:7.3f} s "
-          f"({rb_cpu:.3f} CPU s)   target: <= 1 s [{verdict(rb_s <= 1.0)}]")
+    print(
+        f"\n(b) random baseline, {args.walks:,} trajectories end to end: {rb_s:7.3f} s "
+        f"({rb_cpu:.3f} CPU s)   target: <= 1 s [{verdict(rb_s <= 1.0)}]"
+    )
     rates = navdtw.metrics.RATES
     shown = "  ".join(f"{k.upper()} {v * 100 if k in rates else v:.2f}" for k, v in rb.items())
     print(f"  metrics (rates x100, distances in m): {shown}")

@@ -24,8 +24,7 @@ import time
 import numpy as np
 
 import navdtw
-from navdtw import NDTWReward, Paths
-from navdtw import _core
+from navdtw import NDTWReward, Paths, _core
 
 TARGET_US = 1.0
 
@@ -136,13 +135,15 @@ def main():
     traj = random_walks(rng, B, T)
     ref_paths = Paths.from_list(refs)
     env_steps = B * T
-    print(f"NDTWReward benchmark: B = {B} envs, |R| = {n} 3-D points, {T} steps "
-          f"({env_steps:,} env-steps, {B * n * T / 1e6:.1f} M DP cells streamed)\n")
+    print(
+        f"NDTWReward benchmark: B = {B} envs, |R| = {n} 3-D points, {T} steps "
+        f"({env_steps:,} env-steps, {B * n * T / 1e6:.1f} M DP cells streamed)\n"
+    )
 
     rows = []  # (label, total s, extrapolated?)
     stream = {}
     for w in (1, 2):
-        stream[w] = best_of(args.repeat, lambda: run_stream(refs, traj, w))
+        stream[w] = best_of(args.repeat, lambda w=w: run_stream(refs, traj, w))
         rows.append((f"NDTWReward.step, workers={w}", stream[w], False))
     stream_cpu = cpu_of(args.repeat, lambda: run_stream(refs, traj, 1))
     core_cpu = cpu_of(args.repeat, lambda: run_core(refs, traj, 1))
@@ -159,7 +160,7 @@ def main():
     # (a) navdtw.dtw_batch on every prefix
     ts = sorted({1, max(1, T // 4), max(1, T // 2), max(1, 3 * T // 4), T})
     for w in (1, 2):
-        costs = [best_of(args.repeat, lambda: full_dtw_batch_step(ref_paths, traj, t, w)) for t in ts]
+        costs = [best_of(args.repeat, lambda t=t, w=w: full_dtw_batch_step(ref_paths, traj, t, w)) for t in ts]
         rows.append((f"recompute: navdtw.dtw_batch, workers={w}", integrate_linear(ts, costs, T), True))
 
     # (b) plain Python DP on a few envs at a few t
@@ -181,24 +182,36 @@ def main():
     for label, total, extrap in rows:
         us = total / env_steps * 1e6
         print(f"{label:42s} {total:11.3f} {us:12.3f} {total / stream[1]:12.1f}" + ("  [extrap]" if extrap else ""))
-    print("\n[extrap]: dtw_batch timed at t = " + ", ".join(map(str, ts)) + " and integrated over t = 1.."
-          f"{T} (linear interpolation); the Python DP timed on {len(envs)} envs at t = "
-          + ", ".join(map(str, py_ts)) + f", linear fit in t, times B = {B}.")
-    print(f"cross-checks: stream vs dtw_batch final DTW max rel diff {rel:.1e}; "
-          f"Python DP vs navdtw.dtw rel diff {py_rel:.1e}")
+    print(
+        "\n[extrap]: dtw_batch timed at t = " + ", ".join(map(str, ts)) + " and integrated over t = 1.."
+        f"{T} (linear interpolation); the Python DP timed on {len(envs)} envs at t = "
+        + ", ".join(map(str, py_ts))
+        + f", linear fit in t, times B = {B}."
+    )
+    print(
+        f"cross-checks: stream vs dtw_batch final DTW max rel diff {rel:.1e}; "
+        f"Python DP vs navdtw.dtw rel diff {py_rel:.1e}"
+    )
 
-    print(f"CPU/wall over the timed calls: {CPU['cpu'] / CPU['wall']:.2f} (about 1 for single-thread rows on an "
-          "idle machine; well below 1 means another process took the core and wall times are inflated)")
-    print(f"process CPU time, workers=1 (less sensitive to a shared machine): NDTWReward.step "
-          f"{stream_cpu / env_steps * 1e6:.3f} us/env-step, C++ call alone (incl. its setup) "
-          f"{core_cpu / env_steps * 1e6:.3f} us/env-step")
+    print(
+        f"CPU/wall over the timed calls: {CPU['cpu'] / CPU['wall']:.2f} (about 1 for single-thread rows on an "
+        "idle machine; well below 1 means another process took the core and wall times are inflated)"
+    )
+    print(
+        f"process CPU time, workers=1 (less sensitive to a shared machine): NDTWReward.step "
+        f"{stream_cpu / env_steps * 1e6:.3f} us/env-step, C++ call alone (incl. its setup) "
+        f"{core_cpu / env_steps * 1e6:.3f} us/env-step"
+    )
 
     # ---- wrapper vs C++ ----
     per_step = stream_cpu / T  # CPU time: the wall-clock difference drowns in noise on a shared machine
     core_step = core_cpu / T
-    print(f"\nPython wrapper share (workers=1, process CPU time): step {per_step * 1e6:.1f} us, C++ call {core_step * 1e6:.1f} us, "
-          f"wrapper {max(per_step - core_step, 0) * 1e6:.1f} us = {max(per_step - core_step, 0) / per_step:.0%}"
-          " of the step")
+    print(
+        f"\nPython wrapper share (workers=1, process CPU time): step {per_step * 1e6:.1f} us, "
+        f"C++ call {core_step * 1e6:.1f} us, "
+        f"wrapper {max(per_step - core_step, 0) * 1e6:.1f} us = {max(per_step - core_step, 0) / per_step:.0%}"
+        " of the step"
+    )
     R = run_stream(refs, traj[:, :2], 1)
     p64 = traj[:, 1].astype(np.float64)
     p32 = np.ascontiguousarray(traj[:, 1])
@@ -221,14 +234,22 @@ def main():
     c0 = time.process_time()
     for _ in range(50):
         R.step(p64)
-    print(f"  step with float64 points (the usual simulator dtype): {(time.process_time() - c0) / 50 * 1e6:.1f} us CPU"
-          f" vs {stream_cpu / T * 1e6:.1f} us CPU with float32 points")
+    print(
+        f"  step with float64 points (the usual simulator dtype): {(time.process_time() - c0) / 50 * 1e6:.1f} us CPU"
+        f" vs {stream_cpu / T * 1e6:.1f} us CPU with float32 points"
+    )
 
     print()
-    for label, us in (("wall, workers=1", stream[1] / env_steps * 1e6), ("wall, workers=2", stream[2] / env_steps * 1e6),
-                      ("CPU time, workers=1", stream_cpu / env_steps * 1e6)):
-        print(f"Target: NDTWReward.step <= {TARGET_US} us per env-step ({label}): {us:.3f} us -> "
-              + ("PASS" if us <= TARGET_US else "MISS") + f" ({TARGET_US / us:.2f}x of target)")
+    for label, us in (
+        ("wall, workers=1", stream[1] / env_steps * 1e6),
+        ("wall, workers=2", stream[2] / env_steps * 1e6),
+        ("CPU time, workers=1", stream_cpu / env_steps * 1e6),
+    ):
+        print(
+            f"Target: NDTWReward.step <= {TARGET_US} us per env-step ({label}): {us:.3f} us -> "
+            + ("PASS" if us <= TARGET_US else "MISS")
+            + f" ({TARGET_US / us:.2f}x of target)"
+        )
 
 
 if __name__ == "__main__":

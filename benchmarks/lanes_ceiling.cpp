@@ -135,7 +135,8 @@ int main() {
         std::printf("%-14s %18.2f %14.2f\n", name, ns / cycle, kLanes / ns);
     };
     report("shipped", ns_per_iteration<Variant::kShipped>(ri.data(), qi.data(), row.data(), row_f.data(), &sink));
-    report("float32 sums", ns_per_iteration<Variant::kFloatSums>(ri.data(), qi.data(), row.data(), row_f.data(), &sink));
+    report("float32 sums",
+           ns_per_iteration<Variant::kFloatSums>(ri.data(), qi.data(), row.data(), row_f.data(), &sink));
     report("no sqrt", ns_per_iteration<Variant::kNoSqrt>(ri.data(), qi.data(), row.data(), row_f.data(), &sink));
     report("sqrt alone", ns_per_sqrt8());
     return sink == 42.0;  // keeps the results live

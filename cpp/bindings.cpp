@@ -20,8 +20,8 @@ using namespace navdtw::bind;
 namespace {
 
 py::array_t<double> dtw_points(const F32Array& rv, const I64Array& ro, const F32Array& qv, const I64Array& qo,
-                               const std::optional<I64Array>& pairs, bool all_pairs, index_t window,
-                               index_t radius, int workers, bool single) {
+                               const std::optional<I64Array>& pairs, bool all_pairs, index_t window, index_t radius,
+                               int workers, bool single) {
     const navdtw::PointSet R = point_set(rv, ro, "references");
     const navdtw::PointSet Q = point_set(qv, qo, "queries");
     index_t B = 0;
@@ -61,8 +61,10 @@ py::array_t<double> dtw_nodes(const py::array& rv, const I64Array& ro, const py:
     double* o = out.mutable_data();
     const navdtw::Method method{window, -1, single};
     const NodeType t = node_type(rv, qv);
-    if (t == NodeType::kInt32) nodes_batch<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
-    else nodes_batch<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
+    if (t == NodeType::kInt32)
+        nodes_batch<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
+    else
+        nodes_batch<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, method, o, workers);
     return out;
 }
 
@@ -78,9 +80,14 @@ py::array_t<double> prefix_points(const F32Array& r, const F32Array& q) {
         py::gil_scoped_release nogil;  // reads only the input buffers, which the caller keeps alive
         navdtw::Workspace ws;
         switch (ad) {
-            case 2: navdtw::dtw_prefix(navdtw::EuclideanCost<float, 2>{a, b, 2}, n, m, o, ws); break;
-            case 3: navdtw::dtw_prefix(navdtw::EuclideanCost<float, 3>{a, b, 3}, n, m, o, ws); break;
-            default: navdtw::dtw_prefix(navdtw::EuclideanCost<float, 0>{a, b, ad}, n, m, o, ws);
+            case 2:
+                navdtw::dtw_prefix(navdtw::EuclideanCost<float, 2>{a, b, 2}, n, m, o, ws);
+                break;
+            case 3:
+                navdtw::dtw_prefix(navdtw::EuclideanCost<float, 3>{a, b, 3}, n, m, o, ws);
+                break;
+            default:
+                navdtw::dtw_prefix(navdtw::EuclideanCost<float, 0>{a, b, ad}, n, m, o, ws);
         }
     }
     return out;
@@ -171,9 +178,8 @@ PYBIND11_MODULE(_core, m) {
           "DTW of float32 coordinate paths (Euclidean cost) over a ragged batch of pairs; single: float32 sums.");
     m.def("dtw_nodes", &dtw_nodes, py::arg("ref_values"), py::arg("ref_offsets"), py::arg("qry_values"),
           py::arg("qry_offsets"), py::arg("distances"), py::kw_only(), py::arg("env") = py::none(),
-          py::arg("pairs") = py::none(), py::arg("all_pairs") = false, py::arg("window") = -1,
-          py::arg("workers") = 1, py::arg("single") = false,
-          "DTW of node-index paths over float32 distance matrices; single: float32 sums.");
+          py::arg("pairs") = py::none(), py::arg("all_pairs") = false, py::arg("window") = -1, py::arg("workers") = 1,
+          py::arg("single") = false, "DTW of node-index paths over float32 distance matrices; single: float32 sums.");
     m.def("prefix_points", &prefix_points, py::arg("reference"), py::arg("query"));
     m.def("prefix_nodes", &prefix_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.def("warping_path_points", &warping_path_points, py::arg("reference"), py::arg("query"));
@@ -181,8 +187,8 @@ PYBIND11_MODULE(_core, m) {
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
     m.def("simd_available", &navdtw::avx2_supported, "True when this CPU runs the AVX2 kernel.");
     m.def(
-        "set_simd", [](bool on) { navdtw::simd_enabled().store(on); },
-        py::arg("enabled"), "Enable or disable the SIMD kernels (tests and benchmarks; results are identical).");
+        "set_simd", [](bool on) { navdtw::simd_enabled().store(on); }, py::arg("enabled"),
+        "Enable or disable the SIMD kernels (tests and benchmarks; results are identical).");
     m.def("simd_enabled", [] { return navdtw::use_avx2(); }, "True when batches use the AVX2 kernel.");
     init_stats(m);
     init_walks(m);

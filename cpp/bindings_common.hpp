@@ -38,8 +38,8 @@ inline void check_offsets(const I64Array& off, index_t n_values, const char* nam
         if (o[i + 1] < o[i])
             throw std::invalid_argument(std::string(name) + ": offsets decrease at path " + std::to_string(i));
     if (o[n] != n_values)
-        throw std::invalid_argument(std::string(name) + ": offsets[-1] = " + std::to_string(o[n]) +
-                                    " but there are " + std::to_string(n_values) + " values");
+        throw std::invalid_argument(std::string(name) + ": offsets[-1] = " + std::to_string(o[n]) + " but there are " +
+                                    std::to_string(n_values) + " values");
 }
 
 inline navdtw::PointSet point_set(const F32Array& v, const I64Array& off, const char* name) {
@@ -60,7 +60,8 @@ inline NodeType node_type(const py::array& a, const py::array& b) {
 template <class I>
 navdtw::NodeSet<I> node_set(const py::array& v, const I64Array& off, const char* name) {
     if (v.ndim() != 1) throw std::invalid_argument(std::string(name) + ": node values must be 1-D");
-    if (!(v.flags() & py::array::c_style)) throw std::invalid_argument(std::string(name) + ": values must be contiguous");
+    if (!(v.flags() & py::array::c_style))
+        throw std::invalid_argument(std::string(name) + ": values must be contiguous");
     check_offsets(off, v.shape(0), name);
     return {static_cast<const I*>(v.data()), off.data(), off.shape(0) - 1};
 }
@@ -85,7 +86,8 @@ inline std::tuple<const float*, index_t, int> single_points(const F32Array& a, c
 
 template <class I>
 std::tuple<const I*, index_t> single_nodes(const py::array& a, const char* name) {
-    if (a.ndim() != 1 || a.shape(0) < 1) throw std::invalid_argument(std::string(name) + " must be a non-empty 1-D node path");
+    if (a.ndim() != 1 || a.shape(0) < 1)
+        throw std::invalid_argument(std::string(name) + " must be a non-empty 1-D node path");
     if (!(a.flags() & py::array::c_style)) throw std::invalid_argument(std::string(name) + " must be contiguous");
     return {static_cast<const I*>(a.data()), a.shape(0)};
 }
@@ -94,19 +96,20 @@ template <class I>
 void check_single_nodes(const I* p, index_t n, index_t n_nodes, const char* name) {
     for (index_t k = 0; k < n; ++k)
         if (p[k] < 0 || static_cast<index_t>(p[k]) >= n_nodes)
-            throw std::invalid_argument(std::string(name) + " has node id " + std::to_string(static_cast<index_t>(p[k])) +
-                                        " at position " + std::to_string(k) + ", outside [0, " + std::to_string(n_nodes) +
-                                        ") of distances");
+            throw std::invalid_argument(
+                std::string(name) + " has node id " + std::to_string(static_cast<index_t>(p[k])) + " at position " +
+                std::to_string(k) + ", outside [0, " + std::to_string(n_nodes) + ") of distances");
 }
 
 inline void check_path_memory(index_t n, index_t m) {
     if (n > kMaxPathCells / m)
-        throw std::invalid_argument("a warping path of " + std::to_string(n) + " x " + std::to_string(m) +
-                                    " points needs one byte per DP cell, over the 4 GiB limit; use dtw() for the value");
+        throw std::invalid_argument(
+            "a warping path of " + std::to_string(n) + " x " + std::to_string(m) +
+            " points needs one byte per DP cell, over the 4 GiB limit; use dtw() for the value");
 }
 
 inline navdtw::PairIndex make_pairs(const std::optional<I64Array>& pairs, bool all_pairs, index_t nr, index_t nq,
-                             index_t& B) {
+                                    index_t& B) {
     navdtw::PairIndex P;
     if (pairs && all_pairs) throw std::invalid_argument("pairs and all_pairs are mutually exclusive");
     if (pairs) {
@@ -123,8 +126,9 @@ inline navdtw::PairIndex make_pairs(const std::optional<I64Array>& pairs, bool a
         B = nr * nq;
     } else {
         if (nr != nq)
-            throw std::invalid_argument("references and queries must have the same length for element-wise pairs (got " +
-                                        std::to_string(nr) + " and " + std::to_string(nq) + "); pass pairs= to choose pairs");
+            throw std::invalid_argument(
+                "references and queries must have the same length for element-wise pairs (got " + std::to_string(nr) +
+                " and " + std::to_string(nq) + "); pass pairs= to choose pairs");
         B = nr;
     }
     return P;

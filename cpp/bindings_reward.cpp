@@ -37,8 +37,14 @@ navdtw::RewardState state(F64Array& columns, const I64Array& ref_offsets, I64Arr
             throw std::invalid_argument("reference " + std::to_string(b) + " is empty");
     if (active.ndim() != 1 || active.shape(0) != B) throw std::invalid_argument("active has the wrong shape");
     if (!(threshold > 0) || !std::isfinite(threshold)) throw std::invalid_argument("threshold must be finite and > 0");
-    return {columns.mutable_data(), ref_offsets.data(), writable(steps, B, "steps"), writable(dtw, B, "dtw"),
-            writable(ndtw, B, "ndtw"), active.data(), B, threshold};
+    return {columns.mutable_data(),
+            ref_offsets.data(),
+            writable(steps, B, "steps"),
+            writable(dtw, B, "dtw"),
+            writable(ndtw, B, "ndtw"),
+            active.data(),
+            B,
+            threshold};
 }
 
 void step_points(const F32Array& ref_values, F64Array& columns, const I64Array& ref_offsets, I64Array& steps,
@@ -57,9 +63,8 @@ void step_points(const F32Array& ref_values, F64Array& columns, const I64Array& 
     auto cost = [&](index_t b, double* col, index_t n, index_t t) {
         const float* ref = rv + off[b] * D;
         const float* p = pv + b * D;
-        return navdtw::extend_column(col, n, t, [&](index_t i) {
-            return navdtw::EuclideanCost<float, 0>{ref, p, D}(i, 0);
-        });
+        return navdtw::extend_column(col, n, t,
+                                     [&](index_t i) { return navdtw::EuclideanCost<float, 0>{ref, p, D}(i, 0); });
     };
     run_without_gil([&](const navdtw::Poll& poll) { navdtw::reward_step(s, r, cost, workers, poll); });
 }

@@ -32,7 +32,8 @@ py::array_t<double> stats_points(const F32Array& rv, const I64Array& ro, const F
     const navdtw::PairIndex P = make_pairs(pairs, false, R.size, Q.size, B);
     auto out = stats_array(B);
     double* o = out.mutable_data();
-    run_without_gil([&](const navdtw::Poll& poll) { navdtw::stats_points_batch(R, Q, P, B, threshold, o, workers, poll); });
+    run_without_gil(
+        [&](const navdtw::Poll& poll) { navdtw::stats_points_batch(R, Q, P, B, threshold, o, workers, poll); });
     return out;
 }
 
@@ -62,8 +63,10 @@ py::array_t<double> stats_nodes(const py::array& rv, const I64Array& ro, const p
     auto out = stats_array(B);
     double* o = out.mutable_data();
     const index_t* e = env ? env->data() : nullptr;
-    if (node_type(rv, qv) == NodeType::kInt32) stats_nodes_t<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
-    else stats_nodes_t<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
+    if (node_type(rv, qv) == NodeType::kInt32)
+        stats_nodes_t<std::int32_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
+    else
+        stats_nodes_t<std::int64_t>(rv, ro, qv, qo, mats, e, P, B, threshold, o, workers);
     return out;
 }
 

@@ -66,20 +66,21 @@ struct FloatLanes {
 // (point, coordinate), built from 8 scalar loads, instead of 8 scalar stores (the interleave runs
 // once per group, but a group of short rows spends a tenth of its time here).
 template <int DIM>
-__attribute__((target("avx2"))) void interleave(const float* const* paths, const lane_index_t* lengths, lane_index_t rows,
-                                                int dim_rt, float* out) {
+__attribute__((target("avx2"))) void interleave(const float* const* paths, const lane_index_t* lengths,
+                                                lane_index_t rows, int dim_rt, float* out) {
     const int dim = DIM > 0 ? DIM : dim_rt;
     for (lane_index_t i = 0; i < rows; ++i) {
         const float* at[kLanes];
         for (int l = 0; l < kLanes; ++l) at[l] = paths[l] + std::min(i, lengths[l] - 1) * dim;
         for (int d = 0; d < dim; ++d)
-            _mm256_storeu_ps(out + (i * dim + d) * kLanes, _mm256_setr_ps(at[0][d], at[1][d], at[2][d], at[3][d], at[4][d],
-                                                                          at[5][d], at[6][d], at[7][d]));
+            _mm256_storeu_ps(out + (i * dim + d) * kLanes, _mm256_setr_ps(at[0][d], at[1][d], at[2][d], at[3][d],
+                                                                          at[4][d], at[5][d], at[6][d], at[7][d]));
     }
 }
 
 template <int DIM, class Lanes>
-__attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out, LaneScratch& ws) {
+__attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, int dim_rt, double* out,
+                                                  LaneScratch& ws) {
     using T = typename Lanes::value_type;
     const int dim = DIM > 0 ? DIM : dim_rt;
     lane_index_t N = 0, M = 0;
@@ -159,7 +160,8 @@ __attribute__((target("avx2"))) void lanes_kernel(const LanePair* p, int count, 
             left.store(e);
             diag = next_diag;
             for (int l = 0; l < count; ++l)
-                if (p[l].n - 1 == t && p[l].m - 1 >= s0 && p[l].m - 1 < s1) out[l] = buf[(p[l].m - 1 - s0) * kLanes + l];
+                if (p[l].n - 1 == t && p[l].m - 1 >= s0 && p[l].m - 1 < s1)
+                    out[l] = buf[(p[l].m - 1 - s0) * kLanes + l];
         }
     }
 }
@@ -168,9 +170,14 @@ template <class Lanes>
 __attribute__((target("avx2"))) void lanes_by_dim(const LanePair* pairs, int count, int dim, double* out,
                                                   LaneScratch& scratch) {
     switch (dim) {
-        case 2: lanes_kernel<2, Lanes>(pairs, count, dim, out, scratch); break;
-        case 3: lanes_kernel<3, Lanes>(pairs, count, dim, out, scratch); break;
-        default: lanes_kernel<0, Lanes>(pairs, count, dim, out, scratch);
+        case 2:
+            lanes_kernel<2, Lanes>(pairs, count, dim, out, scratch);
+            break;
+        case 3:
+            lanes_kernel<3, Lanes>(pairs, count, dim, out, scratch);
+            break;
+        default:
+            lanes_kernel<0, Lanes>(pairs, count, dim, out, scratch);
     }
 }
 
@@ -192,30 +199,33 @@ NAVDTW_AVX2 __m256i copy_ids8(const std::int32_t* p, lane_index_t len, __m256i l
 
 }  // namespace
 
-__attribute__((target("avx2"))) bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n, const std::int32_t* qry,
-                                                        lane_index_t m, lane_index_t n_nodes, std::int32_t* out) {
+__attribute__((target("avx2"))) bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n,
+                                                        const std::int32_t* qry, lane_index_t m, lane_index_t n_nodes,
+                                                        std::int32_t* out) {
     const __m256i limit = _mm256_set1_epi32(static_cast<int>(n_nodes));  // >= 1: a matrix is never empty
     const __m256i bad_ref = copy_ids8(ref, n, limit, out);  // first: the query's copy overwrites its overrun
     const __m256i bad = _mm256_or_si256(bad_ref, copy_ids8(qry, m, limit, out + n));
     return _mm256_testz_si256(bad, bad);
 }
 
-__attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single,
-                                                     double* out, LaneScratch& scratch) {
-    if (single) lanes_by_dim<FloatLanes>(pairs, count, dim, out, scratch);
-    else lanes_by_dim<DoubleLanes>(pairs, count, dim, out, scratch);
+__attribute__((target("avx2"))) void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single, double* out,
+                                                    LaneScratch& scratch) {
+    if (single)
+        lanes_by_dim<FloatLanes>(pairs, count, dim, out, scratch);
+    else
+        lanes_by_dim<DoubleLanes>(pairs, count, dim, out, scratch);
 }
 
 __attribute__((target("avx2"))) double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
-                                                            const std::int32_t* ref, lane_index_t n,
-                                                            const std::int32_t* qry, lane_index_t m, bool single) {
+                                                           const std::int32_t* ref, lane_index_t n,
+                                                           const std::int32_t* qry, lane_index_t m, bool single) {
     const MatrixCost<std::int32_t> cost{matrix, n_nodes, ref, qry};
     return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
 }
 
 __attribute__((target("avx2"))) double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
-                                                            const std::int64_t* ref, lane_index_t n,
-                                                            const std::int64_t* qry, lane_index_t m, bool single) {
+                                                           const std::int64_t* ref, lane_index_t n,
+                                                           const std::int64_t* qry, lane_index_t m, bool single) {
     const MatrixCost<std::int64_t> cost{matrix, n_nodes, ref, qry};
     return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
 }
@@ -227,13 +237,18 @@ __attribute__((target("avx2"))) double dtw_node_short_avx2(const float* matrix, 
 namespace navdtw {
 bool avx2_supported() { return false; }
 void dtw_lanes_avx2(const LanePair*, int, int, bool, double*, LaneScratch&) {}
-double dtw_node_short_avx2(const float*, lane_index_t, const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t,
-                           bool) { return 0.0; }
-bool copy_node_ids_avx2(const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t, lane_index_t, std::int32_t*) {
+double dtw_node_short_avx2(const float*, lane_index_t, const std::int32_t*, lane_index_t, const std::int32_t*,
+                           lane_index_t, bool) {
+    return 0.0;
+}
+bool copy_node_ids_avx2(const std::int32_t*, lane_index_t, const std::int32_t*, lane_index_t, lane_index_t,
+                        std::int32_t*) {
     return false;
 }
-double dtw_node_short_avx2(const float*, lane_index_t, const std::int64_t*, lane_index_t, const std::int64_t*, lane_index_t,
-                           bool) { return 0.0; }
+double dtw_node_short_avx2(const float*, lane_index_t, const std::int64_t*, lane_index_t, const std::int64_t*,
+                           lane_index_t, bool) {
+    return 0.0;
+}
 }  // namespace navdtw
 
 #endif

@@ -34,17 +34,19 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import numpy as np  # noqa: E402
 
 try:
-    import atheris  # noqa: E402
+    import atheris
 except ImportError:  # replay / random modes work without it
     atheris = None
 
 if atheris is not None and not any(a in sys.argv for a in ("--replay", "--random")):
     with atheris.instrument_imports(include=["navdtw", "naive"]):
         import naive
+
         import navdtw
 else:
-    import naive  # noqa: E402
-    import navdtw  # noqa: E402
+    import naive
+
+    import navdtw
 
 
 # NAVDTW_FUZZ_NO_HUGE=1 leaves out coordinates whose squares overflow float32 (the engine refuses
@@ -125,8 +127,12 @@ def check(mode, r, q, M) -> None:
     limit = getattr(navdtw.engine, "MAX_COORDINATE", None)
     if M is None and limit is not None and max(np.abs(r).max(), np.abs(q).max()) > limit:
         # beyond the engine's coordinate range (float32 squares would overflow): a clear refusal
-        for call in (lambda: navdtw.dtw(r, q), lambda: navdtw.dtw_batch([r], [q], workers=2),
-                     lambda: navdtw.dtw_prefix(r, q), lambda: navdtw.warping_path(r, q)):
+        for call in (
+            lambda: navdtw.dtw(r, q),
+            lambda: navdtw.dtw_batch([r], [q], workers=2),
+            lambda: navdtw.dtw_prefix(r, q),
+            lambda: navdtw.warping_path(r, q),
+        ):
             try:
                 call()
             except ValueError as e:
@@ -150,7 +156,7 @@ def check(mode, r, q, M) -> None:
     assert same(got_t, got), f"transposed exact: {got_t!r} != {exact!r}"
 
     bands = []
-    for w in range(0, max(n, m) + 2):
+    for w in range(max(n, m) + 2):
         want = naive.dtw_band(cost, w)
         b = navdtw.dtw(r, q, window=w, **kw)
         assert same(b, want, tol), f"band w={w}: engine {b!r} != naive {want!r}"

@@ -13,14 +13,14 @@ so the only shared assumption with the engine is the recurrence of docs/METRICS.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable, Optional, Set, Tuple
 
 import numpy as np
 
 INF = math.inf
 
-Cell = Tuple[int, int]
+Cell = tuple[int, int]
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def node_cost(matrix, reference, query) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def dtw_table(cost: np.ndarray, cells: Optional[Set[Cell]] = None, sums=float) -> list:
+def dtw_table(cost: np.ndarray, cells: set[Cell] | None = None, sums=float) -> list:
     """The full (n+1) x (m+1) DP table as nested Python lists; ``cells`` (0-based (i, j) pairs)
     restricts the recurrence to those cells, every other cell stays inf. ``sums``: the type each
     addition rounds to, ``float`` (double) or ``np.float32`` (the engine's precision="single")."""
@@ -94,7 +94,7 @@ def dtw(cost: np.ndarray, sums=float) -> float:
     return float(dtw_table(cost, sums=sums)[n][m])
 
 
-def band_cells(n: int, m: int, window: int) -> Set[Cell]:
+def band_cells(n: int, m: int, window: int) -> set[Cell]:
     """The cells (reference index, query index) of the Sakoe-Chiba band of half-width ``window``.
 
     The longer sequence (length L) goes on the rows and the shorter (length S) on the columns
@@ -105,7 +105,7 @@ def band_cells(n: int, m: int, window: int) -> Set[Cell]:
     assert window >= 0
     ref_on_rows = n >= m
     L, S = (n, m) if ref_on_rows else (m, n)
-    cells: Set[Cell] = set()
+    cells: set[Cell] = set()
     for t in range(L):
         if L == 1:
             lo, hi = 0, S - 1
@@ -126,7 +126,7 @@ def dtw_band(cost: np.ndarray, window: int, sums=float) -> float:
 
 def dtw_prefix(cost: np.ndarray) -> np.ndarray:
     """DTW(R, q_1..q_j) for j = 1..m, each computed from scratch on the truncated query."""
-    n, m = cost.shape
+    _n, m = cost.shape
     return np.array([dtw(cost[:, :j]) for j in range(1, m + 1)], dtype=np.float64)
 
 

@@ -22,12 +22,12 @@ float32 and measured with the Euclidean distance in float64.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
-
-import numpy as np
+from typing import Callable
 
 import naive
+import numpy as np
 
 INF = math.inf
 NAMES = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw", "ndtw", "sdtw")
@@ -44,7 +44,7 @@ class Rules:
     collapse: bool = True
 
 
-RULES: Dict[str, Rules] = {
+RULES: dict[str, Rules] = {
     "paper": Rules(True, "start_goal"),
     "r2r": Rules(False, "shortest"),
     "r4r": Rules(True, "shortest"),
@@ -145,10 +145,7 @@ def cls(reference, query, d, threshold: float) -> float:
     if math.isinf(plr) or math.isinf(plq):
         return 0.0
     a = pc * plr
-    if a == 0.0 and plq == 0.0:
-        ls = 1.0
-    else:
-        ls = a / (a + abs(a - plq))
+    ls = 1.0 if a == 0.0 and plq == 0.0 else a / (a + abs(a - plq))
     return pc * ls
 
 
@@ -168,9 +165,17 @@ def ndtw_of(dtw_value: float, ref_len: int, threshold: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def episode(reference, query, *, rules: Rules, threshold: float = 3.0, matrix=None,
-            shortest_distance: Optional[float] = None, stopped: bool = True,
-            dtw_value: Optional[float] = None) -> Dict[str, float]:
+def episode(
+    reference,
+    query,
+    *,
+    rules: Rules,
+    threshold: float = 3.0,
+    matrix=None,
+    shortest_distance: float | None = None,
+    stopped: bool = True,
+    dtw_value: float | None = None,
+) -> dict[str, float]:
     """Every metric of one episode. ``matrix`` given: node paths over it; else coordinates.
 
     ``dtw_value`` overrides the exact DTW (e.g. the FastDTW of the vlnce convention).
@@ -189,7 +194,7 @@ def episode(reference, query, *, rules: Rules, threshold: float = 3.0, matrix=No
     assert reference and query
 
     goal = reference[-1]
-    out: Dict[str, float] = {}
+    out: dict[str, float] = {}
     out["pl"] = path_length(query, d)
     out["ne"] = d(query[-1], goal)
     out["one"] = min(d(q, goal) for q in query)
@@ -224,7 +229,7 @@ def episode(reference, query, *, rules: Rules, threshold: float = 3.0, matrix=No
     return out
 
 
-def batch(references, queries, **kwargs) -> Dict[str, np.ndarray]:
+def batch(references, queries, **kwargs) -> dict[str, np.ndarray]:
     """Per-episode metrics of a batch as arrays (same keyword arguments as :func:`episode`, with
     ``matrix`` one matrix or ``matrices`` + ``env``)."""
     matrices = kwargs.pop("matrices", None)

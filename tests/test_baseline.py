@@ -70,8 +70,11 @@ def test_same_seed_bit_identical_any_workers_and_chunk():
         for chunk in (1, 999, 8192, 8193, 20_000, 10**6):
             if chunk == 1 and workers != 1:
                 continue  # 20,000 one-walk chunks: slow and adds nothing over workers=1
-            got = _run(n=20_000, seed=7, workers=workers, chunk=chunk) if chunk > 1 else \
-                _run(n=3000, seed=7, workers=1, chunk=1)
+            got = (
+                _run(n=20_000, seed=7, workers=workers, chunk=chunk)
+                if chunk > 1
+                else _run(n=3000, seed=7, workers=1, chunk=1)
+            )
             want = base if chunk > 1 else _run(n=3000, seed=7, workers=2, chunk=3000)
             assert got == want, (workers, chunk)  # dict equality: bit-identical floats
 
@@ -134,14 +137,14 @@ def walks():
 
 
 def test_walks_start_at_reference_start(walks):
-    _, refs, env, paths, ref_of = walks
+    _, refs, _env, paths, ref_of = walks
     np.testing.assert_array_equal(ref_of, np.arange(N_WALKS) % len(SPLIT))  # walk w serves w mod |split|
     np.testing.assert_array_equal(paths.first(), refs.first()[ref_of])
     assert paths.values.dtype.kind == "i"
 
 
 def test_consecutive_nodes_are_neighbours(walks):
-    _, refs, env, paths, ref_of = walks
+    _, _refs, env, paths, ref_of = walks
     graphs = GRAPHS.graphs
     stuck_moves = 0
     for k in range(len(paths)):
@@ -150,7 +153,7 @@ def test_consecutive_nodes_are_neighbours(walks):
         assert p.min() >= 0 and p.max() < g.num_nodes
         ip, ix = g.csr
         for a, b in zip(p[:-1].tolist(), p[1:].tolist()):
-            nb = ix[ip[a]:ip[a + 1]]
+            nb = ix[ip[a] : ip[a + 1]]
             if len(nb) == 0:
                 assert a == b
                 stuck_moves += 1
@@ -198,10 +201,11 @@ def test_neighbour_choice_uniform(walks):
 
 def test_walker_without_repeats_in_references():
     """Step counts are taken from the collapsed references in random_baseline."""
-    split = [dict(SPLIT[0], path=["a0", "a0", "a1", "a1", "a2"])] + SPLIT[1:]
+    split = [dict(SPLIT[0], path=["a0", "a0", "a1", "a1", "a2"]), *SPLIT[1:]]
     a = navdtw.random_baseline(split, GRAPHS, n=3000, seed=1, progress=False)
-    b = navdtw.random_baseline([dict(SPLIT[0], path=["a0", "a1", "a2"])] + SPLIT[1:], GRAPHS, n=3000, seed=1,
-                               progress=False)
+    b = navdtw.random_baseline(
+        [dict(SPLIT[0], path=["a0", "a1", "a2"]), *SPLIT[1:]], GRAPHS, n=3000, seed=1, progress=False
+    )
     assert a == b
 
 
@@ -259,6 +263,7 @@ def test_real_r2r_val_unseen(data_dir, connectivity_dir):
     assert got["sdtw"] <= got["sr"] and got["spl"] <= got["sr"]
     assert all(np.isfinite(v) for k, v in got.items() if k not in ("ne", "one", "dtw", "ad", "md")), got
     # from the file name too
-    again = navdtw.random_baseline(data_dir / "r2r" / "R2R_val_unseen.json", graphs, n=20_000, seed=0,
-                                   progress=False, chunk=7000)
+    again = navdtw.random_baseline(
+        data_dir / "r2r" / "R2R_val_unseen.json", graphs, n=20_000, seed=0, progress=False, chunk=7000
+    )
     assert again == got

@@ -30,22 +30,36 @@ def _connectivity(entries):
     out = []
     for i, (vp, x) in enumerate(entries):
         pose = [1.0, 0, 0, x, 0, 1.0, 0, 0.0, 0, 0, 1.0, 1.5, 0, 0, 0, 1.0]
-        out.append({
-            "image_id": vp,
-            "pose": pose,
-            "included": True,
-            "unobstructed": [abs(i - j) == 1 for j in range(n)],
-            "visible": [abs(i - j) == 1 for j in range(n)],
-            "height": 1.5,
-        })
+        out.append(
+            {
+                "image_id": vp,
+                "pose": pose,
+                "included": True,
+                "unobstructed": [abs(i - j) == 1 for j in range(n)],
+                "visible": [abs(i - j) == 1 for j in range(n)],
+                "height": 1.5,
+            }
+        )
     return out
 
 
 SPLIT = [
-    {"path_id": 1, "scan": "scanA", "path": ["a0", "a1", "a2"], "heading": 0.0, "distance": 4.0,
-     "instructions": ["walk two steps", "go forward"]},
-    {"path_id": 2, "scan": "scanB", "path": ["b0", "b1", "b2"], "heading": 0.0, "distance": 3.0,
-     "instructions": ["go to the end"]},
+    {
+        "path_id": 1,
+        "scan": "scanA",
+        "path": ["a0", "a1", "a2"],
+        "heading": 0.0,
+        "distance": 4.0,
+        "instructions": ["walk two steps", "go forward"],
+    },
+    {
+        "path_id": 2,
+        "scan": "scanB",
+        "path": ["b0", "b1", "b2"],
+        "heading": 0.0,
+        "distance": 3.0,
+        "instructions": ["go to the end"],
+    },
 ]
 
 PREDICTIONS = [
@@ -69,9 +83,19 @@ def tiny(tmp_path):
 
 
 def _score_args(t, preds=None, out=None, *extra):
-    return ["score", "--split", str(t["split"]), "--connectivity", str(t["conn"]),
-            "--predictions", str(preds or t["preds"]), "--out", str(out or t["tmp"] / "out"), "--no-figures",
-            *extra]
+    return [
+        "score",
+        "--split",
+        str(t["split"]),
+        "--connectivity",
+        str(t["conn"]),
+        "--predictions",
+        str(preds or t["preds"]),
+        "--out",
+        str(out or t["tmp"] / "out"),
+        "--no-figures",
+        *extra,
+    ]
 
 
 def _rows(path):
@@ -133,8 +157,12 @@ def test_demo_default_out_is_in_current_folder(tmp_path, monkeypatch, capsys):
 
 def test_python_dash_m_navdtw_demo(tmp_path):
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "navdtw", "demo", "--pairs", "10", "--out", str(out),
-                           "--no-figures"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "navdtw", "demo", "--pairs", "10", "--out", str(out), "--no-figures"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "identical" in proc.stdout and "nDTW%" in proc.stdout
     assert json.loads((out / "summary.json").read_text())["pairs"] == 10
@@ -193,8 +221,9 @@ def test_score_strict_start(tiny, capsys):
 
 
 def test_score_subprocess(tiny):
-    proc = subprocess.run([sys.executable, "-m", "navdtw", *_score_args(tiny)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "navdtw", *_score_args(tiny)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert "SPL%" in proc.stdout
 
@@ -206,15 +235,29 @@ def test_score_subprocess(tiny):
 
 @pytest.fixture()
 def tiny_ce(tmp_path):
-    episodes = {"episodes": [
-        {"episode_id": 1, "scene_id": "mp3d/scanA/scanA.glb", "info": {"geodesic_distance": 4.0},
-         "reference_path": [[0, 0, 0], [4, 0, 0]], "instruction": {"instruction_text": "go"}},
-        {"episode_id": 2, "scene_id": "mp3d/scanB/scanB.glb",
-         "reference_path": [[0, 0, 0], [0, 0, 2]], "instruction": {"instruction_text": "go"}},
-    ]}
+    episodes = {
+        "episodes": [
+            {
+                "episode_id": 1,
+                "scene_id": "mp3d/scanA/scanA.glb",
+                "info": {"geodesic_distance": 4.0},
+                "reference_path": [[0, 0, 0], [4, 0, 0]],
+                "instruction": {"instruction_text": "go"},
+            },
+            {
+                "episode_id": 2,
+                "scene_id": "mp3d/scanB/scanB.glb",
+                "reference_path": [[0, 0, 0], [0, 0, 2]],
+                "instruction": {"instruction_text": "go"},
+            },
+        ]
+    }
     gt = {
-        "1": {"locations": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0]], "actions": [1, 1, 1, 1, 0],
-              "forward_steps": 4},
+        "1": {
+            "locations": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0]],
+            "actions": [1, 1, 1, 1, 0],
+            "forward_steps": 4,
+        },
         "2": {"locations": [[0, 0, 0], [0, 0, 1], [0, 0, 2]], "actions": [1, 1, 0], "forward_steps": 2},
     }
     ep = tmp_path / "val.json"
@@ -225,18 +268,31 @@ def tiny_ce(tmp_path):
 
 
 def _ce_args(t, preds, out, *extra):
-    return ["score", "--vlnce-episodes", str(t["ep"]), "--vlnce-gt", str(t["gt"]), "--predictions", str(preds),
-            "--out", str(out), "--no-figures", *extra]
+    return [
+        "score",
+        "--vlnce-episodes",
+        str(t["ep"]),
+        "--vlnce-gt",
+        str(t["gt"]),
+        "--predictions",
+        str(preds),
+        "--out",
+        str(out),
+        "--no-figures",
+        *extra,
+    ]
 
 
 def test_score_vlnce_both_prediction_formats(tiny_ce, capsys):
     t = tiny_ce
     as_dict = t["tmp"] / "preds.json"
-    as_dict.write_text(json.dumps({k: [{"position": p, "heading": 0.0} for p in v["locations"]]
-                                   for k, v in t["gt_data"].items()}))
+    as_dict.write_text(
+        json.dumps({k: [{"position": p, "heading": 0.0} for p in v["locations"]] for k, v in t["gt_data"].items()})
+    )
     as_lines = t["tmp"] / "preds.jsonl"
-    as_lines.write_text("\n".join(json.dumps({"episode_id": int(k), "path": v["locations"]})
-                                  for k, v in t["gt_data"].items()) + "\n")
+    as_lines.write_text(
+        "\n".join(json.dumps({"episode_id": int(k), "path": v["locations"]}) for k, v in t["gt_data"].items()) + "\n"
+    )
     results = []
     for preds in (as_dict, as_lines):
         out = t["tmp"] / ("out_" + preds.suffix[1:])
@@ -257,8 +313,12 @@ def test_score_vlnce_geodesic_distance_is_spl_length(tiny_ce, capsys):
     preds = t["tmp"] / "p.jsonl"
     # episode 1 walks 8 m (there and back and there again) to the goal: SPL = 4 / 8
     walk = [[0, 0, 0], [4, 0, 0], [2, 0, 0], [4, 0, 0]]
-    preds.write_text(json.dumps({"episode_id": 1, "path": walk}) + "\n"
-                     + json.dumps({"episode_id": 2, "path": t["gt_data"]["2"]["locations"]}) + "\n")
+    preds.write_text(
+        json.dumps({"episode_id": 1, "path": walk})
+        + "\n"
+        + json.dumps({"episode_id": 2, "path": t["gt_data"]["2"]["locations"]})
+        + "\n"
+    )
     out = t["tmp"] / "o"
     assert main(_ce_args(t, preds, out)) == 0
     capsys.readouterr()
@@ -289,12 +349,22 @@ def test_score_vlnce_errors(tiny_ce, capsys):
 
 def test_baseline_tiny(tiny, capsys):
     out1, out2 = tiny["tmp"] / "b1", tiny["tmp"] / "b2"
-    base = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "-n", "500",
-            "--seed", "3", "--no-progress"]
-    assert main(base + ["--out", str(out1)]) == 0
+    base = [
+        "baseline",
+        "--split",
+        str(tiny["split"]),
+        "--connectivity",
+        str(tiny["conn"]),
+        "-n",
+        "500",
+        "--seed",
+        "3",
+        "--no-progress",
+    ]
+    assert main([*base, "--out", str(out1)]) == 0
     text = capsys.readouterr().out
     assert "random (navdtw, seed 3)" in text and "nDTW%" in text
-    assert main(base + ["--out", str(out2), "--workers", "1"]) == 0
+    assert main([*base, "--out", str(out2), "--workers", "1"]) == 0
     capsys.readouterr()
     r1 = json.loads((out1 / "baseline.json").read_text())
     r2 = json.loads((out2 / "baseline.json").read_text())
@@ -303,11 +373,29 @@ def test_baseline_tiny(tiny, capsys):
     assert 0.0 <= r1["means"]["sr"] <= 1.0 and 0.0 < r1["means"]["ndtw"] <= 1.0
 
 
-@pytest.mark.parametrize("bad", [["-n", "0"], ["-n", "many"], ["--threshold", "-1"], ["--threshold", "nan"],
-                                 ["--seed", "-2"], ["--workers", "0"], ["--convention", "nope"]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["-n", "0"],
+        ["-n", "many"],
+        ["--threshold", "-1"],
+        ["--threshold", "nan"],
+        ["--seed", "-2"],
+        ["--workers", "0"],
+        ["--convention", "nope"],
+    ],
+)
 def test_baseline_bad_numbers(tiny, capsys, bad):
-    args = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "--out",
-            str(tiny["tmp"] / "b")] + bad
+    args = [
+        "baseline",
+        "--split",
+        str(tiny["split"]),
+        "--connectivity",
+        str(tiny["conn"]),
+        "--out",
+        str(tiny["tmp"] / "b"),
+        *bad,
+    ]
     assert main(args) == 2
     _one_error_line(capsys, bad[0])
 
@@ -386,7 +474,7 @@ def test_missing_predictions(tiny, capsys):
 
 def test_extra_prediction(tiny, capsys):
     bad = tiny["tmp"] / "extra.json"
-    bad.write_text(json.dumps(PREDICTIONS + [{"instr_id": "9_0", "trajectory": [["a0", 0, 0]]}]))
+    bad.write_text(json.dumps([*PREDICTIONS, {"instr_id": "9_0", "trajectory": [["a0", 0, 0]]}]))
     assert main(_score_args(tiny, bad)) == 2
     _one_error_line(capsys, "extra.json", "entry 3", "9_0")
 
@@ -415,24 +503,34 @@ def test_out_would_overwrite_an_input(tiny, capsys):
     assert main(_score_args(tiny, preds, folder)) == 2
     _one_error_line(capsys, "summary.json", "overwrite")
     assert json.loads(preds.read_text()) == PREDICTIONS
-    args = ["baseline", "--split", str(tiny["split"]), "--connectivity", str(tiny["conn"]), "-n", "10",
-            "--out", str(tiny["split"])]
+    args = [
+        "baseline",
+        "--split",
+        str(tiny["split"]),
+        "--connectivity",
+        str(tiny["conn"]),
+        "-n",
+        "10",
+        "--out",
+        str(tiny["split"]),
+    ]
     assert main(args) == 2
     _one_error_line(capsys, "split.json")
 
 
 def test_mixing_r2r_and_vlnce_inputs(tiny, capsys):
-    assert main(_score_args(tiny) + ["--vlnce-gt", str(tiny["preds"])]) == 2
+    assert main([*_score_args(tiny), "--vlnce-gt", str(tiny["preds"])]) == 2
     _one_error_line(capsys, "--vlnce")
-    assert main(_score_args(tiny) + ["--convention", "vlnce"]) == 2
+    assert main([*_score_args(tiny), "--convention", "vlnce"]) == 2
     _one_error_line(capsys, "vlnce")
 
 
 def test_errors_in_a_subprocess_have_no_traceback(tiny):
     bad = tiny["tmp"] / "results.json"
     bad.write_text('[{"instr_id": "1_0", "traj')
-    proc = subprocess.run([sys.executable, "-m", "navdtw", *_score_args(tiny, bad)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "navdtw", *_score_args(tiny, bad)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -453,7 +551,7 @@ def test_no_command_and_unknown_option(capsys):
 
 @pytest.mark.parametrize("command", [[], ["demo"], ["score"], ["baseline"]])
 def test_help_shows_an_example(command, capsys):
-    assert main(command + ["--help"]) == 0
+    assert main([*command, "--help"]) == 0
     out = capsys.readouterr().out
     assert "Example" in out
     assert "navdtw" in out
@@ -476,11 +574,28 @@ def test_score_real_shortest_agent(data_dir, connectivity_dir, tmp_path, capsys)
     preds = data_dir / "matterport3dsimulator" / "web" / "app" / "val_unseen_shortest_agent.json"
     split = data_dir / "r2r" / "R2R_val_unseen.json"
     out = tmp_path / "out"
-    assert main(["score", "--split", str(split), "--connectivity", str(connectivity_dir), "--predictions",
-                 str(preds), "--convention", "r2r", "--out", str(out), "--no-figures"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--split",
+                str(split),
+                "--connectivity",
+                str(connectivity_dir),
+                "--predictions",
+                str(preds),
+                "--convention",
+                "r2r",
+                "--out",
+                str(out),
+                "--no-figures",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
-    row = [line for line in text.splitlines() if line.startswith("val_unseen_shortest_agent.json")][0].split()
-    header = [line for line in text.splitlines() if line.startswith("predictions")][0].split()
+    row = next(line for line in text.splitlines() if line.startswith("val_unseen_shortest_agent.json")).split()
+    header = next(line for line in text.splitlines() if line.startswith("predictions")).split()
     values = dict(zip(header, row))
     assert values["SR%"] == "100.00" and values["SPL%"] == "100.00"
     assert values["n"] == "2349"
@@ -501,9 +616,25 @@ def test_score_real_vlnce_gt_as_predictions(data_dir, tmp_path, capsys):
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps({k: [{"position": p} for p in v["locations"]] for k, v in gt.items()}))
     out = tmp_path / "out"
-    assert main(["score", "--vlnce-episodes", str(folder / "val_unseen.json.gz"), "--vlnce-gt",
-                 str(folder / "val_unseen_gt.json.gz"), "--predictions", str(preds), "--convention", "vlnce",
-                 "--out", str(out), "--no-figures"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--vlnce-episodes",
+                str(folder / "val_unseen.json.gz"),
+                "--vlnce-gt",
+                str(folder / "val_unseen_gt.json.gz"),
+                "--predictions",
+                str(preds),
+                "--convention",
+                "vlnce",
+                "--out",
+                str(out),
+                "--no-figures",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n"] == 1839

@@ -24,10 +24,15 @@ def graphs():
 
 def split_entries():
     return [
-        {"path_id": 7, "scan": "s1", "path": ["a", "b", "c"], "heading": 0.5, "distance": 2.0,
-         "instructions": ["go right", "walk on"]},
-        {"path_id": 9, "scan": "s2", "path": ["x", "y"], "heading": 1.0, "distance": 2.0,
-         "instructions": ["go up"]},
+        {
+            "path_id": 7,
+            "scan": "s1",
+            "path": ["a", "b", "c"],
+            "heading": 0.5,
+            "distance": 2.0,
+            "instructions": ["go right", "walk on"],
+        },
+        {"path_id": 9, "scan": "s2", "path": ["x", "y"], "heading": 1.0, "distance": 2.0, "instructions": ["go up"]},
     ]
 
 
@@ -114,15 +119,15 @@ def test_malformed_and_truncated_json(tmp_path):
     with pytest.raises(ValueError, match=r"R2R_broken.json: malformed JSON at line \d+ column \d+"):
         ds.load_r2r(p)
     p.write_text(json.dumps({"not": "a list"}))
-    with pytest.raises(ValueError, match="R2R_broken.json: expected a JSON list"):
+    with pytest.raises(ValueError, match=r"R2R_broken\.json: expected a JSON list"):
         ds.load_r2r(p)
     g = tmp_path / "preds.json.gz"
     g.write_bytes(gzip.compress(json.dumps(preds_entries()).encode())[:-12])
-    with pytest.raises(ValueError, match="preds.json.gz: corrupt or truncated gzip"):
+    with pytest.raises(ValueError, match=r"preds\.json\.gz: corrupt or truncated gzip"):
         ds.load_predictions(g)
     b = tmp_path / "bin.json"
     b.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(ValueError, match="bin.json: not UTF-8"):
+    with pytest.raises(ValueError, match=r"bin\.json: not UTF-8"):
         ds.load_predictions(b)
 
 
@@ -139,8 +144,10 @@ def test_load_predictions(tmp_path):
 @pytest.mark.parametrize(
     "mutate, match",
     [
-        (lambda e: e.append({"instr_id": "7_1", "trajectory": [["a", 0, 0]]}),
-         r"preds.json: entry 3 \(instr_id 7_1\): duplicate instr_id \(also entry 1\)"),
+        (
+            lambda e: e.append({"instr_id": "7_1", "trajectory": [["a", 0, 0]]}),
+            r"preds.json: entry 3 \(instr_id 7_1\): duplicate instr_id \(also entry 1\)",
+        ),
         (lambda e: e[2].__setitem__("trajectory", []), r"preds.json: entry 2 \(instr_id 9_0\): trajectory is empty"),
         (lambda e: e[0].pop("trajectory"), r"entry 0 \(instr_id 7_0\): 'trajectory' must be a list"),
         (lambda e: e[1]["trajectory"].append([3, 0, 0]), r"entry 1 \(instr_id 7_1\): trajectory\[2\] must be"),
@@ -159,8 +166,10 @@ def test_write_predictions_round_trip(tmp_path):
     out = tmp_path / "out.json"
     ds.write_predictions(out, preds)
     data = json.loads(out.read_text())
-    assert data == [{"instr_id": "7_0", "trajectory": [["a", 0.0, 0.0], ["b", 0.0, 0.0]]},
-                    {"instr_id": "9_0", "trajectory": [["y", 0.0, 0.0]]}]
+    assert data == [
+        {"instr_id": "7_0", "trajectory": [["a", 0.0, 0.0], ["b", 0.0, 0.0]]},
+        {"instr_id": "9_0", "trajectory": [["y", 0.0, 0.0]]},
+    ]
     assert ds.load_predictions(out) == preds
     # overwrite with records keeping heading / elevation; gzip by suffix
     ds.write_predictions(out, preds_entries())
@@ -238,9 +247,11 @@ def test_match_predictions_bad_entries(graphs):
 
 
 def test_vlnce_synthetic(tmp_path):
-    eps = {"episodes": [
-        {"episode_id": 3, "scene_id": "mp3d/abc/abc.glb", "reference_path": [[0, 0, 0], [1, 0, 2]]},
-    ]}
+    eps = {
+        "episodes": [
+            {"episode_id": 3, "scene_id": "mp3d/abc/abc.glb", "reference_path": [[0, 0, 0], [1, 0, 2]]},
+        ]
+    }
     p = tmp_path / "val.json.gz"
     p.write_bytes(gzip.compress(json.dumps(eps).encode()))
     out = ds.load_vlnce_episodes(p)

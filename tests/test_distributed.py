@@ -54,7 +54,7 @@ def _walks(rng, graph: NavGraph, count: int, lo: int, hi: int):
         node = int(rng.integers(graph.num_nodes))
         walk = [node]
         for _ in range(n - 1):
-            nb = indices[indptr[node]:indptr[node + 1]]
+            nb = indices[indptr[node] : indptr[node + 1]]
             node = int(nb[rng.integers(len(nb))])
             walk.append(node)
         out.append(walk)
@@ -106,8 +106,15 @@ def _write(folder, refs, qrys, env, *, files: int, row_group_size=None, scan_nam
     ids = np.array([f"ep{i:06d}" for i in range(len(refs))])
     for k, idx in enumerate(_split(len(refs), files)):
         cols = {"scan": [scan_names[e] for e in env[idx]]} if scan_names else None
-        write_parquet_batch(folder / f"part-{k:03d}.parquet", refs.take(idx), qrys.take(idx), env=env[idx],
-                            ids=ids[idx], row_group_size=row_group_size, columns=cols)
+        write_parquet_batch(
+            folder / f"part-{k:03d}.parquet",
+            refs.take(idx),
+            qrys.take(idx),
+            env=env[idx],
+            ids=ids[idx],
+            row_group_size=row_group_size,
+            columns=cols,
+        )
     return folder, ids
 
 
@@ -119,7 +126,7 @@ def _expected(refs, qrys, env, graphs=None):
 
 def _assert_same(df, expected, ids):
     assert list(df["episode_id"]) == list(ids)
-    for m in expected.keys():
+    for m in expected:
         got = np.asarray(df[m], dtype=np.float64)
         assert np.array_equal(got, expected[m]), m
 
@@ -153,8 +160,9 @@ def coord_files(tmp_path_factory, coord_batch):
 def client(request):
     from dask.distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=request.param == "processes",
-                           dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=None
+    )
     c = Client(cluster)
     yield c
     c.close()
@@ -167,9 +175,11 @@ def client(request):
 
 
 def test_import_navdtw_does_not_import_dask_or_pyarrow():
-    code = ("import sys, navdtw, navdtw.distributed; "
-            "bad = [m for m in ('dask', 'distributed', 'pyarrow', 'pandas') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, navdtw, navdtw.distributed; "
+        "bad = [m for m in ('dask', 'distributed', 'pyarrow', 'pandas') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -185,7 +195,7 @@ def test_score_arrow_coordinates_matches_evaluate(coord_batch):
     expected = _expected(refs, qrys, env)
     assert out.schema == result_schema(table.schema)
     assert out.column_names[:2] == ["episode_id", "env"]
-    for m in expected.keys():
+    for m in expected:
         assert np.array_equal(out.column(m).to_numpy(), expected[m]), m
 
 
@@ -196,7 +206,7 @@ def test_score_arrow_nodes_env_and_scan(node_batch, graphs):
     by_env = score_arrow(table, distances=graphs.distances)
     by_scan = score_arrow(to_arrow(refs, qrys, columns={"scan": [SCANS[e] for e in env]}), graphs=graphs)
     assert "sed" in by_env.column_names
-    for m in expected.keys():
+    for m in expected:
         assert np.array_equal(by_env.column(m).to_numpy(), expected[m]), m
         assert np.array_equal(by_scan.column(m).to_numpy(), expected[m]), m
     with pytest.raises(KeyError, match=r"scan\[0\] = 'nowhere'"):
@@ -221,8 +231,9 @@ def test_score_arrow_zero_copy(coord_batch, node_batch):
     assert np.shares_memory(npaths.values, np.frombuffer(ncol.values.buffers()[1], dtype=np.int32))
 
     # list<list<float32>> (as Spark hands it over) is zero-copy too
-    inner = pa.ListArray.from_arrays(pa.array(np.arange(0, refs.values.size + 1, 3, dtype=np.int32)),
-                                     pa.array(refs.values.reshape(-1)))
+    inner = pa.ListArray.from_arrays(
+        pa.array(np.arange(0, refs.values.size + 1, 3, dtype=np.int32)), pa.array(refs.values.reshape(-1))
+    )
     nested = pa.ListArray.from_arrays(pa.array(refs.offsets.astype(np.int32)), inner)
     p2 = paths_from_arrow(nested)
     assert np.shares_memory(p2.values, np.frombuffer(inner.values.buffers()[1], dtype=np.float32))
@@ -236,13 +247,13 @@ def test_score_arrow_sliced_and_chunked(coord_batch, node_batch, graphs):
     for start, length in [(0, 10), (137, 2000), (len(refs) - 5, 5)]:
         out = score_arrow(table.slice(start, length))
         assert out.column("episode_id").to_pylist() == list(range(start, start + length))
-        for m in expected.keys():
-            assert np.array_equal(out.column(m).to_numpy(), expected[m][start:start + length]), m
+        for m in expected:
+            assert np.array_equal(out.column(m).to_numpy(), expected[m][start : start + length]), m
     # a table of several chunks, themselves slices, and a RecordBatch slice
     chunked = pa.concat_tables([table.slice(3, 1000), table.slice(1003, 4000), table.slice(5003, 17)])
     assert chunked.column("reference").num_chunks == 3
     out = score_arrow(chunked)
-    for m in expected.keys():
+    for m in expected:
         assert np.array_equal(out.column(m).to_numpy(), expected[m][3:5020]), m
     batch = table.to_batches()[0].slice(50, 60)
     assert np.array_equal(score_arrow(batch).column("dtw").to_numpy(), expected["dtw"][50:110])
@@ -250,18 +261,21 @@ def test_score_arrow_sliced_and_chunked(coord_batch, node_batch, graphs):
     nrefs, nqrys, nenv = node_batch
     nexp = _expected(nrefs, nqrys, nenv, graphs)
     out = score_arrow(to_arrow(nrefs, nqrys, env=nenv).slice(999, 1234), graphs=graphs)
-    for m in nexp.keys():
+    for m in nexp:
         assert np.array_equal(out.column(m).to_numpy(), nexp[m][999:2233]), m
 
 
 def test_score_arrow_list_of_list_and_float64(coord_batch):
-    refs, qrys, env = coord_batch
+    refs, qrys, _env = coord_batch
     expected = _expected(refs.take(np.arange(500)), qrys.take(np.arange(500)), None)
-    lists = pa.table({
-        "reference": pa.array([p.astype(np.float64).tolist() for p in refs.take(np.arange(500))],
-                              pa.list_(pa.list_(pa.float64()))),
-        "query": pa.array([p.tolist() for p in qrys.take(np.arange(500))], pa.list_(pa.list_(pa.float32()))),
-    })
+    lists = pa.table(
+        {
+            "reference": pa.array(
+                [p.astype(np.float64).tolist() for p in refs.take(np.arange(500))], pa.list_(pa.list_(pa.float64()))
+            ),
+            "query": pa.array([p.tolist() for p in qrys.take(np.arange(500))], pa.list_(pa.list_(pa.float32()))),
+        }
+    )
     out = score_arrow(lists, metrics=["dtw", "ndtw", "ne"])
     assert out.column_names == ["ne", "dtw", "ndtw"]
     for m in ("ne", "dtw", "ndtw"):
@@ -273,12 +287,20 @@ def test_score_arrow_errors_and_empty(coord_batch):
     table = to_arrow(refs.take(np.arange(20)), qrys.take(np.arange(20)))
     empty = score_arrow(table.slice(0, 0))
     assert empty.num_rows == 0 and empty.schema == result_schema(table.schema)
-    ragged = pa.table({"reference": pa.array([[[0.0, 1.0], [1.0]]], pa.list_(pa.list_(pa.float32()))),
-                       "query": pa.array([[[0.0, 1.0]]], pa.list_(pa.list_(pa.float32())))})
+    ragged = pa.table(
+        {
+            "reference": pa.array([[[0.0, 1.0], [1.0]]], pa.list_(pa.list_(pa.float32()))),
+            "query": pa.array([[[0.0, 1.0]]], pa.list_(pa.list_(pa.float32()))),
+        }
+    )
     with pytest.raises(ValueError, match="coordinates"):
         score_arrow(ragged)
-    nulls = pa.table({"reference": pa.array([[1, 2], None], pa.list_(pa.int32())),
-                      "query": pa.array([[1], [2]], pa.list_(pa.int32()))})
+    nulls = pa.table(
+        {
+            "reference": pa.array([[1, 2], None], pa.list_(pa.int32())),
+            "query": pa.array([[1], [2]], pa.list_(pa.int32())),
+        }
+    )
     with pytest.raises(ValueError, match=r"reference\[1\] is null"):
         score_arrow(nulls, distances=np.zeros((3, 3), np.float32))
     with pytest.raises(TypeError, match="ambiguous"):
@@ -325,8 +347,9 @@ def test_score_parquet_nodes_identical_and_partition_independent(client, node_fi
         _assert_same(ddf.compute(), expected, ids)
     # env column and plain distances, a glob and a list of files
     folder, ids = node_files["f3"]
-    df = score_parquet(str(folder / "part-*.parquet"), client=client, distances=graphs.distances,
-                       columns=["episode_id"]).compute()
+    df = score_parquet(
+        str(folder / "part-*.parquet"), client=client, distances=graphs.distances, columns=["episode_id"]
+    ).compute()
     assert list(df.columns) == ["episode_id", *expected.keys()]
     _assert_same(df, expected, ids)
 
@@ -359,7 +382,7 @@ def test_score_parquet_matrices_are_scattered(client, node_files, graphs):
 
 
 def test_score_parquet_bad_partition_names_file(client, coord_batch, tmp_path):
-    refs, qrys, env = coord_batch
+    refs, qrys, _env = coord_batch
     idx = np.arange(300)
     write_parquet_batch(tmp_path / "a-good.parquet", refs.take(idx), qrys.take(idx), ids=idx)
     bad_q = qrys.take(idx + 300)
@@ -373,8 +396,11 @@ def test_score_parquet_bad_partition_names_file(client, coord_batch, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     write_parquet_batch(empty / "x.parquet", refs.take(idx), qrys.take(idx), ids=idx)
-    table = to_arrow(refs.take(idx[:5]), Paths.from_list([[[0, 0, 0]], [[1, 1, 1]], np.zeros((0, 3)), [[0, 0, 0]],
-                                                          [[1, 1, 1]]]), ids=idx[:5])
+    table = to_arrow(
+        refs.take(idx[:5]),
+        Paths.from_list([[[0, 0, 0]], [[1, 1, 1]], np.zeros((0, 3)), [[0, 0, 0]], [[1, 1, 1]]]),
+        ids=idx[:5],
+    )
     pq.write_table(table, empty / "y.parquet", row_group_size=2)
     ddf = score_parquet(str(empty), client=client, split_row_groups=True)
     with pytest.raises(ValueError, match=r"y\.parquet, row group 1: queries\[0\] is empty"):
@@ -412,6 +438,7 @@ def test_spark_recipe(coord_files, coord_batch):
     folder, ids = coord_files["f4"]
     spark = SparkSession.builder.master("local[2]").getOrCreate()
     try:
+
         def fn(batches):
             for batch in batches:
                 yield from score_arrow(batch, keep=["episode_id"]).to_batches()

@@ -13,13 +13,13 @@ import sys
 import textwrap
 
 import hypothesis.extra.numpy as hnp
+import naive
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import navdtw
-import naive
 from navdtw import Paths
 
 RTOL = 1e-5
@@ -200,7 +200,7 @@ def test_band_properties(pair):
     exact = navdtw.dtw(r, q)
     full = max(len(r), len(q)) - 1
     prev = math.inf
-    for w in range(0, full + 3):
+    for w in range(full + 3):
         band = navdtw.dtw(r, q, window=w)
         assert band >= exact * (1 - 1e-12)
         assert band <= prev  # non-increasing as the window grows
@@ -422,8 +422,11 @@ def coord_batch(draw, max_count=6, max_len=10):
 
 
 @FEW
-@given(coord_batch(), st.sampled_from([{}, {"window": 0}, {"window": 2}, {"radius": 0}, {"radius": 1}, {"radius": 3}]),
-       st.floats(0.5, 6))
+@given(
+    coord_batch(),
+    st.sampled_from([{}, {"window": 0}, {"window": 2}, {"radius": 0}, {"radius": 1}, {"radius": 3}]),
+    st.floats(0.5, 6),
+)
 def test_batch_equals_loop_coordinates(batch, method, threshold):
     refs, qrys = batch
     d = navdtw.dtw_batch(refs, qrys, **method)
@@ -611,7 +614,9 @@ def test_int32_and_int64_nodes_agree(case):
     assert navdtw.dtw(r32, q32, distances=m) == want
     assert navdtw.dtw(r32, q64, distances=m) == want
     assert navdtw.dtw_prefix(r32, q32, distances=m).tolist() == navdtw.dtw_prefix(r64, q64, distances=m).tolist()
-    assert navdtw.warping_path(r32, q32, distances=m)[1].tolist() == navdtw.warping_path(r64, q64, distances=m)[1].tolist()
+    assert (
+        navdtw.warping_path(r32, q32, distances=m)[1].tolist() == navdtw.warping_path(r64, q64, distances=m)[1].tolist()
+    )
     assert navdtw.dtw_batch([r32], [q32], distances=m)[0] == want
     assert navdtw.dtw_batch([r32], [q64], distances=m)[0] == want
     # other integer types are widened to int64
@@ -728,7 +733,9 @@ def test_paths_api_nodes_and_constructor():
     m = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], np.float32)
     refs = Paths(np.array([0, 1, 2], np.int64), [0, 3])
     qrys = Paths(np.array([0, 2], np.int64), [0, 2])
-    assert navdtw.dtw_batch(refs, qrys, distances=m)[0] == navdtw.dtw(np.array([0, 1, 2]), np.array([0, 2]), distances=m)
+    assert navdtw.dtw_batch(refs, qrys, distances=m)[0] == navdtw.dtw(
+        np.array([0, 1, 2]), np.array([0, 2]), distances=m
+    )
 
 
 def test_fastdtw_never_below_exact_strict():
@@ -909,8 +916,9 @@ def test_env_grouped_blocks_match_pairs_one_by_one(workers):
     got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, workers=workers)
     want = [navdtw.dtw(r, q, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
     assert got.tolist() == want
-    as32 = navdtw.dtw_batch([r.astype(np.int32) for r in refs], [q.astype(np.int32) for q in qrys],
-                            distances=mats, env=env, workers=workers)
+    as32 = navdtw.dtw_batch(
+        [r.astype(np.int32) for r in refs], [q.astype(np.int32) for q in qrys], distances=mats, env=env, workers=workers
+    )
     assert as32.tobytes() == got.tobytes()
     pairs = np.stack([rng.permutation(B), rng.permutation(B)], axis=1)
     penv = np.minimum(env[pairs[:, 0]], env[pairs[:, 1]])  # both paths valid in the smaller graph
@@ -918,8 +926,9 @@ def test_env_grouped_blocks_match_pairs_one_by_one(workers):
     refs_small = [r % min(sizes) for r in refs]
     qrys_small = [q % min(sizes) for q in qrys]
     got = navdtw.dtw_batch(refs_small, qrys_small, distances=mats_small, env=penv, pairs=pairs, workers=workers)
-    assert got.tolist() == [navdtw.dtw(refs_small[i], qrys_small[j], distances=mats_small[e])
-                            for (i, j), e in zip(pairs, penv)]
+    assert got.tolist() == [
+        navdtw.dtw(refs_small[i], qrys_small[j], distances=mats_small[e]) for (i, j), e in zip(pairs, penv)
+    ]
 
 
 def test_env_grouped_blocks_of_long_paths_run_uncopied():
@@ -945,13 +954,23 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair():
     env[2000] = 0
     refs = Paths.from_list([np.array([0, 1, 2])] * B)
     rv = refs.values.copy()
-    rv[3 * 1500 + 1] = 7   # pair 1500 (env 2): id 7 outside 4 nodes
-    rv[3 * 2000] = 9       # pair 2000 (env 0, sorted first): id 9
+    rv[3 * 1500 + 1] = 7  # pair 1500 (env 2): id 7 outside 4 nodes
+    rv[3 * 2000] = 9  # pair 2000 (env 0, sorted first): id 9
     bad = Paths(rv, refs.offsets)
     for workers in (1, 2):
         with pytest.raises(ValueError, match=r"pair 1500: references\[1500\] has node id 7 at position 1"):
-            navdtw._core.dtw_nodes(bad.values, bad.offsets, refs.values, refs.offsets, mats, env=env, pairs=None,
-                            all_pairs=False, window=-1, workers=workers)
+            navdtw._core.dtw_nodes(
+                bad.values,
+                bad.offsets,
+                refs.values,
+                refs.offsets,
+                mats,
+                env=env,
+                pairs=None,
+                all_pairs=False,
+                window=-1,
+                workers=workers,
+            )
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])  # int32 ids are copied 8 at a time with AVX2
@@ -985,8 +1004,18 @@ def test_env_grouped_blocks_name_the_lowest_bad_pair_of_any_kind(ids_per_path, w
             else:
                 p[b, 0] = B
         with pytest.raises(ValueError, match=faults[first][1]):
-            navdtw._core.dtw_nodes(refs.values, refs.offsets, qv, qrys.offsets, mats, env=env, pairs=p,
-                                   all_pairs=False, window=-1, workers=workers)
+            navdtw._core.dtw_nodes(
+                refs.values,
+                refs.offsets,
+                qv,
+                qrys.offsets,
+                mats,
+                env=env,
+                pairs=p,
+                all_pairs=False,
+                window=-1,
+                workers=workers,
+            )
 
 
 @pytest.mark.parametrize("n_mats", [1, 2])  # one matrix (env=None) runs in blocks too
@@ -1019,8 +1048,18 @@ def test_env_grouped_blocks_check_every_id_position(dtype, n_mats):
                 hit = Paths(values, paths.offsets)
                 rr, qq = (hit, Q) if side == "references" else (R, hit)
                 with pytest.raises(ValueError, match=rf"pair {b}: {side}\[{b}\] has node id {bad} at position {k},"):
-                    navdtw._core.dtw_nodes(rr.values, rr.offsets, qq.values, qq.offsets, mats, env=env, pairs=None,
-                                           all_pairs=False, window=-1, workers=1)
+                    navdtw._core.dtw_nodes(
+                        rr.values,
+                        rr.offsets,
+                        qq.values,
+                        qq.offsets,
+                        mats,
+                        env=env,
+                        pairs=None,
+                        all_pairs=False,
+                        window=-1,
+                        workers=1,
+                    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1083,12 +1122,20 @@ def test_single_precision_batches_and_metrics():
     got = navdtw.dtw_batch(refs, qrys, distances=mats, env=env, precision="single")
     assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)]
     nd = navdtw.ndtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=2.0)
-    assert nd.tolist() == [navdtw.ndtw(r, q, 2.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)]
+    assert nd.tolist() == [
+        navdtw.ndtw(r, q, 2.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)
+    ]
     sd = navdtw.sdtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=5.0)
-    assert np.allclose(sd, [navdtw.sdtw(r, q, 5.0, distances=mats[e], precision="single")
-                            for r, q, e in zip(refs, qrys, env)], rtol=1e-12, atol=0)
+    assert np.allclose(
+        sd,
+        [navdtw.sdtw(r, q, 5.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)],
+        rtol=1e-12,
+        atol=0,
+    )
     mat = navdtw.dtw_matrix(refs[:20], qrys[:30], distances=mats[0], precision="single")
-    assert mat.tolist() == [[navdtw.dtw(r, q, distances=mats[0], precision="single") for q in qrys[:30]] for r in refs[:20]]
+    assert mat.tolist() == [
+        [navdtw.dtw(r, q, distances=mats[0], precision="single") for q in qrys[:30]] for r in refs[:20]
+    ]
 
 
 def test_single_precision_stays_close_to_double_on_long_paths():

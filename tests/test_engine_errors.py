@@ -173,7 +173,9 @@ def test_bad_node_ids_batch(fn, bad):
         fn([N0, q], [N1, N1], distances=M)
     # with env, the message names the matrix whose range was exceeded
     small = M[:2, :2].copy()
-    with pytest.raises(ValueError, match=r"queries\[1\] has node id 3 at position 0, outside \[0, 2\) of distances\[1\]"):
+    with pytest.raises(
+        ValueError, match=r"queries\[1\] has node id 3 at position 0, outside \[0, 2\) of distances\[1\]"
+    ):
         fn([N0, np.array([0])], [N1, N1], distances=[M, small], env=[0, 1])
 
 

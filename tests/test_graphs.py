@@ -38,7 +38,9 @@ def test_structure(small):
     assert g.num_edges == 7  # the duplicate is merged
     assert g.edges.tolist() == sorted(g.edges.tolist())
     assert (g.edges[:, 0] < g.edges[:, 1]).all()
-    np.testing.assert_allclose(g.weights, np.linalg.norm(g.positions[g.edges[:, 0]] - g.positions[g.edges[:, 1]], axis=1))
+    np.testing.assert_allclose(
+        g.weights, np.linalg.norm(g.positions[g.edges[:, 0]] - g.positions[g.edges[:, 1]], axis=1)
+    )
     assert g.neighbors(0).tolist() == [1, 2, 3]
     assert g.neighbors(4).tolist() == [3]
     assert g.degree.tolist() == [3, 2, 3, 3, 1, 1, 1]
@@ -156,8 +158,14 @@ def toy_entries():
         [False, True, False, False],
     ]
     return [
-        {"image_id": f"v{k}", "pose": pose_at(*p), "included": k != 2, "unobstructed": unob[k],
-         "visible": unob[k], "height": 1.5}
+        {
+            "image_id": f"v{k}",
+            "pose": pose_at(*p),
+            "included": k != 2,
+            "unobstructed": unob[k],
+            "visible": unob[k],
+            "height": 1.5,
+        }
         for k, p in enumerate(pts)
     ]
 
@@ -188,7 +196,7 @@ def test_from_connectivity_errors(tmp_path, mutate, match):
     entries = toy_entries()
     mutate(entries)
     path = write_scan(tmp_path, "bad", entries)
-    with pytest.raises(ValueError, match="bad_connectivity.json: " + match):
+    with pytest.raises(ValueError, match=r"bad_connectivity\.json: " + match):
         NavGraph.from_connectivity(path)
 
 
@@ -198,7 +206,7 @@ def test_from_connectivity_malformed_json(tmp_path):
     with pytest.raises(ValueError, match=r"trunc_connectivity.json: malformed JSON at line 1 column \d+"):
         NavGraph.from_connectivity(path)
     path.write_text("{}")
-    with pytest.raises(ValueError, match="trunc_connectivity.json: expected a non-empty JSON list"):
+    with pytest.raises(ValueError, match=r"trunc_connectivity\.json: expected a non-empty JSON list"):
         NavGraph.from_connectivity(path)
 
 
@@ -391,7 +399,7 @@ def real_graphs(connectivity_dir):
     t0 = time.perf_counter()
     gs = load_connectivity(connectivity_dir)
     t1 = time.perf_counter()
-    gs.distances
+    _ = gs.distances
     t2 = time.perf_counter()
     print(f"\nload_connectivity: {len(gs)} graphs parsed in {t1 - t0:.3f} s, distances in {t2 - t1:.3f} s")
     return gs

@@ -87,20 +87,25 @@ def test_empty_summary_is_nan_without_warnings():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(success=[1, 2]), r"success\[1\]"),
-        (dict(success=[1, np.nan]), r"success\[1\]"),
-        (dict(collision_count=[0, -1]), r"collision_count\[1\].*non-negative integer"),
-        (dict(collision_count=[0, 1.5]), r"collision_count\[1\]"),
-        (dict(baseline_collision_count=[np.inf, 0]), r"baseline_collision_count\[0\]"),
-        (dict(baseline_collision_count=[0, -3]), r"baseline_collision_count\[1\]"),
-        (dict(distance_to_goal=[1.0, np.nan]), r"distance_to_goal\[1\]"),
-        (dict(distance_to_goal=[-0.1, 1.0]), r"distance_to_goal\[0\]"),
-        (dict(distance_to_goal=[1.0, 2.0, 3.0]), r"lengths.*distance_to_goal=3"),
-        (dict(success=[[1, 0]]), r"success.*1-D"),
+        ({"success": [1, 2]}, r"success\[1\]"),
+        ({"success": [1, np.nan]}, r"success\[1\]"),
+        ({"collision_count": [0, -1]}, r"collision_count\[1\].*non-negative integer"),
+        ({"collision_count": [0, 1.5]}, r"collision_count\[1\]"),
+        ({"baseline_collision_count": [np.inf, 0]}, r"baseline_collision_count\[0\]"),
+        ({"baseline_collision_count": [0, -3]}, r"baseline_collision_count\[1\]"),
+        ({"distance_to_goal": [1.0, np.nan]}, r"distance_to_goal\[1\]"),
+        ({"distance_to_goal": [-0.1, 1.0]}, r"distance_to_goal\[0\]"),
+        ({"distance_to_goal": [1.0, 2.0, 3.0]}, r"lengths.*distance_to_goal=3"),
+        ({"success": [[1, 0]]}, r"success.*1-D"),
     ],
 )
 def test_bad_inputs(kwargs, match):
-    args = dict(success=[1, 0], collision_count=[0, 0], baseline_collision_count=[0, 0], distance_to_goal=[1.0, 2.0])
+    args = {
+        "success": [1, 0],
+        "collision_count": [0, 0],
+        "baseline_collision_count": [0, 0],
+        "distance_to_goal": [1.0, 2.0],
+    }
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         evaluate(**args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import hypothesis.extra.numpy as hnp
+import naive_metrics as nm
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,14 +16,14 @@ from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-import naive_metrics as nm
 import navdtw
 from navdtw import METRICS, Paths, evaluate
 
-PROPS = settings(max_examples=60, deadline=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 NODE_CONVENTIONS = ("paper", "r2r", "r4r", "duet")
-ALL_CONVENTIONS = NODE_CONVENTIONS + ("vlnce",)
+ALL_CONVENTIONS = (*NODE_CONVENTIONS, "vlnce")
 EXACT = ("sr", "osr")
 
 
@@ -53,10 +54,14 @@ def graph_distances(draw, max_nodes=7):
     """A random undirected weighted graph (often several components) -> float32 [V, V]
     shortest-path matrix with inf between components."""
     v = draw(st.integers(1, max_nodes))
-    weights = draw(st.sampled_from([
-        st.integers(1, 4).map(float),  # integer weights: exact ties with the threshold
-        st.floats(0.0625, 6.0, allow_nan=False, width=32),
-    ]))
+    weights = draw(
+        st.sampled_from(
+            [
+                st.integers(1, 4).map(float),  # integer weights: exact ties with the threshold
+                st.floats(0.0625, 6.0, allow_nan=False, width=32),
+            ]
+        )
+    )
     pairs = [(i, j) for i in range(v) for j in range(i + 1, v)]
     adj = np.zeros((v, v))
     if pairs:
@@ -101,16 +106,19 @@ def node_episodes(draw):
     return mats, np.array(env, dtype=np.int64), refs, qrys
 
 
-THRESHOLDS = st.one_of(st.sampled_from([3.0, 1.0, 2.0, 0.5]),
-                       st.floats(0.125, 10.0, allow_nan=False, width=32))
+THRESHOLDS = st.one_of(st.sampled_from([3.0, 1.0, 2.0, 0.5]), st.floats(0.125, 10.0, allow_nan=False, width=32))
 
 
 @st.composite
 def extras(draw, b):
     """Optional ``stopped`` mask and ``shortest_distance`` override."""
     stopped = draw(st.none() | st.lists(st.booleans(), min_size=b, max_size=b).map(np.array))
-    shortest = draw(st.none() | st.lists(st.sampled_from([0.0, 1.0, 2.5, 7.0]) | st.floats(0, 20, width=32),
-                                         min_size=b, max_size=b).map(lambda x: np.array(x, np.float64)))
+    shortest = draw(
+        st.none()
+        | st.lists(st.sampled_from([0.0, 1.0, 2.5, 7.0]) | st.floats(0, 20, width=32), min_size=b, max_size=b).map(
+            lambda x: np.array(x, np.float64)
+        )
+    )
     return stopped, shortest
 
 
@@ -145,22 +153,38 @@ def test_nodes_match_naive_every_convention(case, threshold, data):
     mats, env, refs, qrys = case
     stopped, shortest = data.draw(extras(len(refs)))
     for conv in NODE_CONVENTIONS:
-        scores = evaluate(refs, qrys, distances=mats, env=env, threshold=threshold, convention=conv,
-                          stopped=stopped, shortest_distance=shortest)
-        want = nm.batch(refs, qrys, matrices=mats, env=env, rules=nm.RULES[conv], threshold=threshold,
-                        stopped=stopped, shortest_distance=shortest)
+        scores = evaluate(
+            refs,
+            qrys,
+            distances=mats,
+            env=env,
+            threshold=threshold,
+            convention=conv,
+            stopped=stopped,
+            shortest_distance=shortest,
+        )
+        want = nm.batch(
+            refs,
+            qrys,
+            matrices=mats,
+            env=env,
+            rules=nm.RULES[conv],
+            threshold=threshold,
+            stopped=stopped,
+            shortest_distance=shortest,
+        )
         assert_matches(scores, want, conv)
 
 
 @PROPS
-@given(node_episodes(), THRESHOLDS, st.sampled_from(["start_goal", "shortest", "reference_length"]),
-       st.booleans())
+@given(node_episodes(), THRESHOLDS, st.sampled_from(["start_goal", "shortest", "reference_length"]), st.booleans())
 def test_custom_convention_without_collapse_matches_naive(case, threshold, spl_length, inclusive):
     mats, env, refs, qrys = case
     conv = navdtw.Convention("raw", inclusive, spl_length, collapse_repeats=False)
     scores = evaluate(refs, qrys, distances=mats, env=env, threshold=threshold, convention=conv)
-    want = nm.batch(refs, qrys, matrices=mats, env=env, threshold=threshold,
-                    rules=nm.Rules(inclusive, spl_length, collapse=False))
+    want = nm.batch(
+        refs, qrys, matrices=mats, env=env, threshold=threshold, rules=nm.Rules(inclusive, spl_length, collapse=False)
+    )
     assert_matches(scores, want, "raw")
 
 
@@ -170,16 +194,22 @@ def test_coordinates_match_naive_every_convention(case, threshold, data):
     refs, qrys = case
     stopped, shortest = data.draw(extras(len(refs)))
     for conv in ALL_CONVENTIONS:
-        scores = evaluate(refs, qrys, threshold=threshold, convention=conv, stopped=stopped,
-                          shortest_distance=shortest)
+        scores = evaluate(refs, qrys, threshold=threshold, convention=conv, stopped=stopped, shortest_distance=shortest)
         fast = None
         if conv == "vlnce":  # VLN-CE's nDTW: FastDTW radius 1
             fast = [navdtw.dtw(r, q, radius=1) for r, q in zip(refs, qrys)]
-        rows = [nm.episode(r, q, rules=nm.RULES[conv], threshold=threshold,
-                           stopped=True if stopped is None else bool(stopped[i]),
-                           shortest_distance=None if shortest is None else shortest[i],
-                           dtw_value=None if fast is None else fast[i])
-                for i, (r, q) in enumerate(zip(refs, qrys))]
+        rows = [
+            nm.episode(
+                r,
+                q,
+                rules=nm.RULES[conv],
+                threshold=threshold,
+                stopped=True if stopped is None else bool(stopped[i]),
+                shortest_distance=None if shortest is None else shortest[i],
+                dtw_value=None if fast is None else fast[i],
+            )
+            for i, (r, q) in enumerate(zip(refs, qrys))
+        ]
         want = {k: np.array([row[k] for row in rows]) for k in rows[0]}
         assert "sed" not in want
         assert_matches(scores, want, conv, tol=1e-6)
@@ -193,7 +223,7 @@ def test_multi_env_batch_equals_per_env_calls(case, conv):
     for k in np.unique(env):
         sel = np.flatnonzero(env == k)
         alone = evaluate([refs[i] for i in sel], [qrys[i] for i in sel], distances=mats[k], convention=conv)
-        for m in together.keys():
+        for m in together:
             np.testing.assert_array_equal(together[m][sel], alone[m], err_msg=m)
 
 
@@ -203,7 +233,7 @@ def test_results_do_not_depend_on_workers(case, workers):
     mats, env, refs, qrys = case
     a = evaluate(refs, qrys, distances=mats, env=env, workers=1)
     b = evaluate(refs, qrys, distances=mats, env=env, workers=workers)
-    for m in a.keys():
+    for m in a:
         np.testing.assert_array_equal(a[m], b[m])
 
 
@@ -334,7 +364,7 @@ def test_metric_subset_and_errors():
     assert s.keys() == ["pl", "sr", "ndtw"]  # canonical order, case-insensitive
     full = evaluate([[0, 1]], [[0, 2]], distances=LINE3)
     assert full.keys() == list(METRICS)
-    for k in s.keys():
+    for k in s:
         np.testing.assert_array_equal(s[k], full[k])
     assert evaluate([[0, 1]], [[0, 2]], distances=LINE3, metrics="cls").keys() == ["cls"]
     with pytest.raises(ValueError, match="unknown metric"):
@@ -342,7 +372,7 @@ def test_metric_subset_and_errors():
     with pytest.raises(KeyError, match="spl"):
         s["spl"]
     coords = [np.zeros((2, 3))]
-    assert "sed" not in evaluate(coords, coords).keys()
+    assert "sed" not in evaluate(coords, coords)
     with pytest.raises(ValueError, match="sed"):
         evaluate(coords, coords, metrics=["sed"])
     with pytest.raises(ValueError, match="unknown convention"):
@@ -374,13 +404,13 @@ def test_scores_api(tmp_path):
     recs = s.to_records()
     assert [r["id"] for r in recs] == ids
     assert recs[1]["ne"] == pytest.approx(float(s["ne"][1]))
-    assert list(recs[0]) == ["id"] + list(METRICS)
+    assert list(recs[0]) == ["id", *list(METRICS)]
 
     out = tmp_path / "scores.csv"
     text = s.to_csv(out)
     assert out.read_text() == text
     lines = text.splitlines()
-    assert lines[0] == ",".join(["id"] + list(METRICS))
+    assert lines[0] == ",".join(["id", *list(METRICS)])
     assert len(lines) == 4 and lines[3].startswith("2_0,")
     no_ids = evaluate(refs, qrys, distances=LINE3)
     assert no_ids.to_csv().splitlines()[0] == ",".join(METRICS)
@@ -412,13 +442,16 @@ def test_to_pandas():
     pytest.importorskip("pandas")
     s = evaluate([[0, 1]], [[0, 2]], distances=LINE3, ids=["x"])
     df = s.to_pandas()
-    assert list(df.columns) == ["id"] + list(METRICS)
+    assert list(df.columns) == ["id", *list(METRICS)]
     assert df["ndtw"].iloc[0] == s["ndtw"][0]
 
 
 @PROPS
-@given(node_episodes(), st.sampled_from(NODE_CONVENTIONS),
-       st.lists(st.floats(0.05, 12.0, allow_nan=False), min_size=1, max_size=8))
+@given(
+    node_episodes(),
+    st.sampled_from(NODE_CONVENTIONS),
+    st.lists(st.floats(0.05, 12.0, allow_nan=False), min_size=1, max_size=8),
+)
 def test_spl_curve_monotone_and_consistent(case, conv, taus):
     mats, env, refs, qrys = case
     taus = sorted(taus)
@@ -450,7 +483,21 @@ def test_spl_curve_bad_threshold():
 def test_single_node_reference_and_query():
     for conv in NODE_CONVENTIONS:
         s = evaluate([[1]], [[1]], distances=LINE3, convention=conv)
-        want = dict(pl=0, ne=0, one=0, sr=1, osr=1, spl=1, sed=1, cls=1, ad=0, md=0, dtw=0, ndtw=1, sdtw=1)
+        want = {
+            "pl": 0,
+            "ne": 0,
+            "one": 0,
+            "sr": 1,
+            "osr": 1,
+            "spl": 1,
+            "sed": 1,
+            "cls": 1,
+            "ad": 0,
+            "md": 0,
+            "dtw": 0,
+            "ndtw": 1,
+            "sdtw": 1,
+        }
         assert {k: float(s[k][0]) for k in METRICS} == want, conv
     s = evaluate([[0]], [[1]], distances=LINE3)  # 3 m apart, threshold 3 (paper: <=)
     assert s["sr"][0] == 1.0 and s["sed"][0] == 1.0
@@ -503,9 +550,14 @@ SPLIT2 = np.array([[0, np.inf], [np.inf, 0]], np.float32)
 SPLIT3 = np.array([[0, np.inf, np.inf], [np.inf, 0, np.inf], [np.inf, np.inf, 0]], np.float32)
 
 
-@pytest.mark.parametrize("refs, qrys, dist", [([[0, 1]], [[0, 1]], SPLIT2),  # inf - inf
-                                              ([[0, 1]], [[2]], SPLIT3)],     # pc = 0: 0 * inf
-                         ids=["subtract", "multiply"])
+@pytest.mark.parametrize(
+    "refs, qrys, dist",
+    [
+        ([[0, 1]], [[0, 1]], SPLIT2),  # inf - inf
+        ([[0, 1]], [[2]], SPLIT3),
+    ],  # pc = 0: 0 * inf
+    ids=["subtract", "multiply"],
+)
 def test_reference_of_infinite_length_no_warning(refs, qrys, dist):
     s = evaluate(refs, qrys, distances=dist)
     assert s["cls"][0] == 0.0
@@ -548,8 +600,9 @@ def r2r_unseen(data_dir, connectivity_dir):
     scans = sorted({e["scan"] for e in split})
     graphs = navdtw.load_connectivity(connectivity_dir, scans)
     records = datasets.instructions(split)
-    preds = datasets.load_predictions(data_dir / "matterport3dsimulator" / "web" / "app" /
-                                      "val_unseen_shortest_agent.json")
+    preds = datasets.load_predictions(
+        data_dir / "matterport3dsimulator" / "web" / "app" / "val_unseen_shortest_agent.json"
+    )
     matched = datasets.match_predictions(records, preds, graphs, strict=True)
     return graphs, matched
 
@@ -558,8 +611,16 @@ def r2r_unseen(data_dir, connectivity_dir):
 def test_acceptance_shortest_agent_r2r(r2r_unseen):
     graphs, matched = r2r_unseen
     assert len(matched) == 2349
-    s = evaluate(matched.references, matched.queries, graphs=graphs, env=matched.env, convention="r2r",
-                 shortest_distance=matched.shortest_distance, ids=matched.ids, strict=True)
+    s = evaluate(
+        matched.references,
+        matched.queries,
+        graphs=graphs,
+        env=matched.env,
+        convention="r2r",
+        shortest_distance=matched.shortest_distance,
+        ids=matched.ids,
+        strict=True,
+    )
     summ = s.summary()
     assert summ["sr"] == 1.0
     # distances are float32: the summed steps and the start-goal distance round differently
@@ -569,8 +630,14 @@ def test_acceptance_shortest_agent_r2r(r2r_unseen):
     assert summ["ne"] == 0.0
     assert summ["pl"] == pytest.approx(9.479686302659548, abs=1e-4)
     # distances= gives the same numbers as graphs=
-    s2 = evaluate(matched.references, matched.queries, distances=matched.distances, env=matched.env,
-                  convention="r2r", shortest_distance=matched.shortest_distance)
+    s2 = evaluate(
+        matched.references,
+        matched.queries,
+        distances=matched.distances,
+        env=matched.env,
+        convention="r2r",
+        shortest_distance=matched.shortest_distance,
+    )
     for k in METRICS:
         np.testing.assert_array_equal(s[k], s2[k])
     for k in METRICS:
@@ -593,13 +660,22 @@ def test_real_multi_scan_batch_equals_per_scan(r2r_unseen):
     assert 0.0 < together.summary()["ndtw"] < 1.0
     for k in np.unique(env):
         sel = np.flatnonzero(env == k)
-        alone = evaluate([refs[i] for i in sel], [qrys[i] for i in sel], distances=graphs.graphs[int(k)].distances,
-                         convention="r2r")
+        alone = evaluate(
+            [refs[i] for i in sel], [qrys[i] for i in sel], distances=graphs.graphs[int(k)].distances, convention="r2r"
+        )
         for m in METRICS:
             np.testing.assert_array_equal(together[m][sel], alone[m], err_msg=m)
     # spot check against the twin
     pick = np.arange(0, len(refs), 97)
-    want = nm.batch([refs[i] for i in pick], [qrys[i] for i in pick], matrices=graphs.distances, env=env[pick],
-                    rules=nm.RULES["r2r"])
-    assert_matches(evaluate([refs[i] for i in pick], [qrys[i] for i in pick], graphs=graphs, env=env[pick],
-                            convention="r2r"), want, "real")
+    want = nm.batch(
+        [refs[i] for i in pick],
+        [qrys[i] for i in pick],
+        matrices=graphs.distances,
+        env=env[pick],
+        rules=nm.RULES["r2r"],
+    )
+    assert_matches(
+        evaluate([refs[i] for i in pick], [qrys[i] for i in pick], graphs=graphs, env=env[pick], convention="r2r"),
+        want,
+        "real",
+    )

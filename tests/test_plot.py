@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-import navdtw  # noqa: E402
-from navdtw import plot  # noqa: E402
-from navdtw.synthetic import PAIR_KINDS, SyntheticWorld  # noqa: E402
+import navdtw
+from navdtw import plot
+from navdtw.synthetic import PAIR_KINDS, SyntheticWorld
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import REPO, find_data_dir
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -26,7 +26,7 @@ from navdtw import NDTWReward
 
 REPO = Path(__file__).resolve().parents[1]
 DTW_RTOL = 1e-12  # the streamed column is the same recurrence: equal in practice, allow 1 ulp
-SUM_RTOL = 1e-9   # telescoping sums
+SUM_RTOL = 1e-9  # telescoping sums
 STREAM = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -75,8 +75,10 @@ class Scenario:
             sizes = [data.draw(st.integers(1, 5), label="V") for _ in range(K)]
             self.matrices = [data.draw(sym_matrix(V), label="matrix") for V in sizes]
             if self.mode == "nodeK":
-                self.env = np.array(data.draw(st.lists(st.integers(0, K - 1), min_size=self.B, max_size=self.B),
-                                              label="env"), dtype=np.int64)
+                self.env = np.array(
+                    data.draw(st.lists(st.integers(0, K - 1), min_size=self.B, max_size=self.B), label="env"),
+                    dtype=np.int64,
+                )
         self.refs = [self.reference(b) for b in range(self.B)]
 
     def V(self, b):
@@ -89,15 +91,23 @@ class Scenario:
         if self.dim:
             return self.data.draw(coord_path(self.dim), label=f"ref{b}")
         n = self.data.draw(st.integers(1, 6), label="ref length")
-        return np.array(self.data.draw(st.lists(st.integers(0, self.V(b) - 1), min_size=n, max_size=n),
-                                       label=f"ref{b}"), dtype=np.int64)
+        return np.array(
+            self.data.draw(st.lists(st.integers(0, self.V(b) - 1), min_size=n, max_size=n), label=f"ref{b}"),
+            dtype=np.int64,
+        )
 
     def make(self, workers=1):
         distances = None
         if self.matrices is not None:
             distances = self.matrices[0] if self.mode == "node1" else self.matrices
-        return NDTWReward(self.refs, threshold=self.threshold, distances=distances, env=self.env,
-                          success_reward=self.weight, workers=workers)
+        return NDTWReward(
+            self.refs,
+            threshold=self.threshold,
+            distances=distances,
+            env=self.env,
+            success_reward=self.weight,
+            workers=workers,
+        )
 
     def points(self, active):
         """One point per episode; entries of finished episodes are garbage (NaN / bad ids) on purpose."""
@@ -105,8 +115,7 @@ class Scenario:
             p = self.data.draw(hnp.arrays(np.float32, (self.B, self.dim), elements=GRID | COORD), label="points")
             p[~active] = np.nan
             return p
-        ids = [self.data.draw(st.integers(0, self.V(b) - 1), label="id") if active[b] else -7
-               for b in range(self.B)]
+        ids = [self.data.draw(st.integers(0, self.V(b) - 1), label="id") if active[b] else -7 for b in range(self.B)]
         return np.array(ids, dtype=np.int64)
 
     def dtw(self, b, query):
@@ -154,10 +163,11 @@ def test_stream_matches_full_recomputation(data):
     R = s.make()
     queries = [[] for _ in range(s.B)]
     active = [True] * s.B
-    first = [None] * s.B      # nDTW after an episode's first step
-    total = [0.0] * s.B       # rewards from the second step on
-    ops = data.draw(st.lists(st.sampled_from(["step"] * 5 + ["reset", "reset_new", "done"]), min_size=1,
-                             max_size=20), label="ops")
+    first = [None] * s.B  # nDTW after an episode's first step
+    total = [0.0] * s.B  # rewards from the second step on
+    ops = data.draw(
+        st.lists(st.sampled_from(["step"] * 5 + ["reset", "reset_new", "done"]), min_size=1, max_size=20), label="ops"
+    )
     for op in ops:
         if op == "step":
             p = s.points(np.array(active))
@@ -177,8 +187,15 @@ def test_stream_matches_full_recomputation(data):
                     assert close(total[b], nd[b] - first[b], SUM_RTOL, 1e-12), (b, total[b], nd[b], first[b])
         elif op in ("reset", "reset_new"):
             # reset([], references=[]) raises (xfail below), so reset_new replaces at least one
-            idx = data.draw(st.lists(st.integers(-s.B, s.B - 1), unique_by=lambda i: i % s.B,
-                                     min_size=int(op == "reset_new"), max_size=s.B), label="indices")
+            idx = data.draw(
+                st.lists(
+                    st.integers(-s.B, s.B - 1),
+                    unique_by=lambda i: i % s.B,
+                    min_size=int(op == "reset_new"),
+                    max_size=s.B,
+                ),
+                label="indices",
+            )
             whole = data.draw(st.booleans(), label="indices=None") and op == "reset"
             if op == "reset_new":
                 new = [s.reference(i % s.B) for i in idx]
@@ -187,7 +204,7 @@ def test_stream_matches_full_recomputation(data):
                     s.refs[i % s.B] = ref
             else:
                 R.reset(None if whole else idx)
-            for b in (range(s.B) if whole else [i % s.B for i in idx]):
+            for b in range(s.B) if whole else [i % s.B for i in idx]:
                 queries[b], active[b], first[b], total[b] = [], True, None, 0.0
         else:
             mask = np.array(data.draw(st.lists(st.booleans(), min_size=s.B, max_size=s.B), label="mask"))
@@ -267,13 +284,16 @@ def test_matches_dtw_prefix():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("last, expected", [
-    ((0.0, 0.0), 2.0),               # d = 0: full weight
-    ((1.5, 0.0), 2.0 * 0.5),         # d = d_th / 2
-    ((0.0, 2.9), 2.0 * (1 - 2.9 / 3)),
-    ((3.0, 0.0), 0.0),               # d == d_th: not a success (strict <)
-    ((0.0, -4.0), 0.0),              # d > d_th
-])
+@pytest.mark.parametrize(
+    "last, expected",
+    [
+        ((0.0, 0.0), 2.0),  # d = 0: full weight
+        ((1.5, 0.0), 2.0 * 0.5),  # d = d_th / 2
+        ((0.0, 2.9), 2.0 * (1 - 2.9 / 3)),
+        ((3.0, 0.0), 0.0),  # d == d_th: not a success (strict <)
+        ((0.0, -4.0), 0.0),  # d > d_th
+    ],
+)
 def test_success_reward_coordinates(last, expected):
     R = NDTWReward([np.array([[5.0, 5.0], [0.0, 0.0]])], threshold=3.0, success_reward=2.0)
     R.step(np.array([[5.0, 5.0]]))
@@ -342,12 +362,24 @@ def _assert_same(a: NDTWReward, b: NDTWReward, next_points):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
-@pytest.mark.parametrize("points", [
-    np.zeros((3,)), np.zeros((3, 3)), np.zeros((2, 2)), np.zeros((4, 2)), np.zeros((3, 2, 1)),
-    np.zeros((3, 2), bool), np.zeros((3, 2), complex), np.full((3, 2), "a"), [[0, 0], [0]],
-    np.array([[0, 0], [np.nan, 0], [0, 0]]), np.array([[0, 0], [0, 0], [0, np.inf]]),
-    np.array([[0, 0], [0, 0], [1e39, 0]]),  # overflows float32 -> inf
-], ids=lambda p: "points")
+@pytest.mark.parametrize(
+    "points",
+    [
+        np.zeros((3,)),
+        np.zeros((3, 3)),
+        np.zeros((2, 2)),
+        np.zeros((4, 2)),
+        np.zeros((3, 2, 1)),
+        np.zeros((3, 2), bool),
+        np.zeros((3, 2), complex),
+        np.full((3, 2), "a"),
+        [[0, 0], [0]],
+        np.array([[0, 0], [np.nan, 0], [0, 0]]),
+        np.array([[0, 0], [0, 0], [0, np.inf]]),
+        np.array([[0, 0], [0, 0], [1e39, 0]]),  # overflows float32 -> inf
+    ],
+    ids=lambda p: "points",
+)
 def test_bad_coordinate_points(points):
     a, b = _coord_pair()
     with pytest.raises(ValueError), np.errstate(over="ignore"):  # 1e39: float32 cast warns, then ValueError
@@ -364,13 +396,20 @@ def test_nan_points_of_finished_episodes_are_ignored():
     _assert_same(a, b, np.full((3, 2), 0.25))
 
 
-@pytest.mark.parametrize("points", [
-    np.array([0, 0, 3]),       # 3 >= V = 3 of matrix 0
-    np.array([0, 2, 0]),       # valid for matrix 0, out of range for matrix 1 (V = 2)
-    np.array([-1, 0, 0]),
-    np.array([0, 0, 2**40]),
-    np.array([0.0, 0.0, 0.0]), np.array([True, False, True]), np.array([0, 0]), np.zeros((3, 1), np.int64),
-], ids=lambda p: "points")
+@pytest.mark.parametrize(
+    "points",
+    [
+        np.array([0, 0, 3]),  # 3 >= V = 3 of matrix 0
+        np.array([0, 2, 0]),  # valid for matrix 0, out of range for matrix 1 (V = 2)
+        np.array([-1, 0, 0]),
+        np.array([0, 0, 2**40]),
+        np.array([0.0, 0.0, 0.0]),
+        np.array([True, False, True]),
+        np.array([0, 0]),
+        np.zeros((3, 1), np.int64),
+    ],
+    ids=lambda p: "points",
+)
 def test_bad_node_points(points):
     a, b = _node_pair()
     with pytest.raises(ValueError):
@@ -387,51 +426,66 @@ def test_node_ids_of_finished_episodes_are_ignored():
     _assert_same(a, b, np.array([2, 0, 1]))
 
 
-@pytest.mark.parametrize("threshold, exc", [(0.0, ValueError), (-1.0, ValueError), (math.nan, ValueError),
-                                            (math.inf, ValueError), ("3", TypeError), (True, TypeError),
-                                            (None, TypeError)])
+@pytest.mark.parametrize(
+    "threshold, exc",
+    [
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (math.nan, ValueError),
+        (math.inf, ValueError),
+        ("3", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+)
 def test_bad_threshold(threshold, exc):
     with pytest.raises(exc):
         NDTWReward([np.zeros((2, 2))], threshold=threshold)
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(references=[]),
-    dict(references=[np.zeros((2, 2)), np.zeros((0, 2))]),               # empty reference
-    dict(references=[np.array([[0.0, np.nan]])]),
-    dict(references=[np.zeros((2, 2)), np.zeros((2, 3))]),               # mixed D
-    dict(references=[[0, 1]]),                                            # nodes without distances
-    dict(references=[np.zeros((2, 2))], distances=np.zeros((3, 3))),     # coordinates with distances
-    dict(references=[[0, 3]], distances=np.zeros((3, 3))),               # node id out of range
-    dict(references=[[0, -1]], distances=np.zeros((3, 3))),
-    dict(references=[np.array([], np.int64)], distances=np.zeros((3, 3))),
-    dict(references=[[0], [1]], distances=[np.zeros((3, 3))] * 2),       # several matrices, no env
-    dict(references=[[0], [1]], distances=[np.zeros((3, 3))] * 2, env=[0, 2]),   # env out of range
-    dict(references=[[0], [1]], distances=[np.zeros((3, 3))] * 2, env=[0, -1]),
-    dict(references=[[0], [1]], distances=[np.zeros((3, 3))] * 2, env=[0]),      # env wrong shape
-    dict(references=[[0], [1]], distances=[np.zeros((3, 3))] * 2, env=[0.0, 1.0]),
-    dict(references=[[0], [2]], distances=[np.zeros((3, 3)), np.zeros((2, 2))], env=[0, 1]),  # id vs its env
-    dict(references=[np.zeros((2, 2))], success_reward=-1.0),
-    dict(references=[np.zeros((2, 2))], success_reward=math.nan),
-    dict(references=[np.zeros((2, 2))], workers=0),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"references": []},
+        {"references": [np.zeros((2, 2)), np.zeros((0, 2))]},  # empty reference
+        {"references": [np.array([[0.0, np.nan]])]},
+        {"references": [np.zeros((2, 2)), np.zeros((2, 3))]},  # mixed D
+        {"references": [[0, 1]]},  # nodes without distances
+        {"references": [np.zeros((2, 2))], "distances": np.zeros((3, 3))},  # coordinates with distances
+        {"references": [[0, 3]], "distances": np.zeros((3, 3))},  # node id out of range
+        {"references": [[0, -1]], "distances": np.zeros((3, 3))},
+        {"references": [np.array([], np.int64)], "distances": np.zeros((3, 3))},
+        {"references": [[0], [1]], "distances": [np.zeros((3, 3))] * 2},  # several matrices, no env
+        {"references": [[0], [1]], "distances": [np.zeros((3, 3))] * 2, "env": [0, 2]},  # env out of range
+        {"references": [[0], [1]], "distances": [np.zeros((3, 3))] * 2, "env": [0, -1]},
+        {"references": [[0], [1]], "distances": [np.zeros((3, 3))] * 2, "env": [0]},  # env wrong shape
+        {"references": [[0], [1]], "distances": [np.zeros((3, 3))] * 2, "env": [0.0, 1.0]},
+        {"references": [[0], [2]], "distances": [np.zeros((3, 3)), np.zeros((2, 2))], "env": [0, 1]},  # id vs its env
+        {"references": [np.zeros((2, 2))], "success_reward": -1.0},
+        {"references": [np.zeros((2, 2))], "success_reward": math.nan},
+        {"references": [np.zeros((2, 2))], "workers": 0},
+    ],
+)
 def test_bad_constructor_arguments(kwargs):
     with pytest.raises(ValueError):
         NDTWReward(**kwargs)
 
 
-@pytest.mark.parametrize("call, exc", [
-    (lambda R: R.reset([0], references=[np.zeros((2, 2)), np.zeros((2, 2))]), ValueError),  # count
-    (lambda R: R.reset([0, 1], references=[np.zeros((2, 2))]), ValueError),
-    (lambda R: R.reset([0], references=[np.zeros((2, 3))]), ValueError),     # D differs from the others
-    (lambda R: R.reset([0], references=[np.zeros((0, 2))]), ValueError),     # empty
-    (lambda R: R.reset([0], references=[np.array([[np.inf, 0.0]])]), ValueError),
-    (lambda R: R.reset([0], references=[[0, 1]]), ValueError),               # node path among coordinates
-    (lambda R: R.reset([3]), IndexError),
-    (lambda R: R.reset([-4]), IndexError),
-    (lambda R: R.done(np.ones(2, bool)), ValueError),
-    (lambda R: R.done(np.ones((3, 1), bool)), ValueError),
-])
+@pytest.mark.parametrize(
+    "call, exc",
+    [
+        (lambda R: R.reset([0], references=[np.zeros((2, 2)), np.zeros((2, 2))]), ValueError),  # count
+        (lambda R: R.reset([0, 1], references=[np.zeros((2, 2))]), ValueError),
+        (lambda R: R.reset([0], references=[np.zeros((2, 3))]), ValueError),  # D differs from the others
+        (lambda R: R.reset([0], references=[np.zeros((0, 2))]), ValueError),  # empty
+        (lambda R: R.reset([0], references=[np.array([[np.inf, 0.0]])]), ValueError),
+        (lambda R: R.reset([0], references=[[0, 1]]), ValueError),  # node path among coordinates
+        (lambda R: R.reset([3]), IndexError),
+        (lambda R: R.reset([-4]), IndexError),
+        (lambda R: R.done(np.ones(2, bool)), ValueError),
+        (lambda R: R.done(np.ones((3, 1), bool)), ValueError),
+    ],
+)
 def test_bad_reset_and_done_leave_state_unchanged(call, exc):
     a, b = _coord_pair()
     with pytest.raises(exc):
@@ -457,7 +511,7 @@ def test_reset_with_new_references_keeps_other_episodes():
     refs = [rng.normal(size=(n, 3)) for n in (2, 5, 8, 3)]
     R = NDTWReward(refs, threshold=2.0)
     traj = [[] for _ in refs]
-    for t in range(5):
+    for _ in range(5):
         p = rng.normal(size=(4, 3)).astype(np.float32)
         R.step(p)
         for b in range(4):
@@ -523,7 +577,6 @@ def test_reward_array_is_reused_and_properties_are_copies():
 # --------------------------------------------------------------------------------------------
 
 README_MARKER = "<!-- test_reward: vector-env sketch -->"
-
 
 
 def sketch_source() -> str:

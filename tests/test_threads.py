@@ -48,7 +48,7 @@ def data():
     nqrys = Paths.from_list(_node_batch(rng, 3000, 17))
     env = rng.integers(0, 2, size=3000)
     pairs = np.stack([rng.integers(0, 3000, 5000), rng.integers(0, 3000, 5000)], axis=1)
-    return dict(refs=refs, qrys=qrys, mats=mats, nrefs=nrefs, nqrys=nqrys, env=env, pairs=pairs)
+    return {"refs": refs, "qrys": qrys, "mats": mats, "nrefs": nrefs, "nqrys": nqrys, "env": env, "pairs": pairs}
 
 
 CALLS = {
@@ -59,10 +59,13 @@ CALLS = {
     "fastdtw 0": lambda d, w: navdtw.sdtw_batch(d["refs"], d["qrys"], radius=0, workers=w),
     "pairs": lambda d, w: navdtw.dtw_batch(d["refs"], d["qrys"], pairs=d["pairs"], workers=w),
     "pairs fastdtw 2": lambda d, w: navdtw.dtw_batch(d["refs"], d["qrys"], pairs=d["pairs"], radius=2, workers=w),
-    "matrix": lambda d, w: navdtw.dtw_matrix(Paths.from_list(d["refs"].tolist()[:60]),
-                                             Paths.from_list(d["qrys"].tolist()[:50]), workers=w),
+    "matrix": lambda d, w: navdtw.dtw_matrix(
+        Paths.from_list(d["refs"].tolist()[:60]), Paths.from_list(d["qrys"].tolist()[:50]), workers=w
+    ),
     "nodes env": lambda d, w: navdtw.dtw_batch(d["nrefs"], d["nqrys"], distances=d["mats"][1], workers=w),
-    "nodes two envs": lambda d, w: navdtw.sdtw_batch(d["nrefs"], d["nqrys"], distances=d["mats"], env=d["env"], workers=w),
+    "nodes two envs": lambda d, w: navdtw.sdtw_batch(
+        d["nrefs"], d["nqrys"], distances=d["mats"], env=d["env"], workers=w
+    ),
     "nodes band": lambda d, w: navdtw.dtw_batch(d["nrefs"], d["nqrys"], distances=d["mats"][0], window=1, workers=w),
     "evaluate": lambda d, w: navdtw.evaluate(d["refs"], d["qrys"], workers=w, metrics=["ndtw", "sdtw", "cls"])["ndtw"],
 }
@@ -100,7 +103,7 @@ def test_many_python_threads(data):
                 for j, name in enumerate(names):
                     if (j + k + rep) % 2 == 0:  # every thread a different mix, all in flight together
                         results[(k, rep, name)] = CALLS[name](data, 1 + (k % 3))
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append((k, repr(e)))
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
@@ -160,8 +163,9 @@ print("usable")
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("extra, count", [("", 2000), ("radius=1, ", 15000), ("window=50, ", 10000)],
-                         ids=["exact", "fastdtw", "band"])
+@pytest.mark.parametrize(
+    "extra, count", [("", 2000), ("radius=1, ", 15000), ("window=50, ", 10000)], ids=["exact", "fastdtw", "band"]
+)
 def test_keyboard_interrupt_stops_batch(workers, extra, count):
     code = textwrap.dedent(INTERRUPT.format(workers=workers, extra=extra, count=count))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -191,7 +195,8 @@ except KeyboardInterrupt:
     print("interrupted after", time.perf_counter() - sent[0])
 else:
     raise SystemExit("the batch finished without KeyboardInterrupt")
-assert navdtw.dtw_batch([[0, 1]], [[1]], distances=mats, env=[1], workers={workers})[0] == float(mats[1][0, 1]) + float(mats[1][1, 1])
+value = navdtw.dtw_batch([[0, 1]], [[1]], distances=mats, env=[1], workers={workers})[0]
+assert value == float(mats[1][0, 1]) + float(mats[1][1, 1])
 print("usable")
 """
 
@@ -200,7 +205,7 @@ NODE_PATHS = {
     "long": "refs = [rng.integers(0, 300, 3000)]\npairs = np.zeros((4000, 2), np.int64)",
     # blocks of short paths are packed and grouped by environment: 10 M pairs of 16 x 16 ids
     "short": "refs = navdtw.Paths(rng.integers(0, 300, 16 * 1000).astype(np.int32), np.arange(0, 16001, 16))\n"
-             "pairs = rng.integers(0, 1000, size=(10_000_000, 2))",
+    "pairs = rng.integers(0, 1000, size=(10_000_000, 2))",
 }
 
 
@@ -232,11 +237,17 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""), reason="3x slower under the sanitizer; no memory access to check")
+@pytest.mark.skipif(
+    "asan" in os.environ.get("LD_PRELOAD", ""), reason="3x slower under the sanitizer; no memory access to check"
+)
 @pytest.mark.parametrize("call", ["dtw(a, a)", "dtw_batch([a], [a], workers=2)"])
 def test_keyboard_interrupt_inside_one_long_pair(call):
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(SINGLE_LONG_PAIR.format(call=call))],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SINGLE_LONG_PAIR.format(call=call))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     delay = float(proc.stdout.split()[-1])
     assert delay < 1.0, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"

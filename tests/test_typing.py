@@ -16,9 +16,18 @@ USAGE = Path(__file__).parent / "typecheck" / "usage.py"
 
 def _mypy(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports",
-         "--no-incremental", str(path)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            "--ignore-missing-imports",
+            "--no-incremental",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

@@ -55,9 +55,12 @@ struct PairIndex {
 
     std::pair<index_t, index_t> at(index_t b) const {
         switch (mode) {
-            case PairMode::kExplicit: return {pairs[2 * b], pairs[2 * b + 1]};
-            case PairMode::kAll: return {b / n_queries, b % n_queries};
-            default: return {b, b};
+            case PairMode::kExplicit:
+                return {pairs[2 * b], pairs[2 * b + 1]};
+            case PairMode::kAll:
+                return {b / n_queries, b % n_queries};
+            default:
+                return {b, b};
         }
     }
 };
@@ -150,17 +153,19 @@ void for_each_pair(index_t B, int workers, const Poll& poll, double* out, const 
 }
 
 template <class T>
-double dtw_points_pair_t(const float* a, index_t n, const float* q, index_t m, int dim, index_t window,
-                         Workspace& ws) {
+double dtw_points_pair_t(const float* a, index_t n, const float* q, index_t m, int dim, index_t window, Workspace& ws) {
     switch (dim) {
-        case 2: return dtw_pair<T>(EuclideanCost<float, 2>{a, q, 2}, n, m, window, ws);
-        case 3: return dtw_pair<T>(EuclideanCost<float, 3>{a, q, 3}, n, m, window, ws);
-        default: return dtw_pair<T>(EuclideanCost<float, 0>{a, q, dim}, n, m, window, ws);
+        case 2:
+            return dtw_pair<T>(EuclideanCost<float, 2>{a, q, 2}, n, m, window, ws);
+        case 3:
+            return dtw_pair<T>(EuclideanCost<float, 3>{a, q, 3}, n, m, window, ws);
+        default:
+            return dtw_pair<T>(EuclideanCost<float, 0>{a, q, dim}, n, m, window, ws);
     }
 }
 
-inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t m, int dim,
-                              const Method& method, Workspace& ws) {
+inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t m, int dim, const Method& method,
+                              Workspace& ws) {
     if (method.radius >= 0) return fastdtw_points(a, n, q, m, dim, method.radius, ws);
     if (method.single) return dtw_points_pair_t<float>(a, n, q, m, dim, method.window, ws);
     return dtw_points_pair_t<double>(a, n, q, m, dim, method.window, ws);
@@ -207,7 +212,8 @@ ShapeOrder shape_order(const RSet& R, const QSet& Q, const PairIndex& P, index_t
             for (index_t b = b0; b < b1; ++b) ++start[static_cast<std::size_t>(key(b)) + 1];
             start[0] = b0;
             for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-            for (index_t b = b0; b < b1; ++b) so.order[static_cast<std::size_t>(start[static_cast<std::size_t>(key(b))]++)] = b;
+            for (index_t b = b0; b < b1; ++b)
+                so.order[static_cast<std::size_t>(start[static_cast<std::size_t>(key(b))]++)] = b;
         }
     } else {
         std::iota(so.order.begin(), so.order.end(), index_t(0));
@@ -227,21 +233,24 @@ template <class GroupFn>
 void run_lanes(const ShapeOrder& so, double* out, int workers, const Poll& poll, const GroupFn& group) {
     const auto B = static_cast<index_t>(so.order.size());
     const index_t groups = (B + kLanes - 1) / kLanes;
-    run_parallel(groups, workers, std::max<index_t>(1, default_chunk(groups, workers) / 4), [&](index_t g0, index_t g1) {
-        LaneScratch scratch;
-        double res[kLanes];
-        for (index_t g = g0; g < g1; ++g) {
-            const index_t first = g * kLanes;
-            const int count = static_cast<int>(std::min<index_t>(kLanes, B - first));
-            const index_t* ids = so.order.data() + first;
-            group(ids, count, res, scratch);
-            for (int l = 0; l < count; ++l) out[ids[l]] = res[l];
-        }
-    }, poll);
+    run_parallel(
+        groups, workers, std::max<index_t>(1, default_chunk(groups, workers) / 4),
+        [&](index_t g0, index_t g1) {
+            LaneScratch scratch;
+            double res[kLanes];
+            for (index_t g = g0; g < g1; ++g) {
+                const index_t first = g * kLanes;
+                const int count = static_cast<int>(std::min<index_t>(kLanes, B - first));
+                const index_t* ids = so.order.data() + first;
+                group(ids, count, res, scratch);
+                for (int l = 0; l < count; ++l) out[ids[l]] = res[l];
+            }
+        },
+        poll);
 }
 
-inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
-                             const Method& method, double* out, int workers, const Poll& poll) {
+inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B, const Method& method,
+                             double* out, int workers, const Poll& poll) {
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
@@ -310,8 +319,8 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 // too many matrices for a block to group (over block / 8) do pairs run one by one.
 template <class I, class SolveFn>
 void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
-                        const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll,
-                        double* out, const SolveFn& solve) {
+                        const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll, double* out,
+                        const SolveFn& solve) {
     const auto n_env = static_cast<index_t>(mats.size());
     const index_t w = std::max(1, workers);
     const index_t block = std::clamp<index_t>((B + 4 * w - 1) / (4 * w), kEnvBlockMin, kEnvBlockMax);
@@ -332,81 +341,88 @@ void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vec
     const bool avx2_ids = use_avx2();
     const auto copy_pair_ids = [&](const Checked& c, index_t n_nodes, I* to) {
         if constexpr (std::is_same_v<I, std::int32_t>)
-            if (avx2_ids && n_nodes <= INT32_MAX) return copy_node_ids_avx2(R.path(c.r), c.n, Q.path(c.q), c.m, n_nodes, to);
-        return copy_ids_in_range(R.path(c.r), c.n, n_nodes, to) && copy_ids_in_range(Q.path(c.q), c.m, n_nodes, to + c.n);
+            if (avx2_ids && n_nodes <= INT32_MAX)
+                return copy_node_ids_avx2(R.path(c.r), c.n, Q.path(c.q), c.m, n_nodes, to);
+        return copy_ids_in_range(R.path(c.r), c.n, n_nodes, to) &&
+               copy_ids_in_range(Q.path(c.q), c.m, n_nodes, to + c.n);
     };
-    run_parallel((B + block - 1) / block, workers, 1, [&](index_t k0, index_t k1) {
-        Workspace ws;
-        std::vector<Checked> checked;
-        std::vector<index_t> pairs_at(static_cast<std::size_t>(n_env) + 1), ids_at(static_cast<std::size_t>(n_env) + 1);
-        std::vector<Packed> packed;
-        std::vector<I> ids;
-        for (index_t k = k0; k < k1; ++k) {
-            const index_t b0 = k * block, b1 = std::min(B, b0 + block);
-            // A block checks paths and environments in one pass and node ids in a later one. When
-            // pair b fails either, node_pair re-checks b0 .. b in order and throws for the lowest
-            // bad pair, so the error is the one a pair-by-pair check would give.
-            const auto fail_at = [&](index_t bad) {
-                for (index_t x = b0; x <= bad; ++x) node_pair(R, Q, mats, env, P, x);
-                throw std::logic_error("navdtw: a node pair failed a check and then passed it");
-            };
-            checked.resize(static_cast<std::size_t>(b1 - b0));
-            std::fill(pairs_at.begin(), pairs_at.end(), 0);
-            std::fill(ids_at.begin(), ids_at.end(), 0);
-            for (index_t b = b0; b < b1; ++b) {
-                const auto [r, q] = P.at(b);
-                const index_t e = env ? env[b] : 0;
-                if (!(r >= 0 && r < R.size && q >= 0 && q < Q.size && e >= 0 && e < n_env)) fail_at(b);
-                const Checked c{r, q, e, R.length(r), Q.length(q)};
-                if (c.n <= 0 || c.m <= 0) fail_at(b);
-                checked[static_cast<std::size_t>(b - b0)] = c;
-                ++pairs_at[static_cast<std::size_t>(c.e) + 1];
-                ids_at[static_cast<std::size_t>(c.e) + 1] += c.n + c.m;
-            }
-            index_t n_ids = 0;
-            for (std::size_t e = 1; e < pairs_at.size(); ++e) {
-                n_ids += ids_at[e];
-                pairs_at[e] += pairs_at[e - 1];
-                ids_at[e] += ids_at[e - 1] + kIdCopySlack;  // room for the AVX2 copy's overrun
-            }
-            if (n_ids > (b1 - b0) * kPackIdsPerPair) {
-                // long paths: their own DP outweighs the cache misses, and a copy would be large
-                for (index_t b = b0; b < b1; ++b) {
-                    const Checked& c = checked[static_cast<std::size_t>(b - b0)];
-                    const DistanceMatrix& M = mats[static_cast<std::size_t>(c.e)];
-                    if (!ids_in_range(R.path(c.r), c.n, M.n) || !ids_in_range(Q.path(c.q), c.m, M.n)) fail_at(b);
-                    out[b] = solve(M, R.path(c.r), c.n, Q.path(c.q), c.m, ws);
-                    if ((b & 255) == 255) check_cancel();
-                }
-                continue;
-            }
-            packed.resize(static_cast<std::size_t>(b1 - b0));
-            ids.resize(static_cast<std::size_t>(ids_at.back() + kIdCopySlack));
-            for (index_t b = b0; b < b1; ++b) {
-                const Checked& c = checked[static_cast<std::size_t>(b - b0)];
-                const auto e = static_cast<std::size_t>(c.e);
-                const index_t at = ids_at[e], n_nodes = mats[e].n;
-                if (!copy_pair_ids(c, n_nodes, ids.data() + at)) fail_at(b);
-                ids_at[e] += c.n + c.m;
-                packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
-            }
-            // pairs_at[e] now ends bucket e, so bucket e is [pairs_at[e - 1], pairs_at[e])
-            for (index_t e = 0; e < n_env; ++e) {
-                const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
-                for (index_t i = e == 0 ? 0 : pairs_at[static_cast<std::size_t>(e) - 1]; i < pairs_at[static_cast<std::size_t>(e)]; ++i) {
-                    const Packed& x = packed[static_cast<std::size_t>(i)];
-                    out[x.b] = solve(M, ids.data() + x.at, x.n, ids.data() + x.at + x.n, x.m, ws);
-                }
-                check_cancel();
-            }
-        }
-    }, poll);
+    run_parallel((B + block - 1) / block, workers, 1,
+                 [&](index_t k0, index_t k1) {
+                     Workspace ws;
+                     std::vector<Checked> checked;
+                     std::vector<index_t> pairs_at(static_cast<std::size_t>(n_env) + 1),
+                         ids_at(static_cast<std::size_t>(n_env) + 1);
+                     std::vector<Packed> packed;
+                     std::vector<I> ids;
+                     for (index_t k = k0; k < k1; ++k) {
+                         const index_t b0 = k * block, b1 = std::min(B, b0 + block);
+                         // A block checks paths and environments in one pass and node ids in a later one. When
+                         // pair b fails either, node_pair re-checks b0 .. b in order and throws for the lowest
+                         // bad pair, so the error is the one a pair-by-pair check would give.
+                         const auto fail_at = [&](index_t bad) {
+                             for (index_t x = b0; x <= bad; ++x) node_pair(R, Q, mats, env, P, x);
+                             throw std::logic_error("navdtw: a node pair failed a check and then passed it");
+                         };
+                         checked.resize(static_cast<std::size_t>(b1 - b0));
+                         std::fill(pairs_at.begin(), pairs_at.end(), 0);
+                         std::fill(ids_at.begin(), ids_at.end(), 0);
+                         for (index_t b = b0; b < b1; ++b) {
+                             const auto [r, q] = P.at(b);
+                             const index_t e = env ? env[b] : 0;
+                             if (!(r >= 0 && r < R.size && q >= 0 && q < Q.size && e >= 0 && e < n_env)) fail_at(b);
+                             const Checked c{r, q, e, R.length(r), Q.length(q)};
+                             if (c.n <= 0 || c.m <= 0) fail_at(b);
+                             checked[static_cast<std::size_t>(b - b0)] = c;
+                             ++pairs_at[static_cast<std::size_t>(c.e) + 1];
+                             ids_at[static_cast<std::size_t>(c.e) + 1] += c.n + c.m;
+                         }
+                         index_t n_ids = 0;
+                         for (std::size_t e = 1; e < pairs_at.size(); ++e) {
+                             n_ids += ids_at[e];
+                             pairs_at[e] += pairs_at[e - 1];
+                             ids_at[e] += ids_at[e - 1] + kIdCopySlack;  // room for the AVX2 copy's overrun
+                         }
+                         if (n_ids > (b1 - b0) * kPackIdsPerPair) {
+                             // long paths: their own DP outweighs the cache misses, and a copy would be large
+                             for (index_t b = b0; b < b1; ++b) {
+                                 const Checked& c = checked[static_cast<std::size_t>(b - b0)];
+                                 const DistanceMatrix& M = mats[static_cast<std::size_t>(c.e)];
+                                 if (!ids_in_range(R.path(c.r), c.n, M.n) || !ids_in_range(Q.path(c.q), c.m, M.n))
+                                     fail_at(b);
+                                 out[b] = solve(M, R.path(c.r), c.n, Q.path(c.q), c.m, ws);
+                                 if ((b & 255) == 255) check_cancel();
+                             }
+                             continue;
+                         }
+                         packed.resize(static_cast<std::size_t>(b1 - b0));
+                         ids.resize(static_cast<std::size_t>(ids_at.back() + kIdCopySlack));
+                         for (index_t b = b0; b < b1; ++b) {
+                             const Checked& c = checked[static_cast<std::size_t>(b - b0)];
+                             const auto e = static_cast<std::size_t>(c.e);
+                             const index_t at = ids_at[e], n_nodes = mats[e].n;
+                             if (!copy_pair_ids(c, n_nodes, ids.data() + at)) fail_at(b);
+                             ids_at[e] += c.n + c.m;
+                             packed[static_cast<std::size_t>(pairs_at[e]++)] = {b, at, c.n, c.m};
+                         }
+                         // pairs_at[e] now ends bucket e, so bucket e is [pairs_at[e - 1], pairs_at[e])
+                         for (index_t e = 0; e < n_env; ++e) {
+                             const DistanceMatrix& M = mats[static_cast<std::size_t>(e)];
+                             for (index_t i = e == 0 ? 0 : pairs_at[static_cast<std::size_t>(e) - 1];
+                                  i < pairs_at[static_cast<std::size_t>(e)]; ++i) {
+                                 const Packed& x = packed[static_cast<std::size_t>(i)];
+                                 out[x.b] = solve(M, ids.data() + x.at, x.n, ids.data() + x.at + x.n, x.m, ws);
+                             }
+                             check_cancel();
+                         }
+                     }
+                 },
+                 poll);
 }
 
 template <class I>
 void dtw_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
-                     const index_t* env, const PairIndex& P, index_t B, const Method& method,
-                     double* out, int workers, const Poll& poll) {
+                     const index_t* env, const PairIndex& P, index_t B, const Method& method, double* out, int workers,
+                     const Poll& poll) {
     check_method(method);
     if (method.radius >= 0)
         throw std::invalid_argument("radius (FastDTW) needs coordinate paths: node paths cannot be averaged");

@@ -125,8 +125,7 @@ struct NoSink {
 // T is the type of the sums: double, or float for precision="single" (the costs are float32
 // values either way, so converting them to T is exact).
 template <class Cost, class Window, class T, class Sink = NoSink>
-double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& win, T* buf,
-                   Sink&& last_col = Sink{}) {
+double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& win, T* buf, Sink&& last_col = Sink{}) {
     const T inf = std::numeric_limits<T>::infinity();
     std::fill(buf, buf + cols, inf);
     index_t prev_lo = 0;
@@ -147,8 +146,10 @@ double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& w
         }
         // Once a row's range starts past lo, nothing reads below it again except through `diag`.
         prev_lo = lo;
-        if (hi == cols - 1) last_col(t, buf[cols - 1]);
-        else last_col(t, kInf);
+        if (hi == cols - 1)
+            last_col(t, buf[cols - 1]);
+        else
+            last_col(t, kInf);
     }
     return buf[cols - 1];
 }
@@ -163,27 +164,29 @@ double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& w
 enum class Ties { kDiagFirst, kFastdtw };
 
 struct Workspace {
-    std::vector<double> row;          // rolling row / previous row
-    std::vector<double> row2;         // current row (path kernel)
-    std::vector<std::uint8_t> dirs;   // step directions of the window cells
-    std::vector<index_t> start;       // offset of each row in `dirs`
-    std::vector<index_t> lo, hi;      // window ranges
+    std::vector<double> row;         // rolling row / previous row
+    std::vector<double> row2;        // current row (path kernel)
+    std::vector<std::uint8_t> dirs;  // step directions of the window cells
+    std::vector<index_t> start;      // offset of each row in `dirs`
+    std::vector<index_t> lo, hi;     // window ranges
     std::vector<std::pair<index_t, index_t>> path, path2;
-    std::vector<float> row_single;    // rolling row of precision="single"
+    std::vector<float> row_single;  // rolling row of precision="single"
     // A rolling row of at least n sums of type T: `row` for double, `row_single` for float.
     template <class T>
     T* rolling_row(index_t n) {
         std::vector<T>* r;
-        if constexpr (std::is_same_v<T, float>) r = &row_single;
-        else r = &row;
+        if constexpr (std::is_same_v<T, float>)
+            r = &row_single;
+        else
+            r = &row;
         if (static_cast<index_t>(r->size()) < n) r->resize(static_cast<std::size_t>(n));
         return r->data();
     }
 };
 
 template <class Cost, class Window>
-double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window& win, Ties ties,
-                     Workspace& ws, std::vector<std::pair<index_t, index_t>>& path) {
+double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window& win, Ties ties, Workspace& ws,
+                     std::vector<std::pair<index_t, index_t>>& path) {
     ws.start.resize(static_cast<std::size_t>(rows) + 1);
     index_t total = 0;
     for (index_t t = 0; t < rows; ++t) {
@@ -205,18 +208,34 @@ double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window&
         for (index_t s = lo; s <= hi; ++s) {
             const double up = (t > 0 && s >= plo && s <= phi) ? prev[s] : kInf;
             double diag;
-            if (t == 0 && s == 0) diag = 0.0;
-            else diag = (t > 0 && s - 1 >= plo && s - 1 <= phi) ? prev[s - 1] : kInf;
+            if (t == 0 && s == 0)
+                diag = 0.0;
+            else
+                diag = (t > 0 && s - 1 >= plo && s - 1 <= phi) ? prev[s - 1] : kInf;
             double best;
             std::uint8_t d;
             if (ties == Ties::kFastdtw) {
-                best = up; d = 0;
-                if (left < best) { best = left; d = 1; }
-                if (diag < best) { best = diag; d = 2; }
+                best = up;
+                d = 0;
+                if (left < best) {
+                    best = left;
+                    d = 1;
+                }
+                if (diag < best) {
+                    best = diag;
+                    d = 2;
+                }
             } else {
-                best = diag; d = 2;
-                if (up < best) { best = up; d = 0; }
-                if (left < best) { best = left; d = 1; }
+                best = diag;
+                d = 2;
+                if (up < best) {
+                    best = up;
+                    d = 0;
+                }
+                if (left < best) {
+                    best = left;
+                    d = 1;
+                }
             }
             const double v = cost(t, s) + best;
             cur[s] = v;
@@ -236,11 +255,22 @@ double dtw_with_path(const Cost& cost, index_t rows, index_t cols, const Window&
         if (t == 0 && s == 0) break;
         if (s < win.lo(t) || s > win.hi(t)) throw std::logic_error("navdtw: warping path left its window");
         const std::uint8_t d = ws.dirs[static_cast<std::size_t>(ws.start[static_cast<std::size_t>(t)] + s - win.lo(t))];
-        if (t == 0) { --s; continue; }        // only (0, s-1) is finite on row 0
-        if (s == 0 && d != 0) { --t; continue; }
-        if (d == 0) --t;
-        else if (d == 1) --s;
-        else { --t; --s; }
+        if (t == 0) {
+            --s;
+            continue;
+        }  // only (0, s-1) is finite on row 0
+        if (s == 0 && d != 0) {
+            --t;
+            continue;
+        }
+        if (d == 0)
+            --t;
+        else if (d == 1)
+            --s;
+        else {
+            --t;
+            --s;
+        }
     }
     std::reverse(path.begin(), path.end());
     return value;
@@ -265,9 +295,8 @@ inline void reduce_by_half(const double* x, index_t n, int dim, std::vector<doub
 }
 
 // Projects a coarse path onto the fine window ranges lo[0..nx), hi[0..nx).
-inline void expand_window(const std::vector<std::pair<index_t, index_t>>& path, index_t cnx,
-                          index_t nx, index_t ny, index_t radius, std::vector<index_t>& lo,
-                          std::vector<index_t>& hi) {
+inline void expand_window(const std::vector<std::pair<index_t, index_t>>& path, index_t cnx, index_t nx, index_t ny,
+                          index_t radius, std::vector<index_t>& lo, std::vector<index_t>& hi) {
     // Per coarse row: smallest and largest path column (the path is monotone and connected).
     std::vector<index_t> pmin(static_cast<std::size_t>(cnx), std::numeric_limits<index_t>::max());
     std::vector<index_t> pmax(static_cast<std::size_t>(cnx), std::numeric_limits<index_t>::min());
@@ -296,9 +325,8 @@ inline void expand_window(const std::vector<std::pair<index_t, index_t>>& path, 
 
 // FastDTW on double series x [nx, dim] (rows) and y [ny, dim] (columns). When `path` is non-null
 // the alignment is returned too (needed by the recursion); the top level asks for the value only.
-inline double fastdtw_level(const double* x, index_t nx, const double* y, index_t ny, int dim,
-                            index_t radius, Workspace& ws,
-                            std::vector<std::pair<index_t, index_t>>* path) {
+inline double fastdtw_level(const double* x, index_t nx, const double* y, index_t ny, int dim, index_t radius,
+                            Workspace& ws, std::vector<std::pair<index_t, index_t>>* path) {
     const EuclideanCost<double, 0> cost{x, y, dim};
     if (nx < radius + 2 || ny < radius + 2) {
         if (path) return dtw_with_path(cost, nx, ny, FullWindow{ny}, Ties::kFastdtw, ws, *path);
@@ -396,14 +424,22 @@ template <int C, class T, bool kTransposed, class I>
 template <class T, class Cost>
 double dtw_exact_short(const Cost& cost, index_t rows, index_t cols) {
     switch (cols) {
-        case 1: return dtw_short_row<1, T>(cost, rows);
-        case 2: return dtw_short_row<2, T>(cost, rows);
-        case 3: return dtw_short_row<3, T>(cost, rows);
-        case 4: return dtw_short_row<4, T>(cost, rows);
-        case 5: return dtw_short_row<5, T>(cost, rows);
-        case 6: return dtw_short_row<6, T>(cost, rows);
-        case 7: return dtw_short_row<7, T>(cost, rows);
-        default: return dtw_short_row<8, T>(cost, rows);
+        case 1:
+            return dtw_short_row<1, T>(cost, rows);
+        case 2:
+            return dtw_short_row<2, T>(cost, rows);
+        case 3:
+            return dtw_short_row<3, T>(cost, rows);
+        case 4:
+            return dtw_short_row<4, T>(cost, rows);
+        case 5:
+            return dtw_short_row<5, T>(cost, rows);
+        case 6:
+            return dtw_short_row<6, T>(cost, rows);
+        case 7:
+            return dtw_short_row<7, T>(cost, rows);
+        default:
+            return dtw_short_row<8, T>(cost, rows);
     }
 }
 constexpr index_t kShortRow = 8;
@@ -414,14 +450,22 @@ constexpr index_t kShortRow = 8;
 template <class T, bool kTransposed, class I>
 [[gnu::always_inline]] inline double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
     switch (cols) {
-        case 1: return dtw_short_row_matrix<1, T, kTransposed>(cost, rows);
-        case 2: return dtw_short_row_matrix<2, T, kTransposed>(cost, rows);
-        case 3: return dtw_short_row_matrix<3, T, kTransposed>(cost, rows);
-        case 4: return dtw_short_row_matrix<4, T, kTransposed>(cost, rows);
-        case 5: return dtw_short_row_matrix<5, T, kTransposed>(cost, rows);
-        case 6: return dtw_short_row_matrix<6, T, kTransposed>(cost, rows);
-        case 7: return dtw_short_row_matrix<7, T, kTransposed>(cost, rows);
-        default: return dtw_short_row_matrix<8, T, kTransposed>(cost, rows);
+        case 1:
+            return dtw_short_row_matrix<1, T, kTransposed>(cost, rows);
+        case 2:
+            return dtw_short_row_matrix<2, T, kTransposed>(cost, rows);
+        case 3:
+            return dtw_short_row_matrix<3, T, kTransposed>(cost, rows);
+        case 4:
+            return dtw_short_row_matrix<4, T, kTransposed>(cost, rows);
+        case 5:
+            return dtw_short_row_matrix<5, T, kTransposed>(cost, rows);
+        case 6:
+            return dtw_short_row_matrix<6, T, kTransposed>(cost, rows);
+        case 7:
+            return dtw_short_row_matrix<7, T, kTransposed>(cost, rows);
+        default:
+            return dtw_short_row_matrix<8, T, kTransposed>(cost, rows);
     }
 }
 
@@ -462,8 +506,8 @@ double dtw_pair(const Cost& cost, index_t n, index_t m, index_t window, Workspac
 // coarse levels average in double, as the package does, so they choose the same windows; the
 // finest level measures the original float32 points like every other kernel, so FastDTW >=
 // exact DTW holds bit for bit (and differs from the package's float64 sums by ~1e-7 relative).
-inline double fastdtw_points(const float* ref, index_t n, const float* qry, index_t m, int dim,
-                             index_t radius, Workspace& ws) {
+inline double fastdtw_points(const float* ref, index_t n, const float* qry, index_t m, int dim, index_t radius,
+                             Workspace& ws) {
     radius = std::min(radius, std::max(n, m));  // wider is exact anyway; keeps radius + 2 in range
     const EuclideanCost<float, 0> cost{qry, ref, dim};
     if (m < radius + 2 || n < radius + 2) return dtw_rolling(cost, m, n, FullWindow{n}, ws.rolling_row<double>(n));

@@ -39,13 +39,15 @@ struct StripSums {
 };
 
 struct LaneScratch {
-    std::vector<float> ri, qi;          // interleaved points: [row][dim][lane]
+    std::vector<float> ri, qi;  // interleaved points: [row][dim][lane]
     StripSums<double> sums;
     StripSums<float> sums_single;
     template <class T>
     StripSums<T>& sums_of() {
-        if constexpr (std::is_same_v<T, float>) return sums_single;
-        else return sums;
+        if constexpr (std::is_same_v<T, float>)
+            return sums_single;
+        else
+            return sums;
     }
 };
 

@@ -103,7 +103,10 @@ void run_parallel(std::int64_t n, int workers, std::int64_t chunk, const Body& b
                 // stopped on request (Ctrl-C or another worker's error): nothing to report
             } catch (...) {
                 std::lock_guard<std::mutex> lock(mu);
-                if (err_at < 0 || b < err_at) { err_at = b; err = std::current_exception(); }
+                if (err_at < 0 || b < err_at) {
+                    err_at = b;
+                    err = std::current_exception();
+                }
                 stop.store(true, std::memory_order_relaxed);
             }
         }

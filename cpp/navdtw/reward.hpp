@@ -34,31 +34,37 @@ inline double extend_column(double* col, index_t n, index_t t, const Cost& cost)
 }
 
 struct RewardState {
-    double* columns;        // flat DP columns, one block of |R_b| per episode
+    double* columns;  // flat DP columns, one block of |R_b| per episode
     const index_t* ref_offsets;
-    index_t* steps;         // points appended so far per episode
-    double* dtw;            // current DTW per episode
-    double* ndtw;           // current nDTW per episode
+    index_t* steps;  // points appended so far per episode
+    double* dtw;     // current DTW per episode
+    double* ndtw;    // current nDTW per episode
     const std::uint8_t* active;
-    index_t size;           // episodes
+    index_t size;  // episodes
     double threshold;
 };
 
 // One step for every active episode: point(b) supplies the cost functor for episode b.
 template <class PointCost>
 void reward_step(RewardState& s, double* rewards, const PointCost& point_cost, int workers, const Poll& poll) {
-    run_parallel(s.size, workers, std::max<index_t>(64, default_chunk(s.size, workers)), [&](index_t begin, index_t end) {
-        for (index_t b = begin; b < end; ++b) {
-            if (!s.active[b]) { rewards[b] = 0.0; continue; }
-            const index_t off = s.ref_offsets[b], n = s.ref_offsets[b + 1] - off;
-            const double d = point_cost(b, s.columns + off, n, s.steps[b]);
-            const double nd = std::exp(-d / (static_cast<double>(n) * s.threshold));
-            rewards[b] = s.steps[b] == 0 ? 0.0 : nd - s.ndtw[b];
-            s.dtw[b] = d;
-            s.ndtw[b] = nd;
-            ++s.steps[b];
-        }
-    }, poll);
+    run_parallel(
+        s.size, workers, std::max<index_t>(64, default_chunk(s.size, workers)),
+        [&](index_t begin, index_t end) {
+            for (index_t b = begin; b < end; ++b) {
+                if (!s.active[b]) {
+                    rewards[b] = 0.0;
+                    continue;
+                }
+                const index_t off = s.ref_offsets[b], n = s.ref_offsets[b + 1] - off;
+                const double d = point_cost(b, s.columns + off, n, s.steps[b]);
+                const double nd = std::exp(-d / (static_cast<double>(n) * s.threshold));
+                rewards[b] = s.steps[b] == 0 ? 0.0 : nd - s.ndtw[b];
+                s.dtw[b] = d;
+                s.ndtw[b] = nd;
+                ++s.steps[b];
+            }
+        },
+        poll);
 }
 
 }  // namespace navdtw

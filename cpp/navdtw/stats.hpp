@@ -86,8 +86,8 @@ struct StatsScratch {
 // Writes stat k of this pair to out[k * stride] (the batch output is column-major [kNumStats, B],
 // so metrics.py reads every statistic as one contiguous array).
 template <class Metric, class Seq>
-void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t m, double threshold,
-                double* out, index_t stride, StatsScratch& s) {
+void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t m, double threshold, double* out,
+                index_t stride, StatsScratch& s) {
     const auto goal = r[n - 1];
     out[kNE * stride] = d(goal, q[m - 1]);
     double one = kInf, plq = 0.0, plr = 0.0;
@@ -125,38 +125,44 @@ void pair_stats(const Metric& d, const Seq& r, index_t n, const Seq& q, index_t 
     out[kPC * stride] = pc / static_cast<double>(n);
 }
 
-inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B,
-                               double threshold, double* out, int workers, const Poll& poll) {
+inline void stats_points_batch(const PointSet& R, const PointSet& Q, const PairIndex& P, index_t B, double threshold,
+                               double* out, int workers, const Poll& poll) {
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
-    run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
-        StatsScratch s;
-        for (index_t b = begin; b < end; ++b) {
-            const auto [r, q] = P.at(b);
-            check_path(R, r, "references", b);
-            check_path(Q, q, "queries", b);
-            double* o = out + b;
-            pair_stats(PointMetric{R.dim}, PointSeq{R.path(r), R.dim}, R.length(r), PointSeq{Q.path(q), Q.dim},
-                       Q.length(q), threshold, o, B, s);
-            o[kEdit * B] = std::nan("");
-        }
-    }, poll);
+    run_parallel(
+        B, workers, default_chunk(B, workers),
+        [&](index_t begin, index_t end) {
+            StatsScratch s;
+            for (index_t b = begin; b < end; ++b) {
+                const auto [r, q] = P.at(b);
+                check_path(R, r, "references", b);
+                check_path(Q, q, "queries", b);
+                double* o = out + b;
+                pair_stats(PointMetric{R.dim}, PointSeq{R.path(r), R.dim}, R.length(r), PointSeq{Q.path(q), Q.dim},
+                           Q.length(q), threshold, o, B, s);
+                o[kEdit * B] = std::nan("");
+            }
+        },
+        poll);
 }
 
 template <class I>
 void stats_nodes_batch(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
-                       const index_t* env, const PairIndex& P, index_t B, double threshold, double* out,
-                       int workers, const Poll& poll) {
+                       const index_t* env, const PairIndex& P, index_t B, double threshold, double* out, int workers,
+                       const Poll& poll) {
     if (mats.empty()) throw std::invalid_argument("distances is empty");
-    run_parallel(B, workers, default_chunk(B, workers), [&](index_t begin, index_t end) {
-        StatsScratch s;
-        for (index_t b = begin; b < end; ++b) {
-            const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
-            const NodeSeq<I> rs{R.path(p.r)}, qs{Q.path(p.q)};
-            double* o = out + b;
-            pair_stats(NodeMetric<I>{p.M.data, p.M.n}, rs, R.length(p.r), qs, Q.length(p.q), threshold, o, B, s);
-            o[kEdit * B] = edge_edit_distance(rs, R.length(p.r), qs, Q.length(p.q), s.row);
-        }
-    }, poll);
+    run_parallel(
+        B, workers, default_chunk(B, workers),
+        [&](index_t begin, index_t end) {
+            StatsScratch s;
+            for (index_t b = begin; b < end; ++b) {
+                const NodePair<I> p = node_pair(R, Q, mats, env, P, b);
+                const NodeSeq<I> rs{R.path(p.r)}, qs{Q.path(p.q)};
+                double* o = out + b;
+                pair_stats(NodeMetric<I>{p.M.data, p.M.n}, rs, R.length(p.r), qs, Q.length(p.q), threshold, o, B, s);
+                o[kEdit * B] = edge_edit_distance(rs, R.length(p.r), qs, Q.length(p.q), s.row);
+            }
+        },
+        poll);
 }
 
 }  // namespace navdtw

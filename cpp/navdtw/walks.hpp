@@ -42,13 +42,13 @@ private:
 };
 
 struct WalkSpec {
-    const std::int64_t* indptr;      // CSR neighbour lists over all nodes (global ids) [N + 1]
-    const std::int64_t* indices;     // [nnz]
+    const std::int64_t* indptr;   // CSR neighbour lists over all nodes (global ids) [N + 1]
+    const std::int64_t* indices;  // [nnz]
     std::int64_t n_nodes;
-    const std::int64_t* starts;      // start node (global id) of each reference [n_refs]
-    const std::int64_t* base;        // global id of local node 0 of each reference's graph [n_refs]
+    const std::int64_t* starts;  // start node (global id) of each reference [n_refs]
+    const std::int64_t* base;    // global id of local node 0 of each reference's graph [n_refs]
     std::int64_t n_refs;
-    const std::int64_t* step_counts; // empirical step-count sample to draw from [n_steps]
+    const std::int64_t* step_counts;  // empirical step-count sample to draw from [n_steps]
     std::int64_t n_steps;
     std::uint64_t seed;
 };
@@ -65,36 +65,43 @@ inline void walk_lengths(const WalkSpec& s, std::int64_t first, std::int64_t cou
                          std::int64_t* refs, int workers, const Poll& poll) {
     if (s.n_refs <= 0 || s.n_steps <= 0) throw std::invalid_argument("random walks need references and step counts");
     offsets[0] = 0;
-    run_parallel(count, workers, default_chunk(count, workers), [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t j = b; j < e; ++j) {
-            const auto w = static_cast<std::uint64_t>(first + j);
-            WalkRng rng(s.seed, w);
-            offsets[j + 1] = draw_steps(s, rng) + 1;
-            refs[j] = static_cast<std::int64_t>(w % static_cast<std::uint64_t>(s.n_refs));
-        }
-    }, poll);
+    run_parallel(
+        count, workers, default_chunk(count, workers),
+        [&](std::int64_t b, std::int64_t e) {
+            for (std::int64_t j = b; j < e; ++j) {
+                const auto w = static_cast<std::uint64_t>(first + j);
+                WalkRng rng(s.seed, w);
+                offsets[j + 1] = draw_steps(s, rng) + 1;
+                refs[j] = static_cast<std::int64_t>(w % static_cast<std::uint64_t>(s.n_refs));
+            }
+        },
+        poll);
     for (std::int64_t j = 0; j < count; ++j) offsets[j + 1] += offsets[j];
 }
 
 inline void walk_fill(const WalkSpec& s, std::int64_t first, std::int64_t count, const std::int64_t* offsets,
                       const std::int64_t* refs, std::int64_t* values, int workers, const Poll& poll) {
-    run_parallel(count, workers, default_chunk(count, workers), [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t j = b; j < e; ++j) {
-            WalkRng rng(s.seed, static_cast<std::uint64_t>(first + j));
-            draw_steps(s, rng);  // replay the step-count draw of walk_lengths
-            const std::int64_t ref = refs[j];
-            std::int64_t node = s.starts[ref];
-            const std::int64_t base = s.base[ref];
-            std::int64_t* out = values + offsets[j];
-            const std::int64_t len = offsets[j + 1] - offsets[j];
-            out[0] = node - base;
-            for (std::int64_t k = 1; k < len; ++k) {
-                const std::int64_t lo = s.indptr[node], deg = s.indptr[node + 1] - lo;
-                if (deg > 0) node = s.indices[lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(deg)))];
-                out[k] = node - base;
+    run_parallel(
+        count, workers, default_chunk(count, workers),
+        [&](std::int64_t b, std::int64_t e) {
+            for (std::int64_t j = b; j < e; ++j) {
+                WalkRng rng(s.seed, static_cast<std::uint64_t>(first + j));
+                draw_steps(s, rng);  // replay the step-count draw of walk_lengths
+                const std::int64_t ref = refs[j];
+                std::int64_t node = s.starts[ref];
+                const std::int64_t base = s.base[ref];
+                std::int64_t* out = values + offsets[j];
+                const std::int64_t len = offsets[j + 1] - offsets[j];
+                out[0] = node - base;
+                for (std::int64_t k = 1; k < len; ++k) {
+                    const std::int64_t lo = s.indptr[node], deg = s.indptr[node + 1] - lo;
+                    if (deg > 0)
+                        node = s.indices[lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(deg)))];
+                    out[k] = node - base;
+                }
             }
-        }
-    }, poll);
+        },
+        poll);
 }
 
 }  // namespace navdtw

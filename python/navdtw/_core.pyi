@@ -1,7 +1,7 @@
 """Type stubs for navdtw._core, the compiled engine. Use the navdtw package API instead: these
 functions expect prepared arrays (float32 coordinates, int32/int64 node ids, int64 offsets)."""
 
-from typing import Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -17,39 +17,98 @@ MAX_PATH_CELLS: int
 def simd_available() -> bool: ...
 def simd_enabled() -> bool: ...
 def set_simd(enabled: bool) -> None: ...
-STATS: Tuple[str, ...]
+
+STATS: tuple[str, ...]
 
 def dtw_points(
-    ref_values: F32, ref_offsets: I64, qry_values: F32, qry_offsets: I64, *,
-    pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1, radius: int = -1, workers: int = 1,
+    ref_values: F32,
+    ref_offsets: I64,
+    qry_values: F32,
+    qry_offsets: I64,
+    *,
+    pairs: I64 | None = None,
+    all_pairs: bool = False,
+    window: int = -1,
+    radius: int = -1,
+    workers: int = 1,
     single: bool = False,
 ) -> F64: ...
 def dtw_nodes(
-    ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
-    env: Optional[I64] = None, pairs: Optional[I64] = None, all_pairs: bool = False, window: int = -1,
-    workers: int = 1, single: bool = False,
+    ref_values: NodeArray,
+    ref_offsets: I64,
+    qry_values: NodeArray,
+    qry_offsets: I64,
+    distances: Sequence[F32],
+    *,
+    env: I64 | None = None,
+    pairs: I64 | None = None,
+    all_pairs: bool = False,
+    window: int = -1,
+    workers: int = 1,
+    single: bool = False,
 ) -> F64: ...
 def prefix_points(reference: F32, query: F32) -> F64: ...
 def prefix_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> F64: ...
-def warping_path_points(reference: F32, query: F32) -> Tuple[float, I64]: ...
-def warping_path_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> Tuple[float, I64]: ...
+def warping_path_points(reference: F32, query: F32) -> tuple[float, I64]: ...
+def warping_path_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> tuple[float, I64]: ...
 def stats_points(
-    ref_values: F32, ref_offsets: I64, qry_values: F32, qry_offsets: I64, *,
-    pairs: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
+    ref_values: F32,
+    ref_offsets: I64,
+    qry_values: F32,
+    qry_offsets: I64,
+    *,
+    pairs: I64 | None = None,
+    threshold: float = 3.0,
+    workers: int = 1,
 ) -> F64: ...
 def stats_nodes(
-    ref_values: NodeArray, ref_offsets: I64, qry_values: NodeArray, qry_offsets: I64, distances: Sequence[F32], *,
-    env: Optional[I64] = None, pairs: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
+    ref_values: NodeArray,
+    ref_offsets: I64,
+    qry_values: NodeArray,
+    qry_offsets: I64,
+    distances: Sequence[F32],
+    *,
+    env: I64 | None = None,
+    pairs: I64 | None = None,
+    threshold: float = 3.0,
+    workers: int = 1,
 ) -> F64: ...
 def random_walks(
-    indptr: I64, indices: I64, starts: I64, base: I64, step_counts: I64, first: int, count: int, seed: int,
+    indptr: I64,
+    indices: I64,
+    starts: I64,
+    base: I64,
+    step_counts: I64,
+    first: int,
+    count: int,
+    seed: int,
     workers: int = 1,
-) -> Tuple[I64, I64, I64]: ...
+) -> tuple[I64, I64, I64]: ...
 def reward_step_points(
-    ref_values: F32, columns: F64, ref_offsets: I64, steps: I64, dtw: F64, ndtw: F64, active: U8, points: F32,
-    rewards: F64, threshold: float, workers: int = 1,
+    ref_values: F32,
+    columns: F64,
+    ref_offsets: I64,
+    steps: I64,
+    dtw: F64,
+    ndtw: F64,
+    active: U8,
+    points: F32,
+    rewards: F64,
+    threshold: float,
+    workers: int = 1,
 ) -> None: ...
 def reward_step_nodes(
-    ref_values: I64, columns: F64, ref_offsets: I64, steps: I64, dtw: F64, ndtw: F64, active: U8, points: I64,
-    rewards: F64, distances: Sequence[F32], env: Optional[I64] = None, threshold: float = 3.0, workers: int = 1,
+    ref_values: I64,
+    columns: F64,
+    ref_offsets: I64,
+    steps: I64,
+    dtw: F64,
+    ndtw: F64,
+    active: U8,
+    points: I64,
+    rewards: F64,
+    distances: Sequence[F32],
+    env: I64 | None = None,
+    threshold: float = 3.0,
+    workers: int = 1,
 ) -> None: ...

@@ -9,7 +9,7 @@ identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chun
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from .engine import _Batch, check_threshold, resolve_workers
 from .metrics import _convention, _score, _wanted_metrics
 from .paths import Paths, collapse_repeats
 
-__all__ = ["random_baseline", "RandomWalker"]
+__all__ = ["RandomWalker", "random_baseline"]
 
 
 class RandomWalker:
@@ -54,15 +54,33 @@ class RandomWalker:
 
     def walks(self, first: int, count: int, *, workers: int = 1):
         """Walks ``first .. first + count - 1``: (node Paths of local ids, reference index of each)."""
-        values, offsets, refs = _core.random_walks(self._indptr, self._indices, self._starts, self._base,
-                                                   self.step_counts, int(first), int(count), self.seed,
-                                                   workers=resolve_workers(workers))
+        values, offsets, refs = _core.random_walks(
+            self._indptr,
+            self._indices,
+            self._starts,
+            self._base,
+            self.step_counts,
+            int(first),
+            int(count),
+            self.seed,
+            workers=resolve_workers(workers),
+        )
         return Paths._wrap(values, offsets), refs
 
 
-def random_baseline(split, graphs, n: int = 1_000_000, *, seed: int = 0, threshold: float = 3.0,
-                    convention="paper", chunk: int = 250_000, progress: bool = True, workers: int = -1,
-                    metrics: Optional[Iterable[str]] = None) -> Dict[str, float]:
+def random_baseline(
+    split,
+    graphs,
+    n: int = 1_000_000,
+    *,
+    seed: int = 0,
+    threshold: float = 3.0,
+    convention="paper",
+    chunk: int = 250_000,
+    progress: bool = True,
+    workers: int = -1,
+    metrics: Iterable[str] | None = None,
+) -> dict[str, float]:
     """Scores ``n`` random walks against the split's references with every metric.
 
     Parameters
@@ -97,7 +115,9 @@ def random_baseline(split, graphs, n: int = 1_000_000, *, seed: int = 0, thresho
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     if not (hasattr(graphs, "encode") and hasattr(graphs, "scans")):
-        raise TypeError(f"graphs must be a navdtw.GraphSet (navdtw.load_connectivity(...)), got {type(graphs).__name__}")
+        raise TypeError(
+            f"graphs must be a navdtw.GraphSet (navdtw.load_connectivity(...)), got {type(graphs).__name__}"
+        )
     entries = load_r2r(split, graphs=graphs)
     env, refs = graphs.encode([e["scan"] for e in entries], [e["path"] for e in entries])
     # Score only over the scans the split uses, so unrelated graphs cost nothing.
@@ -138,7 +158,7 @@ class _BlockSums:
     BLOCK = 8192
 
     def __init__(self, keys):
-        self._total = {k: 0.0 for k in keys}
+        self._total = dict.fromkeys(keys, 0.0)
         self._carry = {k: np.zeros(0) for k in keys}
 
     def add(self, values) -> None:

@@ -16,24 +16,30 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
-__all__ = ["main", "build_parser", "UserError"]
+__all__ = ["UserError", "build_parser", "main"]
 
 PROG = "navdtw"
 EXIT_USAGE = 2
 
 # The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent, as
 # transcribed in the README (which discusses where navdtw differs: SED and SPL).
-PAPER_RANDOM_R2R_VAL_UNSEEN: Dict[str, float] = {
-    "sr": 5.1, "spl": 3.3, "sed": 5.8, "cls": 29.0, "ndtw": 27.9, "sdtw": 3.6,
+PAPER_RANDOM_R2R_VAL_UNSEEN: dict[str, float] = {
+    "sr": 5.1,
+    "spl": 3.3,
+    "sed": 5.8,
+    "cls": 29.0,
+    "ndtw": 27.9,
+    "sdtw": 3.6,
 }
 
 # Columns of the printed tables: (metric, header, is a rate shown in percent).
-_COLUMNS: Tuple[Tuple[str, str, bool], ...] = (
+_COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("pl", "PL", False),
     ("ne", "NE", False),
     ("one", "ONE", False),
@@ -161,45 +167,66 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    demo = sub.add_parser("demo", help="score synthetic pairs from the nDTW paper's world (no data needed)",
-                          description="Score reference/query pairs in the nDTW paper's synthetic world.",
-                          epilog=_DEMO_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    demo = sub.add_parser(
+        "demo",
+        help="score synthetic pairs from the nDTW paper's world (no data needed)",
+        description="Score reference/query pairs in the nDTW paper's synthetic world.",
+        epilog=_DEMO_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the world and the pairs (default 0)")
-    demo.add_argument("--pairs", type=_positive_int, default=100, metavar="N",
-                      help="number of reference/query pairs (default 100)")
+    demo.add_argument(
+        "--pairs", type=_positive_int, default=100, metavar="N", help="number of reference/query pairs (default 100)"
+    )
     demo.add_argument("--out", default="navdtw_demo", metavar="DIR", help="output folder (default navdtw_demo/)")
     demo.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    score = sub.add_parser("score", help="score predictions on R2R / R4R / R2R-CE",
-                           description="Score an agent's predictions with every navigation metric.",
-                           epilog=_SCORE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    score = sub.add_parser(
+        "score",
+        help="score predictions on R2R / R4R / R2R-CE",
+        description="Score an agent's predictions with every navigation metric.",
+        epilog=_SCORE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     score.add_argument("--split", metavar="FILE", help="R2R / R4R split (JSON)")
     score.add_argument("--connectivity", metavar="DIR", help="folder of <scan>_connectivity.json")
     score.add_argument("--vlnce-episodes", metavar="FILE", help="R2R-CE episodes (.json or .json.gz)")
     score.add_argument("--vlnce-gt", metavar="FILE", help="R2R-CE ground truth (*_gt.json.gz)")
     score.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
-    score.add_argument("--convention", choices=conventions, default=None,
-                       help="whose definitions to follow (default r2r; vlnce for R2R-CE)")
-    score.add_argument("--threshold", type=_threshold, default=3.0, metavar="M",
-                       help="success distance in metres (default 3.0)")
+    score.add_argument(
+        "--convention",
+        choices=conventions,
+        default=None,
+        help="whose definitions to follow (default r2r; vlnce for R2R-CE)",
+    )
+    score.add_argument(
+        "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
+    )
     score.add_argument("--out", default="navdtw_scores", metavar="DIR", help="output folder (default navdtw_scores/)")
-    score.add_argument("--strict", action="store_true",
-                       help="require every prediction to start at its reference's start")
+    score.add_argument(
+        "--strict", action="store_true", help="require every prediction to start at its reference's start"
+    )
     score.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     score.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    base = sub.add_parser("baseline", help="the nDTW paper's random-walk baseline on a split",
-                          description="Score random walks against a split's references (Ilharco et al. 2019, Table 2).",
-                          epilog=_BASELINE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    base = sub.add_parser(
+        "baseline",
+        help="the nDTW paper's random-walk baseline on a split",
+        description="Score random walks against a split's references (Ilharco et al. 2019, Table 2).",
+        epilog=_BASELINE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     base.add_argument("--split", required=True, metavar="FILE", help="R2R / R4R split (JSON)")
     base.add_argument("--connectivity", required=True, metavar="DIR", help="folder of <scan>_connectivity.json")
     base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
     base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     base.add_argument("--convention", choices=conventions, default="paper", help="definitions (default paper)")
-    base.add_argument("--threshold", type=_threshold, default=3.0, metavar="M",
-                      help="success distance in metres (default 3.0)")
-    base.add_argument("--out", default="navdtw_baseline", metavar="DIR",
-                      help="output folder (default navdtw_baseline/)")
+    base.add_argument(
+        "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
+    )
+    base.add_argument(
+        "--out", default="navdtw_baseline", metavar="DIR", help="output folder (default navdtw_baseline/)"
+    )
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -210,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------------------------
 
 
-def _need_file(path: Optional[str], option: str) -> Path:
+def _need_file(path: str | None, option: str) -> Path:
     if not path:
         raise UserError(f"{option} is required")
     p = Path(path)
@@ -221,7 +248,7 @@ def _need_file(path: Optional[str], option: str) -> Path:
     return p
 
 
-def _need_dir(path: Optional[str], option: str) -> Path:
+def _need_dir(path: str | None, option: str) -> Path:
     if not path:
         raise UserError(f"{option} is required")
     p = Path(path)
@@ -249,11 +276,11 @@ def _check_out(out: Path, outputs: Sequence[str], inputs: Sequence[Path]) -> Non
         raise UserError(f"--out {out}: exists and is not a folder")
 
 
-def _finite_or_none(x: float) -> Optional[float]:
+def _finite_or_none(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-def _jsonable_means(means: Dict[str, float]) -> Dict[str, Optional[float]]:
+def _jsonable_means(means: dict[str, float]) -> dict[str, float | None]:
     """Means for JSON: non-finite values (an unreachable goal somewhere) become null."""
     return {k: _finite_or_none(v) for k, v in means.items()}
 
@@ -266,14 +293,16 @@ def _fmt(value: float, rate: bool) -> str:
     return f"{value * 100:.2f}" if rate else f"{value:.2f}"
 
 
-def format_table(rows: Sequence[Tuple[str, Optional[int], Dict[str, float]]], *, label: str = "") -> str:
+def format_table(rows: Sequence[tuple[str, int | None, dict[str, float]]], *, label: str = "") -> str:
     """A fixed-width table: one row per (name, count, means as fractions); rates in percent."""
     present = [c for c in _COLUMNS if any(c[0] in r[2] for r in rows)]
     name_w = max([len(label)] + [len(r[0]) for r in rows])
     show_n = any(r[1] is not None for r in rows)
     n_w = max([1] + [len(str(r[1])) for r in rows if r[1] is not None])
     cells = [[_fmt(r[2].get(k, float("nan")), rate) for k, _, rate in present] for r in rows]
-    widths = [max(len(h + ("%" if rate else "")), *(len(c[j]) for c in cells)) for j, (_, h, rate) in enumerate(present)]
+    widths = [
+        max(len(h + ("%" if rate else "")), *(len(c[j]) for c in cells)) for j, (_, h, rate) in enumerate(present)
+    ]
     head = label.ljust(name_w) + ("  " + "n".rjust(n_w) if show_n else "")
     head += "".join("  " + (h + ("%" if rate else "")).rjust(w) for (_, h, rate), w in zip(present, widths))
     lines = [head, "-" * len(head)]
@@ -295,7 +324,7 @@ def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]])
     atomic_write_text(path, buf.getvalue())
 
 
-def _episode_rows(scores, first_cols: Sequence[Sequence[Any]]) -> Tuple[List[str], List[List[Any]]]:
+def _episode_rows(scores, first_cols: Sequence[Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
     keys = scores.keys()
     cols = [scores[k].tolist() for k in keys]
     rows = []
@@ -313,8 +342,7 @@ def _plotting_available() -> bool:
 
 
 def _skip_figures_note() -> None:
-    print(f"{PROG}: note: figures skipped (matplotlib is not installed: pip install 'navdtw[plot]')",
-          file=sys.stderr)
+    print(f"{PROG}: note: figures skipped (matplotlib is not installed: pip install 'navdtw[plot]')", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------------------------
@@ -337,20 +365,22 @@ def _cmd_demo(args) -> int:
 
     kinds_arr = np.array(kinds)
     rows = []
-    per_kind: Dict[str, Dict[str, Any]] = {}
+    per_kind: dict[str, dict[str, Any]] = {}
     for kind in PAIR_KINDS:
         sel = kinds_arr == kind
         if not sel.any():
             continue
-        means = {k: float(np.mean(scores[k][sel])) for k in scores.keys()}
+        means = {k: float(np.mean(scores[k][sel])) for k in scores}
         rows.append((kind, int(sel.sum()), means))
         per_kind[kind] = {"n": int(sel.sum()), "means": _jsonable_means(means)}
     overall = scores.summary()
     rows.append(("all", len(scores), overall))
 
-    print(f"navdtw demo: the nDTW paper's synthetic world (seed {args.seed}): {world.num_nodes} nodes, "
-          f"{len(world.edges)} edges, success threshold {world.threshold:.3f}; {len(refs)} pairs, "
-          f"convention 'paper'. Rates in percent.")
+    print(
+        f"navdtw demo: the nDTW paper's synthetic world (seed {args.seed}): {world.num_nodes} nodes, "
+        f"{len(world.edges)} edges, success threshold {world.threshold:.3f}; {len(refs)} pairs, "
+        f"convention 'paper'. Rates in percent."
+    )
     print()
     print(format_table(rows, label="query kind"))
     print()
@@ -359,8 +389,13 @@ def _cmd_demo(args) -> int:
         "command": "demo",
         "seed": args.seed,
         "pairs": len(refs),
-        "world": {"size": world.size, "nodes": world.num_nodes, "edges": int(len(world.edges)),
-                  "jitter": world.jitter, "radius": world.radius},
+        "world": {
+            "size": world.size,
+            "nodes": world.num_nodes,
+            "edges": len(world.edges),
+            "jitter": world.jitter,
+            "radius": world.radius,
+        },
         "threshold": world.threshold,
         "convention": "paper",
         "metrics_note": "means over pairs; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions",
@@ -368,9 +403,10 @@ def _cmd_demo(args) -> int:
         "means": _jsonable_means(overall),
     }
     written = [atomic_write_json(out / "summary.json", summary)]
-    keys, ep_rows = _episode_rows(scores, [list(range(len(refs))), kinds, [len(r) for r in refs],
-                                           [len(q) for q in queries]])
-    _write_csv(out / "episodes.csv", ["pair", "kind", "reference_nodes", "query_nodes"] + keys, ep_rows)
+    keys, ep_rows = _episode_rows(
+        scores, [list(range(len(refs))), kinds, [len(r) for r in refs], [len(q) for q in queries]]
+    )
+    _write_csv(out / "episodes.csv", ["pair", "kind", "reference_nodes", "query_nodes", *keys], ep_rows)
     written.append(out / "episodes.csv")
 
     if not args.no_figures:
@@ -383,18 +419,29 @@ def _cmd_demo(args) -> int:
             axes = fig.subplots(1, shown, squeeze=False)[0]
             for ax, i in zip(axes, range(shown)):
                 value, path = warping_path(refs[i], queries[i], distances=world.distances)
-                plot.plot_alignment(world.positions[refs[i]], world.positions[queries[i]], path, ax=ax,
-                                    title=kinds[i], threshold=world.threshold, dtw=value, legend=False)
+                plot.plot_alignment(
+                    world.positions[refs[i]],
+                    world.positions[queries[i]],
+                    path,
+                    ax=ax,
+                    title=kinds[i],
+                    threshold=world.threshold,
+                    dtw=value,
+                    legend=False,
+                )
             handles, labels = axes[0].get_legend_handles_labels()
             fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
-            fig.suptitle("DTW alignment (grey lines) between reference and query, one pair of each kind; "
-                         "DTW over graph distances")
+            fig.suptitle(
+                "DTW alignment (grey lines) between reference and query, one pair of each kind; "
+                "DTW over graph distances"
+            )
             written.append(plot.save(fig, out / "alignment.png"))
             # Figure 3: up to 16 pairs sorted by nDTW.
             m = min(16, len(refs))
             pairs = [(world.positions[refs[i]], world.positions[queries[i]]) for i in range(m)]
-            fig = plot.plot_pairs_grid(pairs, scores["ndtw"][:m], titles=kinds[:m], ncols=4,
-                                       suptitle="Reference / query pairs sorted by nDTW")
+            fig = plot.plot_pairs_grid(
+                pairs, scores["ndtw"][:m], titles=kinds[:m], ncols=4, suptitle="Reference / query pairs sorted by nDTW"
+            )
             written.append(plot.save(fig, out / "pairs_grid.png"))
             fig = plot.plot_histograms(scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)")
             written.append(plot.save(fig, out / "histograms.png"))
@@ -415,7 +462,9 @@ def _score_r2r(args, pred_file: Path):
     from .graphs import load_connectivity
 
     if args.vlnce_episodes or args.vlnce_gt:
-        raise UserError("give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both")
+        raise UserError(
+            "give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both"
+        )
     split_file = _need_file(args.split, "--split")
     conn = _need_dir(args.connectivity, "--connectivity")
     convention = args.convention or "r2r"
@@ -426,12 +475,14 @@ def _score_r2r(args, pred_file: Path):
     if not entries:
         raise UserError(f"{split_file.name}: the split is empty")
     split_name = split_file.name
-    scans: List[str] = []
+    scans: list[str] = []
     for k, e in enumerate(entries):
         if e["scan"] not in scans:
             if not (conn / f"{e['scan']}_connectivity.json").is_file():
-                raise UserError(f"{split_name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
-                                f"(no {e['scan']}_connectivity.json in {conn})")
+                raise UserError(
+                    f"{split_name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
+                    f"(no {e['scan']}_connectivity.json in {conn})"
+                )
             scans.append(e["scan"])
     graphs = load_connectivity(conn, scans=scans)
     entries = datasets.load_r2r(split_file, graphs=graphs)  # names unknown viewpoints of the split
@@ -439,17 +490,30 @@ def _score_r2r(args, pred_file: Path):
     preds = datasets.load_predictions(pred_file)
     _check_predictions(records, preds, graphs, pred_file.name, split_name, strict=args.strict)
     matched = datasets.match_predictions(records, preds, graphs, strict=args.strict)
-    scores = evaluate(matched.references, matched.queries, distances=matched.distances, env=matched.env,
-                      threshold=args.threshold, convention=convention, shortest_distance=matched.shortest_distance,
-                      ids=matched.ids, strict=args.strict, workers=args.workers)
-    inputs = {"split": str(split_file.resolve()), "connectivity": str(conn.resolve()),
-              "predictions": str(pred_file.resolve())}
+    scores = evaluate(
+        matched.references,
+        matched.queries,
+        distances=matched.distances,
+        env=matched.env,
+        threshold=args.threshold,
+        convention=convention,
+        shortest_distance=matched.shortest_distance,
+        ids=matched.ids,
+        strict=args.strict,
+        workers=args.workers,
+    )
+    inputs = {
+        "split": str(split_file.resolve()),
+        "connectivity": str(conn.resolve()),
+        "predictions": str(pred_file.resolve()),
+    }
     first = [matched.ids, matched.scans]
     return scores, convention, inputs, ("instr_id", "scan"), first
 
 
-def _check_predictions(records, preds: Dict[str, List[str]], graphs, pred_name: str, split_name: str, *,
-                       strict: bool) -> None:
+def _check_predictions(
+    records, preds: dict[str, list[str]], graphs, pred_name: str, split_name: str, *, strict: bool
+) -> None:
     """Names the predictions file and entry of the first mismatch with the split."""
     by_id = {str(r["instr_id"]): r for r in records}
     for k, (iid, vps) in enumerate(preds.items()):
@@ -461,19 +525,25 @@ def _check_predictions(records, preds: Dict[str, List[str]], graphs, pred_name: 
         index = graphs[rec["scan"]].index
         for j, v in enumerate(vps):
             if v not in index:
-                raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): unknown viewpoint {v!r} "
-                                f"(trajectory[{j}]) in scan {rec['scan']!r}")
+                raise UserError(
+                    f"{pred_name}: entry {k} (instr_id {iid}): unknown viewpoint {v!r} "
+                    f"(trajectory[{j}]) in scan {rec['scan']!r}"
+                )
         if strict and vps[0] != rec["path"][0]:
-            raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): trajectory starts at {vps[0]!r}, but the "
-                            f"reference starts at {rec['path'][0]!r} (--strict)")
+            raise UserError(
+                f"{pred_name}: entry {k} (instr_id {iid}): trajectory starts at {vps[0]!r}, but the "
+                f"reference starts at {rec['path'][0]!r} (--strict)"
+            )
     missing = [i for i in by_id if i not in preds]
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        raise UserError(f"{pred_name}: no prediction for instr_id {shown} ({len(missing)} of the {len(by_id)} "
-                        f"instructions of {split_name})")
+        raise UserError(
+            f"{pred_name}: no prediction for instr_id {shown} ({len(missing)} of the {len(by_id)} "
+            f"instructions of {split_name})"
+        )
 
 
-def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
+def load_continuous_predictions(path) -> dict[str, np.ndarray]:
     """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
 
     Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
@@ -485,7 +555,7 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
     path = Path(path)
     name = path.name
     text = datasets.read_text(path)
-    records: List[Tuple[str, Any, str]] = []  # (id, steps, where)
+    records: list[tuple[str, Any, str]] = []  # (id, steps, where)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -511,8 +581,8 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
             records.append(_record(rec, f"{name}: entry {k}"))
     else:
         raise UserError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
-    out: Dict[str, np.ndarray] = {}
-    first: Dict[str, str] = {}
+    out: dict[str, np.ndarray] = {}
+    first: dict[str, str] = {}
     for key, steps, where in records:
         if key in out:
             raise UserError(f"{where}: duplicate id {key} (also {first[key]})")
@@ -530,7 +600,7 @@ def load_continuous_predictions(path) -> Dict[str, np.ndarray]:
     return out
 
 
-def _record(rec, where: str) -> Tuple[str, Any, str]:
+def _record(rec, where: str) -> tuple[str, Any, str]:
     if not isinstance(rec, dict):
         raise UserError(f"{where}: expected an object, got {type(rec).__name__}")
     key = rec.get("instruction_id", rec.get("episode_id"))
@@ -545,7 +615,9 @@ def _score_vlnce(args, pred_file: Path):
     from . import datasets, evaluate
 
     if args.split or args.connectivity:
-        raise UserError("give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both")
+        raise UserError(
+            "give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both"
+        )
     ep_file = _need_file(args.vlnce_episodes, "--vlnce-episodes")
     gt_file = _need_file(args.vlnce_gt, "--vlnce-gt")
     convention = args.convention or "vlnce"
@@ -563,7 +635,7 @@ def _score_vlnce(args, pred_file: Path):
         if isinstance(ins, dict) and "instruction_id" in ins:
             instr[str(ins["instruction_id"])] = eid
     known = set(ids)
-    keyed: Dict[str, np.ndarray] = {}
+    keyed: dict[str, np.ndarray] = {}
     for k, (key, pts) in enumerate(preds.items()):
         eid = key if key in known else instr.get(key)
         if eid is None:
@@ -576,12 +648,16 @@ def _score_vlnce(args, pred_file: Path):
     missing = [i for i in ids if i not in keyed]
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        raise UserError(f"{pred_file.name}: no prediction for episode_id {shown} ({len(missing)} of the "
-                        f"{len(ids)} episodes of {ep_file.name})")
+        raise UserError(
+            f"{pred_file.name}: no prediction for episode_id {shown} ({len(missing)} of the "
+            f"{len(ids)} episodes of {ep_file.name})"
+        )
     no_gt = [i for i in ids if i not in gt]
     if no_gt:
-        raise UserError(f"{gt_file.name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
-                        f"({len(no_gt)} of the {len(ids)} episodes of {ep_file.name})")
+        raise UserError(
+            f"{gt_file.name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
+            f"({len(no_gt)} of the {len(ids)} episodes of {ep_file.name})"
+        )
     refs = [gt[i]["locations"] for i in ids]
     qrys = [keyed[i] for i in ids]
     shortest = np.empty(len(ids))
@@ -592,10 +668,21 @@ def _score_vlnce(args, pred_file: Path):
             shortest[k] = float(g)
         else:
             shortest[k] = float(np.linalg.norm(r[-1] - r[0]))
-    scores = evaluate(refs, qrys, threshold=args.threshold, convention=convention, shortest_distance=shortest,
-                      ids=ids, strict=args.strict, workers=args.workers)
-    inputs = {"vlnce_episodes": str(ep_file.resolve()), "vlnce_gt": str(gt_file.resolve()),
-              "predictions": str(pred_file.resolve())}
+    scores = evaluate(
+        refs,
+        qrys,
+        threshold=args.threshold,
+        convention=convention,
+        shortest_distance=shortest,
+        ids=ids,
+        strict=args.strict,
+        workers=args.workers,
+    )
+    inputs = {
+        "vlnce_episodes": str(ep_file.resolve()),
+        "vlnce_gt": str(gt_file.resolve()),
+        "predictions": str(pred_file.resolve()),
+    }
     scans = [str(e.get("scan", "")) for e in episodes]
     return scores, convention, inputs, ("episode_id", "scan"), [ids, scans]
 
@@ -606,8 +693,9 @@ def _cmd_score(args) -> int:
 
     pred_file = _need_file(args.predictions, "--predictions")
     out = Path(args.out)
-    input_paths = [pred_file] + [Path(p) for p in (args.split, args.connectivity, args.vlnce_episodes, args.vlnce_gt)
-                                 if p]
+    input_paths = [pred_file] + [
+        Path(p) for p in (args.split, args.connectivity, args.vlnce_episodes, args.vlnce_gt) if p
+    ]
     outputs = ["summary.json", "episodes.csv", "histograms.png"]
     _check_out(out, outputs, input_paths)
     t0 = time.perf_counter()
@@ -617,8 +705,10 @@ def _cmd_score(args) -> int:
         scores, convention, inputs, id_cols, first = _score_r2r(args, pred_file)
     means = scores.summary()
     conv = CONVENTIONS[convention]
-    print(f"navdtw score: {len(scores)} episodes, convention {convention!r} ({conv.source}), "
-          f"threshold {args.threshold:g} m. Rates in percent.")
+    print(
+        f"navdtw score: {len(scores)} episodes, convention {convention!r} ({conv.source}), "
+        f"threshold {args.threshold:g} m. Rates in percent."
+    )
     print()
     print(format_table([(pred_file.name, len(scores), means)], label="predictions"))
     print()
@@ -632,7 +722,7 @@ def _cmd_score(args) -> int:
         "inputs": inputs,
         "strict": bool(args.strict),
         "metrics_note": "means over episodes; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions; "
-                        "null = not finite (an unreachable goal)",
+        "null = not finite (an unreachable goal)",
         "means": _jsonable_means(means),
     }
     written = [atomic_write_json(out / "summary.json", summary)]
@@ -643,8 +733,9 @@ def _cmd_score(args) -> int:
         if _plotting_available():
             from . import plot
 
-            fig = plot.plot_histograms(scores, title=f"{pred_file.name}: {len(scores)} episodes, "
-                                                     f"convention {convention!r}")
+            fig = plot.plot_histograms(
+                scores, title=f"{pred_file.name}: {len(scores)} episodes, convention {convention!r}"
+            )
             written.append(plot.save(fig, out / "histograms.png"))
         else:
             _skip_figures_note()
@@ -674,28 +765,42 @@ def _cmd_baseline(args) -> int:
     entries = datasets.load_r2r(split_file)
     if not entries:
         raise UserError(f"{split_file.name}: the split is empty")
-    scans: List[str] = []
+    scans: list[str] = []
     for k, e in enumerate(entries):
         if e["scan"] not in scans:
             if not (conn / f"{e['scan']}_connectivity.json").is_file():
-                raise UserError(f"{split_file.name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
-                                f"(no {e['scan']}_connectivity.json in {conn})")
+                raise UserError(
+                    f"{split_file.name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
+                    f"(no {e['scan']}_connectivity.json in {conn})"
+                )
             scans.append(e["scan"])
     graphs = load_connectivity(conn, scans=scans)
     entries = datasets.load_r2r(split_file, graphs=graphs)
     chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
     t0 = time.perf_counter()
-    means = random_baseline(entries, graphs, args.n, seed=args.seed, threshold=args.threshold,
-                            convention=args.convention, chunk=chunk, progress=not args.no_progress,
-                            workers=args.workers)
+    means = random_baseline(
+        entries,
+        graphs,
+        args.n,
+        seed=args.seed,
+        threshold=args.threshold,
+        convention=args.convention,
+        chunk=chunk,
+        progress=not args.no_progress,
+        workers=args.workers,
+    )
     elapsed = time.perf_counter() - t0
-    print(f"navdtw baseline: {args.n} random walks over {len(entries)} paths of {split_file.name}, seed {args.seed}, "
-          f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). Rates in percent.")
+    print(
+        f"navdtw baseline: {args.n} random walks over {len(entries)} paths of {split_file.name}, seed {args.seed}, "
+        f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). Rates in percent."
+    )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
     if _looks_like_r2r_val_unseen(split_file) and PAPER_RANDOM_R2R_VAL_UNSEEN:
-        paper = {k: (v / 100.0 if any(k == c[0] and c[2] for c in _COLUMNS) else v)
-                 for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
+        paper = {
+            k: (v / 100.0 if any(k == c[0] and c[2] for c in _COLUMNS) else v)
+            for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()
+        }
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))
     print()
@@ -732,7 +837,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(msg.split())
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``navdtw`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     try:

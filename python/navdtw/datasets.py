@@ -17,9 +17,10 @@ import math
 import numbers
 import os
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -28,16 +29,16 @@ from .graphs import GraphSet
 from .paths import Paths
 
 __all__ = [
-    "read_json",
-    "load_r2r",
+    "MatchedEpisodes",
     "instructions",
+    "load_havln_collisions",
     "load_predictions",
-    "write_predictions",
+    "load_r2r",
     "load_vlnce_episodes",
     "load_vlnce_gt",
-    "load_havln_collisions",
     "match_predictions",
-    "MatchedEpisodes",
+    "read_json",
+    "write_predictions",
 ]
 
 PathLike = Union[str, os.PathLike]
@@ -113,7 +114,7 @@ def _list_of(data, source: str, what: str) -> list:
 # --------------------------------------------------------------------------------------------
 
 
-def load_r2r(path_or_list, *, graphs: Optional[GraphSet] = None) -> List[Dict[str, Any]]:
+def load_r2r(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, Any]]:
     """Reads an R2R (or R4R, RxR-like) split: a list of path entries.
 
     Each entry needs ``path_id`` (int or str, unique), ``scan`` (str), ``path`` (non-empty list of
@@ -127,8 +128,8 @@ def load_r2r(path_or_list, *, graphs: Optional[GraphSet] = None) -> List[Dict[st
     """
     data, source = _source(path_or_list)
     data = _list_of(data, source, "paths")
-    out: List[Dict[str, Any]] = []
-    seen: Dict[Any, int] = {}
+    out: list[dict[str, Any]] = []
+    seen: dict[Any, int] = {}
     for k, e in enumerate(data):
         if not isinstance(e, dict):
             raise ValueError(f"{source}: entry {k}: expected an object, got {type(e).__name__}")
@@ -180,7 +181,7 @@ def load_r2r(path_or_list, *, graphs: Optional[GraphSet] = None) -> List[Dict[st
     return out
 
 
-def instructions(split) -> List[Dict[str, Any]]:
+def instructions(split) -> list[dict[str, Any]]:
     """Expands a split (the output of :func:`load_r2r`, or a file name for it) into instruction
     records: one per instruction, ``instr_id = f"{path_id}_{k}"`` for ``k`` over ``instructions``
     (or ``range(num_instructions)``).
@@ -190,7 +191,7 @@ def instructions(split) -> List[Dict[str, Any]]:
     """
     if _is_path(split):
         split = load_r2r(split)
-    out: List[Dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
     for k, e in enumerate(split):
         if not isinstance(e, dict) or "path_id" not in e:
             raise ValueError(f"split entry {k}: not a path entry (use load_r2r to read the split)")
@@ -217,7 +218,7 @@ def instructions(split) -> List[Dict[str, Any]]:
 # --------------------------------------------------------------------------------------------
 
 
-def load_predictions(path_or_list) -> Dict[str, List[str]]:
+def load_predictions(path_or_list) -> dict[str, list[str]]:
     """Reads R2R results: ``[{"instr_id": "<path_id>_<k>", "trajectory": [[viewpoint, heading,
     elevation], ...]}, ...]`` -> ``{instr_id: [viewpoint, ...]}`` in file order.
 
@@ -228,8 +229,8 @@ def load_predictions(path_or_list) -> Dict[str, List[str]]:
     """
     data, source = _source(path_or_list)
     data = _list_of(data, source, "predictions")
-    out: Dict[str, List[str]] = {}
-    first: Dict[str, int] = {}
+    out: dict[str, list[str]] = {}
+    first: dict[str, int] = {}
     for k, e in enumerate(data):
         if not isinstance(e, dict):
             raise ValueError(f"{source}: entry {k}: expected an object, got {type(e).__name__}")
@@ -330,7 +331,7 @@ def points_array(value, where: str, key: str) -> np.ndarray:
     return arr
 
 
-def load_vlnce_episodes(path) -> List[Dict[str, Any]]:
+def load_vlnce_episodes(path) -> list[dict[str, Any]]:
     """Reads R2R-CE episodes (gzipped or plain JSON ``{"episodes": [...]}``).
 
     Returns the episodes in file order as new dicts, with ``reference_path`` a float64 ``[n, 3]``
@@ -341,7 +342,7 @@ def load_vlnce_episodes(path) -> List[Dict[str, Any]]:
     if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
         raise ValueError(f"{source}: expected an object with an 'episodes' list")
     out = []
-    seen: Dict[str, int] = {}
+    seen: dict[str, int] = {}
     for k, e in enumerate(data["episodes"]):
         if not isinstance(e, dict):
             raise ValueError(f"{source}: episode {k}: expected an object, got {type(e).__name__}")
@@ -363,7 +364,7 @@ def load_vlnce_episodes(path) -> List[Dict[str, Any]]:
     return out
 
 
-def load_vlnce_gt(path) -> Dict[str, Dict[str, Any]]:
+def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
     """Reads an R2R-CE ``*_gt.json(.gz)``: ``{str(episode_id): {"locations", "actions",
     "forward_steps"}}`` -> the same keys with ``locations`` a float64 ``[n, 3]`` array (dense
     ground-truth positions, about 0.25 m apart), ``actions`` an int64 array (habitat action ids:
@@ -372,7 +373,7 @@ def load_vlnce_gt(path) -> Dict[str, Dict[str, Any]]:
     data, source = _source(path)
     if not isinstance(data, dict):
         raise ValueError(f"{source}: expected an object keyed by episode id, got {type(data).__name__}")
-    out: Dict[str, Dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for k, (eid, e) in enumerate(data.items()):
         where = f"{source}: entry {k} (episode_id {eid})"
         if not isinstance(e, dict):
@@ -395,7 +396,7 @@ def load_vlnce_gt(path) -> Dict[str, Dict[str, Any]]:
     return out
 
 
-def load_havln_collisions(path) -> Dict[str, int]:
+def load_havln_collisions(path) -> dict[str, int]:
     """Reads HA-VLN per-episode baseline collision counts ``{episode_id: count}`` -> ``{str: int}``.
 
     Counts must be non-negative integers (booleans and floats are refused).
@@ -403,10 +404,12 @@ def load_havln_collisions(path) -> Dict[str, int]:
     data, source = _source(path)
     if not isinstance(data, dict):
         raise ValueError(f"{source}: expected an object keyed by episode id, got {type(data).__name__}")
-    out: Dict[str, int] = {}
+    out: dict[str, int] = {}
     for k, (eid, n) in enumerate(data.items()):
         if not _is_int(n) or n < 0:
-            raise ValueError(f"{source}: entry {k} (episode_id {eid}): collision count must be an integer >= 0, got {n!r}")
+            raise ValueError(
+                f"{source}: entry {k} (episode_id {eid}): collision count must be an integer >= 0, got {n!r}"
+            )
         out[str(eid)] = int(n)
     return out
 
@@ -432,8 +435,8 @@ class MatchedEpisodes:
     graphs: the :class:`GraphSet` the indices refer to.
     """
 
-    ids: List[str]
-    scans: List[str]
+    ids: list[str]
+    scans: list[str]
     env: np.ndarray
     references: Paths
     queries: Paths
@@ -444,7 +447,7 @@ class MatchedEpisodes:
         return len(self.ids)
 
     @property
-    def distances(self) -> List[np.ndarray]:
+    def distances(self) -> list[np.ndarray]:
         """The distance matrices to pass with ``env`` to the batch scorers."""
         return self.graphs.distances
 
@@ -454,12 +457,13 @@ def _few(items: Sequence[str]) -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > 5 else f" ({len(items)} in all)")
 
 
-def _collapse(path: List[str]) -> List[str]:
+def _collapse(path: list[str]) -> list[str]:
     return [v for j, v in enumerate(path) if j == 0 or v != path[j - 1]]
 
 
-def match_predictions(split_instructions, predictions, graphs: GraphSet, *, strict: bool = False,
-                      collapse_repeats: bool = True) -> MatchedEpisodes:
+def match_predictions(
+    split_instructions, predictions, graphs: GraphSet, *, strict: bool = False, collapse_repeats: bool = True
+) -> MatchedEpisodes:
     """Pairs every instruction of a split with its predicted trajectory and encodes both.
 
     ``split_instructions``: instruction records (from :func:`instructions`); a split of path
@@ -488,14 +492,14 @@ def match_predictions(split_instructions, predictions, graphs: GraphSet, *, stri
     if not isinstance(predictions, Mapping):
         predictions = load_predictions(predictions)
     else:
-        keyed: Dict[str, Any] = {}
+        keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
                 raise ValueError(f"match_predictions: instr_id {key} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
 
-    ids: List[str] = []
+    ids: list[str] = []
     seen = set()
     for k, r in enumerate(records):
         if not isinstance(r, dict) or "instr_id" not in r or "scan" not in r or "path" not in r:
@@ -526,7 +530,7 @@ def match_predictions(split_instructions, predictions, graphs: GraphSet, *, stri
         q = list(q)
         queries_vp.append(_collapse(q) if collapse_repeats else q)
     env, refs = graphs.encode(scans, [r["path"] for r in records], names=[f"instr_id {i}, reference" for i in ids])
-    env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, {src}" for i in ids])
+    _env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, {src}" for i in ids])
 
     if strict:
         bad = refs.first() != qrys.first()
@@ -542,5 +546,6 @@ def match_predictions(split_instructions, predictions, graphs: GraphSet, *, stri
     for k in np.unique(env):
         sel = env == k
         shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal[sel]]
-    return MatchedEpisodes(ids=ids, scans=scans, env=env, references=refs, queries=qrys,
-                           shortest_distance=shortest, graphs=graphs)
+    return MatchedEpisodes(
+        ids=ids, scans=scans, env=env, references=refs, queries=qrys, shortest_distance=shortest, graphs=graphs
+    )

@@ -96,7 +96,8 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -107,12 +108,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = [
-    "score_arrow",
-    "score_parquet",
-    "write_parquet_batch",
-    "to_arrow",
     "paths_from_arrow",
     "result_schema",
+    "score_arrow",
+    "score_parquet",
+    "to_arrow",
+    "write_parquet_batch",
 ]
 
 _INSTALL = 'pip install "navdtw[dask]"'
@@ -121,7 +122,7 @@ _INSTALL = 'pip install "navdtw[dask]"'
 def _pyarrow():
     try:
         import pyarrow as pa
-        import pyarrow.compute  # noqa: F401  (pa.compute)
+        import pyarrow.compute
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError(f"navdtw.distributed needs pyarrow: {_INSTALL}") from None
     return pa
@@ -162,7 +163,7 @@ def _numpy(arr, name: str) -> np.ndarray:
         return arr.to_numpy(zero_copy_only=False)
 
 
-def _list_parts(arr, name: str) -> Tuple[Any, np.ndarray]:
+def _list_parts(arr, name: str) -> tuple[Any, np.ndarray]:
     """(values child sliced to the array's range, offsets rebased to 0 as int64) of a list array."""
     pa = _pyarrow()
     t = arr.type
@@ -238,7 +239,7 @@ def paths_from_arrow(column, *, name: str = "paths") -> Paths:
     return Paths(values, offsets, name=name)
 
 
-def _path_parts(arr, name: str) -> Tuple[np.ndarray, np.ndarray]:
+def _path_parts(arr, name: str) -> tuple[np.ndarray, np.ndarray]:
     pa = _pyarrow()
     child, offsets = _list_parts(arr, name)
     t = child.type
@@ -247,14 +248,16 @@ def _path_parts(arr, name: str) -> Tuple[np.ndarray, np.ndarray]:
     elif pa.types.is_fixed_size_list(t) or pa.types.is_list(t) or pa.types.is_large_list(t):
         values = _point_rows(child, name)
     elif pa.types.is_floating(t):
-        raise TypeError(f"{name}: list<float> is ambiguous; coordinates are list<fixed_size_list<float, D>> "
-                        "(or list<list<float>>) and node paths list<int>")
+        raise TypeError(
+            f"{name}: list<float> is ambiguous; coordinates are list<fixed_size_list<float, D>> "
+            "(or list<list<float>>) and node paths list<int>"
+        )
     else:
         raise TypeError(f"{name}: paths must be lists of node ids (int) or of points (lists of float), got {arr.type}")
     return values, offsets
 
 
-def _join(parts: List[Tuple[np.ndarray, np.ndarray]], name: str) -> Paths:
+def _join(parts: list[tuple[np.ndarray, np.ndarray]], name: str) -> Paths:
     shapes = {v.shape[1:] for v, _ in parts}
     if len(shapes) > 1:
         raise ValueError(f"{name}: the chunks of the column hold different kinds of points {sorted(shapes)}")
@@ -262,7 +265,7 @@ def _join(parts: List[Tuple[np.ndarray, np.ndarray]], name: str) -> Paths:
     offsets = np.zeros(1 + sum(len(o) - 1 for _, o in parts), dtype=np.int64)
     pos, base = 1, 0
     for v, o in parts:
-        offsets[pos:pos + len(o) - 1] = o[1:] + base
+        offsets[pos : pos + len(o) - 1] = o[1:] + base
         pos += len(o) - 1
         base += len(v)
     return Paths(values, offsets, name=name)
@@ -278,8 +281,9 @@ def _is_node_type(t) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def result_schema(schema, *, reference: str = "reference", query: str = "query", metrics=None,
-                  keep: Optional[Sequence[str]] = None) -> "pa.Schema":
+def result_schema(
+    schema, *, reference: str = "reference", query: str = "query", metrics=None, keep: Sequence[str] | None = None
+) -> pa.Schema:
     """The schema :func:`score_arrow` returns for input ``schema`` (e.g. for Spark's ``mapInArrow``).
 
     Carried columns (``keep``; default every column but the two path columns) first, then one
@@ -295,7 +299,7 @@ def result_schema(schema, *, reference: str = "reference", query: str = "query",
     return pa.schema([schema.field(c) for c in kept] + [pa.field(m, pa.float64()) for m in wanted])
 
 
-def _kept(names, reference, query, keep, wanted) -> List[str]:
+def _kept(names, reference, query, keep, wanted) -> list[str]:
     if keep is None:
         kept = [c for c in names if c not in (reference, query)]
     else:
@@ -309,7 +313,7 @@ def _kept(names, reference, query, keep, wanted) -> List[str]:
     return kept
 
 
-def _env_column(table, nodes: bool, env: str, scan: str, scans: Optional[Sequence[str]], graphs) -> Optional[np.ndarray]:
+def _env_column(table, nodes: bool, env: str, scan: str, scans: Sequence[str] | None, graphs) -> np.ndarray | None:
     """The int64 environment index of every row, from ``env`` or from ``scan`` strings."""
     pa = _pyarrow()
     if not nodes:
@@ -343,10 +347,22 @@ def _env_column(table, nodes: bool, env: str, scan: str, scans: Optional[Sequenc
     return None
 
 
-def score_arrow(table_or_batch, *, distances=None, graphs=None, metrics=None, threshold: float = 3.0,
-                convention="paper", workers: int = 1, reference: str = "reference", query: str = "query",
-                env: str = "env", scan: str = "scan", keep: Optional[Sequence[str]] = None,
-                _scans: Optional[Sequence[str]] = None) -> "pa.Table":
+def score_arrow(
+    table_or_batch,
+    *,
+    distances=None,
+    graphs=None,
+    metrics=None,
+    threshold: float = 3.0,
+    convention="paper",
+    workers: int = 1,
+    reference: str = "reference",
+    query: str = "query",
+    env: str = "env",
+    scan: str = "scan",
+    keep: Sequence[str] | None = None,
+    _scans: Sequence[str] | None = None,
+) -> pa.Table:
     """Scores every row of an Arrow table (reference vs query) with :func:`navdtw.evaluate`.
 
     Parameters
@@ -396,13 +412,22 @@ def score_arrow(table_or_batch, *, distances=None, graphs=None, metrics=None, th
         refs = paths_from_arrow(table.column(reference), name=reference)
         qrys = paths_from_arrow(table.column(query), name=query)
         env_index = _env_column(table, nodes, env, scan, _scans, graphs)
-        scores = evaluate(refs, qrys, env=env_index, distances=distances, threshold=threshold, metrics=wanted,
-                          convention=convention, workers=workers)
+        scores = evaluate(
+            refs,
+            qrys,
+            env=env_index,
+            distances=distances,
+            threshold=threshold,
+            metrics=wanted,
+            convention=convention,
+            workers=workers,
+        )
         scored = {m: scores[m] for m in wanted}
     for m in wanted:
         columns[m] = pa.array(scored[m], type=pa.float64())
-    return pa.table(columns, schema=result_schema(table.schema, reference=reference, query=query,
-                                                  metrics=wanted, keep=kept))
+    return pa.table(
+        columns, schema=result_schema(table.schema, reference=reference, query=query, metrics=wanted, keep=kept)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -423,9 +448,18 @@ def _list_array(paths: Paths):
     return cls.from_arrays(offsets, child)
 
 
-def to_arrow(references, queries, *, env=None, ids=None, reference: str = "reference", query: str = "query",
-             id_column: str = "episode_id", env_column: str = "env",
-             columns: Optional[Dict[str, Any]] = None) -> "pa.Table":
+def to_arrow(
+    references,
+    queries,
+    *,
+    env=None,
+    ids=None,
+    reference: str = "reference",
+    query: str = "query",
+    id_column: str = "episode_id",
+    env_column: str = "env",
+    columns: dict[str, Any] | None = None,
+) -> pa.Table:
     """A batch (:class:`navdtw.Paths` or lists of paths) as an Arrow table in the layout of
     :func:`score_arrow`: ``id_column`` (when ``ids`` given), ``env_column`` (when ``env`` given),
     any extra ``columns``, then ``reference`` and ``query``."""
@@ -435,7 +469,7 @@ def to_arrow(references, queries, *, env=None, ids=None, reference: str = "refer
     n = len(refs)
     if len(qrys) != n:
         raise ValueError(f"references ({n}) and queries ({len(qrys)}) differ in length")
-    cols: Dict[str, Any] = {}
+    cols: dict[str, Any] = {}
     if ids is not None:
         if len(ids) != n:
             raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
@@ -456,8 +490,17 @@ def to_arrow(references, queries, *, env=None, ids=None, reference: str = "refer
     return pa.table(cols)
 
 
-def write_parquet_batch(path, references, queries, *, env=None, ids=None, row_group_size: Optional[int] = None,
-                        columns: Optional[Dict[str, Any]] = None, **names) -> str:
+def write_parquet_batch(
+    path,
+    references,
+    queries,
+    *,
+    env=None,
+    ids=None,
+    row_group_size: int | None = None,
+    columns: dict[str, Any] | None = None,
+    **names,
+) -> str:
     """Writes a batch as one Parquet file of list columns (the layout of :func:`score_arrow`).
 
     Coordinates become ``list<fixed_size_list<float32, D>>``, node paths ``list<int32|int64>``;
@@ -477,7 +520,7 @@ def write_parquet_batch(path, references, queries, *, env=None, ids=None, row_gr
 # --------------------------------------------------------------------------------------------
 
 
-def _expand(paths_or_glob) -> Tuple[Any, List[str]]:
+def _expand(paths_or_glob) -> tuple[Any, list[str]]:
     """(fsspec filesystem, sorted file list) for a path, directory, glob or list of them."""
     try:
         import fsspec
@@ -488,7 +531,7 @@ def _expand(paths_or_glob) -> Tuple[Any, List[str]]:
         raise ValueError("score_parquet: no input paths")
     items = [os.fspath(p) for p in items]
     fs, _, _ = fsspec.core.get_fs_token_paths(items[0], mode="rb")
-    files: List[str] = []
+    files: list[str] = []
     for p in items:
         if _glob.has_magic(p):
             found = sorted(fs.glob(p))
@@ -502,7 +545,7 @@ def _expand(paths_or_glob) -> Tuple[Any, List[str]]:
     return fs, files
 
 
-def _describe(path: str, row_groups: Optional[List[int]]) -> str:
+def _describe(path: str, row_groups: list[int] | None) -> str:
     if row_groups is None:
         return f"file {path}"
     if len(row_groups) == 1:
@@ -520,8 +563,9 @@ def _with_context(err: BaseException, where: str) -> BaseException:
     return RuntimeError(f"{msg} ({type(err).__name__})")
 
 
-def _score_part(fs, path: str, row_groups: Optional[List[int]], read_columns: Optional[List[str]],
-                matrices, scans, kwargs: Dict[str, Any]):
+def _score_part(
+    fs, path: str, row_groups: list[int] | None, read_columns: list[str] | None, matrices, scans, kwargs: dict[str, Any]
+):
     """One Dask task: read a file (or some of its row groups), score it, return pandas."""
     where = _describe(path, row_groups)
     try:
@@ -559,10 +603,23 @@ def _client(client):
         return None
 
 
-def score_parquet(paths_or_glob, *, client=None, graphs=None, distances=None, metrics=None, threshold: float = 3.0,
-                  convention="paper", columns: Optional[Sequence[str]] = None, summary: bool = False,
-                  split_row_groups: Union[bool, int] = False, reference: str = "reference", query: str = "query",
-                  env: str = "env", scan: str = "scan"):
+def score_parquet(
+    paths_or_glob,
+    *,
+    client=None,
+    graphs=None,
+    distances=None,
+    metrics=None,
+    threshold: float = 3.0,
+    convention="paper",
+    columns: Sequence[str] | None = None,
+    summary: bool = False,
+    split_row_groups: bool | int = False,
+    reference: str = "reference",
+    query: str = "query",
+    env: str = "env",
+    scan: str = "scan",
+):
     """Scores Parquet files of episodes on Dask; returns a lazy ``dask.dataframe.DataFrame``.
 
     Parameters
@@ -606,10 +663,12 @@ def score_parquet(paths_or_glob, *, client=None, graphs=None, distances=None, me
     wanted = _wanted_metrics(metrics, nodes)
     out_schema = result_schema(schema, reference=reference, query=query, metrics=wanted, keep=keep)
     kept = _kept(schema.names, reference, query, keep, wanted)
-    read = list(dict.fromkeys(kept + [reference, query] + ([c for c in (env, scan) if c in schema.names] if nodes else [])))
+    read = list(
+        dict.fromkeys(kept + [reference, query] + ([c for c in (env, scan) if c in schema.names] if nodes else []))
+    )
     meta = out_schema.empty_table().to_pandas()
 
-    tasks: List[Tuple[str, Optional[List[int]]]] = []
+    tasks: list[tuple[str, list[int] | None]] = []
     if split_row_groups:
         step = 1 if split_row_groups is True else int(split_row_groups)
         if step < 1:
@@ -634,22 +693,35 @@ def score_parquet(paths_or_glob, *, client=None, graphs=None, distances=None, me
         matrices = [distances] if single else list(distances)
         matrices = [np.ascontiguousarray(m, dtype=np.float32) for m in matrices]
         cl = _client(client)
-        if cl is not None:
-            matrices = cl.scatter(matrices, broadcast=True)  # once per worker, not per task
-        else:
-            matrices = dask.delayed(matrices, pure=True)  # one graph key shared by every task
+        # Broadcast once per worker, not per task; without a client, one graph key shared by every task.
+        matrices = cl.scatter(matrices, broadcast=True) if cl is not None else dask.delayed(matrices, pure=True)
 
-    kwargs = dict(metrics=wanted, threshold=threshold, convention=convention, reference=reference,
-                  query=query, env=env, scan=scan, keep=kept)
+    kwargs = {
+        "metrics": wanted,
+        "threshold": threshold,
+        "convention": convention,
+        "reference": reference,
+        "query": query,
+        "env": env,
+        "scan": scan,
+        "keep": kept,
+    }
     score = dask.delayed(_score_part, pure=True)
-    parts = [score(fs, path, groups, read, matrices, scans, kwargs,
-                   dask_key_name=f"navdtw-score-{dask.base.tokenize(path, groups, read, kwargs, _key_of(matrices))}")
-             for path, groups in tasks]
+    parts = [
+        score(
+            fs,
+            path,
+            groups,
+            read,
+            matrices,
+            scans,
+            kwargs,
+            dask_key_name=f"navdtw-score-{dask.base.tokenize(path, groups, read, kwargs, _key_of(matrices))}",
+        )
+        for path, groups in tasks
+    ]
     ddf = dd.from_delayed(parts, meta=meta, verify_meta=False)
     if summary:
-        if client is not None:
-            means = client.compute(ddf[wanted].mean()).result()
-        else:
-            means = ddf[wanted].mean().compute()
+        means = client.compute(ddf[wanted].mean()).result() if client is not None else ddf[wanted].mean().compute()
         return {m: float(means[m]) for m in wanted}
     return ddf

@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from typing import Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Union
 
 import numpy as np
 
@@ -50,14 +51,14 @@ from .paths import Paths, as_path, as_paths
 
 __all__ = [
     "dtw",
-    "ndtw",
-    "sdtw",
-    "warping_path",
-    "dtw_prefix",
     "dtw_batch",
-    "ndtw_batch",
-    "sdtw_batch",
     "dtw_matrix",
+    "dtw_prefix",
+    "ndtw",
+    "ndtw_batch",
+    "sdtw",
+    "sdtw_batch",
+    "warping_path",
 ]
 
 Matrix = np.ndarray
@@ -109,7 +110,7 @@ def _nonneg_int(value, name: str) -> int:
 PRECISIONS = ("double", "single")
 
 
-def _method(window, radius, precision="double") -> Tuple[int, int, bool]:
+def _method(window, radius, precision="double") -> tuple[int, int, bool]:
     """(window, radius, single) for the engine; -1 means none."""
     if window is not None and radius is not None:
         raise ValueError("window and radius are mutually exclusive: pick the band (window) or FastDTW (radius)")
@@ -201,7 +202,7 @@ def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
     return arr.astype(np.int64, order="C", copy=False)  # keeps 0-d scalars 0-d
 
 
-def _match_node_dtypes(r: np.ndarray, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _match_node_dtypes(r: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if r.dtype != q.dtype:
         return r.astype(np.int64), q.astype(np.int64)
     return r, q
@@ -237,8 +238,15 @@ def _pair(reference, query, distances):
     return r, q, check_matrix(distances)
 
 
-def dtw(reference, query, *, distances: Optional[Matrix] = None, window: Optional[int] = None,
-        radius: Optional[int] = None, precision: str = "double") -> float:
+def dtw(
+    reference,
+    query,
+    *,
+    distances: Matrix | None = None,
+    window: int | None = None,
+    radius: int | None = None,
+    precision: str = "double",
+) -> float:
     """DTW(R, Q): the minimum, over warpings, of the summed distances (metres).
 
     ``reference`` and ``query`` are node paths (1-D ints, with ``distances`` a ``[V, V]``
@@ -250,7 +258,7 @@ def dtw(reference, query, *, distances: Optional[Matrix] = None, window: Optiona
     return _dtw_checked(r, q, m, window, radius, precision)
 
 
-def _dtw_checked(r: np.ndarray, q: np.ndarray, m: Optional[np.ndarray], window, radius, precision) -> float:
+def _dtw_checked(r: np.ndarray, q: np.ndarray, m: np.ndarray | None, window, radius, precision) -> float:
     """DTW of one pair already checked by _pair."""
     w, rad, single = _method(window, radius, precision)
     ro = np.array([0, len(r)], dtype=np.int64)
@@ -268,8 +276,16 @@ def _ndtw_value(d: np.ndarray, ref_len, threshold: float) -> np.ndarray:
     return np.exp(-np.asarray(d, dtype=np.float64) / (np.asarray(ref_len, dtype=np.float64) * threshold))
 
 
-def ndtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix] = None,
-         window: Optional[int] = None, radius: Optional[int] = None, precision: str = "double") -> float:
+def ndtw(
+    reference,
+    query,
+    threshold: float = 3.0,
+    *,
+    distances: Matrix | None = None,
+    window: int | None = None,
+    radius: int | None = None,
+    precision: str = "double",
+) -> float:
     """nDTW = exp(-DTW(R, Q) / (|R| * threshold)), in (0, 1]; 0 when DTW is inf.
 
     ``threshold`` is the success distance d_th in metres (3.0 for R2R, R4R, RxR and R2R-CE).
@@ -285,8 +301,16 @@ def _end_distance(r_last, q_last, m) -> float:
     return float(m[int(r_last), int(q_last)])
 
 
-def sdtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix] = None,
-         window: Optional[int] = None, radius: Optional[int] = None, precision: str = "double") -> float:
+def sdtw(
+    reference,
+    query,
+    threshold: float = 3.0,
+    *,
+    distances: Matrix | None = None,
+    window: int | None = None,
+    radius: int | None = None,
+    precision: str = "double",
+) -> float:
     """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) < threshold else 0."""
     threshold = check_threshold(threshold)
     r, q, m = _pair(reference, query, distances)
@@ -296,7 +320,7 @@ def sdtw(reference, query, threshold: float = 3.0, *, distances: Optional[Matrix
     return float(_ndtw_value(_dtw_checked(r, q, m, window, radius, precision), len(r), threshold))
 
 
-def warping_path(reference, query, *, distances: Optional[Matrix] = None) -> Tuple[float, np.ndarray]:
+def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[float, np.ndarray]:
     """The exact DTW value and its optimal alignment.
 
     Returns ``(dtw, path)`` with ``path`` an int64 ``[K, 2]`` array of (reference index, query
@@ -311,7 +335,7 @@ def warping_path(reference, query, *, distances: Optional[Matrix] = None) -> Tup
     return float(value), path
 
 
-def dtw_prefix(reference, query, *, distances: Optional[Matrix] = None) -> np.ndarray:
+def dtw_prefix(reference, query, *, distances: Matrix | None = None) -> np.ndarray:
     """DTW(R, q_1..q_j) for every j = 1..|Q| in one O(|R||Q|) pass (float64 ``[|Q|]``).
 
     ``dtw_prefix(R, Q)[-1] == dtw(R, Q)``. Useful for per-step rewards and partial trajectories.
@@ -408,12 +432,33 @@ class _Batch:
         workers = resolve_workers(workers)
         r, q = self.refs, self.qrys
         if self.matrices is None:
-            return _core.dtw_points(r.values, r.offsets, q.values, q.offsets, pairs=self.pairs,
-                                    all_pairs=self.all_pairs, window=w, radius=rad, workers=workers, single=single)
+            return _core.dtw_points(
+                r.values,
+                r.offsets,
+                q.values,
+                q.offsets,
+                pairs=self.pairs,
+                all_pairs=self.all_pairs,
+                window=w,
+                radius=rad,
+                workers=workers,
+                single=single,
+            )
         if rad >= 0:
             raise ValueError("radius (FastDTW) needs coordinate paths: node paths cannot be averaged")
-        return _core.dtw_nodes(r.values, r.offsets, q.values, q.offsets, self.matrices, env=self.env,
-                               pairs=self.pairs, all_pairs=self.all_pairs, window=w, workers=workers, single=single)
+        return _core.dtw_nodes(
+            r.values,
+            r.offsets,
+            q.values,
+            q.offsets,
+            self.matrices,
+            env=self.env,
+            pairs=self.pairs,
+            all_pairs=self.all_pairs,
+            window=w,
+            workers=workers,
+            single=single,
+        )
 
     def end_distances(self) -> np.ndarray:
         """d(q_last, r_last) for every pair (metres)."""
@@ -431,9 +476,18 @@ class _Batch:
         return out
 
 
-def dtw_batch(references, queries, *, distances: DistancesArg = None, env=None, pairs=None,
-              window: Optional[int] = None, radius: Optional[int] = None, workers: int = -1,
-              precision: str = "double") -> np.ndarray:
+def dtw_batch(
+    references,
+    queries,
+    *,
+    distances: DistancesArg = None,
+    env=None,
+    pairs=None,
+    window: int | None = None,
+    radius: int | None = None,
+    workers: int = -1,
+    precision: str = "double",
+) -> np.ndarray:
     """DTW of many pairs in one call (float64 ``[B]``, metres).
 
     ``references`` / ``queries``: :class:`navdtw.Paths` or lists of paths. Pairs are element-wise
@@ -447,9 +501,19 @@ def dtw_batch(references, queries, *, distances: DistancesArg = None, env=None, 
     return _Batch(references, queries, distances, env, pairs).dtw(window, radius, workers, precision)
 
 
-def ndtw_batch(references, queries, *, threshold: float = 3.0, distances: DistancesArg = None, env=None,
-               pairs=None, window: Optional[int] = None, radius: Optional[int] = None,
-               workers: int = -1, precision: str = "double") -> np.ndarray:
+def ndtw_batch(
+    references,
+    queries,
+    *,
+    threshold: float = 3.0,
+    distances: DistancesArg = None,
+    env=None,
+    pairs=None,
+    window: int | None = None,
+    radius: int | None = None,
+    workers: int = -1,
+    precision: str = "double",
+) -> np.ndarray:
     """nDTW of many pairs: exp(-DTW / (|R| * threshold)); arguments as :func:`dtw_batch`."""
     threshold = check_threshold(threshold)
     batch = _Batch(references, queries, distances, env, pairs)
@@ -457,9 +521,19 @@ def ndtw_batch(references, queries, *, threshold: float = 3.0, distances: Distan
     return _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
 
 
-def sdtw_batch(references, queries, *, threshold: float = 3.0, distances: DistancesArg = None, env=None,
-               pairs=None, window: Optional[int] = None, radius: Optional[int] = None,
-               workers: int = -1, precision: str = "double") -> np.ndarray:
+def sdtw_batch(
+    references,
+    queries,
+    *,
+    threshold: float = 3.0,
+    distances: DistancesArg = None,
+    env=None,
+    pairs=None,
+    window: int | None = None,
+    radius: int | None = None,
+    workers: int = -1,
+    precision: str = "double",
+) -> np.ndarray:
     """SDTW of many pairs: nDTW where d(q_last, r_last) < threshold, else 0."""
     threshold = check_threshold(threshold)
     batch = _Batch(references, queries, distances, env, pairs)
@@ -468,8 +542,16 @@ def sdtw_batch(references, queries, *, threshold: float = 3.0, distances: Distan
     return np.where(batch.end_distances() < threshold, value, 0.0)
 
 
-def dtw_matrix(references, queries, *, distances: Optional[Matrix] = None, window: Optional[int] = None,
-               radius: Optional[int] = None, workers: int = -1, precision: str = "double") -> np.ndarray:
+def dtw_matrix(
+    references,
+    queries,
+    *,
+    distances: Matrix | None = None,
+    window: int | None = None,
+    radius: int | None = None,
+    workers: int = -1,
+    precision: str = "double",
+) -> np.ndarray:
     """DTW of every reference against every query: float64 ``[len(references), len(queries)]``.
 
     All pairs share one cost: Euclidean for coordinates, or the single ``distances`` matrix.

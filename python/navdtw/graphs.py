@@ -17,21 +17,23 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Union
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra, shortest_path as _cs_shortest_path
+from scipy.sparse.csgraph import dijkstra
+from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
 from scipy.spatial import cKDTree
 
 from .engine import check_matrix
 from .paths import Paths
 
 __all__ = [
-    "NavGraph",
-    "GraphSet",
     "DistanceField",
+    "GraphSet",
+    "NavGraph",
     "UnknownViewpointError",
     "load_connectivity",
 ]
@@ -82,7 +84,7 @@ class NavGraph:
     kept as edges). Nodes may be isolated; their distances to every other node are ``inf``.
     """
 
-    def __init__(self, positions, edges, *, ids: Optional[Sequence[str]] = None, name: str = "") -> None:
+    def __init__(self, positions, edges, *, ids: Sequence[str] | None = None, name: str = "") -> None:
         self.name = str(name)
         label = f"graph {self.name!r}" if self.name else "graph"
         pos = np.array(positions, dtype=np.float64)  # copy: the graph owns its positions
@@ -125,7 +127,7 @@ class NavGraph:
                     raise TypeError(f"{label}: ids[{k}] must be a string, got {type(v).__name__}")
         index = {v: i for i, v in enumerate(id_list)}
         if len(index) != n:
-            seen: Dict[str, int] = {}
+            seen: dict[str, int] = {}
             for k, v in enumerate(id_list):
                 if v in seen:
                     raise ValueError(f"{label}: viewpoint id {v!r} appears twice (nodes {seen[v]} and {k})")
@@ -134,8 +136,8 @@ class NavGraph:
         self.positions = _readonly(pos)
         self.edges = _readonly(e)
         self.weights = _readonly(np.linalg.norm(pos[e[:, 0]] - pos[e[:, 1]], axis=1))
-        self.ids: List[str] = id_list
-        self.index: Dict[str, int] = index
+        self.ids: list[str] = id_list
+        self.index: dict[str, int] = index
         rows = np.concatenate([e[:, 0], e[:, 1]])
         cols = np.concatenate([e[:, 1], e[:, 0]])
         w = np.concatenate([self.weights, self.weights])
@@ -146,12 +148,12 @@ class NavGraph:
         self.adjacency = adj
         self._indptr = _readonly(adj.indptr.astype(np.int64))
         self._indices = _readonly(adj.indices.astype(np.int64))
-        self._distances: Optional[np.ndarray] = None
+        self._distances: np.ndarray | None = None
 
     # --- construction from files -------------------------------------------------------------
 
     @classmethod
-    def from_connectivity(cls, path: PathLike) -> "NavGraph":
+    def from_connectivity(cls, path: PathLike) -> NavGraph:
         """Reads a Matterport3D ``<scan>_connectivity.json``.
 
         Nodes are the viewpoints with ``included`` true, in file order; edge ``(i, j)`` exists when
@@ -166,13 +168,15 @@ class NavGraph:
             with open(path, "rb") as f:
                 data = json.loads(f.read())
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path.name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+            raise ValueError(
+                f"{path.name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
         return cls._from_entries(data, name, path.name)
 
     @classmethod
-    def _from_entries(cls, data, name: str, source: str) -> "NavGraph":
+    def _from_entries(cls, data, name: str, source: str) -> NavGraph:
         if not isinstance(data, list) or not data:
             raise ValueError(f"{source}: expected a non-empty JSON list of viewpoints, got {type(data).__name__}")
         n = len(data)
@@ -229,7 +233,7 @@ class NavGraph:
         return f"NavGraph{label}({self.num_nodes} nodes, {self.num_edges} edges)"
 
     @property
-    def csr(self) -> Tuple[np.ndarray, np.ndarray]:
+    def csr(self) -> tuple[np.ndarray, np.ndarray]:
         """``(indptr, indices)``, both int64 and read-only: the neighbours of node ``i`` are
         ``indices[indptr[i]:indptr[i + 1]]``, sorted ascending."""
         return self._indptr, self._indices
@@ -265,7 +269,7 @@ class NavGraph:
             self._distances = _readonly(d.astype(np.float32))
         return self._distances
 
-    def shortest_path(self, a: int, b: int) -> List[int]:
+    def shortest_path(self, a: int, b: int) -> list[int]:
         """The node indices of a shortest path from ``a`` to ``b`` (both ends included).
 
         Raises ``ValueError`` when ``b`` is unreachable from ``a``. Ties between equally short
@@ -311,12 +315,10 @@ class NavGraph:
         except (KeyError, TypeError):
             for k, v in enumerate(viewpoints):
                 if not isinstance(v, str) or v not in index:
-                    raise UnknownViewpointError(
-                        f"scan {self.name!r}: unknown viewpoint {v!r} (position {k})"
-                    ) from None
+                    raise UnknownViewpointError(f"scan {self.name!r}: unknown viewpoint {v!r} (position {k})") from None
             raise
 
-    def decode(self, indices) -> List[str]:
+    def decode(self, indices) -> list[str]:
         """Node indices -> viewpoint ids."""
         idx = np.asarray(indices)
         if idx.ndim != 1 or (idx.size and (idx.dtype == np.bool_ or idx.dtype.kind not in "iu")):
@@ -369,14 +371,11 @@ class GraphSet:
     or a mapping scan -> graph; graph names must be unique and non-empty for a sequence).
     """
 
-    def __init__(self, graphs: Union[Sequence[NavGraph], Dict[str, NavGraph]]) -> None:
-        if isinstance(graphs, dict):
-            items = list(graphs.items())
-        else:
-            items = [(g.name, g) for g in graphs]
+    def __init__(self, graphs: Sequence[NavGraph] | dict[str, NavGraph]) -> None:
+        items = list(graphs.items()) if isinstance(graphs, dict) else [(g.name, g) for g in graphs]
         if not items:
             raise ValueError("GraphSet needs at least one graph")
-        self._graphs: Dict[str, NavGraph] = {}
+        self._graphs: dict[str, NavGraph] = {}
         for k, (scan, g) in enumerate(items):
             if not isinstance(g, NavGraph):
                 raise TypeError(f"GraphSet: item {k} is a {type(g).__name__}, not a NavGraph")
@@ -385,7 +384,7 @@ class GraphSet:
             if scan in self._graphs:
                 raise ValueError(f"GraphSet: scan {scan!r} appears twice")
             self._graphs[scan] = g
-        self.scans: List[str] = list(self._graphs)
+        self.scans: list[str] = list(self._graphs)
         self._env = {s: k for k, s in enumerate(self.scans)}
 
     # --- container protocol ------------------------------------------------------------------
@@ -409,7 +408,7 @@ class GraphSet:
         return f"GraphSet({len(self)} scans, {sum(len(g) for g in self.graphs)} nodes)"
 
     @property
-    def graphs(self) -> List[NavGraph]:
+    def graphs(self) -> list[NavGraph]:
         """The graphs in environment order."""
         return [self._graphs[s] for s in self.scans]
 
@@ -421,14 +420,19 @@ class GraphSet:
             raise KeyError(f"unknown scan {scan!r}") from None
 
     @property
-    def distances(self) -> List[np.ndarray]:
+    def distances(self) -> list[np.ndarray]:
         """Float32 distance matrices in environment order (each computed on first use, cached)."""
         return [g.distances for g in self.graphs]
 
     # --- encode / decode -----------------------------------------------------------------------
 
-    def encode(self, scans: Union[str, Sequence[str]], viewpoint_paths: Sequence[Sequence[str]], *,
-               names: Optional[Sequence[str]] = None) -> Tuple[np.ndarray, Paths]:
+    def encode(
+        self,
+        scans: str | Sequence[str],
+        viewpoint_paths: Sequence[Sequence[str]],
+        *,
+        names: Sequence[str] | None = None,
+    ) -> tuple[np.ndarray, Paths]:
         """Scan ids and viewpoint-id paths -> ``(env, paths)``.
 
         ``scans`` is one scan id per path (or a single string for all); ``env`` is int64 ``[B]``
@@ -472,7 +476,7 @@ class GraphSet:
         values = np.fromiter((v for c in chunks for v in c), dtype=np.int64, count=int(offsets[-1]))
         return env, Paths(values, offsets)
 
-    def decode(self, env, paths: Paths) -> List[List[str]]:
+    def decode(self, env, paths: Paths) -> list[list[str]]:
         """``(env, paths)`` -> viewpoint-id lists (the inverse of :meth:`encode`)."""
         env = np.asarray(env)
         if not isinstance(paths, Paths):
@@ -487,7 +491,7 @@ class GraphSet:
         return [graphs[int(k)].decode(p) for k, p in zip(env, paths)]
 
 
-def load_connectivity(directory: PathLike, scans: Optional[Iterable[str]] = None) -> GraphSet:
+def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -> GraphSet:
     """Loads Matterport3D connectivity graphs from a folder of ``<scan>_connectivity.json``.
 
     ``scans``: the scans to load, in that order (environment ``k`` = ``scans[k]``). Default: every
@@ -567,18 +571,25 @@ class DistanceField:
         self._tree = cKDTree(pts)
 
     @classmethod
-    def from_points(cls, points, distances) -> "DistanceField":
+    def from_points(cls, points, distances) -> DistanceField:
         """Same as the constructor (validated: square, no NaN, no negatives, one row per point)."""
         return cls(points, distances)
 
     @classmethod
-    def from_graph(cls, graph: NavGraph) -> "DistanceField":
+    def from_graph(cls, graph: NavGraph) -> DistanceField:
         """The nodes of a :class:`NavGraph` with its shortest-path matrix (snap = nearest node)."""
         return cls(graph.positions, graph.distances)
 
     @classmethod
-    def from_grid(cls, occupancy, cell_size: float = 1.0, origin: Sequence[float] = (0.0, 0.0), *,
-                  corner_cutting: bool = False, max_points: int = 20000) -> "DistanceField":
+    def from_grid(
+        cls,
+        occupancy,
+        cell_size: float = 1.0,
+        origin: Sequence[float] = (0.0, 0.0),
+        *,
+        corner_cutting: bool = False,
+        max_points: int = 20000,
+    ) -> DistanceField:
         """A field over the free cells of a 2-D occupancy grid.
 
         ``occupancy``: bool ``[H, W]``, True = free (navigable). Cell ``(row, col)`` has its centre

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Union
+from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["HumanAwareResult", "evaluate", "load_baseline_collisions", "baseline_for"]
+__all__ = ["HumanAwareResult", "baseline_for", "evaluate", "load_baseline_collisions"]
 
 ArrayLike = Union[np.ndarray, Sequence[Any]]
 
@@ -144,12 +145,12 @@ class HumanAwareResult:
     def __len__(self) -> int:
         return int(self.success.shape[0])
 
-    def to_records(self) -> List[Dict[str, Union[int, float]]]:
+    def to_records(self) -> list[dict[str, int | float]]:
         """One dict per episode with the fields above as plain Python ints / floats."""
         columns = [getattr(self, f).tolist() for f in self.FIELDS]
         return [dict(zip(self.FIELDS, row)) for row in zip(*columns)]
 
-    def summary(self) -> Dict[str, float]:
+    def summary(self) -> dict[str, float]:
         """Means over episodes: ``{"SR", "TCR", "CR", "NE"}``.
 
         SR and CR are fractions in [0, 1]; TCR is collisions per episode; NE is metres.
@@ -226,7 +227,7 @@ def evaluate(
 # baseline collision tables
 
 
-def load_baseline_collisions(path: Union[str, "os.PathLike[str]"]) -> Dict[str, int]:
+def load_baseline_collisions(path: str | os.PathLike[str]) -> dict[str, int]:
     """Reads an HA-VLN baseline collision file (``collision_num_val_{seen,unseen}.json``).
 
     The file is one JSON object mapping episode ids (strings) to non-negative integer counts.
@@ -250,7 +251,7 @@ def load_baseline_collisions(path: Union[str, "os.PathLike[str]"]) -> Dict[str, 
         raise ValueError(
             f"{path}: expected a JSON object mapping episode ids to collision counts, got {type(data).__name__}"
         )
-    table: Dict[str, int] = {}
+    table: dict[str, int] = {}
     for key, value in data.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")

@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["auc", "atd", "sr_drop"]
+__all__ = ["atd", "auc", "sr_drop"]
 
 ArrayLike = Union[np.ndarray, Sequence[Any]]
 
@@ -65,9 +66,7 @@ def auc(labels: ArrayLike, scores: ArrayLike) -> float:
     n_pos = int(pos.sum())
     n_neg = int(pos.size - n_pos)
     if n_pos == 0 or n_neg == 0:
-        raise ValueError(
-            f"AUC needs both classes; got {n_pos} positive and {n_neg} negative labels"
-        )
+        raise ValueError(f"AUC needs both classes; got {n_pos} positive and {n_neg} negative labels")
     from scipy.stats import rankdata  # imported here: scipy.stats takes ~1 s to import
 
     ranks = rankdata(s, method="average")  # 1-based, ties share their mean rank
@@ -117,8 +116,7 @@ def atd(true_positions: Sequence[Any], predicted_positions: Sequence[Any]) -> fl
     """
     if len(true_positions) != len(predicted_positions):
         raise ValueError(
-            f"true_positions has {len(true_positions)} episodes but predicted_positions has "
-            f"{len(predicted_positions)}"
+            f"true_positions has {len(true_positions)} episodes but predicted_positions has {len(predicted_positions)}"
         )
     n = len(true_positions)
     if n == 0:
@@ -131,8 +129,7 @@ def atd(true_positions: Sequence[Any], predicted_positions: Sequence[Any]) -> fl
             raise ValueError(f"episode {i} has no true error positions; ATD is over perturbed episodes only")
         if t.size != p.size:
             raise ValueError(
-                f"episode {i}: {t.size} true error position(s) but {p.size} predicted; "
-                "predict one position per error"
+                f"episode {i}: {t.size} true error position(s) but {p.size} predicted; predict one position per error"
             )
         trues.append(t)
         preds.append(p)
@@ -147,7 +144,7 @@ def atd(true_positions: Sequence[Any], predicted_positions: Sequence[Any]) -> fl
     return float(np.mean(per_episode / counts))
 
 
-def sr_drop(sr_correct: Union[float, ArrayLike], sr_perturbed: Union[float, ArrayLike]) -> Union[float, np.ndarray]:
+def sr_drop(sr_correct: float | ArrayLike, sr_perturbed: float | ArrayLike) -> float | np.ndarray:
     """Relative change of success rate in percent: ``100 * (sr_perturbed - sr_correct) / sr_correct``.
 
     Both rates in the same unit (fractions or percentages; the ratio does not depend on it). Scalars

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from . import _core
 from .engine import _Batch, _ndtw_value, check_threshold, resolve_workers
 from .paths import as_paths, collapse_repeats
 
-__all__ = ["Convention", "CONVENTIONS", "METRICS", "Scores", "evaluate", "spl_curve"]
+__all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate", "spl_curve"]
 
 METRICS = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw", "ndtw", "sdtw")
 # Metrics shown as percentages with ``percent=True`` (fractions otherwise).
@@ -78,12 +78,12 @@ class Convention:
     name: str
     success_inclusive: bool
     spl_length: str
-    fastdtw_radius: Optional[int] = None
+    fastdtw_radius: int | None = None
     collapse_repeats: bool = True
     source: str = ""
 
 
-CONVENTIONS: Dict[str, Convention] = {
+CONVENTIONS: dict[str, Convention] = {
     c.name: c
     for c in (
         Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
@@ -120,9 +120,17 @@ class Scores:
     for rates x100); :meth:`to_records` / :meth:`to_csv` give per-episode rows.
     """
 
-    def __init__(self, values: Dict[str, np.ndarray], *, threshold: float, convention: Convention,
-                 ids: Optional[Sequence] = None, stats: Optional[np.ndarray] = None,
-                 spl_length: Optional[np.ndarray] = None, stopped: Optional[np.ndarray] = None):
+    def __init__(
+        self,
+        values: dict[str, np.ndarray],
+        *,
+        threshold: float,
+        convention: Convention,
+        ids: Sequence | None = None,
+        stats: np.ndarray | None = None,
+        spl_length: np.ndarray | None = None,
+        stopped: np.ndarray | None = None,
+    ):
         self._values = values
         self.threshold = threshold
         self.convention = convention
@@ -137,20 +145,23 @@ class Scores:
         except KeyError:
             raise KeyError(f"no metric {key!r}; computed: {', '.join(self._values)}") from None
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
     def __contains__(self, key: str) -> bool:
         return key in self._values
 
     def __len__(self) -> int:
         return len(next(iter(self._values.values()))) if self._values else 0
 
-    def keys(self) -> List[str]:
+    def keys(self) -> list[str]:
         return list(self._values)
 
     def __repr__(self) -> str:
         summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
-    def summary(self, *, percent: bool = False) -> Dict[str, float]:
+    def summary(self, *, percent: bool = False) -> dict[str, float]:
         """Mean of every metric over episodes; ``percent=True`` shows rates x100."""
         out = {}
         for k, v in self._values.items():
@@ -158,11 +169,11 @@ class Scores:
             out[k] = m * 100.0 if percent and k in RATES else m
         return out
 
-    def to_dict(self) -> Dict[str, np.ndarray]:
+    def to_dict(self) -> dict[str, np.ndarray]:
         """The per-episode arrays (copies)."""
         return {k: v.copy() for k, v in self._values.items()}
 
-    def to_records(self) -> List[dict]:
+    def to_records(self) -> list[dict]:
         """One dict per episode (with ``id`` when ids were given)."""
         keys = list(self._values)
         cols = [self._values[k].tolist() for k in keys]
@@ -244,7 +255,7 @@ def _cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.n
     return pc * ls
 
 
-def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: Optional[np.ndarray]) -> np.ndarray:
+def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: np.ndarray | None) -> np.ndarray:
     sr = (ne <= threshold) if conv.success_inclusive else (ne < threshold)
     if stopped is not None:
         sr = sr & stopped
@@ -255,7 +266,7 @@ def _spl_ratio(pl: np.ndarray, length: np.ndarray) -> np.ndarray:
     return _safe_ratio(length, np.maximum(pl, length), both_zero=1.0)
 
 
-def _check_stopped(stopped, n: int) -> Optional[np.ndarray]:
+def _check_stopped(stopped, n: int) -> np.ndarray | None:
     if stopped is None:
         return None
     s = np.asarray(stopped)
@@ -268,9 +279,22 @@ def _check_stopped(stopped, n: int) -> Optional[np.ndarray]:
     return s
 
 
-def evaluate(references, queries, *, env=None, distances=None, graphs=None, threshold: float = 3.0,
-             metrics: Optional[Iterable[str]] = None, convention="paper", workers: int = -1,
-             shortest_distance=None, stopped=None, strict: bool = False, ids=None) -> Scores:
+def evaluate(
+    references,
+    queries,
+    *,
+    env=None,
+    distances=None,
+    graphs=None,
+    threshold: float = 3.0,
+    metrics: Iterable[str] | None = None,
+    convention="paper",
+    workers: int = -1,
+    shortest_distance=None,
+    stopped=None,
+    strict: bool = False,
+    ids=None,
+) -> Scores:
     """Scores every episode (reference i against query i) with every metric.
 
     Parameters
@@ -329,28 +353,46 @@ def evaluate(references, queries, *, env=None, distances=None, graphs=None, thre
     workers = resolve_workers(workers)
 
     values, stats, length = _score(batch, conv, threshold, wanted, workers, shortest_distance, stopped)
-    return Scores(values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length,
-                  stopped=stopped)
+    return Scores(
+        values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length, stopped=stopped
+    )
 
 
-def _score(batch: _Batch, conv: Convention, threshold: float, wanted: List[str], workers: int,
-           shortest_distance=None, stopped=None):
+def _score(
+    batch: _Batch,
+    conv: Convention,
+    threshold: float,
+    wanted: list[str],
+    workers: int,
+    shortest_distance=None,
+    stopped=None,
+):
     """Every wanted metric for every pair of a validated batch (element-wise or with pairs)."""
     r, q = batch.refs, batch.qrys
     nodes = batch.matrices is not None
     if nodes:
-        stats = _core.stats_nodes(r.values, r.offsets, q.values, q.offsets, batch.matrices, env=batch.env,
-                                  pairs=batch.pairs, threshold=threshold, workers=workers)
+        stats = _core.stats_nodes(
+            r.values,
+            r.offsets,
+            q.values,
+            q.offsets,
+            batch.matrices,
+            env=batch.env,
+            pairs=batch.pairs,
+            threshold=threshold,
+            workers=workers,
+        )
     else:
-        stats = _core.stats_points(r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs,
-                                   threshold=threshold, workers=workers)
+        stats = _core.stats_points(
+            r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs, threshold=threshold, workers=workers
+        )
     col = {name: stats[k] for name, k in _STAT.items()}
     ref_len = r.lengths[batch.ref_index()]
     qry_len = q.lengths[batch.qry_index()]
 
     length = _spl_length(conv, col, shortest_distance, batch.size)
     sr = _success(col["ne"], threshold, conv, stopped)
-    out: Dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
     out["pl"] = col["pl_query"]
     out["ne"] = col["ne"]
     out["one"] = col["one"]
@@ -373,7 +415,7 @@ def _score(batch: _Batch, conv: Convention, threshold: float, wanted: List[str],
     return {k: out[k] for k in wanted}, stats, length
 
 
-def _wanted_metrics(metrics, nodes: bool) -> List[str]:
+def _wanted_metrics(metrics, nodes: bool) -> list[str]:
     if metrics is None:
         return [m for m in METRICS if nodes or m != "sed"]
     if isinstance(metrics, str):
@@ -404,10 +446,7 @@ def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
 
 def _check_starts(batch: _Batch, ids) -> None:
     r0, q0 = batch.refs.first(), batch.qrys.first()
-    if batch.matrices is not None:
-        bad = r0 != q0
-    else:
-        bad = np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-6
+    bad = r0 != q0 if batch.matrices is not None else np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-06
     if bad.any():
         i = int(np.argmax(bad))
         name = f"episode {i}" + (f" ({ids[i]})" if ids is not None else "")

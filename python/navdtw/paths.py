@@ -7,7 +7,8 @@ A path is either a node-index path (1-D integer array of graph node indices) or 
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence, Union
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Union
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class Paths:
     of arrays with :meth:`from_list`.
     """
 
-    __slots__ = ("values", "offsets")
+    __slots__ = ("offsets", "values")
 
     def __init__(self, values: ArrayLike, offsets: ArrayLike, *, name: str = "paths") -> None:
         values = _normalize_values(np.asarray(values), name)
@@ -80,7 +81,7 @@ class Paths:
         self.offsets = offsets
 
     @classmethod
-    def from_list(cls, paths: Iterable[ArrayLike], *, name: str = "paths") -> "Paths":
+    def from_list(cls, paths: Iterable[ArrayLike], *, name: str = "paths") -> Paths:
         """Builds a batch from a sequence of paths (arrays or nested lists)."""
         if isinstance(paths, (str, bytes)):
             raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
@@ -105,7 +106,7 @@ class Paths:
         return cls(values, offsets, name=name)
 
     @classmethod
-    def _wrap(cls, values: np.ndarray, offsets: np.ndarray) -> "Paths":
+    def _wrap(cls, values: np.ndarray, offsets: np.ndarray) -> Paths:
         """Internal: wraps already-normalised arrays without checks."""
         self = cls.__new__(cls)
         self.values = values
@@ -162,7 +163,7 @@ class Paths:
         """The paths as a list of arrays (views)."""
         return list(self)
 
-    def take(self, index: ArrayLike) -> "Paths":
+    def take(self, index: ArrayLike) -> Paths:
         """A new batch of the paths at ``index`` (integers; copies values)."""
         raw = np.asarray(index)
         if raw.size and (raw.dtype == np.bool_ or raw.dtype.kind not in "iu"):
@@ -195,9 +196,7 @@ def as_paths(obj, name: str) -> Paths:
     if isinstance(obj, (str, bytes)):
         raise TypeError(f"{name} must be navdtw.Paths or a sequence of paths, got {type(obj).__name__}")
     if isinstance(obj, np.ndarray) and obj.dtype != object:
-        raise TypeError(
-            f"{name}: a single array is ambiguous for a batch; pass a list of paths or navdtw.Paths"
-        )
+        raise TypeError(f"{name}: a single array is ambiguous for a batch; pass a list of paths or navdtw.Paths")
     try:
         seq = list(obj)
     except TypeError:

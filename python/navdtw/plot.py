@@ -16,18 +16,18 @@ from __future__ import annotations
 import io
 import math
 import sys
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["plot_alignment", "plot_pairs_grid", "plot_histograms", "save"]
+__all__ = ["plot_alignment", "plot_histograms", "plot_pairs_grid", "save"]
 
 _REF_COLOR = "#1f5fbf"
 _QRY_COLOR = "#e0662a"
 _LINK_COLOR = "0.6"
 
 # Human-readable labels of the metrics (rates are drawn as fractions in [0, 1]).
-_LABELS: Dict[str, str] = {
+_LABELS: dict[str, str] = {
     "pl": "PL: path length (m)",
     "ne": "NE: navigation error (m)",
     "one": "ONE: oracle navigation error (m)",
@@ -57,7 +57,7 @@ def _mpl():
     return Figure, FigureCanvasAgg
 
 
-def _new_figure(figsize: Tuple[float, float]):
+def _new_figure(figsize: tuple[float, float]):
     Figure, FigureCanvasAgg = _mpl()
     fig = Figure(figsize=figsize, layout="constrained")
     FigureCanvasAgg(fig)  # Agg canvas: renders to PNG without any GUI backend
@@ -82,34 +82,82 @@ def _fmt_score(v: float) -> str:
     return f"{v:.1e}" if 0 < v < 5e-4 else f"{v:.3f}"
 
 
-def _draw_pair(ax, ref: np.ndarray, qry: np.ndarray, *, links=None, legend: bool = True,
-               markersize: float = 5.0, linewidth: float = 2.0) -> None:
+def _draw_pair(
+    ax,
+    ref: np.ndarray,
+    qry: np.ndarray,
+    *,
+    links=None,
+    legend: bool = True,
+    markersize: float = 5.0,
+    linewidth: float = 2.0,
+) -> None:
     """Reference and query polylines (first two coordinates), optional alignment links."""
     if links is not None:
         segs = [[ref[i, :2], qry[j, :2]] for i, j in np.asarray(links, dtype=np.int64)]
         from matplotlib.collections import LineCollection
 
-        ax.add_collection(LineCollection(segs, colors=_LINK_COLOR, linewidths=0.8, linestyles="-",
-                                         zorder=1, label="DTW alignment"))
-    ax.plot(ref[:, 0], ref[:, 1], "-o", color=_REF_COLOR, lw=linewidth, ms=markersize, zorder=3,
-            label="reference")
-    ax.plot(qry[:, 0], qry[:, 1], "--s", color=_QRY_COLOR, lw=linewidth * 0.8, ms=markersize * 0.8,
-            zorder=4, label="query")
+        ax.add_collection(
+            LineCollection(segs, colors=_LINK_COLOR, linewidths=0.8, linestyles="-", zorder=1, label="DTW alignment")
+        )
+    ax.plot(ref[:, 0], ref[:, 1], "-o", color=_REF_COLOR, lw=linewidth, ms=markersize, zorder=3, label="reference")
+    ax.plot(
+        qry[:, 0], qry[:, 1], "--s", color=_QRY_COLOR, lw=linewidth * 0.8, ms=markersize * 0.8, zorder=4, label="query"
+    )
     # start (shared by construction in VLN) and goals
-    ax.plot(ref[0, 0], ref[0, 1], marker="o", ms=markersize * 2.6, mfc="none", mec="k", mew=1.6, ls="none",
-            zorder=5, label="start")
-    ax.plot(ref[-1, 0], ref[-1, 1], marker="*", ms=markersize * 4.0, color=_REF_COLOR, mec="k", mew=0.8,
-            ls="none", zorder=6, label="reference goal")
-    ax.plot(qry[-1, 0], qry[-1, 1], marker="X", ms=markersize * 1.8, color=_QRY_COLOR, mec="k", mew=0.8,
-            ls="none", zorder=6, label="query end")
+    ax.plot(
+        ref[0, 0],
+        ref[0, 1],
+        marker="o",
+        ms=markersize * 2.6,
+        mfc="none",
+        mec="k",
+        mew=1.6,
+        ls="none",
+        zorder=5,
+        label="start",
+    )
+    ax.plot(
+        ref[-1, 0],
+        ref[-1, 1],
+        marker="*",
+        ms=markersize * 4.0,
+        color=_REF_COLOR,
+        mec="k",
+        mew=0.8,
+        ls="none",
+        zorder=6,
+        label="reference goal",
+    )
+    ax.plot(
+        qry[-1, 0],
+        qry[-1, 1],
+        marker="X",
+        ms=markersize * 1.8,
+        color=_QRY_COLOR,
+        mec="k",
+        mew=0.8,
+        ls="none",
+        zorder=6,
+        label="query end",
+    )
     ax.set_aspect("equal", adjustable="datalim")
     ax.margins(0.08)
     if legend:  # beside the map, so it never hides a path
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
 
 
-def plot_alignment(reference_xy, query_xy, path=None, *, title: Optional[str] = None, ax=None,
-                   threshold: float = 3.0, dtw: Optional[float] = None, legend: bool = True):
+def plot_alignment(
+    reference_xy,
+    query_xy,
+    path=None,
+    *,
+    title: str | None = None,
+    ax=None,
+    threshold: float = 3.0,
+    dtw: float | None = None,
+    legend: bool = True,
+):
     """The nDTW paper's Figure 1: a reference and a query with their optimal DTW alignment.
 
     Parameters
@@ -137,7 +185,7 @@ def plot_alignment(reference_xy, query_xy, path=None, *, title: Optional[str] = 
     if path is None:
         from .engine import warping_path
 
-        value, path = warping_path(ref.astype(np.float32), qry.astype(np.float32))
+        _value, path = warping_path(ref.astype(np.float32), qry.astype(np.float32))
     links = np.asarray(path, dtype=np.int64)
     if links.ndim != 2 or links.shape[1] != 2 or links.shape[0] == 0:
         raise ValueError(f"path: expected a [K, 2] array of (reference, query) index pairs, got shape {links.shape}")
@@ -161,9 +209,17 @@ def plot_alignment(reference_xy, query_xy, path=None, *, title: Optional[str] = 
     return fig
 
 
-def plot_pairs_grid(pairs: Sequence[Tuple[object, object]], scores, *, ncols: int = 4,
-                    titles: Optional[Sequence[str]] = None, label: str = "nDTW", descending: bool = True,
-                    panel_size: float = 2.8, suptitle: Optional[str] = None):
+def plot_pairs_grid(
+    pairs: Sequence[tuple[object, object]],
+    scores,
+    *,
+    ncols: int = 4,
+    titles: Sequence[str] | None = None,
+    label: str = "nDTW",
+    descending: bool = True,
+    panel_size: float = 2.8,
+    suptitle: str | None = None,
+):
     """The nDTW paper's Figure 3: reference / query pairs in a grid, sorted by their score.
 
     Parameters
@@ -199,7 +255,7 @@ def plot_pairs_grid(pairs: Sequence[Tuple[object, object]], scores, *, ncols: in
         raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
     order = np.argsort(-values if descending else values, kind="stable")
     ncols = int(min(ncols, len(pairs)))
-    nrows = int(math.ceil(len(pairs) / ncols))
+    nrows = math.ceil(len(pairs) / ncols)
     fig = _new_figure((panel_size * ncols, panel_size * nrows + (0.4 if suptitle else 0.0) + 0.5))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for slot, ax in enumerate(axes.ravel()):
@@ -221,8 +277,14 @@ def plot_pairs_grid(pairs: Sequence[Tuple[object, object]], scores, *, ncols: in
     return fig
 
 
-def plot_histograms(scores, metrics: Iterable[str] = ("ndtw", "sdtw", "cls", "spl", "ne", "pl"), *,
-                    bins: int = 30, ncols: int = 3, title: Optional[str] = None):
+def plot_histograms(
+    scores,
+    metrics: Iterable[str] = ("ndtw", "sdtw", "cls", "spl", "ne", "pl"),
+    *,
+    bins: int = 30,
+    ncols: int = 3,
+    title: str | None = None,
+):
     """Histograms of per-episode metrics of a scored run, one panel per metric.
 
     ``scores``: a :class:`navdtw.Scores` or a mapping ``name -> per-episode array``. Metrics that
@@ -236,7 +298,7 @@ def plot_histograms(scores, metrics: Iterable[str] = ("ndtw", "sdtw", "cls", "sp
     if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
         raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
     ncols = int(min(ncols, len(present)))
-    nrows = int(math.ceil(len(present) / ncols))
+    nrows = math.ceil(len(present) / ncols)
     fig = _new_figure((3.6 * ncols, 2.9 * nrows + (0.4 if title else 0.0)))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for slot, ax in enumerate(axes.ravel()):

@@ -51,8 +51,16 @@ class NDTWReward:
     no previous prefix), so an episode's rewards sum to its final nDTW minus its first-step nDTW.
     """
 
-    def __init__(self, references, *, threshold: float = 3.0, distances=None, env=None,
-                 success_reward: float = 0.0, workers: int = 1):
+    def __init__(
+        self,
+        references,
+        *,
+        threshold: float = 3.0,
+        distances=None,
+        env=None,
+        success_reward: float = 0.0,
+        workers: int = 1,
+    ):
         self.threshold = check_threshold(threshold)
         self.success_reward = float(success_reward)
         if not np.isfinite(self.success_reward) or self.success_reward < 0:
@@ -177,7 +185,7 @@ class NDTWReward:
             keep[idx] = False
             for b in np.flatnonzero(keep):
                 o, n = self._refs.offsets[b], self._refs.offsets[b + 1]
-                self._columns[o:n] = old_columns[old_offsets[b]:old_offsets[b + 1]]
+                self._columns[o:n] = old_columns[old_offsets[b] : old_offsets[b + 1]]
             steps, dtw, ndtw, active = state
             self._steps[keep], self._dtw[keep], self._ndtw[keep] = steps[keep], dtw[keep], ndtw[keep]
             self._active[keep] = active[keep]
@@ -204,9 +212,21 @@ class NDTWReward:
             if p.dtype.kind not in "iu" or p.shape != (B,):
                 raise ValueError(f"points must be [B] = [{B}] integer node ids, got {p.dtype} {p.shape}")
             p = p.astype(np.int64, copy=False)
-            _core.reward_step_nodes(self._refs.values, self._columns, self._refs.offsets, self._steps, self._dtw,
-                                    self._ndtw, self._active, p, self._rewards, self._matrices, env=self._env,
-                                    threshold=self.threshold, workers=self.workers)
+            _core.reward_step_nodes(
+                self._refs.values,
+                self._columns,
+                self._refs.offsets,
+                self._steps,
+                self._dtw,
+                self._ndtw,
+                self._active,
+                p,
+                self._rewards,
+                self._matrices,
+                env=self._env,
+                threshold=self.threshold,
+                workers=self.workers,
+            )
         else:
             D = self._refs.dim
             p = np.asarray(points)
@@ -217,9 +237,22 @@ class NDTWReward:
                 act = self._active.view(bool)
                 bad = act & ~(np.abs(p) <= MAX_COORDINATE).all(axis=1)
                 if bad.any():
-                    raise ValueError(f"points[{int(np.flatnonzero(bad)[0])}] is not finite or beyond +-{MAX_COORDINATE:g} m")
-            _core.reward_step_points(self._refs.values, self._columns, self._refs.offsets, self._steps, self._dtw,
-                                     self._ndtw, self._active, p, self._rewards, self.threshold, workers=self.workers)
+                    raise ValueError(
+                        f"points[{int(np.flatnonzero(bad)[0])}] is not finite or beyond +-{MAX_COORDINATE:g} m"
+                    )
+            _core.reward_step_points(
+                self._refs.values,
+                self._columns,
+                self._refs.offsets,
+                self._steps,
+                self._dtw,
+                self._ndtw,
+                self._active,
+                p,
+                self._rewards,
+                self.threshold,
+                workers=self.workers,
+            )
         # Remember each running episode's last point for the terminal reward.
         if self._last is None:
             self._last = np.zeros_like(p)

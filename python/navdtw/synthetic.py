@@ -19,19 +19,19 @@ This is navdtw's embedded default demo: it needs no data files::
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Union
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra, shortest_path
 
-__all__ = ["SyntheticWorld", "PAIR_KINDS"]
+__all__ = ["PAIR_KINDS", "SyntheticWorld"]
 
 #: The kinds of query :meth:`SyntheticWorld.sample_pairs` generates; pair ``i`` has kind
 #: ``PAIR_KINDS[i % len(PAIR_KINDS)]``.
-PAIR_KINDS: Tuple[str, ...] = ("identical", "detour", "near_goal", "partial", "random")
+PAIR_KINDS: tuple[str, ...] = ("identical", "detour", "near_goal", "partial", "random")
 
-Segments = Union[int, Tuple[int, int]]
+Segments = Union[int, tuple[int, int]]
 RngLike = Union[np.random.Generator, int, None]
 
 
@@ -42,7 +42,7 @@ def _make_navgraph(positions: np.ndarray, edges: np.ndarray, name: str) -> Any:
     return NavGraph(positions, edges, name=name)
 
 
-def _segment_range(segments: Segments) -> Tuple[int, int]:
+def _segment_range(segments: Segments) -> tuple[int, int]:
     if isinstance(segments, (int, np.integer)) and not isinstance(segments, bool):
         lo = hi = int(segments)
     else:
@@ -86,7 +86,7 @@ class SyntheticWorld:
         size: int,
         jitter: float,
         radius: float,
-        seed: Optional[int] = None,
+        seed: int | None = None,
     ) -> None:
         self.positions = np.ascontiguousarray(positions, dtype=np.float64)
         self.edges = np.ascontiguousarray(edges, dtype=np.int64)
@@ -120,9 +120,7 @@ class SyntheticWorld:
 
     # ------------------------------------------------------------------------------------------
     @classmethod
-    def generate(
-        cls, seed: int = 0, size: int = 15, jitter: float = 0.3, radius: float = 1.4
-    ) -> "SyntheticWorld":
+    def generate(cls, seed: int = 0, size: int = 15, jitter: float = 0.3, radius: float = 1.4) -> SyntheticWorld:
         """Draws a world.
 
         Parameters
@@ -191,9 +189,9 @@ class SyntheticWorld:
         rng: RngLike = None,
         segments: Segments = (1, 4),
         *,
-        start: Optional[int] = None,
+        start: int | None = None,
         return_waypoints: bool = False,
-    ) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """A random path as the paper draws them.
 
         Parameters
@@ -237,7 +235,7 @@ class SyntheticWorld:
 
     def sample_pairs(
         self, n: int, seed: RngLike = 0, segments: Segments = (1, 4)
-    ) -> Tuple[List[np.ndarray], List[np.ndarray]]:
+    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """``n`` (reference, query) pairs of varied quality, for demos and benchmarks.
 
         Each reference is a :meth:`random_path` with ``segments`` segments. Pair ``i``'s query has kind
@@ -261,8 +259,8 @@ class SyntheticWorld:
             raise ValueError(f"n: need a non-negative integer, got {n!r}")
         _segment_range(segments)
         rng = np.random.default_rng(seed)
-        refs: List[np.ndarray] = []
-        queries: List[np.ndarray] = []
+        refs: list[np.ndarray] = []
+        queries: list[np.ndarray] = []
         for i in range(int(n)):
             ref = self.random_path(rng, segments)
             assert isinstance(ref, np.ndarray)
