@@ -217,7 +217,7 @@ def test_score_strict_start(tiny, capsys):
     assert main(_score_args(tiny, preds, None)) == 0  # not strict: scored as is
     capsys.readouterr()
     assert main(_score_args(tiny, preds, tiny["tmp"] / "s", "--strict")) == 2
-    _one_error_line(capsys, "late.json", "entry 1", "1_1", "--strict")
+    _one_error_line(capsys, "late.json", "entry 1", "1_1", "starts at 'a1'", "(strict)")
 
 
 def test_score_subprocess(tiny):

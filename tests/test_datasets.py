@@ -221,7 +221,8 @@ def test_match_predictions_missing_and_extra(graphs):
         ds.match_predictions(ins, preds, graphs)
     preds = ds.load_predictions(preds_entries())
     preds.update({f"99_{k}": ["a"] for k in range(7)})
-    with pytest.raises(ValueError, match=r"not in the split: 99_0, 99_1, 99_2, 99_3, 99_4, \.\.\. \(7 in all\)"):
+    with pytest.raises(ValueError, match=r"predictions: entry 3 \(instr_id 99_0\): no such instruction in the split; "
+        r"7 predictions have no instruction: 99_0, 99_1, 99_2, 99_3, 99_4, \.\.\. \(7 in all\)"):
         ds.match_predictions(ins, preds, graphs)
 
 
@@ -229,17 +230,17 @@ def test_match_predictions_bad_entries(graphs):
     ins = ds.instructions(ds.load_r2r(split_entries()))
     preds = ds.load_predictions(preds_entries())
     preds["7_1"] = ["a", "x"]
-    with pytest.raises(ValueError, match=r"entry 1 \(instr_id 7_1, prediction\): unknown viewpoint 'x' in scan 's1'"):
+    with pytest.raises(ValueError, match=r"predictions: entry 1 \(instr_id 7_1\): unknown viewpoint 'x' \(trajectory\[1\]\) in scan 's1'"):
         ds.match_predictions(ins, preds, graphs)
     preds["7_1"] = []
-    with pytest.raises(ValueError, match=r"prediction 7_1: trajectory is empty"):
+    with pytest.raises(ValueError, match=r"predictions: entry 1 \(instr_id 7_1\): trajectory is empty"):
         ds.match_predictions(ins, preds, graphs)
     bad_scan = [dict(r) for r in ins]
     bad_scan[2]["scan"] = "s7"
     with pytest.raises(ValueError, match=r"entry 2 \(instr_id 9_0, reference\): unknown scan 's7'"):
         ds.match_predictions(bad_scan, ds.load_predictions(preds_entries()), graphs)
     # strict: 9_0 starts at y, its reference at x
-    with pytest.raises(ValueError, match=r"prediction 9_0: trajectory starts at 'y', but the reference starts at 'x'"):
+    with pytest.raises(ValueError, match=r"predictions: entry 2 \(instr_id 9_0\): trajectory starts at 'y', but the reference starts at 'x'"):
         ds.match_predictions(ins, preds_entries(), graphs, strict=True)
 
 
