@@ -382,6 +382,9 @@ def test_baseline_tiny(tiny, capsys):
         ["--threshold", "nan"],
         ["--seed", "-2"],
         ["--workers", "0"],
+        ["--workers", "-2"],
+        ["--workers", "5000"],  # the engine's cap (engine.MAX_WORKERS)
+        ["--threshold", "inf"],
         ["--convention", "nope"],
     ],
 )
