@@ -3,9 +3,11 @@
 * :class:`NavGraph` - one undirected, metric navigation graph (a Matterport3D scan): node positions
   (metres), edges weighted by the Euclidean distance between their end points, the all-pairs
   shortest-path matrix (float32, metres, ``inf`` = unreachable) that node-mode DTW consumes.
-* :func:`load_connectivity` / :class:`GraphSet` - many scans as one "environment" index, so a
-  whole split (paths spanning many scans) encodes to one :class:`navdtw.Paths` plus an ``env``
-  index per path, and scores in one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``.
+* :class:`GraphSet` - many scans as one "environment" index, so a whole split (paths spanning
+  many scans) encodes to one :class:`navdtw.Paths` plus an ``env`` index per path, and scores in
+  one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``. Matterport3D connectivity files
+  are read by :mod:`navdtw.datasets.matterport` (``navdtw.load_connectivity``, also importable
+  from here).
 * :class:`DistanceField` - geodesic distances for *continuous* environments: a finite set of points
   (graph nodes or free cells of an occupancy grid) with their shortest-path distance matrix and a
   nearest-point snap. This is the nDTW paper's recommendation for continuous settings with obstacles
