@@ -217,7 +217,7 @@ def test_score_strict_start(tiny, capsys):
     assert main(_score_args(tiny, preds, None)) == 0  # not strict: scored as is
     capsys.readouterr()
     assert main(_score_args(tiny, preds, tiny["tmp"] / "s", "--strict")) == 2
-    _one_error_line(capsys, "late.json", "entry 1", "1_1", "--strict")
+    _one_error_line(capsys, "late.json", "entry 1", "1_1", "starts at 'a1'", "(strict)")
 
 
 def test_score_subprocess(tiny):
@@ -382,6 +382,9 @@ def test_baseline_tiny(tiny, capsys):
         ["--threshold", "nan"],
         ["--seed", "-2"],
         ["--workers", "0"],
+        ["--workers", "-2"],
+        ["--workers", "5000"],  # the engine's cap (engine.MAX_WORKERS)
+        ["--threshold", "inf"],
         ["--convention", "nope"],
     ],
 )

@@ -447,3 +447,50 @@ def test_real_shortest_path(real_graphs):
     p = g.shortest_path(0, len(g) - 1)
     assert p[0] == 0 and p[-1] == len(g) - 1
     assert g.path_length(p) == pytest.approx(float(g.distances[0, len(g) - 1]), rel=1e-5)
+
+
+# --- shortest-path tie order: the one implementation SyntheticWorld also uses -------------------
+
+
+def all_pairs_path(pred, a, b):
+    """A path from the all-pairs predecessor matrix (the tie order SyntheticWorld used before it
+    delegated to NavGraph.shortest_path)."""
+    out = [b]
+    while out[-1] != a:
+        out.append(int(pred[a, out[-1]]))
+    return out[::-1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shortest_path_tie_order_matches_all_pairs_dijkstra(seed):
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(seed)
+    # a unit grid with random extra diagonals: many equally short paths
+    n = 6
+    pos = np.array([[i, j, 0.0] for i in range(n) for j in range(n)])
+    edges = [(i * n + j, i * n + j + 1) for i in range(n) for j in range(n - 1)]
+    edges += [(i * n + j, (i + 1) * n + j) for i in range(n - 1) for j in range(n)]
+    edges = [e for e in edges if rng.random() < 0.9]
+    g = NavGraph(pos, edges)
+    dist, pred = dijkstra(g.adjacency, directed=False, return_predecessors=True)
+    np.testing.assert_array_equal(g.distances, dist.astype(np.float32))
+    for a in range(len(g)):
+        for b in range(len(g)):
+            if np.isfinite(dist[a, b]):
+                assert g.shortest_path(a, b) == all_pairs_path(pred, a, b)
+            else:
+                with pytest.raises(ValueError, match="unreachable"):
+                    g.shortest_path(a, b)
+
+
+def test_resolve_distances(small):
+    from navdtw.graphs import resolve_distances
+
+    gs = GraphSet([small])
+    assert resolve_distances(None, None) is None
+    d = np.zeros((2, 2), dtype=np.float32)
+    assert resolve_distances(None, d) is d
+    assert resolve_distances(gs, None)[0] is small.distances
+    with pytest.raises(ValueError, match="not both"):
+        resolve_distances(gs, d)

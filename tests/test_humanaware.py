@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from navdtw import humanaware
+from navdtw.datasets import load_havln_collisions
 from navdtw.humanaware import baseline_for, evaluate, load_baseline_collisions
 
 
@@ -130,12 +131,17 @@ def test_load_and_align(tmp_path):
 @pytest.mark.parametrize(
     "text, match",
     [
-        ('{"1": 0,', "not valid JSON"),
-        ("[1, 2]", "JSON object"),
-        ('{"1": -1}', "'1'"),
-        ('{"1": 0.5}', "'1'"),
-        ('{"1": "3"}', "'1'"),
-        ('{"1": true}', "'1'"),
+        ('{"1": 0,', "malformed JSON at line 1"),
+        ("[1, 2]", "expected an object keyed by episode id"),
+        ('{"1": -1}', r"entry 0 \(episode_id 1\): collision count must be an integer >= 0, got -1"),
+        ('{"2": 0, "1": 0.5}', r"entry 1 \(episode_id 1\): .* got 0\.5"),
+        ('{"1": 3.5}', r"entry 0 \(episode_id 1\): .* got 3\.5"),
+        ('{"1": -3.0}', r"entry 0 \(episode_id 1\): .* got -3\.0"),
+        ('{"1": "3"}', r"entry 0 \(episode_id 1\): .* got '3'"),
+        ('{"1": true}', r"entry 0 \(episode_id 1\): .* got True"),
+        ('{"1": NaN}', r"entry 0 \(episode_id 1\): .* got nan"),
+        ('{"1": Infinity}', r"entry 0 \(episode_id 1\): .* got inf"),
+        ('{"1": null}', r"entry 0 \(episode_id 1\): .* got None"),
     ],
 )
 def test_load_malformed(tmp_path, text, match):
@@ -143,7 +149,18 @@ def test_load_malformed(tmp_path, text, match):
     p.write_text(text)
     with pytest.raises(ValueError, match=match) as info:
         load_baseline_collisions(p)
-    assert "bad.json" in str(info.value)
+    assert str(info.value).startswith("bad.json: ")
+
+
+def test_one_collision_reader_one_rule(tmp_path):
+    # humanaware's reader is the datasets one: a count written as an integral float is that count
+    assert load_baseline_collisions is load_havln_collisions
+    p = tmp_path / "c.json"
+    p.write_text('{"1": 3.0, "2": 0, "3": 0.0, "4": 12}')
+    table = load_havln_collisions(p)
+    assert table == {"1": 3, "2": 0, "3": 0, "4": 12}
+    assert all(type(v) is int for v in table.values())
+    assert list(table) == ["1", "2", "3", "4"]  # file order
 
 
 @pytest.mark.data

@@ -679,3 +679,18 @@ def test_real_multi_scan_batch_equals_per_scan(r2r_unseen):
         want,
         "real",
     )
+
+
+def test_first_start_mismatch_is_the_strict_check():
+    from navdtw.paths import Paths, first_start_mismatch
+
+    refs = Paths.from_list([np.array([0, 1]), np.array([2, 3]), np.array([1])])
+    assert first_start_mismatch(refs, refs) == -1
+    qrys = Paths.from_list([np.array([0, 1]), np.array([3, 3]), np.array([2])])
+    assert first_start_mismatch(refs, qrys) == 1
+    d = np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0)))
+    with pytest.raises(ValueError, match=r"episode 1 \(b\): the query does not start"):
+        navdtw.evaluate(refs, qrys, distances=d, strict=True, ids=["a", "b", "c"])
+    pts = Paths.from_list([np.zeros((2, 3)), np.ones((1, 3))])
+    moved = Paths.from_list([np.zeros((2, 3)), np.ones((1, 3)) + 1e-3])
+    assert first_start_mismatch(pts, pts) == -1 and first_start_mismatch(pts, moved) == 1

@@ -171,3 +171,12 @@ def test_graph_attribute(world):
     pytest.importorskip("navdtw.graphs")
     g = world.graph
     np.testing.assert_allclose(np.asarray(g.distances), world.distances, rtol=1e-6)
+
+
+def test_the_world_is_its_graph(world):
+    g = world.graph
+    assert world.distances is g.distances
+    for node in (0, 17, 224):
+        np.testing.assert_array_equal(world.neighbors(node), g.neighbors(node))
+    assert world.shortest_path(0, 224).tolist() == g.shortest_path(0, 224)
+    assert world.shortest_path(5, 5).tolist() == [5]

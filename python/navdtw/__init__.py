@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import datasets, humanaware, instruction_errors
 from .baseline import random_baseline
+from .datasets.matterport import load_connectivity
 from .engine import (
     dtw,
     dtw_batch,
@@ -23,7 +24,7 @@ from .engine import (
     sdtw_batch,
     warping_path,
 )
-from .graphs import DistanceField, GraphSet, NavGraph, load_connectivity
+from .graphs import DistanceField, GraphSet, NavGraph
 from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate, spl_curve
 from .paths import Paths
 from .reward import NDTWReward

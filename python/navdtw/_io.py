@@ -7,9 +7,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
-PathLike = Union[str, "os.PathLike[str]"]
+from ._typing import PathLike
 
 
 def atomic_write_bytes(path: PathLike, data: bytes) -> Path:

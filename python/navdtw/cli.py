@@ -93,22 +93,26 @@ def _seed(text: str) -> int:
 
 
 def _threshold(text: str) -> float:
+    """--threshold: checked by the engine's own rule (``check_threshold``)."""
+    from .engine import check_threshold
+
     try:
-        value = float(text)
+        return check_threshold(float(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a distance in metres, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite distance > 0 (metres), got {text!r}")
-    return value
+        raise argparse.ArgumentTypeError(f"expected a finite distance > 0 (metres), got {text!r}") from None
 
 
 def _workers(text: str) -> int:
+    """--workers: checked by the engine's own rule (``resolve_workers``); -1 is kept as -1."""
+    from .engine import MAX_WORKERS, resolve_workers
+
     try:
         value = int(text)
+        resolve_workers(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got {text!r}") from None
-    if value != -1 and value < 1:
-        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected -1 (all cores) or an integer from 1 to {MAX_WORKERS}, got {text!r}"
+        ) from None
     return value
 
 
@@ -458,8 +462,7 @@ def _cmd_demo(args) -> int:
 
 
 def _score_r2r(args, pred_file: Path):
-    from . import datasets, evaluate
-    from .graphs import load_connectivity
+    from .datasets import r2r
 
     if args.vlnce_episodes or args.vlnce_gt:
         raise UserError(
@@ -467,152 +470,20 @@ def _score_r2r(args, pred_file: Path):
         )
     split_file = _need_file(args.split, "--split")
     conn = _need_dir(args.connectivity, "--connectivity")
-    convention = args.convention or "r2r"
+    convention = args.convention or r2r.DEFAULT_CONVENTION
     if convention == "vlnce":
         raise UserError("--convention vlnce scores continuous paths: give --vlnce-episodes and --vlnce-gt")
-
-    entries = datasets.load_r2r(split_file)
-    if not entries:
-        raise UserError(f"{split_file.name}: the split is empty")
-    split_name = split_file.name
-    scans: list[str] = []
-    for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}_connectivity.json").is_file():
-                raise UserError(
-                    f"{split_name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
-                    f"(no {e['scan']}_connectivity.json in {conn})"
-                )
-            scans.append(e["scan"])
-    graphs = load_connectivity(conn, scans=scans)
-    entries = datasets.load_r2r(split_file, graphs=graphs)  # names unknown viewpoints of the split
-    records = datasets.instructions(entries)
-    preds = datasets.load_predictions(pred_file)
-    _check_predictions(records, preds, graphs, pred_file.name, split_name, strict=args.strict)
-    matched = datasets.match_predictions(records, preds, graphs, strict=args.strict)
-    scores = evaluate(
-        matched.references,
-        matched.queries,
-        distances=matched.distances,
-        env=matched.env,
-        threshold=args.threshold,
-        convention=convention,
-        shortest_distance=matched.shortest_distance,
-        ids=matched.ids,
-        strict=args.strict,
-        workers=args.workers,
-    )
+    matched = r2r.load_matched(split_file, conn, pred_file, strict=args.strict)
     inputs = {
         "split": str(split_file.resolve()),
         "connectivity": str(conn.resolve()),
         "predictions": str(pred_file.resolve()),
     }
-    first = [matched.ids, matched.scans]
-    return scores, convention, inputs, ("instr_id", "scan"), first
-
-
-def _check_predictions(
-    records, preds: dict[str, list[str]], graphs, pred_name: str, split_name: str, *, strict: bool
-) -> None:
-    """Names the predictions file and entry of the first mismatch with the split."""
-    by_id = {str(r["instr_id"]): r for r in records}
-    for k, (iid, vps) in enumerate(preds.items()):
-        rec = by_id.get(iid)
-        if rec is None:
-            extra = sum(1 for i in preds if i not in by_id)
-            more = f" ({extra} such entries)" if extra > 1 else ""
-            raise UserError(f"{pred_name}: entry {k} (instr_id {iid}): no such instruction in {split_name}{more}")
-        index = graphs[rec["scan"]].index
-        for j, v in enumerate(vps):
-            if v not in index:
-                raise UserError(
-                    f"{pred_name}: entry {k} (instr_id {iid}): unknown viewpoint {v!r} "
-                    f"(trajectory[{j}]) in scan {rec['scan']!r}"
-                )
-        if strict and vps[0] != rec["path"][0]:
-            raise UserError(
-                f"{pred_name}: entry {k} (instr_id {iid}): trajectory starts at {vps[0]!r}, but the "
-                f"reference starts at {rec['path'][0]!r} (--strict)"
-            )
-    missing = [i for i in by_id if i not in preds]
-    if missing:
-        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        raise UserError(
-            f"{pred_name}: no prediction for instr_id {shown} ({len(missing)} of the {len(by_id)} "
-            f"instructions of {split_name})"
-        )
-
-
-def load_continuous_predictions(path) -> dict[str, np.ndarray]:
-    """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
-
-    Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
-    step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
-    "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
-    """
-    from . import datasets
-
-    path = Path(path)
-    name = path.name
-    text = datasets.read_text(path)
-    records: list[tuple[str, Any, str]] = []  # (id, steps, where)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            raise UserError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        data = None  # JSON lines
-    if data is None:
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
-            records.append(_record(rec, f"{name}: line {lineno}"))
-    elif isinstance(data, dict) and "path" in data and ("episode_id" in data or "instruction_id" in data):
-        records.append(_record(data, f"{name}: line 1"))
-    elif isinstance(data, dict):
-        for k, (eid, steps) in enumerate(data.items()):
-            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})"))
-    elif isinstance(data, list):
-        for k, rec in enumerate(data):
-            records.append(_record(rec, f"{name}: entry {k}"))
-    else:
-        raise UserError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
-    out: dict[str, np.ndarray] = {}
-    first: dict[str, str] = {}
-    for key, steps, where in records:
-        if key in out:
-            raise UserError(f"{where}: duplicate id {key} (also {first[key]})")
-        first[key] = where.split(": ", 1)[1]
-        if not isinstance(steps, list) or not steps:
-            raise UserError(f"{where}: expected a non-empty list of steps")
-        if isinstance(steps[0], dict):
-            pts = []
-            for j, s in enumerate(steps):
-                if not isinstance(s, dict) or "position" not in s:
-                    raise UserError(f"{where}: step {j} has no 'position'")
-                pts.append(s["position"])
-            steps = pts
-        out[key] = datasets.points_array(steps, where, "path")
-    return out
-
-
-def _record(rec, where: str) -> tuple[str, Any, str]:
-    if not isinstance(rec, dict):
-        raise UserError(f"{where}: expected an object, got {type(rec).__name__}")
-    key = rec.get("instruction_id", rec.get("episode_id"))
-    if key is None or isinstance(key, (bool, dict, list)):
-        raise UserError(f"{where}: needs 'episode_id' or 'instruction_id'")
-    if "path" not in rec:
-        raise UserError(f"{where} (id {key}): missing 'path'")
-    return str(key), rec["path"], f"{where} (id {key})"
+    return matched, convention, inputs
 
 
 def _score_vlnce(args, pred_file: Path):
-    from . import datasets, evaluate
+    from .datasets import vlnce
 
     if args.split or args.connectivity:
         raise UserError(
@@ -620,71 +491,14 @@ def _score_vlnce(args, pred_file: Path):
         )
     ep_file = _need_file(args.vlnce_episodes, "--vlnce-episodes")
     gt_file = _need_file(args.vlnce_gt, "--vlnce-gt")
-    convention = args.convention or "vlnce"
-    episodes = datasets.load_vlnce_episodes(ep_file)
-    if not episodes:
-        raise UserError(f"{ep_file.name}: no episodes")
-    gt = datasets.load_vlnce_gt(gt_file)
-    preds = load_continuous_predictions(pred_file)
-
-    # predictions may be keyed by episode id or by instruction id
-    ids = [str(e["episode_id"]) for e in episodes]
-    instr = {}
-    for e, eid in zip(episodes, ids):
-        ins = e.get("instruction")
-        if isinstance(ins, dict) and "instruction_id" in ins:
-            instr[str(ins["instruction_id"])] = eid
-    known = set(ids)
-    keyed: dict[str, np.ndarray] = {}
-    for k, (key, pts) in enumerate(preds.items()):
-        eid = key if key in known else instr.get(key)
-        if eid is None:
-            extra = sum(1 for p in preds if p not in known and p not in instr)
-            more = f" ({extra} such entries)" if extra > 1 else ""
-            raise UserError(f"{pred_file.name}: entry {k} (id {key}): no such episode in {ep_file.name}{more}")
-        if eid in keyed:
-            raise UserError(f"{pred_file.name}: entry {k} (id {key}): a second prediction for episode {eid}")
-        keyed[eid] = pts
-    missing = [i for i in ids if i not in keyed]
-    if missing:
-        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        raise UserError(
-            f"{pred_file.name}: no prediction for episode_id {shown} ({len(missing)} of the "
-            f"{len(ids)} episodes of {ep_file.name})"
-        )
-    no_gt = [i for i in ids if i not in gt]
-    if no_gt:
-        raise UserError(
-            f"{gt_file.name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
-            f"({len(no_gt)} of the {len(ids)} episodes of {ep_file.name})"
-        )
-    refs = [gt[i]["locations"] for i in ids]
-    qrys = [keyed[i] for i in ids]
-    shortest = np.empty(len(ids))
-    for k, (e, r) in enumerate(zip(episodes, refs)):
-        info = e.get("info")
-        g = info.get("geodesic_distance") if isinstance(info, dict) else None
-        if isinstance(g, (int, float)) and not isinstance(g, bool) and math.isfinite(g) and g >= 0:
-            shortest[k] = float(g)
-        else:
-            shortest[k] = float(np.linalg.norm(r[-1] - r[0]))
-    scores = evaluate(
-        refs,
-        qrys,
-        threshold=args.threshold,
-        convention=convention,
-        shortest_distance=shortest,
-        ids=ids,
-        strict=args.strict,
-        workers=args.workers,
-    )
+    convention = args.convention or vlnce.DEFAULT_CONVENTION
+    matched = vlnce.load_matched(ep_file, gt_file, pred_file)
     inputs = {
         "vlnce_episodes": str(ep_file.resolve()),
         "vlnce_gt": str(gt_file.resolve()),
         "predictions": str(pred_file.resolve()),
     }
-    scans = [str(e.get("scan", "")) for e in episodes]
-    return scores, convention, inputs, ("episode_id", "scan"), [ids, scans]
+    return matched, convention, inputs
 
 
 def _cmd_score(args) -> int:
@@ -700,9 +514,11 @@ def _cmd_score(args) -> int:
     _check_out(out, outputs, input_paths)
     t0 = time.perf_counter()
     if args.vlnce_episodes or args.vlnce_gt:
-        scores, convention, inputs, id_cols, first = _score_vlnce(args, pred_file)
+        matched, convention, inputs = _score_vlnce(args, pred_file)
     else:
-        scores, convention, inputs, id_cols, first = _score_r2r(args, pred_file)
+        matched, convention, inputs = _score_r2r(args, pred_file)
+    scores = matched.evaluate(threshold=args.threshold, convention=convention, strict=args.strict, workers=args.workers)
+    id_cols, first = (matched.id_name, "scan"), [matched.ids, matched.scans]
     means = scores.summary()
     conv = CONVENTIONS[convention]
     print(
@@ -754,28 +570,15 @@ def _looks_like_r2r_val_unseen(split_file: Path) -> bool:
 
 
 def _cmd_baseline(args) -> int:
-    from . import __version__, datasets, random_baseline
+    from . import __version__, random_baseline
     from ._io import atomic_write_json
-    from .graphs import load_connectivity
+    from .datasets import r2r
 
     split_file = _need_file(args.split, "--split")
     conn = _need_dir(args.connectivity, "--connectivity")
     out = Path(args.out)
     _check_out(out, ["baseline.json"], [split_file, conn])
-    entries = datasets.load_r2r(split_file)
-    if not entries:
-        raise UserError(f"{split_file.name}: the split is empty")
-    scans: list[str] = []
-    for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}_connectivity.json").is_file():
-                raise UserError(
-                    f"{split_file.name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
-                    f"(no {e['scan']}_connectivity.json in {conn})"
-                )
-            scans.append(e["scan"])
-    graphs = load_connectivity(conn, scans=scans)
-    entries = datasets.load_r2r(split_file, graphs=graphs)
+    entries, graphs = r2r.load_split_graphs(split_file, conn)
     chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
     t0 = time.perf_counter()
     means = random_baseline(

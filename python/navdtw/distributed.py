@@ -101,6 +101,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .graphs import resolve_distances
 from .metrics import _wanted_metrics, evaluate
 from .paths import Paths, as_paths
 
@@ -396,10 +397,8 @@ def score_arrow(
     for col in (reference, query):
         if col not in table.schema.names:
             raise KeyError(f"no column {col!r} (columns: {', '.join(table.schema.names)})")
+    distances = resolve_distances(graphs, distances)
     if graphs is not None:
-        if distances is not None:
-            raise ValueError("give graphs= or distances=, not both")
-        distances = graphs.distances
         _scans = graphs.scans
     nodes = _is_node_type(table.schema.field(reference).type)
     wanted = _wanted_metrics(metrics, nodes)
@@ -683,10 +682,8 @@ def score_parquet(
 
     scans = None
     matrices = None
+    distances = resolve_distances(graphs, distances)
     if graphs is not None:
-        if distances is not None:
-            raise ValueError("give graphs= or distances=, not both")
-        distances = graphs.distances
         scans = list(graphs.scans)
     if distances is not None:
         single = isinstance(distances, np.ndarray) and distances.ndim == 2

@@ -3,9 +3,11 @@
 * :class:`NavGraph` - one undirected, metric navigation graph (a Matterport3D scan): node positions
   (metres), edges weighted by the Euclidean distance between their end points, the all-pairs
   shortest-path matrix (float32, metres, ``inf`` = unreachable) that node-mode DTW consumes.
-* :func:`load_connectivity` / :class:`GraphSet` - many scans as one "environment" index, so a
-  whole split (paths spanning many scans) encodes to one :class:`navdtw.Paths` plus an ``env``
-  index per path, and scores in one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``.
+* :class:`GraphSet` - many scans as one "environment" index, so a whole split (paths spanning
+  many scans) encodes to one :class:`navdtw.Paths` plus an ``env`` index per path, and scores in
+  one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``. Matterport3D connectivity files
+  are read by :mod:`navdtw.datasets.matterport` (``navdtw.load_connectivity``, also importable
+  from here).
 * :class:`DistanceField` - geodesic distances for *continuous* environments: a finite set of points
   (graph nodes or free cells of an occupancy grid) with their shortest-path distance matrix and a
   nearest-point snap. This is the nDTW paper's recommendation for continuous settings with obstacles
@@ -15,11 +17,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import Union
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,6 +25,7 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
 from scipy.spatial import cKDTree
 
+from ._typing import PathLike
 from .engine import check_matrix
 from .paths import Paths
 
@@ -35,12 +34,8 @@ __all__ = [
     "GraphSet",
     "NavGraph",
     "UnknownViewpointError",
-    "load_connectivity",
+    "resolve_distances",
 ]
-
-PathLike = Union[str, os.PathLike]
-
-_SUFFIX = "_connectivity.json"
 
 
 class UnknownViewpointError(ValueError, KeyError):
@@ -149,69 +144,17 @@ class NavGraph:
         self._indptr = _readonly(adj.indptr.astype(np.int64))
         self._indices = _readonly(adj.indices.astype(np.int64))
         self._distances: np.ndarray | None = None
+        self._pred_rows: dict[int, np.ndarray] = {}
 
     # --- construction from files -------------------------------------------------------------
 
     @classmethod
     def from_connectivity(cls, path: PathLike) -> NavGraph:
-        """Reads a Matterport3D ``<scan>_connectivity.json``.
+        """Reads a Matterport3D ``<scan>_connectivity.json`` (the same as
+        :func:`navdtw.datasets.matterport.load_navgraph`, where the file format is described)."""
+        from .datasets.matterport import load_navgraph
 
-        Nodes are the viewpoints with ``included`` true, in file order; edge ``(i, j)`` exists when
-        either viewpoint lists the other as ``unobstructed`` and both are included; positions are
-        ``pose[3], pose[7], pose[11]`` (z-up, metres), weights the 3-D Euclidean distances. The
-        name is the scan id taken from the file name. Malformed files raise ``ValueError`` naming
-        the file and, where it applies, the entry index.
-        """
-        path = Path(path)
-        name = path.name[: -len(_SUFFIX)] if path.name.endswith(_SUFFIX) else path.stem
-        try:
-            with open(path, "rb") as f:
-                data = json.loads(f.read())
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{path.name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path.name}: not UTF-8 text ({exc.reason})") from None
-        return cls._from_entries(data, name, path.name)
-
-    @classmethod
-    def _from_entries(cls, data, name: str, source: str) -> NavGraph:
-        if not isinstance(data, list) or not data:
-            raise ValueError(f"{source}: expected a non-empty JSON list of viewpoints, got {type(data).__name__}")
-        n = len(data)
-        # fast path: vectorise everything; on any failure fall back to a per-entry scan that names
-        # the first bad entry (the slow scan runs only for broken files)
-        try:
-            ids = [d["image_id"] for d in data]
-            included = np.array([d["included"] for d in data])
-            poses = np.array([d["pose"] for d in data], dtype=np.float64)
-            unob = np.array([d["unobstructed"] for d in data])
-            ok = (
-                all(type(v) is str for v in ids)
-                and included.dtype == np.bool_
-                and included.shape == (n,)
-                and poses.shape == (n, 16)
-                and unob.shape == (n, n)
-                and unob.dtype == np.bool_
-            )
-        except (KeyError, TypeError, ValueError):
-            ok = False
-        if not ok:
-            _locate_bad_entry(data, source)
-            raise ValueError(f"{source}: malformed connectivity data")  # pragma: no cover - located above
-        if not np.isfinite(poses[:, [3, 7, 11]]).all():
-            k = int(np.argmin(np.isfinite(poses[:, [3, 7, 11]]).all(axis=1)))
-            raise ValueError(f"{source}: entry {k}: pose position is not finite")
-        keep = np.flatnonzero(included)
-        if keep.size == 0:
-            raise ValueError(f"{source}: no viewpoint is 'included'")
-        sub = unob[np.ix_(keep, keep)]
-        sub = sub | sub.T  # undirected: either direction listed makes an edge
-        i, j = np.nonzero(np.triu(sub, 1))  # upper triangle without the diagonal: no self loops
-        positions = poses[keep][:, [3, 7, 11]]
-        edges = np.stack([i, j], axis=1)
-        return cls(positions, edges, ids=[ids[k] for k in keep], name=name)
+        return load_navgraph(path)
 
     # --- basic structure ---------------------------------------------------------------------
 
@@ -273,12 +216,13 @@ class NavGraph:
         """The node indices of a shortest path from ``a`` to ``b`` (both ends included).
 
         Raises ``ValueError`` when ``b`` is unreachable from ``a``. Ties between equally short
-        paths are broken by Dijkstra's visiting order (deterministic for a given graph).
+        paths are broken by Dijkstra's visiting order from ``a`` (``scipy.sparse.csgraph.dijkstra``
+        over :attr:`adjacency`, whose neighbour lists are sorted): deterministic for a given graph.
         """
         a = self._node(a, "start node")
         b = self._node(b, "end node")
-        dist, pred = dijkstra(self.adjacency, directed=False, indices=a, return_predecessors=True)
-        if not np.isfinite(dist[b]):
+        pred = self._predecessors(a)
+        if a != b and pred[b] < 0:
             raise ValueError(
                 f"graph {self.name!r}: node {b} ({self.ids[b]}) is unreachable from node {a} ({self.ids[a]})"
             )
@@ -287,6 +231,14 @@ class NavGraph:
             out.append(int(pred[out[-1]]))
         out.reverse()
         return out
+
+    def _predecessors(self, a: int) -> np.ndarray:
+        """Dijkstra's predecessor row of source ``a`` (-9999 = none), computed once per source."""
+        row = self._pred_rows.get(a)
+        if row is None:
+            _, row = dijkstra(self.adjacency, directed=False, indices=a, return_predecessors=True)
+            self._pred_rows[a] = row = _readonly(row)
+        return row
 
     def path_length(self, nodes) -> float:
         """Sum of the shortest-path distances between consecutive nodes (metres).
@@ -328,32 +280,6 @@ class NavGraph:
             raise IndexError(f"scan {self.name!r}: node index {idx[k]} out of range for {self.num_nodes} nodes")
         ids = self.ids
         return [ids[i] for i in idx.tolist()]
-
-
-def _locate_bad_entry(data: list, source: str) -> None:
-    """Raises a ValueError naming the first malformed entry of a connectivity list."""
-    n = len(data)
-    for k, d in enumerate(data):
-        where = f"{source}: entry {k}"
-        if not isinstance(d, dict):
-            raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
-        for key in ("image_id", "pose", "included", "unobstructed"):
-            if key not in d:
-                raise ValueError(f"{where}: missing field {key!r}")
-        if not isinstance(d["image_id"], str):
-            raise ValueError(f"{where}: 'image_id' must be a string")
-        if not isinstance(d["included"], bool):
-            raise ValueError(f"{where}: 'included' must be true or false")
-        pose = d["pose"]
-        if (
-            not isinstance(pose, list)
-            or len(pose) != 16
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pose)
-        ):
-            raise ValueError(f"{where}: 'pose' must be a list of 16 numbers")
-        un = d["unobstructed"]
-        if not isinstance(un, list) or len(un) != n or not all(isinstance(x, bool) for x in un):
-            raise ValueError(f"{where}: 'unobstructed' must be a list of {n} booleans (one per viewpoint)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,39 +417,23 @@ class GraphSet:
         return [graphs[int(k)].decode(p) for k, p in zip(env, paths)]
 
 
-def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -> GraphSet:
-    """Loads Matterport3D connectivity graphs from a folder of ``<scan>_connectivity.json``.
+def resolve_distances(graphs: GraphSet | None, distances):
+    """The distance matrices a scorer uses: ``graphs.distances`` or ``distances`` (one of them, or
+    neither for coordinate paths). Giving both is a mistake: ``ValueError``."""
+    if graphs is None:
+        return distances
+    if distances is not None:
+        raise ValueError("give graphs= or distances=, not both")
+    return graphs.distances
 
-    ``scans``: the scans to load, in that order (environment ``k`` = ``scans[k]``). Default: every
-    ``*_connectivity.json`` in the folder, sorted by scan id (Python string order; ``scans.txt``
-    is not consulted, so the order does not depend on it). A scan without a file raises
-    ``FileNotFoundError`` naming it. Distance matrices are computed lazily (all 90 scans: about
-    0.3 s to parse, plus a fraction of a second for the matrices).
-    """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"connectivity folder not found: {directory}")
-    if scans is None:
-        scan_list = sorted(p.name[: -len(_SUFFIX)] for p in directory.glob("*" + _SUFFIX))
-        if not scan_list:
-            raise FileNotFoundError(f"no *{_SUFFIX} files in {directory}")
-    else:
-        if isinstance(scans, str):
-            scans = [scans]
-        scan_list = list(scans)
-        seen = set()
-        for s in scan_list:
-            if not isinstance(s, str):
-                raise TypeError(f"scan ids must be strings, got {s!r}")
-            if s in seen:
-                raise ValueError(f"scan {s!r} is listed twice")
-            seen.add(s)
-        missing = [s for s in scan_list if not (directory / (s + _SUFFIX)).is_file()]
-        if missing:
-            shown = ", ".join(repr(s) for s in missing[:5])
-            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-            raise FileNotFoundError(f"no connectivity file for scan {shown}{more} in {directory}")
-    return GraphSet([NavGraph.from_connectivity(directory / (s + _SUFFIX)) for s in scan_list])
+
+def __getattr__(name: str):
+    # navdtw.graphs.load_connectivity still works; the reader lives with the other file readers.
+    if name == "load_connectivity":
+        from .datasets.matterport import load_connectivity
+
+        return load_connectivity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------------------------

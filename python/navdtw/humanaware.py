@@ -13,23 +13,21 @@ The dataset summary is the mean of each over episodes, with keys ``SR``, ``TCR``
 
 The baseline collision counts (collisions that are unavoidable because a human walks into the agent's
 reference path) ship with HA-VLN as ``collision_num_val_{seen,unseen}.json``; read them with
-:func:`load_baseline_collisions` and align them with your episodes with :func:`baseline_for`.
+:func:`navdtw.datasets.load_havln_collisions` and align them with your episodes with :func:`baseline_for`.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
+from ._typing import ArrayLike
+from .datasets.havln import load_havln_collisions
+
 __all__ = ["HumanAwareResult", "baseline_for", "evaluate", "load_baseline_collisions"]
-
-ArrayLike = Union[np.ndarray, Sequence[Any]]
-
 
 # ----------------------------------------------------------------------------------------------
 # validation helpers
@@ -227,40 +225,9 @@ def evaluate(
 # baseline collision tables
 
 
-def load_baseline_collisions(path: str | os.PathLike[str]) -> dict[str, int]:
-    """Reads an HA-VLN baseline collision file (``collision_num_val_{seen,unseen}.json``).
-
-    The file is one JSON object mapping episode ids (strings) to non-negative integer counts.
-    Returns ``{episode_id: count}``.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        If the file is not valid JSON, not an object, or holds a count that is not a non-negative
-        integer; the message names the file (and the entry).
-    """
-    path = os.fspath(path)
-    with open(path, encoding="utf-8") as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise ValueError(
-            f"{path}: expected a JSON object mapping episode ids to collision counts, got {type(data).__name__}"
-        )
-    table: dict[str, int] = {}
-    for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
-        if isinstance(value, float) and not (np.isfinite(value) and value.is_integer()):
-            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
-        if value < 0:
-            raise ValueError(f"{path}: episode {key!r}: count must be a non-negative integer, got {value!r}")
-        table[str(key)] = int(value)
-    return table
+#: The HA-VLN collision file reader: :func:`navdtw.datasets.load_havln_collisions` (one reader,
+#: one rule: a count written ``3.0`` is 3; fractions, negatives, booleans and NaN are refused).
+load_baseline_collisions = load_havln_collisions
 
 
 def baseline_for(episode_ids: Iterable[Any], table: Mapping[str, int]) -> np.ndarray:

@@ -13,13 +13,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
-__all__ = ["atd", "auc", "sr_drop"]
+from ._typing import ArrayLike
 
-ArrayLike = Union[np.ndarray, Sequence[Any]]
+__all__ = ["atd", "auc", "sr_drop"]
 
 
 def auc(labels: ArrayLike, scores: ArrayLike) -> float:

@@ -54,7 +54,8 @@ import numpy as np
 
 from . import _core
 from .engine import _Batch, _ndtw_value, check_threshold, resolve_workers
-from .paths import as_paths, collapse_repeats
+from .graphs import resolve_distances
+from .paths import as_paths, collapse_repeats, first_start_mismatch
 
 __all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate", "spl_curve"]
 
@@ -328,10 +329,7 @@ def evaluate(
     """
     conv = _convention(convention)
     threshold = check_threshold(threshold)
-    if graphs is not None:
-        if distances is not None:
-            raise ValueError("give graphs= or distances=, not both")
-        distances = graphs.distances
+    distances = resolve_distances(graphs, distances)
     refs = as_paths(references, "references")
     qrys = as_paths(queries, "queries")
     if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
@@ -445,10 +443,8 @@ def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
 
 
 def _check_starts(batch: _Batch, ids) -> None:
-    r0, q0 = batch.refs.first(), batch.qrys.first()
-    bad = r0 != q0 if batch.matrices is not None else np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-06
-    if bad.any():
-        i = int(np.argmax(bad))
+    i = first_start_mismatch(batch.refs, batch.qrys)
+    if i >= 0:
         name = f"episode {i}" + (f" ({ids[i]})" if ids is not None else "")
         raise ValueError(f"{name}: the query does not start at the reference start (strict=True)")
 

@@ -7,14 +7,13 @@ A path is either a node-index path (1-D integer array of graph node indices) or 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Union
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["Paths", "as_path", "as_paths", "collapse_repeats"]
+from ._typing import ArrayLike
 
-ArrayLike = Union[np.ndarray, Sequence]
+__all__ = ["Paths", "as_path", "as_paths", "collapse_repeats", "first_start_mismatch"]
 
 
 def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
@@ -236,3 +235,14 @@ def collapse_repeats(paths: Paths) -> Paths:
     offsets = np.zeros(len(paths) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     return Paths._wrap(np.ascontiguousarray(v[keep]), offsets)
+
+
+def first_start_mismatch(references: Paths, queries: Paths) -> int:
+    """Index of the first query that does not start where its reference starts, or -1.
+
+    Node paths compare node ids; coordinate paths allow 1e-6 m. The one start check of the package
+    (``evaluate(strict=True)``, the data-set matchers).
+    """
+    r0, q0 = references.first(), queries.first()
+    bad = r0 != q0 if references.is_nodes else np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-06
+    return int(np.argmax(bad)) if bad.any() else -1

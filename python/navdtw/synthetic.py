@@ -18,12 +18,12 @@ This is navdtw's embedded default demo: it needs no data files::
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any, Union
+from typing import Union
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra, shortest_path
+from scipy.sparse.csgraph import shortest_path
+
+from .graphs import NavGraph
 
 __all__ = ["PAIR_KINDS", "SyntheticWorld"]
 
@@ -33,13 +33,6 @@ PAIR_KINDS: tuple[str, ...] = ("identical", "detour", "near_goal", "partial", "r
 
 Segments = Union[int, tuple[int, int]]
 RngLike = Union[np.random.Generator, int, None]
-
-
-def _make_navgraph(positions: np.ndarray, edges: np.ndarray, name: str) -> Any:
-    """Builds the :class:`navdtw.graphs.NavGraph` for the world (imported lazily)."""
-    from .graphs import NavGraph
-
-    return NavGraph(positions, edges, name=name)
 
 
 def _segment_range(segments: Segments) -> tuple[int, int]:
@@ -68,12 +61,14 @@ class SyntheticWorld:
         Euclidean length of each edge.
     threshold: float
         Success threshold, ``1.33 * edge_lengths.mean()``.
+    graph:
+        The world as a :class:`navdtw.graphs.NavGraph`: adjacency, neighbours, shortest paths and
+        distances all come from it.
     distances: float32 ``[V, V]``, read-only
-        All-pairs shortest-path distances along the edges (``inf`` between disconnected nodes).
+        All-pairs shortest-path distances along the edges (``inf`` between disconnected nodes);
+        ``graph.distances``.
     hops: int64 ``[V, V]``, read-only
         All-pairs hop counts (``-1`` between disconnected nodes).
-    graph:
-        The same world as a :class:`navdtw.graphs.NavGraph` (built on first access).
     size, jitter, radius, seed:
         The generation parameters.
     """
@@ -94,23 +89,15 @@ class SyntheticWorld:
         self.jitter = float(jitter)
         self.radius = float(radius)
         self.seed = seed
-        n = self.positions.shape[0]
         if self.edges.shape[0] == 0:
             raise ValueError(f"the world has no edges (radius={radius}); increase radius")
         a, b = self.edges[:, 0], self.edges[:, 1]
         self.edge_lengths = np.sqrt(((self.positions[a] - self.positions[b]) ** 2).sum(axis=1))
         self.threshold = float(1.33 * self.edge_lengths.mean())
-        rows = np.concatenate([a, b])
-        cols = np.concatenate([b, a])
-        weights = np.concatenate([self.edge_lengths, self.edge_lengths])
-        self._adjacency = csr_matrix((weights, (rows, cols)), shape=(n, n))
-        dist, pred = dijkstra(self._adjacency, directed=False, return_predecessors=True)
-        self.distances = dist.astype(np.float32)
-        self._predecessors = pred
-        hops = shortest_path(self._adjacency, directed=False, unweighted=True)
+        self.graph = NavGraph(self.positions, self.edges, name=f"synthetic-{self.size}x{self.size}-seed{self.seed}")
+        self.distances = self.graph.distances  # read-only, shared (copy before changing)
+        hops = shortest_path(self.graph.adjacency, directed=False, unweighted=True)
         self.hops = np.where(np.isfinite(hops), hops, -1).astype(np.int64)
-        # Shared, like NavGraph.distances: read-only (copy before changing).
-        self.distances.setflags(write=False)
         self.hops.setflags(write=False)
         # Waypoint candidates: nodes two or three hops away.
         self._candidates = (self.hops == 2) | (self.hops == 3)
@@ -156,28 +143,14 @@ class SyntheticWorld:
     def num_nodes(self) -> int:
         return int(self.positions.shape[0])
 
-    @cached_property
-    def graph(self) -> Any:
-        """The world as a :class:`navdtw.graphs.NavGraph` (built on first access)."""
-        return _make_navgraph(self.positions, self.edges, f"synthetic-{self.size}x{self.size}-seed{self.seed}")
-
     def neighbors(self, node: int) -> np.ndarray:
-        """Nodes joined to ``node`` by an edge (int64, ascending)."""
-        adj = self._adjacency
-        return np.sort(adj.indices[adj.indptr[node] : adj.indptr[node + 1]]).astype(np.int64)
+        """Nodes joined to ``node`` by an edge (int64, ascending; ``graph.neighbors``)."""
+        return self.graph.neighbors(int(node))
 
     def shortest_path(self, a: int, b: int) -> np.ndarray:
-        """Node sequence (int64) of a shortest path from ``a`` to ``b`` by metric distance, both included."""
-        a, b = int(a), int(b)
-        if a == b:
-            return np.array([a], dtype=np.int64)
-        if self.hops[a, b] < 0:
-            raise ValueError(f"nodes {a} and {b} are not connected")
-        out = [b]
-        pred = self._predecessors[a]
-        while out[-1] != a:
-            out.append(int(pred[out[-1]]))
-        return np.array(out[::-1], dtype=np.int64)
+        """Node sequence (int64) of a shortest path from ``a`` to ``b`` by metric distance, both
+        included (``graph.shortest_path``; ``ValueError`` if they are not connected)."""
+        return np.array(self.graph.shortest_path(int(a), int(b)), dtype=np.int64)
 
     def coordinates(self, path: np.ndarray) -> np.ndarray:
         """The ``[n, 2]`` float32 positions of a node path (for coordinate-mode DTW)."""

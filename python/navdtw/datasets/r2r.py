@@ -1,112 +1,50 @@
-"""Readers and writers for VLN data files: R2R / R4R splits, R2R results (predictions), R2R-CE
-episodes and ground truth, HA-VLN collision counts; and the split/prediction matcher that turns
-them into node-index batches ready for scoring.
+"""R2R and R4R: splits, R2R results files (predictions), and matching the two for scoring.
 
-Every reader validates what it reads and names the bad entry: ``"R2R_val_unseen.json: entry 12
-(path_id 4332): 'path' is empty"``. Malformed or truncated JSON raises ``ValueError`` with the
-file name and json's line and column. Files ending in ``.gz`` (or starting with the gzip magic
-bytes) are decompressed transparently. Readers that take ``path_or_list`` also accept the already
-parsed JSON object (then messages say ``<input>``).
+Evaluators reproduced (``navdtw.CONVENTIONS``): ``r2r`` (Matterport3DSimulator
+``tasks/R2R/eval.py``, the default), ``r4r`` (google-research ``r4r``), ``duet`` (VLN-DUET / HAMT)
+and navdtw's ``paper`` (Ilharco et al. 2019). All of them score node paths over the Matterport3D
+connectivity graphs (:mod:`navdtw.datasets.matterport`).
+
+* Split: ``[{"path_id", "scan", "path": [viewpoint, ...], "heading", "distance", "instructions":
+  [...]}]`` (R2R) or ``"num_instructions"`` instead of the texts (the regenerated R4R
+  ``*.paths.json`` files). Instruction ``k`` of a path has ``instr_id = f"{path_id}_{k}"``.
+* Predictions: ``[{"instr_id", "trajectory": [[viewpoint, heading, elevation], ...]}]``.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import math
-import numbers
-import os
-import zlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
-from ._io import atomic_write_bytes
-from .graphs import GraphSet
-from .paths import Paths
+from .._io import atomic_write_bytes
+from .._typing import PathLike
+from ..graphs import GraphSet
+from ..paths import collapse_repeats as _collapse_repeats
+from ..paths import first_start_mismatch
+from ._common import MatchedEpisodes, few, finite_real, is_int, is_path, list_of, source
+from .matterport import SUFFIX, load_connectivity
 
 __all__ = [
-    "MatchedEpisodes",
+    "CONVENTIONS",
+    "DEFAULT_CONVENTION",
     "instructions",
-    "load_havln_collisions",
+    "load_matched",
     "load_predictions",
     "load_r2r",
-    "load_vlnce_episodes",
-    "load_vlnce_gt",
+    "load_split_graphs",
     "match_predictions",
-    "read_json",
     "write_predictions",
 ]
 
-PathLike = Union[str, os.PathLike]
-_INPUT = "<input>"
-
-
-# --------------------------------------------------------------------------------------------
-# JSON input
-# --------------------------------------------------------------------------------------------
-
-
-def _is_path(obj) -> bool:
-    return isinstance(obj, (str, os.PathLike))
-
-
-def read_text(path: PathLike) -> str:
-    """The text of a (possibly gzipped) UTF-8 file; any decoding failure -> ``ValueError`` naming it."""
-    path = Path(path)
-    name = path.name
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a folder, not a JSON file") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ValueError(f"{name}: corrupt or truncated gzip data ({exc})") from None
-    try:
-        return raw.decode("utf-8-sig")  # tolerate a byte-order mark
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-
-
-def read_json(path: PathLike) -> Any:
-    """Parses a JSON (or gzipped JSON) file; any decoding failure -> ``ValueError`` naming it."""
-    name = Path(path).name
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-
-
-def _source(path_or_obj) -> tuple:
-    """(parsed data, name for messages)."""
-    if _is_path(path_or_obj):
-        return read_json(path_or_obj), Path(path_or_obj).name
-    return path_or_obj, _INPUT
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
-def _is_real(x) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
-def _finite_real(x) -> bool:
-    return _is_real(x) and math.isfinite(x)
-
-
-def _list_of(data, source: str, what: str) -> list:
-    if not isinstance(data, list):
-        raise ValueError(f"{source}: expected a JSON list of {what}, got {type(data).__name__}")
-    return data
+#: The conventions (``navdtw.CONVENTIONS``) whose evaluators read these files.
+CONVENTIONS: tuple[str, ...] = ("r2r", "r4r", "duet", "paper")
+#: The convention the command line uses for R2R / R4R unless told otherwise.
+DEFAULT_CONVENTION = "r2r"
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,18 +64,22 @@ def load_r2r(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, 
 
     Returns a list of new dicts (shallow copies, ``path`` as a new list) in file order.
     """
-    data, source = _source(path_or_list)
-    data = _list_of(data, source, "paths")
+    data, name = source(path_or_list)
+    return _read_split(data, name, graphs)
+
+
+def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]]:
+    data = list_of(data, name, "paths")
     out: list[dict[str, Any]] = []
     seen: dict[Any, int] = {}
     for k, e in enumerate(data):
         if not isinstance(e, dict):
-            raise ValueError(f"{source}: entry {k}: expected an object, got {type(e).__name__}")
+            raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         pid = e.get("path_id")
-        where = f"{source}: entry {k} (path_id {pid})" if "path_id" in e else f"{source}: entry {k}"
+        where = f"{name}: entry {k} (path_id {pid})" if "path_id" in e else f"{name}: entry {k}"
         if "path_id" not in e:
             raise ValueError(f"{where}: missing 'path_id'")
-        if not (_is_int(pid) or isinstance(pid, str)):
+        if not (is_int(pid) or isinstance(pid, str)):
             raise ValueError(f"{where}: 'path_id' must be an integer or a string")
         if pid in seen:
             raise ValueError(f"{where}: duplicate path_id (also entry {seen[pid]})")
@@ -159,12 +101,12 @@ def load_r2r(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, 
                 raise ValueError(f"{where}: 'instructions' must be a list of strings")
         elif "num_instructions" in e:
             m = e["num_instructions"]
-            if not _is_int(m) or m < 0:
+            if not is_int(m) or m < 0:
                 raise ValueError(f"{where}: 'num_instructions' must be an integer >= 0")
         else:
             raise ValueError(f"{where}: needs 'instructions' (list of strings) or 'num_instructions'")
         for key in ("distance", "heading"):
-            if key in e and not _finite_real(e[key]):
+            if key in e and not finite_real(e[key]):
                 raise ValueError(f"{where}: {key!r} must be a finite number, got {e[key]!r}")
         if "distance" in e and e["distance"] < 0:
             raise ValueError(f"{where}: 'distance' must be >= 0, got {e['distance']}")
@@ -189,7 +131,7 @@ def instructions(split) -> list[dict[str, Any]]:
     Each record holds the path entry's fields except ``instructions`` / ``num_instructions``, plus
     ``instr_id``, ``instruction_index`` (k) and, when the texts are present, ``instruction``.
     """
-    if _is_path(split):
+    if is_path(split):
         split = load_r2r(split)
     out: list[dict[str, Any]] = []
     for k, e in enumerate(split):
@@ -227,18 +169,18 @@ def load_predictions(path_or_list) -> dict[str, list[str]]:
     string. Integer ``instr_id`` values are turned into strings. Duplicated ``instr_id``, empty
     or malformed trajectories raise ``ValueError`` naming the entry.
     """
-    data, source = _source(path_or_list)
-    data = _list_of(data, source, "predictions")
+    data, name = source(path_or_list)
+    data = list_of(data, name, "predictions")
     out: dict[str, list[str]] = {}
     first: dict[str, int] = {}
     for k, e in enumerate(data):
         if not isinstance(e, dict):
-            raise ValueError(f"{source}: entry {k}: expected an object, got {type(e).__name__}")
+            raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         iid = e.get("instr_id")
-        if not (isinstance(iid, str) or _is_int(iid)):
-            raise ValueError(f"{source}: entry {k}: 'instr_id' must be a string, got {iid!r}")
+        if not (isinstance(iid, str) or is_int(iid)):
+            raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{source}: entry {k} (instr_id {iid})"
+        where = f"{name}: entry {k} (instr_id {iid})"
         if iid in first:
             raise ValueError(f"{where}: duplicate instr_id (also entry {first[iid]})")
         first[iid] = k
@@ -271,7 +213,7 @@ def _steps_for_writing(traj, where: str) -> list:
             steps.append([step, 0.0, 0.0])
         elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
             rest = list(step[1:])
-            if not all(_finite_real(x) for x in rest):
+            if not all(finite_real(x) for x in rest):
                 raise ValueError(f"{where}: trajectory[{j}] has a non-numeric or non-finite heading/elevation")
             steps.append([step[0]] + [float(x) for x in rest])
         else:
@@ -300,7 +242,7 @@ def write_predictions(path: PathLike, predictions) -> None:
     records = []
     seen = set()
     for k, (iid, traj) in enumerate(items):
-        if not (isinstance(iid, str) or _is_int(iid)):
+        if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"predictions[{k}]: instr_id must be a string, got {iid!r}")
         iid = str(iid)
         if iid in seen:
@@ -314,151 +256,37 @@ def write_predictions(path: PathLike, predictions) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# R2R-CE (VLN-CE) and HA-VLN
-# --------------------------------------------------------------------------------------------
-
-
-def points_array(value, where: str, key: str) -> np.ndarray:
-    """A non-empty, finite float64 [n, 3] array of positions, or a ValueError naming where/key."""
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {key!r} must be a list of [x, y, z] points") from None
-    if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
-        raise ValueError(f"{where}: {key!r} must be a non-empty list of [x, y, z] points, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{where}: {key!r} point {int(np.argmin(np.isfinite(arr).all(axis=1)))} is not finite")
-    return arr
-
-
-def load_vlnce_episodes(path) -> list[dict[str, Any]]:
-    """Reads R2R-CE episodes (gzipped or plain JSON ``{"episodes": [...]}``).
-
-    Returns the episodes in file order as new dicts, with ``reference_path`` a float64 ``[n, 3]``
-    array (habitat coordinates, y up, metres) and an added ``scan`` taken from ``scene_id``
-    (``"mp3d/<scan>/<scan>.glb"`` -> ``"<scan>"``) when present. ``episode_id`` must be unique.
-    """
-    data, source = _source(path)
-    if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
-        raise ValueError(f"{source}: expected an object with an 'episodes' list")
-    out = []
-    seen: dict[str, int] = {}
-    for k, e in enumerate(data["episodes"]):
-        if not isinstance(e, dict):
-            raise ValueError(f"{source}: episode {k}: expected an object, got {type(e).__name__}")
-        eid = e.get("episode_id")
-        if not (_is_int(eid) or isinstance(eid, str)):
-            raise ValueError(f"{source}: episode {k}: 'episode_id' must be an integer or a string")
-        where = f"{source}: episode {k} (episode_id {eid})"
-        if str(eid) in seen:
-            raise ValueError(f"{where}: duplicate episode_id (also episode {seen[str(eid)]})")
-        seen[str(eid)] = k
-        if "reference_path" not in e:
-            raise ValueError(f"{where}: missing 'reference_path'")
-        rec = dict(e)
-        rec["reference_path"] = points_array(e["reference_path"], where, "reference_path")
-        scene = e.get("scene_id")
-        if isinstance(scene, str) and scene:
-            rec.setdefault("scan", Path(scene).stem)
-        out.append(rec)
-    return out
-
-
-def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
-    """Reads an R2R-CE ``*_gt.json(.gz)``: ``{str(episode_id): {"locations", "actions",
-    "forward_steps"}}`` -> the same keys with ``locations`` a float64 ``[n, 3]`` array (dense
-    ground-truth positions, about 0.25 m apart), ``actions`` an int64 array (habitat action ids:
-    0 stop, 1 forward, 2 left, 3 right) and ``forward_steps`` an int.
-    """
-    data, source = _source(path)
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: expected an object keyed by episode id, got {type(data).__name__}")
-    out: dict[str, dict[str, Any]] = {}
-    for k, (eid, e) in enumerate(data.items()):
-        where = f"{source}: entry {k} (episode_id {eid})"
-        if not isinstance(e, dict):
-            raise ValueError(f"{where}: expected an object, got {type(e).__name__}")
-        if "locations" not in e:
-            raise ValueError(f"{where}: missing 'locations'")
-        rec = dict(e)
-        rec["locations"] = points_array(e["locations"], where, "locations")
-        if "actions" in e:
-            acts = e["actions"]
-            if not isinstance(acts, list) or not all(_is_int(a) and a >= 0 for a in acts):
-                raise ValueError(f"{where}: 'actions' must be a list of non-negative integers")
-            rec["actions"] = np.array(acts, dtype=np.int64)
-        if "forward_steps" in e:
-            fs = e["forward_steps"]
-            if not _is_int(fs) or fs < 0:
-                raise ValueError(f"{where}: 'forward_steps' must be an integer >= 0")
-            rec["forward_steps"] = int(fs)
-        out[str(eid)] = rec
-    return out
-
-
-def load_havln_collisions(path) -> dict[str, int]:
-    """Reads HA-VLN per-episode baseline collision counts ``{episode_id: count}`` -> ``{str: int}``.
-
-    Counts must be non-negative integers (booleans and floats are refused).
-    """
-    data, source = _source(path)
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: expected an object keyed by episode id, got {type(data).__name__}")
-    out: dict[str, int] = {}
-    for k, (eid, n) in enumerate(data.items()):
-        if not _is_int(n) or n < 0:
-            raise ValueError(
-                f"{source}: entry {k} (episode_id {eid}): collision count must be an integer >= 0, got {n!r}"
-            )
-        out[str(eid)] = int(n)
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 # matching a split with predictions
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MatchedEpisodes:
-    """A split matched with its predictions, encoded for scoring (one row per instruction).
+def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
+    """Reads a split and the connectivity graphs of its scans: ``(entries, graphs)``.
 
-    Attributes
-    ----------
-    ids: instruction ids, in split order.
-    scans: scan id of every episode.
-    env: int64 ``[B]`` environment index into ``graphs.scans`` / ``graphs.distances``.
-    references: node-index :class:`navdtw.Paths` of the reference paths.
-    queries: node-index :class:`navdtw.Paths` of the predicted trajectories.
-    shortest_distance: float64 ``[B]`` shortest-path distance (metres) from the reference start to
-        the reference goal (the SPL denominator of the R2R evaluator); ``inf`` if unreachable.
-    graphs: the :class:`GraphSet` the indices refer to.
+    ``split``: a split file (or parsed list) as :func:`load_r2r` reads it; ``connectivity``: the
+    folder of ``<scan>_connectivity.json``. Only the split's scans are loaded, in order of first
+    appearance (environment ``k`` is the ``k``-th scan met). An empty split, a scan without a
+    connectivity file or a viewpoint that is not in its scan raise ``ValueError`` naming the split
+    file and entry.
     """
-
-    ids: list[str]
-    scans: list[str]
-    env: np.ndarray
-    references: Paths
-    queries: Paths
-    shortest_distance: np.ndarray
-    graphs: GraphSet
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @property
-    def distances(self) -> list[np.ndarray]:
-        """The distance matrices to pass with ``env`` to the batch scorers."""
-        return self.graphs.distances
-
-
-def _few(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:5])
-    return shown + (f", ... ({len(items)} in all)" if len(items) > 5 else f" ({len(items)} in all)")
-
-
-def _collapse(path: list[str]) -> list[str]:
-    return [v for j, v in enumerate(path) if j == 0 or v != path[j - 1]]
+    data, name = source(split)
+    entries = _read_split(data, name, None)
+    if not entries:
+        raise ValueError(f"{name}: the split is empty")
+    conn = Path(connectivity)
+    if not conn.is_dir():
+        raise FileNotFoundError(f"connectivity folder not found: {conn}")
+    scans: list[str] = []
+    for k, e in enumerate(entries):
+        if e["scan"] not in scans:
+            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
+                raise ValueError(
+                    f"{name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
+                    f"(no {e['scan']}{SUFFIX} in {conn})"
+                )
+            scans.append(e["scan"])
+    graphs = load_connectivity(conn, scans=scans)
+    return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
 
 
 def match_predictions(
@@ -471,16 +299,21 @@ def match_predictions(
     dict from :func:`load_predictions`, or a results file name / parsed list.
 
     Every instruction must have a prediction and every prediction an instruction: otherwise a
-    ``ValueError`` lists up to 5 missing / extra ids (nothing is dropped silently). Unknown scans or
-    viewpoints raise ``ValueError`` naming the instr_id.
+    ``ValueError`` names the first extra entry of the predictions and lists up to 5 missing /
+    extra ids (nothing is dropped silently). Errors about a prediction start with the predictions
+    file's name (``predictions`` for a dict) and name its entry: ``"results.json: entry 2
+    (instr_id 2_0): unknown viewpoint 'abc' (trajectory[1]) in scan 'zsNo4HB9uLZ'"``.
 
     ``strict=True`` additionally requires each trajectory to start at its reference's start
     viewpoint (the R2R evaluator asserts this). ``collapse_repeats`` (default True) merges
     consecutive repeats of a viewpoint in the trajectory (an agent turning in place writes one
     step per turn); they would otherwise add DTW cost and change the trajectory's point count,
     although they do not move the agent. Path lengths are unaffected either way.
+
+    Returns :class:`MatchedEpisodes` with ``id_name="instr_id"``, node paths over ``graphs`` and
+    ``shortest_distance`` the start-to-goal distance of each reference (the R2R evaluator's l).
     """
-    if _is_path(split_instructions):
+    if is_path(split_instructions):
         split_instructions = load_r2r(split_instructions)
     records = list(split_instructions)
     if records and "instr_id" not in records[0]:
@@ -488,16 +321,20 @@ def match_predictions(
     if not records:
         raise ValueError("match_predictions: the split is empty")
     # Name the predictions file in every message about a prediction (the user's file to fix).
-    src = Path(predictions).name if _is_path(predictions) else "prediction"
+    src = Path(predictions).name if is_path(predictions) else "predictions"
     if not isinstance(predictions, Mapping):
         predictions = load_predictions(predictions)
     else:
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
-                raise ValueError(f"match_predictions: instr_id {key} appears twice (as {key!r} and a string)")
+                raise ValueError(f"{src}: instr_id {key} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
+    entry = {iid: k for k, iid in enumerate(predictions)}
+
+    def where(iid: str) -> str:
+        return f"{src}: entry {entry[iid]} (instr_id {iid})"
 
     ids: list[str] = []
     seen = set()
@@ -509,36 +346,43 @@ def match_predictions(
             raise ValueError(f"split record {k}: duplicate instr_id {iid}")
         seen.add(iid)
         ids.append(iid)
+    extra = [i for i in predictions if i not in seen]
+    if extra:
+        more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
+        raise ValueError(f"{where(extra[0])}: no such instruction in the split{more}")
     missing = [i for i in ids if i not in predictions]
-    extra = [str(i) for i in predictions if str(i) not in seen]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"no prediction for instr_id {_few(missing)}")
-        if extra:
-            parts.append(f"predictions for instr_id not in the split: {_few(extra)}")
-        raise ValueError("match_predictions: " + "; ".join(parts))
+    if missing:
+        raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
 
     scans = [r["scan"] for r in records]
     queries_vp = []
     for iid in ids:
         q = predictions[iid]
         if isinstance(q, str) or not isinstance(q, (list, tuple)):
-            raise ValueError(f"{src} {iid}: trajectory must be a list of viewpoint ids")
+            raise ValueError(f"{where(iid)}: trajectory must be a list of viewpoint ids")
         if not q:
-            raise ValueError(f"{src} {iid}: trajectory is empty")
-        q = list(q)
-        queries_vp.append(_collapse(q) if collapse_repeats else q)
+            raise ValueError(f"{where(iid)}: trajectory is empty")
+        queries_vp.append(list(q))
     env, refs = graphs.encode(scans, [r["path"] for r in records], names=[f"instr_id {i}, reference" for i in ids])
-    _env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, {src}" for i in ids])
-
+    try:
+        _env_q, qrys = graphs.encode(scans, queries_vp, names=[f"instr_id {i}, {src}" for i in ids])
+    except ValueError:
+        for iid, scan, q in zip(ids, scans, queries_vp):
+            index = graphs[scan].index
+            for j, v in enumerate(q):
+                if not isinstance(v, str) or v not in index:
+                    raise ValueError(
+                        f"{where(iid)}: unknown viewpoint {v!r} (trajectory[{j}]) in scan {scan!r}"
+                    ) from None
+        raise
+    if collapse_repeats:
+        qrys = _collapse_repeats(qrys)
     if strict:
-        bad = refs.first() != qrys.first()
-        if bad.any():
-            k = int(np.argmax(bad))
+        k = first_start_mismatch(refs, qrys)
+        if k >= 0:
             raise ValueError(
-                f"{src} {ids[k]}: trajectory starts at {queries_vp[k][0]!r}, "
-                f"but the reference starts at {records[k]['path'][0]!r}"
+                f"{where(ids[k])}: trajectory starts at {queries_vp[k][0]!r}, "
+                f"but the reference starts at {records[k]['path'][0]!r} (strict)"
             )
 
     start, goal = refs.first(), refs.last()
@@ -547,5 +391,23 @@ def match_predictions(
         sel = env == k
         shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal[sel]]
     return MatchedEpisodes(
-        ids=ids, scans=scans, env=env, references=refs, queries=qrys, shortest_distance=shortest, graphs=graphs
+        ids=ids,
+        scans=scans,
+        env=env,
+        references=refs,
+        queries=qrys,
+        shortest_distance=shortest,
+        graphs=graphs,
+        id_name="instr_id",
+    )
+
+
+def load_matched(
+    split, connectivity: PathLike, predictions, *, strict: bool = False, collapse_repeats: bool = True
+) -> MatchedEpisodes:
+    """Everything the scorer needs from R2R / R4R files: reads the split, the graphs of its scans
+    (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`)."""
+    entries, graphs = load_split_graphs(split, connectivity)
+    return match_predictions(
+        instructions(entries), predictions, graphs, strict=strict, collapse_repeats=collapse_repeats
     )

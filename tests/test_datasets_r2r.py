@@ -1,5 +1,5 @@
-"""Readers, writers and the split/prediction matcher: synthetic files in tmp_path plus the real
-R2R / R4R / R2R-CE / HA-VLN files (skipped without the data)."""
+"""navdtw.datasets.r2r: R2R / R4R splits, predictions, the matcher; synthetic files in tmp_path plus
+the real R2R / R4R files (skipped without the data)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 import navdtw
 from navdtw import datasets as ds
+from navdtw.datasets import _common, r2r
 from navdtw.graphs import GraphSet, NavGraph, load_connectivity
 
 
@@ -221,7 +222,11 @@ def test_match_predictions_missing_and_extra(graphs):
         ds.match_predictions(ins, preds, graphs)
     preds = ds.load_predictions(preds_entries())
     preds.update({f"99_{k}": ["a"] for k in range(7)})
-    with pytest.raises(ValueError, match=r"not in the split: 99_0, 99_1, 99_2, 99_3, 99_4, \.\.\. \(7 in all\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"predictions: entry 3 \(instr_id 99_0\): no such instruction in the split; "
+        r"7 predictions have no instruction: 99_0, 99_1, 99_2, 99_3, 99_4, \.\.\. \(7 in all\)",
+    ):
         ds.match_predictions(ins, preds, graphs)
 
 
@@ -229,56 +234,24 @@ def test_match_predictions_bad_entries(graphs):
     ins = ds.instructions(ds.load_r2r(split_entries()))
     preds = ds.load_predictions(preds_entries())
     preds["7_1"] = ["a", "x"]
-    with pytest.raises(ValueError, match=r"entry 1 \(instr_id 7_1, prediction\): unknown viewpoint 'x' in scan 's1'"):
+    with pytest.raises(
+        ValueError,
+        match=r"predictions: entry 1 \(instr_id 7_1\): unknown viewpoint 'x' \(trajectory\[1\]\) in scan 's1'",
+    ):
         ds.match_predictions(ins, preds, graphs)
     preds["7_1"] = []
-    with pytest.raises(ValueError, match=r"prediction 7_1: trajectory is empty"):
+    with pytest.raises(ValueError, match=r"predictions: entry 1 \(instr_id 7_1\): trajectory is empty"):
         ds.match_predictions(ins, preds, graphs)
     bad_scan = [dict(r) for r in ins]
     bad_scan[2]["scan"] = "s7"
     with pytest.raises(ValueError, match=r"entry 2 \(instr_id 9_0, reference\): unknown scan 's7'"):
         ds.match_predictions(bad_scan, ds.load_predictions(preds_entries()), graphs)
     # strict: 9_0 starts at y, its reference at x
-    with pytest.raises(ValueError, match=r"prediction 9_0: trajectory starts at 'y', but the reference starts at 'x'"):
+    with pytest.raises(
+        ValueError,
+        match=r"predictions: entry 2 \(instr_id 9_0\): trajectory starts at 'y', but the reference starts at 'x'",
+    ):
         ds.match_predictions(ins, preds_entries(), graphs, strict=True)
-
-
-# --- R2R-CE and HA-VLN (synthetic) -------------------------------------------------------------
-
-
-def test_vlnce_synthetic(tmp_path):
-    eps = {
-        "episodes": [
-            {"episode_id": 3, "scene_id": "mp3d/abc/abc.glb", "reference_path": [[0, 0, 0], [1, 0, 2]]},
-        ]
-    }
-    p = tmp_path / "val.json.gz"
-    p.write_bytes(gzip.compress(json.dumps(eps).encode()))
-    out = ds.load_vlnce_episodes(p)
-    assert out[0]["scan"] == "abc"
-    assert out[0]["reference_path"].dtype == np.float64 and out[0]["reference_path"].shape == (2, 3)
-    eps["episodes"].append({"episode_id": 4, "reference_path": [[0, 0]]})
-    with pytest.raises(ValueError, match=r"val.json: episode 1 \(episode_id 4\): 'reference_path' must be a non-empty"):
-        ds.load_vlnce_episodes(write(tmp_path, "val.json", eps))
-    eps["episodes"][1] = {"episode_id": 3, "reference_path": [[0, 0, 0]]}
-    with pytest.raises(ValueError, match=r"episode 1 \(episode_id 3\): duplicate episode_id"):
-        ds.load_vlnce_episodes(eps)
-    gt = {"3": {"locations": [[0, 0, 0], [0.25, 0, 0]], "actions": [1, 0], "forward_steps": 1}}
-    g = ds.load_vlnce_gt(write(tmp_path, "gt.json", gt))
-    assert g["3"]["locations"].shape == (2, 3) and g["3"]["actions"].tolist() == [1, 0] and g["3"]["forward_steps"] == 1
-    gt["3"]["locations"] = []
-    with pytest.raises(ValueError, match=r"gt.json: entry 0 \(episode_id 3\): 'locations'"):
-        ds.load_vlnce_gt(write(tmp_path, "gt.json", gt))
-
-
-def test_havln_synthetic(tmp_path):
-    assert ds.load_havln_collisions({"1": 0, "2": 3}) == {"1": 0, "2": 3}
-    with pytest.raises(ValueError, match=r"c.json: entry 1 \(episode_id 2\): collision count must be an integer >= 0"):
-        ds.load_havln_collisions(write(tmp_path, "c.json", {"1": 0, "2": -1}))
-    with pytest.raises(ValueError, match=r"entry 0 \(episode_id 1\)"):
-        ds.load_havln_collisions({"1": 1.5})
-    with pytest.raises(ValueError, match=r"entry 0 \(episode_id 1\)"):
-        ds.load_havln_collisions({"1": True})
 
 
 # --- real data ---------------------------------------------------------------------------------
@@ -318,17 +291,96 @@ def test_real_shortest_agent(data_dir, real_graphs):
     assert np.isfinite(m.shortest_distance).all() and (m.shortest_distance > 0).all()
 
 
-@pytest.mark.data
-def test_real_vlnce_and_havln(data_dir):
-    base = data_dir / "r2r_vlnce" / "R2R_VLNCE_v1-3_preprocessed" / "val_unseen"
-    eps = ds.load_vlnce_episodes(base / "val_unseen.json.gz")
-    assert len(eps) == 1839
-    gt = ds.load_vlnce_gt(base / "val_unseen_gt.json.gz")
-    assert len(gt) == 1839
-    for e in eps[:50]:
-        loc = gt[str(e["episode_id"])]["locations"]
-        np.testing.assert_allclose(e["reference_path"][0], e["start_position"], atol=1e-5)
-        assert np.linalg.norm(np.diff(loc, axis=0), axis=1).max() < 0.5
-    coll = ds.load_havln_collisions(data_dir / "ha_vln" / "collision_num_val_unseen.json")
-    assert len(coll) == 1839 and min(coll.values()) >= 0
-    assert set(coll) == {str(e["episode_id"]) for e in eps}
+# --- the CLI's one-call reader -----------------------------------------------------------------
+
+
+def conn_folder(tmp_path, graphs):
+    """Writes the graphs of ``graphs`` as Matterport3D connectivity files (pose = identity + position)."""
+    folder = tmp_path / "conn"
+    folder.mkdir()
+    for scan in graphs:
+        g = graphs[scan]
+        n = len(g)
+        unob = np.zeros((n, n), dtype=bool)
+        unob[g.edges[:, 0], g.edges[:, 1]] = True
+        entries = []
+        for k in range(n):
+            pose = np.eye(4)
+            pose[:3, 3] = g.positions[k]
+            entries.append(
+                {
+                    "image_id": g.ids[k],
+                    "pose": pose.ravel().tolist(),
+                    "included": True,
+                    "unobstructed": unob[k].tolist(),
+                }
+            )
+        (folder / f"{scan}_connectivity.json").write_text(json.dumps(entries))
+    return folder
+
+
+def test_load_split_graphs_and_load_matched(tmp_path, graphs):
+    conn = conn_folder(tmp_path, graphs)
+    split = write(tmp_path, "R2R_toy.json", split_entries()[::-1])  # s2 first
+    entries, gs = r2r.load_split_graphs(split, conn)
+    assert gs.scans == ["s2", "s1"] and [e["path_id"] for e in entries] == [9, 7]
+    preds = write(tmp_path, "results.json", preds_entries())
+    m = r2r.load_matched(split, conn, preds)
+    assert isinstance(m, ds.MatchedEpisodes) and m.id_name == "instr_id" and m.extra == {}
+    assert m.ids == ["9_0", "7_0", "7_1"] and m.env.tolist() == [0, 1, 1]
+    ref = ds.match_predictions(ds.instructions(entries), ds.load_predictions(preds), gs)
+    a, b = m.evaluate(threshold=3.0, convention="r2r"), ref.evaluate(threshold=3.0, convention="r2r")
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    direct = navdtw.evaluate(
+        m.references,
+        m.queries,
+        distances=m.distances,
+        env=m.env,
+        shortest_distance=m.shortest_distance,
+        convention="r2r",
+    )
+    np.testing.assert_array_equal(a["spl"], direct["spl"])
+    # strict names the predictions file and entry
+    with pytest.raises(ValueError, match=r"results\.json: entry 2 \(instr_id 9_0\): trajectory starts at 'y'"):
+        r2r.load_matched(split, conn, preds, strict=True)
+
+
+def test_load_split_graphs_errors(tmp_path, graphs):
+    conn = conn_folder(tmp_path, graphs)
+    entries = split_entries()
+    entries[1]["scan"] = "s9"
+    with pytest.raises(ValueError, match=r"R2R_toy\.json: entry 1 \(path_id 9\): unknown scan 's9' \(no s9_conn"):
+        r2r.load_split_graphs(write(tmp_path, "R2R_toy.json", entries), conn)
+    entries = split_entries()
+    entries[1]["path"] = ["x", "q"]
+    with pytest.raises(ValueError, match=r"R2R_toy\.json: entry 1 \(path_id 9\): path\[1\] = 'q' is not a viewpoint"):
+        r2r.load_split_graphs(write(tmp_path, "R2R_toy.json", entries), conn)
+    with pytest.raises(ValueError, match=r"R2R_toy\.json: the split is empty"):
+        r2r.load_split_graphs(write(tmp_path, "R2R_toy.json", []), conn)
+    with pytest.raises(FileNotFoundError, match="connectivity folder"):
+        r2r.load_split_graphs(split_entries(), tmp_path / "nowhere")
+
+
+def test_match_predictions_names_the_file_entry(tmp_path, graphs):
+    ins = ds.instructions(ds.load_r2r(split_entries()))
+    entries = preds_entries()
+    entries[2]["trajectory"] = [["x", 0, 0], ["zz", 0, 0]]
+    path = write(tmp_path, "results.json", entries)
+    with pytest.raises(
+        ValueError, match=r"results\.json: entry 2 \(instr_id 9_0\): unknown viewpoint 'zz' \(trajectory"
+    ):
+        ds.match_predictions(ins, path, graphs)
+    with pytest.raises(ValueError, match=r"results\.json: no prediction for instr_id 9_0 \(1 in all\)"):
+        ds.match_predictions(ins, write(tmp_path, "results.json", preds_entries()[:2]), graphs)
+
+
+def test_module_layout_and_old_names():
+    assert r2r.DEFAULT_CONVENTION in r2r.CONVENTIONS
+    assert set(r2r.CONVENTIONS) <= set(navdtw.CONVENTIONS)
+    for name in ("load_r2r", "instructions", "load_predictions", "write_predictions", "match_predictions"):
+        assert getattr(ds, name) is getattr(r2r, name)
+    with pytest.warns(DeprecationWarning, match="private"):
+        assert ds.read_json is _common.read_json
+    with pytest.raises(AttributeError):
+        ds.no_such_reader  # noqa: B018

@@ -1,0 +1,64 @@
+"""Readers and matchers of VLN data sets, one module per format family.
+
+* :mod:`~navdtw.datasets.matterport`: Matterport3D connectivity graphs (:func:`load_connectivity`).
+* :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
+* :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
+* :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
+
+Every data-set module reads its split and its predictions, matches them into a
+:class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
+per-episode inputs) ready for ``navdtw.evaluate``, and names the evaluator conventions it
+reproduces (``CONVENTIONS``, ``DEFAULT_CONVENTION``). Public readers are named ``load_*``.
+
+Every reader validates what it reads and names the bad entry: ``"R2R_val_unseen.json: entry 12
+(path_id 4332): 'path' is empty"``. Malformed or truncated JSON raises ``ValueError`` with the
+file name and json's line and column. Files ending in ``.gz`` (or starting with the gzip magic
+bytes) are decompressed transparently. Readers that take ``path_or_list`` also accept the already
+parsed JSON object (then messages say ``<input>``).
+"""
+
+from __future__ import annotations
+
+from . import havln, matterport, r2r, vlnce
+from ._common import MatchedEpisodes
+from .havln import load_havln_collisions
+from .matterport import load_connectivity
+from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
+from .vlnce import load_predictions as load_vlnce_predictions
+from .vlnce import load_vlnce_episodes, load_vlnce_gt
+
+__all__ = [
+    "MatchedEpisodes",
+    "havln",
+    "instructions",
+    "load_connectivity",
+    "load_havln_collisions",
+    "load_predictions",
+    "load_r2r",
+    "load_vlnce_episodes",
+    "load_vlnce_gt",
+    "load_vlnce_predictions",
+    "match_predictions",
+    "matterport",
+    "r2r",
+    "vlnce",
+    "write_predictions",
+]
+
+_PRIVATE = {"read_json", "read_text", "points_array"}
+
+
+def __getattr__(name: str):
+    # 0.1 exposed these helpers here; they are the package's private helpers now (see CHANGELOG).
+    if name in _PRIVATE:
+        import warnings
+
+        from . import _common
+
+        warnings.warn(
+            f"navdtw.datasets.{name} is private since 0.2 and will be removed; use json / numpy directly",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(_common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

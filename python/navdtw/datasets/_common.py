@@ -1,0 +1,184 @@
+"""What every data-set reader shares: reading (gzipped) JSON text with errors that name the file,
+small type checks, and the helpers that name the bad entry.
+
+Conventions of every reader in :mod:`navdtw.datasets`: a malformed file or entry raises one
+``ValueError`` whose message starts with the file name (``<input>`` for already parsed JSON) and
+names the entry: ``"R2R_val_unseen.json: entry 12 (path_id 4332): 'path' is empty"``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import numbers
+import os
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._typing import PathLike
+from ..paths import Paths
+
+if TYPE_CHECKING:
+    from ..graphs import GraphSet
+    from ..metrics import Scores
+
+#: The name messages use for input given as parsed JSON rather than a file.
+INPUT = "<input>"
+
+
+def is_path(obj) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def read_text(path: PathLike) -> str:
+    """The text of a (possibly gzipped) UTF-8 file; any decoding failure -> ``ValueError`` naming it.
+
+    Gzip is recognised by its magic bytes, whatever the file is called; a byte-order mark is skipped.
+    """
+    path = Path(path)
+    name = path.name
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a folder, not a JSON file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ValueError(f"{name}: corrupt or truncated gzip data ({exc})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def malformed(name: str, exc: json.JSONDecodeError) -> ValueError:
+    return ValueError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+
+
+def read_json(path: PathLike) -> Any:
+    """Parses a JSON (or gzipped JSON) file; any decoding failure -> ``ValueError`` naming it."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise malformed(Path(path).name, exc) from None
+
+
+def source(path_or_obj) -> tuple[Any, str]:
+    """``(parsed data, name for messages)`` of a file name or of already parsed JSON."""
+    if is_path(path_or_obj):
+        return read_json(path_or_obj), Path(path_or_obj).name
+    return path_or_obj, INPUT
+
+
+def is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def finite_real(x) -> bool:
+    return is_real(x) and math.isfinite(x)
+
+
+def list_of(data, name: str, what: str) -> list:
+    if not isinstance(data, list):
+        raise ValueError(f"{name}: expected a JSON list of {what}, got {type(data).__name__}")
+    return data
+
+
+def object_of(data, name: str, what: str) -> dict:
+    if not isinstance(data, dict):
+        raise ValueError(f"{name}: expected an object keyed by {what}, got {type(data).__name__}")
+    return data
+
+
+def few(items: Sequence[str]) -> str:
+    """Up to five ids and the count: ``"7_1, 9_0 (2 in all)"``."""
+    shown = ", ".join(items[:5])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > 5 else f" ({len(items)} in all)")
+
+
+def points_array(value, where: str, key: str) -> np.ndarray:
+    """A non-empty, finite float64 ``[n, 3]`` array of positions, or a ValueError naming where/key."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {key!r} must be a list of [x, y, z] points") from None
+    if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
+        raise ValueError(f"{where}: {key!r} must be a non-empty list of [x, y, z] points, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{where}: {key!r} point {int(np.argmin(np.isfinite(arr).all(axis=1)))} is not finite")
+    return arr
+
+
+# --------------------------------------------------------------------------------------------
+# the result of every matcher
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchedEpisodes:
+    """A split matched with its predictions, encoded for scoring: one row per episode.
+
+    Every data-set module's matcher returns one (``r2r.match_predictions``,
+    ``vlnce.match_predictions``, ...), so the scoring code is the same for all of them.
+
+    Attributes
+    ----------
+    ids: the data set's episode ids (``instr_id``, ``episode_id``, ...), in split order.
+    scans: scan id of every episode (``""`` when the data set does not say).
+    env: int64 ``[B]`` environment index into ``graphs.scans`` for node paths; ``None`` for
+        coordinate paths.
+    references: the reference paths (:class:`navdtw.Paths`: node indices or ``[n, 3]`` points).
+    queries: the predicted trajectories, encoded like ``references``.
+    shortest_distance: float64 ``[B]`` start-to-goal distance (metres) that SPL's l uses under the
+        ``"shortest"`` conventions; ``inf`` if unreachable.
+    graphs: the :class:`navdtw.GraphSet` that node indices refer to (``None`` for coordinates).
+    id_name: the name of the id column in the data set's files (``"instr_id"``, ``"episode_id"``).
+    extra: per-episode extra inputs some data sets' metrics need, by name, each with one entry per
+        episode (e.g. a predicted object id); empty for R2R and R2R-CE.
+    """
+
+    ids: list[str]
+    scans: list[str]
+    env: np.ndarray | None
+    references: Paths
+    queries: Paths
+    shortest_distance: np.ndarray
+    graphs: GraphSet | None = None
+    id_name: str = "instr_id"
+    extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def distances(self) -> list[np.ndarray] | None:
+        """The distance matrices to pass with ``env`` to the batch scorers (``None`` for coordinates)."""
+        return None if self.graphs is None else self.graphs.distances
+
+    def evaluate(self, **kwargs) -> Scores:
+        """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l and
+        ids filled in); keyword arguments (``threshold``, ``convention``, ``workers``, ...) go through."""
+        from ..metrics import evaluate
+
+        return evaluate(
+            self.references,
+            self.queries,
+            distances=self.distances,
+            env=self.env,
+            shortest_distance=self.shortest_distance,
+            ids=self.ids,
+            **kwargs,
+        )

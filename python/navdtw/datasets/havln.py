@@ -1,0 +1,37 @@
+"""HA-VLN (human-aware VLN): the per-episode baseline collision counts.
+
+HA-VLN ships ``collision_num_val_{seen,unseen}.json``: one JSON object mapping episode ids
+(strings) to the number of collisions that are unavoidable because a human walks into the
+reference path. :mod:`navdtw.humanaware` subtracts them from the agent's collisions (TCR, CR,
+strict SR); the episodes and paths are R2R-CE's (:mod:`navdtw.datasets.vlnce`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._typing import PathLike
+from ._common import is_int, is_real, object_of, source
+
+__all__ = ["load_havln_collisions"]
+
+
+def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
+    """Reads HA-VLN baseline collision counts ``{episode_id: count}`` -> ``{str: int}``, in file order.
+
+    The rule for a count: a non-negative integer. A number written as an integral float (``3.0``)
+    is that count; fractions (``3.5``), negatives, booleans, strings, ``NaN`` and infinities are
+    refused with a ``ValueError`` naming the file and the entry (``"collision_num_val_unseen.json:
+    entry 4 (episode_id 17): collision count must be an integer >= 0, got 3.5"``). ``path`` may also
+    be the parsed object (messages then say ``<input>``).
+    """
+    data, name = source(path)
+    data = object_of(data, name, "episode id (collision counts)")
+    out: dict[str, int] = {}
+    for k, (eid, n) in enumerate(data.items()):
+        integral = is_int(n) or (is_real(n) and math.isfinite(n) and float(n).is_integer())
+        if not integral or n < 0:
+            where = f"{name}: entry {k} (episode_id {eid})"
+            raise ValueError(f"{where}: collision count must be an integer >= 0, got {n!r}")
+        out[str(eid)] = int(n)
+    return out

@@ -1,0 +1,265 @@
+"""R2R-CE (VLN-CE): episodes, their ``*_gt`` ground truth, continuous predictions, and matching
+them for scoring.
+
+Evaluators reproduced (``navdtw.CONVENTIONS``): ``vlnce`` (VLN-CE's habitat measures, the
+default) and navdtw's ``paper``. Paths are continuous positions (habitat coordinates, y up,
+metres): the reference is the dense ``locations`` of the ``*_gt`` file, about 0.25 m apart.
+
+* Episodes: ``{"episodes": [{"episode_id", "scene_id", "reference_path", "instruction":
+  {"instruction_id", ...}, "info": {"geodesic_distance"}, ...}]}`` (gzipped or plain JSON).
+* Ground truth: ``{str(episode_id): {"locations", "actions", "forward_steps"}}``.
+* Predictions: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output),
+  or records ``{"episode_id"|"instruction_id": ..., "path": [[x, y, z], ...]}`` as JSON lines or
+  a JSON list.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._typing import PathLike
+from ..paths import as_paths
+from ._common import MatchedEpisodes, is_int, is_path, is_real, malformed, points_array, read_text, source
+
+__all__ = [
+    "CONVENTIONS",
+    "DEFAULT_CONVENTION",
+    "load_matched",
+    "load_predictions",
+    "load_vlnce_episodes",
+    "load_vlnce_gt",
+    "match_predictions",
+    "shortest_distances",
+]
+
+#: The conventions (``navdtw.CONVENTIONS``) whose evaluators read these files.
+CONVENTIONS: tuple[str, ...] = ("vlnce", "paper")
+#: The convention the command line uses for R2R-CE unless told otherwise.
+DEFAULT_CONVENTION = "vlnce"
+
+
+def load_vlnce_episodes(path) -> list[dict[str, Any]]:
+    """Reads R2R-CE episodes (gzipped or plain JSON ``{"episodes": [...]}``).
+
+    Returns the episodes in file order as new dicts, with ``reference_path`` a float64 ``[n, 3]``
+    array (habitat coordinates, y up, metres) and an added ``scan`` taken from ``scene_id``
+    (``"mp3d/<scan>/<scan>.glb"`` -> ``"<scan>"``) when present. ``episode_id`` must be unique.
+    """
+    data, name = source(path)
+    if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
+        raise ValueError(f"{name}: expected an object with an 'episodes' list")
+    out = []
+    seen: dict[str, int] = {}
+    for k, e in enumerate(data["episodes"]):
+        if not isinstance(e, dict):
+            raise ValueError(f"{name}: episode {k}: expected an object, got {type(e).__name__}")
+        eid = e.get("episode_id")
+        if not (is_int(eid) or isinstance(eid, str)):
+            raise ValueError(f"{name}: episode {k}: 'episode_id' must be an integer or a string")
+        where = f"{name}: episode {k} (episode_id {eid})"
+        if str(eid) in seen:
+            raise ValueError(f"{where}: duplicate episode_id (also episode {seen[str(eid)]})")
+        seen[str(eid)] = k
+        if "reference_path" not in e:
+            raise ValueError(f"{where}: missing 'reference_path'")
+        rec = dict(e)
+        rec["reference_path"] = points_array(e["reference_path"], where, "reference_path")
+        scene = e.get("scene_id")
+        if isinstance(scene, str) and scene:
+            rec.setdefault("scan", Path(scene).stem)
+        out.append(rec)
+    return out
+
+
+def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
+    """Reads an R2R-CE ``*_gt.json(.gz)``: ``{str(episode_id): {"locations", "actions",
+    "forward_steps"}}`` -> the same keys with ``locations`` a float64 ``[n, 3]`` array (dense
+    ground-truth positions, about 0.25 m apart), ``actions`` an int64 array (habitat action ids:
+    0 stop, 1 forward, 2 left, 3 right) and ``forward_steps`` an int.
+    """
+    data, name = source(path)
+    if not isinstance(data, dict):
+        raise ValueError(f"{name}: expected an object keyed by episode id, got {type(data).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for k, (eid, e) in enumerate(data.items()):
+        where = f"{name}: entry {k} (episode_id {eid})"
+        if not isinstance(e, dict):
+            raise ValueError(f"{where}: expected an object, got {type(e).__name__}")
+        if "locations" not in e:
+            raise ValueError(f"{where}: missing 'locations'")
+        rec = dict(e)
+        rec["locations"] = points_array(e["locations"], where, "locations")
+        if "actions" in e:
+            acts = e["actions"]
+            if not isinstance(acts, list) or not all(is_int(a) and a >= 0 for a in acts):
+                raise ValueError(f"{where}: 'actions' must be a list of non-negative integers")
+            rec["actions"] = np.array(acts, dtype=np.int64)
+        if "forward_steps" in e:
+            fs = e["forward_steps"]
+            if not is_int(fs) or fs < 0:
+                raise ValueError(f"{where}: 'forward_steps' must be an integer >= 0")
+            rec["forward_steps"] = int(fs)
+        out[str(eid)] = rec
+    return out
+
+
+def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
+    """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
+
+    Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
+    step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
+    "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
+    """
+    name = Path(path).name
+    text = read_text(path)
+    records: list[tuple[str, Any, str]] = []  # (id, steps, where)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise malformed(name, exc) from None
+        data = None  # JSON lines
+    if data is None:
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
+            records.append(_record(rec, f"{name}: line {lineno}"))
+    elif isinstance(data, dict) and "path" in data and ("episode_id" in data or "instruction_id" in data):
+        records.append(_record(data, f"{name}: line 1"))
+    elif isinstance(data, dict):
+        for k, (eid, steps) in enumerate(data.items()):
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})"))
+    elif isinstance(data, list):
+        for k, rec in enumerate(data):
+            records.append(_record(rec, f"{name}: entry {k}"))
+    else:
+        raise ValueError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
+    out: dict[str, np.ndarray] = {}
+    first: dict[str, str] = {}
+    for key, steps, where in records:
+        if key in out:
+            raise ValueError(f"{where}: duplicate id {key} (also {first[key]})")
+        first[key] = where.split(": ", 1)[1]
+        if not isinstance(steps, list) or not steps:
+            raise ValueError(f"{where}: expected a non-empty list of steps")
+        if isinstance(steps[0], dict):
+            pts = []
+            for j, s in enumerate(steps):
+                if not isinstance(s, dict) or "position" not in s:
+                    raise ValueError(f"{where}: step {j} has no 'position'")
+                pts.append(s["position"])
+            steps = pts
+        out[key] = points_array(steps, where, "path")
+    return out
+
+
+def _record(rec, where: str) -> tuple[str, Any, str]:
+    """(id, steps, where) of one prediction record."""
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: expected an object, got {type(rec).__name__}")
+    key = rec.get("instruction_id", rec.get("episode_id"))
+    if key is None or isinstance(key, (bool, dict, list)):
+        raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
+    if "path" not in rec:
+        raise ValueError(f"{where} (id {key}): missing 'path'")
+    return str(key), rec["path"], f"{where} (id {key})"
+
+
+def shortest_distances(episodes, references) -> np.ndarray:
+    """SPL's l per episode: the episode's ``info["geodesic_distance"]`` (VLN-CE's value) when it is
+    a finite number >= 0, else the straight-line distance from the reference's start to its end."""
+    out = np.empty(len(episodes))
+    for k, (e, r) in enumerate(zip(episodes, references)):
+        info = e.get("info")
+        g = info.get("geodesic_distance") if isinstance(info, dict) else None
+        if is_real(g) and math.isfinite(g) and g >= 0:
+            out[k] = float(g)
+        else:
+            out[k] = float(np.linalg.norm(r[-1] - r[0]))
+    return out
+
+
+def match_predictions(episodes, gt, predictions, *, names: tuple[str, str, str] | None = None) -> MatchedEpisodes:
+    """Pairs every episode with its ground truth and its predicted path.
+
+    ``episodes``: from :func:`load_vlnce_episodes` (or its file); ``gt``: from
+    :func:`load_vlnce_gt` (or its file); ``predictions``: from :func:`load_predictions` (or its
+    file), keyed by episode id or by the episode's ``instruction["instruction_id"]``.
+
+    Every episode needs exactly one prediction and a ground truth; a prediction for no episode, a
+    second prediction for an episode, a missing prediction or ground truth raise ``ValueError``
+    naming the file (``names``: the episodes, ground-truth and predictions file names for
+    messages; taken from the arguments when they are files) and the entry.
+
+    Returns :class:`MatchedEpisodes` (``id_name="episode_id"``) of coordinate paths: references
+    the gt ``locations``, ``shortest_distance`` from :func:`shortest_distances`, no graphs.
+    """
+    default = ["episodes", "ground truth", "predictions"]
+    for k, arg in enumerate((episodes, gt, predictions)):
+        if is_path(arg):
+            default[k] = Path(arg).name
+    ep_name, gt_name, pred_name = names if names is not None else default
+    if is_path(episodes):
+        episodes = load_vlnce_episodes(episodes)
+    if is_path(gt):
+        gt = load_vlnce_gt(gt)
+    if is_path(predictions):
+        predictions = load_predictions(predictions)
+    if not episodes:
+        raise ValueError(f"{ep_name}: no episodes")
+    ids = [str(e["episode_id"]) for e in episodes]
+    instr = {}
+    for e, eid in zip(episodes, ids):
+        ins = e.get("instruction")
+        if isinstance(ins, dict) and "instruction_id" in ins:
+            instr[str(ins["instruction_id"])] = eid
+    known = set(ids)
+    keyed: dict[str, np.ndarray] = {}
+    for k, (key, pts) in enumerate(predictions.items()):
+        key = str(key)
+        eid = key if key in known else instr.get(key)
+        if eid is None:
+            extra = sum(1 for p in predictions if str(p) not in known and str(p) not in instr)
+            more = f" ({extra} such entries)" if extra > 1 else ""
+            raise ValueError(f"{pred_name}: entry {k} (id {key}): no such episode in {ep_name}{more}")
+        if eid in keyed:
+            raise ValueError(f"{pred_name}: entry {k} (id {key}): a second prediction for episode {eid}")
+        keyed[eid] = pts
+    missing = [i for i in ids if i not in keyed]
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise ValueError(
+            f"{pred_name}: no prediction for episode_id {shown} ({len(missing)} of the "
+            f"{len(ids)} episodes of {ep_name})"
+        )
+    no_gt = [i for i in ids if i not in gt]
+    if no_gt:
+        raise ValueError(
+            f"{gt_name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
+            f"({len(no_gt)} of the {len(ids)} episodes of {ep_name})"
+        )
+    refs = [gt[i]["locations"] for i in ids]
+    return MatchedEpisodes(
+        ids=ids,
+        scans=[str(e.get("scan", "")) for e in episodes],
+        env=None,
+        references=as_paths(refs, "references"),
+        queries=as_paths([keyed[i] for i in ids], "queries"),
+        shortest_distance=shortest_distances(episodes, refs),
+        id_name="episode_id",
+    )
+
+
+def load_matched(episodes: PathLike, gt: PathLike, predictions: PathLike) -> MatchedEpisodes:
+    """Everything the scorer needs from R2R-CE files: reads the episodes, their ground truth and
+    the predictions, and matches them (:func:`match_predictions`)."""
+    return match_predictions(episodes, gt, predictions)
