@@ -21,14 +21,33 @@ from __future__ import annotations
 
 from . import havln, matterport, r2r, vlnce
 from ._common import MatchedEpisodes
+from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
 
+#: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
+DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE)}
+
+
+def open(name: str, **inputs) -> Benchmark:
+    """Reads a data set's files once: ``open("r2r", split=..., connectivity=...)`` gives a
+    :class:`Benchmark` that matches and scores any number of agents' predictions."""
+    try:
+        kind = DATASETS[name]
+    except KeyError:
+        raise ValueError(f"unknown data set {name!r}; choose one of {', '.join(DATASETS)}") from None
+    return kind.open(**inputs)
+
+
 __all__ = [
+    "DATASETS",
+    "Benchmark",
+    "DatasetKind",
     "MatchedEpisodes",
+    "Option",
     "havln",
     "instructions",
     "load_connectivity",
@@ -40,6 +59,7 @@ __all__ = [
     "load_vlnce_predictions",
     "match_predictions",
     "matterport",
+    "open",
     "r2r",
     "vlnce",
     "write_predictions",

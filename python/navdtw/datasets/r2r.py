@@ -27,11 +27,15 @@ from ..graphs import GraphSet
 from ..paths import collapse_repeats as _collapse_repeats
 from ..paths import first_start_mismatch
 from ._common import MatchedEpisodes, few, finite_real, is_int, is_path, list_of, source
+from .base import Benchmark, DatasetKind, Option
 from .matterport import SUFFIX, load_connectivity
 
 __all__ = [
     "CONVENTIONS",
     "DEFAULT_CONVENTION",
+    "R2R",
+    "R4R",
+    "R2RBenchmark",
     "instructions",
     "load_matched",
     "load_predictions",
@@ -411,3 +415,54 @@ def load_matched(
     return match_predictions(
         instructions(entries), predictions, graphs, strict=strict, collapse_repeats=collapse_repeats
     )
+
+
+class R2RBenchmark(Benchmark):
+    """An R2R-format split (R2R, R4R) with the graphs of its scans, ready to score agents."""
+
+    def __init__(self, split, connectivity) -> None:
+        self.entries, self.graphs = load_split_graphs(split, connectivity)
+        self.records = instructions(self.entries)
+
+    @property
+    def n(self) -> int:
+        return len(self.records)
+
+    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        from ..metrics import CONVENTIONS as ALL
+
+        conv = ALL[self.kind.check_convention(convention)]
+        return match_predictions(
+            self.records, predictions, self.graphs, strict=strict, collapse_repeats=conv.collapse_repeats
+        )
+
+    def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        from ..baseline import random_baseline
+
+        conv = self.kind.check_convention(convention)
+        return random_baseline(self.entries, self.graphs, n, seed=seed, convention=conv, **kwargs)
+
+
+_SPLIT_OPTIONS = (
+    Option("split", "the split: a JSON list of {path_id, scan, path, instructions, ...}"),
+    Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
+)
+
+R2R = DatasetKind(
+    "r2r",
+    "R2R",
+    _SPLIT_OPTIONS,
+    ("r2r", "paper", "duet", "r4r"),
+    "r2r",
+    R2RBenchmark,
+    description="Room-to-Room (Anderson et al. 2018): instructions on Matterport3D graph paths",
+)
+R4R = DatasetKind(
+    "r4r",
+    "R4R",
+    _SPLIT_OPTIONS,
+    ("r4r", "paper", "r2r", "duet"),
+    "r4r",
+    R2RBenchmark,
+    description="Room-for-Room (Jain et al. 2019): joined R2R paths, in R2R's file format",
+)

@@ -25,10 +25,13 @@ import numpy as np
 from .._typing import PathLike
 from ..paths import as_paths
 from ._common import MatchedEpisodes, is_int, is_path, is_real, malformed, points_array, read_text, source
+from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
     "CONVENTIONS",
     "DEFAULT_CONVENTION",
+    "R2R_CE",
+    "VLNCEBenchmark",
     "load_matched",
     "load_predictions",
     "load_vlnce_episodes",
@@ -263,3 +266,35 @@ def load_matched(episodes: PathLike, gt: PathLike, predictions: PathLike) -> Mat
     """Everything the scorer needs from R2R-CE files: reads the episodes, their ground truth and
     the predictions, and matches them (:func:`match_predictions`)."""
     return match_predictions(episodes, gt, predictions)
+
+
+class VLNCEBenchmark(Benchmark):
+    """R2R-CE episodes with their dense ground truth, ready to score agents' continuous paths."""
+
+    def __init__(self, episodes, gt) -> None:
+        self._episodes_name = Path(episodes).name
+        self.episodes = load_vlnce_episodes(episodes)
+        self.gt = load_vlnce_gt(gt)
+
+    @property
+    def n(self) -> int:
+        return len(self.episodes)
+
+    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        self.kind.check_convention(convention)
+        return match_predictions(self.episodes, self.gt, predictions)
+
+
+R2R_CE = DatasetKind(
+    "r2r-ce",
+    "R2R-CE",
+    (
+        Option("vlnce_episodes", "R2R-CE episodes ({split}.json.gz)"),
+        Option("vlnce_gt", "R2R-CE dense ground truth ({split}_gt.json.gz)"),
+    ),
+    CONVENTIONS,
+    DEFAULT_CONVENTION,
+    VLNCEBenchmark,
+    id_name="episode_id",
+    description="R2R in continuous environments (Krantz et al. 2020): habitat positions",
+)

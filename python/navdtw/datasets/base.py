@@ -1,0 +1,139 @@
+"""What every data set offers the scorer, the command line and suite runs: one shape for all.
+
+A data set kind (:class:`DatasetKind`, registered in :data:`navdtw.datasets.DATASETS`) names the
+files it needs as :class:`Option` records (they are the ``navdtw score --dataset NAME`` options and
+the keys of a ``[datasets.X]`` table of a suite file), the conventions whose evaluators it
+reproduces, and how to open the files. Opening reads the split and its graphs once and gives a
+:class:`Benchmark`, which then matches and scores any number of agents' predictions::
+
+    bench = navdtw.datasets.open("r2r", split="R2R_val_unseen.json", connectivity="connectivity")
+    matched = bench.match("agent_val_unseen.json", convention="r2r")
+    scores = bench.evaluate(matched, convention="r2r")
+
+A new data set is one module that defines a :class:`Benchmark` subclass and a :class:`DatasetKind`
+record, and one line in ``navdtw/datasets/__init__.py``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._common import MatchedEpisodes
+
+__all__ = ["Benchmark", "DatasetKind", "Option"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One input of a data set kind: a ``navdtw score`` option and a suite-file key.
+
+    name: the suite key (``"split"``); the command-line flag is ``--`` + name with ``_`` as ``-``.
+    help: one line for ``--help``.
+    kind: ``"file"`` or ``"dir"`` (paths, relative to the suite file in suite runs) or ``"choice"``.
+    required: whether the data set cannot be opened without it.
+    choices / default: for ``"choice"`` options.
+    """
+
+    name: str
+    help: str
+    kind: str = "file"
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    default: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+class Benchmark(ABC):
+    """A data set's split read once (with its graphs and any annotations), ready to score agents.
+
+    Attributes: ``kind`` (the :class:`DatasetKind`), ``inputs`` (the option values it was opened
+    with, as strings), ``n`` (number of episodes an agent is scored on under the default
+    convention), ``graphs`` (the :class:`navdtw.GraphSet`, or ``None`` for continuous paths).
+    """
+
+    kind: DatasetKind
+    inputs: dict[str, str]
+    graphs: Any = None
+
+    @property
+    @abstractmethod
+    def n(self) -> int: ...
+
+    @abstractmethod
+    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        """Reads ``predictions`` (a file name or parsed JSON) and pairs them with the split's
+        episodes as ``convention``'s evaluator does (which ids it scores, whether it collapses
+        repeated viewpoints, which checks it makes). Bad input raises ``ValueError`` naming the
+        file and entry."""
+
+    def evaluate(self, matched: MatchedEpisodes, *, convention: str | None = None, **kwargs):
+        """Every metric of this data set for ``matched`` (``navdtw.Scores``); keyword arguments
+        (``threshold``, ``workers``, ``metrics``) go to :func:`navdtw.evaluate`."""
+        return matched.evaluate(convention=convention or self.kind.default_convention, **kwargs)
+
+    def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        """Means of every metric over ``n`` random walks (the nDTW paper's random agent)."""
+        raise NotImplementedError(f"no random baseline for {self.kind.name}")
+
+
+@dataclass(frozen=True)
+class DatasetKind:
+    """One data set kind: its name, its inputs, its evaluators' conventions, how to open it."""
+
+    name: str
+    title: str
+    options: tuple[Option, ...]
+    conventions: tuple[str, ...]
+    default_convention: str
+    opener: Callable[..., Benchmark]
+    id_name: str = "instr_id"
+    description: str = ""
+
+    def open(self, **inputs) -> Benchmark:
+        """Reads the data set's files (``open(split=..., connectivity=...)``): a :class:`Benchmark`.
+
+        Unknown or missing options raise ``ValueError`` naming them; paths must exist.
+        """
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(inputs) - set(known))
+        if unknown:
+            raise ValueError(f"data set {self.name!r} takes {', '.join(sorted(known))}; unknown: {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name, opt in known.items():
+            value = inputs.get(name)
+            if value is None:
+                if opt.required:
+                    raise ValueError(f"data set {self.name!r} needs {name} ({opt.flag}): {opt.help}")
+                value = opt.default
+            elif opt.kind in ("file", "dir"):
+                path = Path(value)
+                exists = path.is_file() if opt.kind == "file" else path.is_dir()
+                if not exists:
+                    what = "file" if opt.kind == "file" else "folder"
+                    raise FileNotFoundError(f"{opt.flag}: {what} not found: {path}")
+                value = path
+            elif opt.kind == "choice" and value not in opt.choices:
+                raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")
+            values[name] = value
+        bench = self.opener(**values)
+        bench.kind = self
+        bench.inputs = {k: str(Path(v).resolve()) if isinstance(v, Path) else v for k, v in values.items() if v}
+        return bench
+
+    def check_convention(self, convention: str | None) -> str:
+        """The convention to use (the default when None); one this data set does not name is an error."""
+        if convention is None:
+            return self.default_convention
+        if convention not in self.conventions:
+            raise ValueError(
+                f"convention {convention!r} does not apply to {self.name} data; choose one of "
+                f"{', '.join(self.conventions)}"
+            )
+        return convention
