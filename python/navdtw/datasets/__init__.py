@@ -19,6 +19,9 @@ parsed JSON object (then messages say ``<input>``).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from . import havln, matterport, r2r, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
@@ -27,6 +30,26 @@ from .matterport import load_connectivity
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
+
+
+def data_path(*parts: str) -> Path:
+    """A file or folder of your VLN data: ``$NAVDTW_DATA/<parts>``.
+
+    ``NAVDTW_DATA`` names the folder that holds the data sets, laid out as the README's "Data"
+    section shows (``matterport3dsimulator/connectivity``, ``r2r/R2R_val_unseen.json``, ...). Raises
+    ``FileNotFoundError`` saying what to do when the variable is unset or the file is missing.
+    """
+    root = os.environ.get("NAVDTW_DATA")
+    if not root:
+        raise FileNotFoundError(
+            "set NAVDTW_DATA to the folder that holds your VLN data (the README's 'Data' section says "
+            "where each data set comes from and how to lay it out)"
+        )
+    path = Path(root, *parts)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found (NAVDTW_DATA={root}); see the README's 'Data' section")
+    return path
+
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
 DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE)}
@@ -48,6 +71,7 @@ __all__ = [
     "DatasetKind",
     "MatchedEpisodes",
     "Option",
+    "data_path",
     "havln",
     "instructions",
     "load_connectivity",
