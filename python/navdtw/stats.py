@@ -193,6 +193,8 @@ def _interval(
         below = (boot < theta[:, None]).sum(axis=1) + 0.5 * (boot == theta[:, None]).sum(axis=1)
         z0 = special.ndtri(np.clip(below / b, 0.5 / b, 1.0 - 0.5 / b))
         dev = jack.mean(axis=1, keepdims=True) - jack
+        top = np.abs(dev).max(axis=1, keepdims=True)
+        dev = np.divide(dev, top, out=np.zeros_like(dev), where=top > 0)  # scale-free; avoids under/overflow
         den = (dev**2).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             accel = np.where(den > 0, (dev**3).sum(axis=1) / (6.0 * den**1.5), 0.0)
@@ -225,7 +227,7 @@ def _setup(m: np.ndarray, clusters: Any) -> _Setup:
     finite = np.isfinite(m).all(axis=0)
     work = np.where(finite, m, 0.0)
     sums = np.ascontiguousarray(work.T) if clusters is None else _cluster_sums(work, inv, sizes)
-    mean = np.where(finite, work.sum(axis=0) / n, m.sum(axis=0))  # inf columns: +-inf
+    mean = np.where(finite, sums.sum(axis=1) / n, m.sum(axis=0))  # inf columns: +-inf
     return _Setup(sums, sizes, mean, finite, inv, g)
 
 
