@@ -340,6 +340,7 @@ def test_infinite_mean_propagates():
         (lambda: ns.bootstrap_ci([1.0, 2.0], clusters=[[1], [2]]), "hashable"),
         (lambda: ns.paired_difference([1.0, 2.0], [1.0]), "paired"),
         (lambda: ns.analyze(np.ones((3, 2)), [(0, 2)]), "out of range"),
+        (lambda: ns.analyze(np.ones((3, 3)), [(0, 1, 2)]), "column pairs"),
         (lambda: ns.bootstrap_means(np.ones((3, 2)), names=["x"]), "1 names for 2 columns"),
         (lambda: ns.holm([0.5, 1.5]), r"\[0, 1\]"),
     ],

@@ -11,8 +11,8 @@ choices (BCa by default, clusters, Holm, seeds) and the reasons.
 Reproducibility: the resamples are drawn in fixed blocks of :data:`BLOCK` rows, block ``k`` from its
 own generator ``SeedSequence(seed, spawn_key=(stream, k))``; the numbers depend only on the data,
 ``seed``, ``resamples`` and the clusters, never on how the work is split. A column gets the same
-interval whether it is bootstrapped alone (:func:`bootstrap_ci`) or with others
-(:func:`bootstrap_means`).
+resamples whether it is bootstrapped alone (:func:`bootstrap_ci`) or with others
+(:func:`bootstrap_means`), so the same interval up to BLAS rounding.
 
 Non-finite values: NaN raises ``ValueError`` naming the column and episode. A column with +inf (or
 -inf) somewhere, e.g. navigation error to an unreachable goal, has an infinite mean and the interval
@@ -73,6 +73,8 @@ class Comparisons(NamedTuple):
 
 
 class Analysis(NamedTuple):
+    """What :func:`analyze` returns: every column's interval and every pair's comparison."""
+
     means: Intervals
     comparisons: Comparisons
 
@@ -252,7 +254,9 @@ def _bootstrap(s: _Setup, resamples: int, seed: int) -> np.ndarray:
 
 
 def _pairs(pairs: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-    p = np.asarray(pairs, dtype=np.intp).reshape(-1, 2) if len(pairs) else np.zeros((0, 2), dtype=np.intp)
+    p = np.asarray(pairs, dtype=np.intp) if len(pairs) else np.zeros((0, 2), dtype=np.intp)
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise ValueError(f"stats: pairs must be (i, j) column pairs, got shape {p.shape}")
     if p.size and (p.min() < 0 or p.max() >= k):
         raise ValueError(f"stats: pair column index out of range 0..{k - 1}")
     return p[:, 0], p[:, 1]
