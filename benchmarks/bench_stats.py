@@ -14,6 +14,7 @@ statistics should take a small part of it. Printed, never asserted.
 
     PYTHONPATH=python python benchmarks/bench_stats.py     # 10,000 resamples, BCa (or installed navdtw)
     python benchmarks/bench_stats.py --resamples 2000 --method percentile --repeat 3
+    python benchmarks/bench_stats.py --scipy     # also scipy.stats one column / pair at a time, for scale
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def main(argv=None) -> int:
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--method", default="bca", choices=["bca", "percentile"])
     ap.add_argument("--repeat", type=int, default=3, help="timed runs; best and median are printed")
+    ap.add_argument("--scipy", action="store_true", help="also time scipy.stats on one column and one pair")
     args = ap.parse_args(argv)
     print(f"navdtw.stats: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")
     print(f"{AGENTS} agents x {METRICS} metrics, {args.resamples} resamples, {args.method}, all pairs per metric")
@@ -92,7 +94,32 @@ def main(argv=None) -> int:
         print(
             f"  whole suite: best {wall:.3f} s wall ({cpu:.3f} s CPU), median {totals[len(totals) // 2][0]:.3f} s wall"
         )
+    if args.scipy:
+        scipy_reference(mats[1], args)
     return 0
+
+
+def scipy_reference(matrix: np.ndarray, args: argparse.Namespace) -> None:
+    """For scale: scipy.stats on one column and one pair of R2R val unseen, same settings."""
+    from scipy import stats as sps
+
+    a, b = matrix[:, 0], matrix[:, METRICS]
+    t = time.perf_counter()
+    sps.bootstrap((a,), np.mean, n_resamples=args.resamples, method="BCa" if args.method == "bca" else "percentile")
+    boot = time.perf_counter() - t
+    t = time.perf_counter()
+    sps.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.abs(np.mean(x - y, axis=axis)),
+        permutation_type="samples",
+        alternative="greater",
+        n_resamples=args.resamples,
+        vectorized=True,
+    )
+    perm = time.perf_counter() - t
+    columns, pairs = AGENTS * METRICS, METRICS * AGENTS * (AGENTS - 1) // 2
+    print(f"\nscipy.stats on r2r_val_unseen: bootstrap {boot:.3f} s per column, permutation_test {perm:.3f} s per pair")
+    print(f"  -> {columns} columns + {pairs} pairs one at a time: ~{columns * boot + pairs * (boot + perm):.0f} s")
 
 
 if __name__ == "__main__":

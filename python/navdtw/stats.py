@@ -24,7 +24,7 @@ of the family and returns NaN for them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,7 +46,8 @@ __all__ = [
 ]
 
 BLOCK = 500
-"""Resamples per block: the unit of random-number generation (and of memory: ``BLOCK x clusters``)."""
+"""Resamples per block: the unit of random-number generation (each block has its own generator)."""
+_GROUP = 4  # blocks per matrix product (memory: _GROUP * BLOCK * clusters floats)
 
 _BOOTSTRAP_STREAM = 0
 _PERMUTATION_STREAM = 1
@@ -135,26 +136,33 @@ def _check(confidence: float, resamples: int, method: str) -> None:
 # --------------------------------------------------------------------------------------- resamples
 
 
-def _blocks(seed: int, stream: int, total: int):
-    """(start, rows, generator) for each block of ``total`` resamples; fixed by (seed, stream) alone."""
-    for k, start in enumerate(range(0, total, BLOCK)):
-        ss = np.random.SeedSequence(seed, spawn_key=(stream, k))
-        yield start, min(BLOCK, total - start), np.random.default_rng(ss)
+def _draws(seed: int, stream: int, total: int, g: int, draw) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, [rows, g] matrix) for the ``total`` resamples of ``stream``, ``_GROUP`` blocks at a
+    time (one large matrix product is much cheaper than several small ones). Block k's rows come
+    from their own generator ``SeedSequence(seed, spawn_key=(stream, k))``: fixed by seed alone."""
+    for start in range(0, total, _GROUP * BLOCK):
+        rows = min(_GROUP * BLOCK, total - start)
+        out = np.empty((rows, g))
+        for a in range(0, rows, BLOCK):
+            k = (start + a) // BLOCK
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, k)))
+            out[a : a + BLOCK] = draw(rng, min(BLOCK, rows - a), g)
+        yield start, out
 
 
 def _counts(rng: np.random.Generator, rows: int, g: int) -> np.ndarray:
-    """``rows`` bootstrap resamples of ``g`` clusters as a [rows, g] matrix of counts (float64)."""
+    """``rows`` bootstrap resamples of ``g`` clusters as a [rows, g] matrix of counts."""
     idx = rng.integers(0, g, size=(rows, g))
-    out = np.empty((rows, g))
+    out = np.empty((rows, g), dtype=np.intp)
     for r in range(rows):  # one short bincount per row beats one long one (cache)
         out[r] = np.bincount(idx[r], minlength=g)
     return out
 
 
 def _signs(rng: np.random.Generator, rows: int, g: int) -> np.ndarray:
-    """``rows`` random sign vectors of length ``g`` (+-1.0), one random bit each."""
+    """``rows`` random sign vectors of length ``g`` (+-1), one random bit each."""
     bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 8), dtype=np.uint8), count=rows * g)
-    return bits.reshape(rows, g) * 2.0 - 1.0
+    return bits.reshape(rows, g).astype(np.int8) * 2 - 1
 
 
 def _all_signs(g: int) -> np.ndarray:
@@ -244,9 +252,8 @@ def _jackknife(s: _Setup) -> np.ndarray | None:
 def _bootstrap(s: _Setup, resamples: int, seed: int) -> np.ndarray:
     """Bootstrap means [k, resamples]: clusters resampled with replacement, episodes kept together."""
     out = np.empty((resamples, s.sums.shape[0]))
-    for start, rows, rng in _blocks(seed, _BOOTSTRAP_STREAM, resamples):
-        c = _counts(rng, rows, s.g)
-        out[start : start + rows] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
+    for start, c in _draws(seed, _BOOTSTRAP_STREAM, resamples, s.g, _counts):
+        out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
     return np.ascontiguousarray(out.T)
 
 
@@ -275,8 +282,8 @@ def _permutation_p(s: _Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed
         p = (np.abs(t[i] - t[j]) >= threshold).sum(axis=1) / 2.0**s.g
     else:
         hits = np.zeros(len(i), dtype=np.int64)
-        for _, rows, rng in _blocks(seed, _PERMUTATION_STREAM, resamples):
-            t = np.ascontiguousarray((_signs(rng, rows, s.g) @ s.sums.T).T)
+        for _, f in _draws(seed, _PERMUTATION_STREAM, resamples, s.g, _signs):
+            t = np.ascontiguousarray((f @ s.sums.T).T)
             hits += (np.abs(t[i] - t[j]) >= threshold).sum(axis=1)
         p = (hits + 1.0) / (resamples + 1.0)
     return np.where(s.finite[i] & s.finite[j], p, np.nan)
