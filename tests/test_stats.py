@@ -5,6 +5,9 @@ repetitions, vectorized as columns of one matrix), the non-finite policy, and pr
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -113,6 +116,27 @@ def test_resamples_are_a_fixed_stream():
     s = ns._setup(np.random.default_rng(2).random((40, 2)), None)
     short, long = ns._bootstrap(s, ns.BLOCK + 10, seed=4), ns._bootstrap(s, 5 * ns.BLOCK + 7, seed=4)
     np.testing.assert_allclose(short, long[:, : short.shape[1]], rtol=1e-13)  # BLAS rounding aside
+
+
+THREADS_SCRIPT = """
+import hashlib, numpy as np
+from navdtw import stats
+m = np.random.default_rng(0).random((700, 40))
+r = stats.analyze(m, [(0, 1), (2, 3), (5, 9)], clusters=np.arange(700) // 3, resamples=2500)
+print(hashlib.sha1(np.concatenate([np.ravel(x) for x in r.means + r.comparisons]).tobytes()).hexdigest())
+"""
+
+
+def test_same_numbers_for_any_number_of_blas_threads():
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        env["PYTHONPATH"] = os.pathsep.join(sys.path)
+        out = subprocess.run(
+            [sys.executable, "-c", THREADS_SCRIPT], env=env, capture_output=True, text=True, timeout=120, check=True
+        )
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
 
 
 def test_permutation_agrees_with_scipy_random():
