@@ -1,0 +1,484 @@
+"""Confidence intervals and paired tests for comparing agents on the same episodes.
+
+Everything here is about *means over episodes* (the number every leaderboard reports), which makes
+the bootstrap and the permutation test linear in the data: a bootstrap resample is a vector of
+cluster counts ``c`` and its mean is ``(c @ S) / (c @ sizes)`` with ``S`` the per-cluster sums, and a
+sign-flip permutation of a paired difference is ``s @ (A_i - A_j) = s @ A_i - s @ A_j``. So one
+matrix product per block of resamples serves every column (agents x metrics) at once, and every
+pair of columns is a difference of two columns of the result. See docs/statistics.md for the
+choices (BCa by default, clusters, Holm, seeds) and the reasons.
+
+Reproducibility: the resamples are drawn in fixed blocks of :data:`BLOCK` rows, block ``k`` from its
+own generator ``SeedSequence(seed, spawn_key=(stream, k))``; the numbers depend only on the data,
+``seed``, ``resamples`` and the clusters, never on how the work is split. A column gets the same
+resamples whether it is bootstrapped alone (:func:`bootstrap_ci`) or with others
+(:func:`bootstrap_means`), so the same interval up to BLAS rounding.
+
+Non-finite values: NaN raises ``ValueError`` naming the column and episode. A column with +inf (or
+-inf) somewhere, e.g. navigation error to an unreachable goal, has an infinite mean and the interval
+``(mean, mean)``; a column with both raises. Comparisons involving such a column report the IEEE
+difference of the means, the interval ``(diff, diff)`` and a permutation p-value of NaN (no test);
+the sign test is defined on signs alone (inf vs inf is a tie). :func:`holm` leaves NaN p-values out
+of the family and returns NaN for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from scipy import special, stats
+
+__all__ = [
+    "BLOCK",
+    "Analysis",
+    "Comparisons",
+    "Intervals",
+    "analyze",
+    "bootstrap_ci",
+    "bootstrap_means",
+    "holm",
+    "paired_difference",
+    "paired_permutation_test",
+    "sign_test",
+    "sign_tests",
+]
+
+BLOCK = 500
+"""Resamples per block: the unit of random-number generation (each block has its own generator)."""
+_GROUP = 4  # blocks per matrix product (memory: _GROUP * BLOCK * clusters floats)
+
+_BOOTSTRAP_STREAM = 0
+_PERMUTATION_STREAM = 1
+_METHODS = ("percentile", "bca")
+
+
+class Intervals(NamedTuple):
+    """Per-column means and confidence intervals (arrays of shape ``[k]``)."""
+
+    mean: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+class Comparisons(NamedTuple):
+    """Per-pair results (arrays of shape ``[pairs]``): ``diff = mean_a - mean_b`` with its paired
+    bootstrap interval ``[lo, hi]``, the two-sided sign-flip permutation p-value and the sign test's."""
+
+    diff: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    p_permutation: np.ndarray
+    p_sign: np.ndarray
+
+
+class Analysis(NamedTuple):
+    """What :func:`analyze` returns: every column's interval and every pair's comparison."""
+
+    means: Intervals
+    comparisons: Comparisons
+
+
+# ----------------------------------------------------------------------------------------- checks
+
+
+def _matrix(matrix: Any, names: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.ndim == 1:
+        m = m[:, None]
+    if m.ndim != 2:
+        raise ValueError(f"stats: expected a [episodes, columns] matrix, got shape {np.shape(matrix)}")
+    n, k = m.shape
+    if n == 0:
+        raise ValueError("stats: no episodes")
+    if names is None:
+        labels = [f"column {j}" for j in range(k)]
+    else:
+        labels = [f"column {name!r}" for name in names]
+        if len(labels) != k:
+            raise ValueError(f"stats: {len(labels)} names for {k} columns")
+    bad = np.isnan(m)
+    if bad.any():
+        e, j = np.argwhere(bad)[0]
+        raise ValueError(f"stats: {labels[j]} is NaN at episode {e}; NaN is not a metric value (fix or drop it)")
+    both = np.isposinf(m).any(axis=0) & np.isneginf(m).any(axis=0)
+    if both.any():
+        j = int(np.flatnonzero(both)[0])
+        raise ValueError(f"stats: {labels[j]} has both +inf and -inf; its mean is undefined")
+    return m, labels
+
+
+def _cluster_index(clusters: Any, n: int) -> tuple[np.ndarray, int]:
+    """Cluster labels (any hashable values, e.g. path ids) -> (index in 0..G-1 per episode, G)."""
+    if clusters is None:
+        return np.arange(n), n
+    labels = list(clusters)
+    if len(labels) != n:
+        raise ValueError(f"stats: clusters has {len(labels)} labels for {n} episodes")
+    index: dict[Hashable, int] = {}
+    try:
+        inv = np.fromiter((index.setdefault(c, len(index)) for c in labels), dtype=np.intp, count=n)
+    except TypeError as err:
+        raise ValueError(f"stats: cluster labels must be hashable ({err})") from None
+    return inv, len(index)
+
+
+def _check(confidence: float, resamples: int, method: str) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"stats: confidence must be in (0, 1), got {confidence}")
+    if int(resamples) != resamples or resamples < 1:
+        raise ValueError(f"stats: resamples must be a positive integer, got {resamples}")
+    if method not in _METHODS:
+        raise ValueError(f"stats: method must be one of {_METHODS}, got {method!r}")
+
+
+# --------------------------------------------------------------------------------------- resamples
+
+
+def _draws(seed: int, stream: int, total: int, g: int, draw) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, [rows, g] matrix) for the ``total`` resamples of ``stream``, ``_GROUP`` blocks at a
+    time (one large matrix product is much cheaper than several small ones). Block k's rows come
+    from their own generator ``SeedSequence(seed, spawn_key=(stream, k))``: fixed by seed alone."""
+    for start in range(0, total, _GROUP * BLOCK):
+        rows = min(_GROUP * BLOCK, total - start)
+        out = np.empty((rows, g))
+        for a in range(0, rows, BLOCK):
+            k = (start + a) // BLOCK
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, k)))
+            out[a : a + BLOCK] = draw(rng, min(BLOCK, rows - a), g)
+        yield start, out
+
+
+def _counts(rng: np.random.Generator, rows: int, g: int) -> np.ndarray:
+    """``rows`` bootstrap resamples of ``g`` clusters as a [rows, g] matrix of counts."""
+    idx = rng.integers(0, g, size=(rows, g))
+    out = np.empty((rows, g), dtype=np.intp)
+    for r in range(rows):  # one short bincount per row beats one long one (cache)
+        out[r] = np.bincount(idx[r], minlength=g)
+    return out
+
+
+def _signs(rng: np.random.Generator, rows: int, g: int) -> np.ndarray:
+    """``rows`` random sign vectors of length ``g`` (+-1), one random bit each."""
+    bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 8), dtype=np.uint8), count=rows * g)
+    return bits.reshape(rows, g).astype(np.int8) * 2 - 1
+
+
+def _all_signs(g: int) -> np.ndarray:
+    """All 2**g sign vectors (for the exact permutation test on few clusters)."""
+    bits = (np.arange(2**g)[:, None] >> np.arange(g)) & 1
+    return bits.astype(np.float64) * 2.0 - 1.0
+
+
+# ------------------------------------------------------------------------------------- intervals
+
+
+def _quantiles(boot: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Quantile ``q[..., j]`` of each row ``boot[j]`` ([k, B]), numpy's 'linear' rule; partitions
+    row by row around the few order statistics needed instead of sorting."""
+    b = boot.shape[1]
+    h = np.clip(q, 0.0, 1.0) * (b - 1)  # [m, k]
+    lo = np.floor(h).astype(np.intp)
+    hi = np.minimum(lo + 1, b - 1)
+    out = np.empty(h.shape)
+    for j in range(boot.shape[0]):
+        kth = np.unique(np.concatenate([lo[:, j], hi[:, j]]))
+        row = np.partition(boot[j], kth)
+        x0, x1 = row[lo[:, j]], row[hi[:, j]]
+        out[:, j] = x0 + (x1 - x0) * (h[:, j] - lo[:, j])
+    return out
+
+
+def _interval(
+    boot: np.ndarray, theta: np.ndarray, jack: np.ndarray | None, confidence: float, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile or BCa interval for each row of ``boot`` [k, B] (estimates ``theta`` [k],
+    leave-one-cluster-out jackknife ``jack`` [k, G] for BCa)."""
+    alpha = (1.0 - confidence) / 2.0
+    k, b = boot.shape
+    q = np.repeat(np.array([[alpha], [1.0 - alpha]]), k, axis=1)
+    if method == "bca" and jack is not None:
+        # bias correction from the mid-rank of theta in its bootstrap distribution (ties count half)
+        below = (boot < theta[:, None]).sum(axis=1) + 0.5 * (boot == theta[:, None]).sum(axis=1)
+        z0 = special.ndtri(np.clip(below / b, 0.5 / b, 1.0 - 0.5 / b))
+        dev = jack.mean(axis=1, keepdims=True) - jack
+        top = np.abs(dev).max(axis=1, keepdims=True)
+        dev = np.divide(dev, top, out=np.zeros_like(dev), where=top > 0)  # scale-free; avoids under/overflow
+        den = (dev**2).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            accel = np.where(den > 0, (dev**3).sum(axis=1) / (6.0 * den**1.5), 0.0)
+        z = special.ndtri(np.array([alpha, 1.0 - alpha]))[:, None]
+        q = special.ndtr(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
+    lo, hi = _quantiles(boot, q)
+    return lo, hi
+
+
+class _Setup(NamedTuple):
+    sums: np.ndarray  # [k, G] per-column, per-cluster sums (0 for non-finite columns)
+    sizes: np.ndarray  # [G] episodes per cluster
+    mean: np.ndarray  # [k]
+    finite: np.ndarray  # [k] bool
+    inv: np.ndarray  # [n] cluster of each episode
+    g: int
+
+
+def _cluster_sums(x: np.ndarray, inv: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """[n, k] -> [k, G]: sums over the episodes of each cluster (every cluster is non-empty)."""
+    order = np.argsort(inv, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.intp)
+    return np.ascontiguousarray(np.add.reduceat(x[order], starts, axis=0).T)
+
+
+def _setup(m: np.ndarray, clusters: Any) -> _Setup:
+    n, _ = m.shape
+    inv, g = _cluster_index(clusters, n)
+    sizes = np.bincount(inv, minlength=g).astype(np.float64)
+    finite = np.isfinite(m).all(axis=0)
+    work = np.where(finite, m, 0.0)
+    sums = np.ascontiguousarray(work.T) if clusters is None else _cluster_sums(work, inv, sizes)
+    mean = np.where(finite, sums.sum(axis=1) / n, m.sum(axis=0))  # inf columns: +-inf
+    return _Setup(sums, sizes, mean, finite, inv, g)
+
+
+def _jackknife(s: _Setup) -> np.ndarray | None:
+    """Leave-one-cluster-out means [k, G]; None with a single cluster (BCa falls back to percentile)."""
+    if s.g < 2:
+        return None
+    total, n = s.sums.sum(axis=1, keepdims=True), s.sizes.sum()
+    return (total - s.sums) / (n - s.sizes)
+
+
+def _bootstrap(s: _Setup, resamples: int, seed: int) -> np.ndarray:
+    """Bootstrap means [k, resamples]: clusters resampled with replacement, episodes kept together."""
+    out = np.empty((resamples, s.sums.shape[0]))
+    for start, c in _draws(seed, _BOOTSTRAP_STREAM, resamples, s.g, _counts):
+        out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
+    return np.ascontiguousarray(out.T)
+
+
+# --------------------------------------------------------------------------------------- analysis
+
+
+def _pairs(pairs: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(pairs, dtype=np.intp) if len(pairs) else np.zeros((0, 2), dtype=np.intp)
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise ValueError(f"stats: pairs must be (i, j) column pairs, got shape {p.shape}")
+    if p.size and (p.min() < 0 or p.max() >= k):
+        raise ValueError(f"stats: pair column index out of range 0..{k - 1}")
+    return p[:, 0], p[:, 1]
+
+
+def _permutation_p(s: _Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Two-sided sign-flip p-values for the pairs (i, j): exact over all 2**G flips when that is at
+    most ``resamples``, else (hits + 1) / (resamples + 1) over random flips."""
+    if len(i) == 0:
+        return np.zeros(0)
+    total, scale = s.sums.sum(axis=1), np.abs(s.sums).sum(axis=1)
+    # |T*| >= |T_obs|, up to the rounding of the two dot products (relative to their absolute scale)
+    threshold = (np.abs(total[i] - total[j]) - 1e-12 * (scale[i] + scale[j]))[:, None]
+    if 2**s.g <= resamples:
+        t = s.sums @ _all_signs(s.g).T
+        p = (np.abs(t[i] - t[j]) >= threshold).sum(axis=1) / 2.0**s.g
+    else:
+        hits = np.zeros(len(i), dtype=np.int64)
+        for _, f in _draws(seed, _PERMUTATION_STREAM, resamples, s.g, _signs):
+            t = np.ascontiguousarray((f @ s.sums.T).T)
+            hits += (np.abs(t[i] - t[j]) >= threshold).sum(axis=1)
+        p = (hits + 1.0) / (resamples + 1.0)
+    return np.where(s.finite[i] & s.finite[j], p, np.nan)
+
+
+def _sign_p(wins: np.ndarray, losses: np.ndarray) -> np.ndarray:
+    """Two-sided exact binomial p-values (success probability 1/2) for wins vs losses, vectorized;
+    equal to ``scipy.stats.binomtest(wins, wins + losses).pvalue`` (the two tails are symmetric)."""
+    n = wins + losses
+    p = 2.0 * stats.binom.cdf(np.minimum(wins, losses), n, 0.5)
+    return np.where(n > 0, np.minimum(p, 1.0), 1.0)
+
+
+def _wins(s: _Setup, m: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the number of episodes (or clusters, by summed difference) where i beats j and
+    where j beats i."""
+    d = s.sums[i] - s.sums[j]  # [pairs, G]
+    bad = np.flatnonzero(~(s.finite[i] & s.finite[j]))
+    if len(bad):  # infinite values: compare episode by episode, inf vs inf is a tie
+        a, b = m[:, i[bad]], m[:, j[bad]]
+        with np.errstate(invalid="ignore"):
+            e = np.where(a == b, 0.0, a - b)
+        d[bad] = _cluster_sums(e, s.inv, s.sizes)
+    return (d > 0).sum(axis=1), (d < 0).sum(axis=1)
+
+
+def analyze(
+    matrix: Any,
+    pairs: Sequence[tuple[int, int]] = (),
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+    names: Sequence[str] | None = None,
+) -> Analysis:
+    """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
+    ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
+
+    All columns share the same bootstrap resamples and all pairs the same sign flips, so a whole
+    suite (agents x metrics as columns) costs two matrix products per block of resamples.
+    ``clusters`` (one label per episode, e.g. the path id) switches to the cluster bootstrap and
+    cluster-level sign flips and sign test; ``names`` label the columns in error messages.
+    """
+    _check(confidence, resamples, method)
+    m, _ = _matrix(matrix, names)
+    i, j = _pairs(pairs, m.shape[1])
+    s = _setup(m, clusters)
+    boot = _bootstrap(s, int(resamples), seed)
+    jack = _jackknife(s) if method == "bca" else None
+
+    lo, hi = _interval(boot, s.mean, jack, confidence, method)
+    lo, hi = np.where(s.finite, lo, s.mean), np.where(s.finite, hi, s.mean)
+    means = Intervals(s.mean, lo, hi)
+
+    with np.errstate(invalid="ignore"):
+        diff = s.mean[i] - s.mean[j]
+    ok = s.finite[i] & s.finite[j]
+    dlo, dhi = diff.copy(), diff.copy()
+    if ok.any():
+        ii, jj = i[ok], j[ok]
+        djack = None if jack is None else jack[ii] - jack[jj]
+        dlo[ok], dhi[ok] = _interval(boot[ii] - boot[jj], diff[ok], djack, confidence, method)
+    p_perm = _permutation_p(s, i, j, int(resamples), seed)
+    p_sign = _sign_p(*_wins(s, m, i, j))
+    return Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
+
+
+# ------------------------------------------------------------------------------------ conveniences
+
+
+def bootstrap_means(
+    matrix: Any,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+    names: Sequence[str] | None = None,
+) -> Intervals:
+    """Mean and bootstrap interval of every column of ``matrix`` [episodes, k], all columns on the
+    same resamples (so column j's interval equals ``bootstrap_ci(matrix[:, j])`` with the same seed)."""
+    return analyze(
+        matrix, confidence=confidence, resamples=resamples, method=method, seed=seed, clusters=clusters, names=names
+    ).means
+
+
+def bootstrap_ci(
+    values: Any,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+) -> tuple[float, float, float]:
+    """``(mean, lo, hi)``: the mean of ``values`` (one per episode) and its bootstrap confidence
+    interval, percentile or BCa; with ``clusters`` (one label per episode, e.g. path ids), whole
+    clusters are resampled."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1:
+        raise ValueError(f"stats: values must be one-dimensional, got shape {v.shape}")
+    r = bootstrap_means(
+        v[:, None],
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        names=["values"],
+    )
+    return float(r.mean[0]), float(r.lo[0]), float(r.hi[0])
+
+
+def _two(a: Any, b: Any) -> np.ndarray:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"stats: a and b must be 1-D and paired (same episodes), got shapes {a.shape} and {b.shape}")
+    return np.stack([a, b], axis=1)
+
+
+def paired_difference(
+    a: Any,
+    b: Any,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+) -> tuple[float, float, float]:
+    """``(diff, lo, hi)``: ``mean(a) - mean(b)`` over the same episodes and its paired bootstrap
+    interval (each resample takes the same episodes, or clusters, for both)."""
+    r = analyze(
+        _two(a, b),
+        [(0, 1)],
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        names=["a", "b"],
+    ).comparisons
+    return float(r.diff[0]), float(r.lo[0]), float(r.hi[0])
+
+
+def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: int = 0, clusters: Any = None) -> float:
+    """Two-sided p-value of the paired sign-flip permutation test of ``mean(a) == mean(b)``.
+
+    Under the null each episode's difference ``a - b`` (or each cluster's summed difference) is as
+    likely to have either sign; the statistic is ``|sum of differences|``. Exact over all sign
+    flips when there are at most ``resamples`` of them; otherwise ``(hits + 1) / (resamples + 1)``
+    over random flips, so p is never 0. NaN when a or b is not finite.
+    """
+    _check(0.95, resamples, "percentile")
+    m, _ = _matrix(_two(a, b), ["a", "b"])
+    s = _setup(m, clusters)
+    return float(_permutation_p(s, np.array([0]), np.array([1]), int(resamples), seed)[0])
+
+
+def sign_test(a: Any, b: Any, *, clusters: Any = None) -> float:
+    """Two-sided sign test (``scipy.stats.binomtest`` on the non-tied pairs): how often a beats b
+    against how often b beats a, episodes (or clusters, by summed difference) as the unit.
+    1.0 when every pair is tied."""
+    m, _ = _matrix(_two(a, b), ["a", "b"])
+    wins, losses = (int(x[0]) for x in _wins(_setup(m, clusters), m, np.array([0]), np.array([1])))
+    if wins + losses == 0:
+        return 1.0
+    return float(stats.binomtest(wins, wins + losses, 0.5).pvalue)
+
+
+def sign_tests(matrix: Any, pairs: Sequence[tuple[int, int]], *, clusters: Any = None) -> np.ndarray:
+    """:func:`sign_test` for each ``(i, j)`` in ``pairs`` of columns of ``matrix``, vectorized."""
+    m, _ = _matrix(matrix, None)
+    i, j = _pairs(pairs, m.shape[1])
+    return _sign_p(*_wins(_setup(m, clusters), m, i, j))
+
+
+def holm(pvalues: Any) -> np.ndarray:
+    """Holm-Bonferroni step-down adjusted p-values (same shape): the i-th smallest of m becomes
+    ``max over j <= i of min(1, (m - j + 1) * p_(j))``. Reject where adjusted < alpha controls the
+    family-wise error at alpha. NaN entries (tests not run) stay NaN and are not counted in m."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    flat = p.ravel()
+    keep = ~np.isnan(flat)
+    q = flat[keep]
+    if ((q < 0) | (q > 1)).any():
+        raise ValueError("holm: p-values must lie in [0, 1]")
+    order = np.argsort(q, kind="stable")
+    m = len(q)
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
+    out = np.full(flat.shape, np.nan)
+    sub = np.empty(m)
+    sub[order] = adjusted
+    out[keep] = sub
+    return out.reshape(p.shape)

@@ -1,0 +1,433 @@
+"""navdtw.stats: agreement with scipy.stats and plain reference loops within Monte-Carlo error, the
+coverage of the intervals and the false-positive rates of the tests on simulated agents (2,000
+repetitions, vectorized as columns of one matrix), the non-finite policy, and properties."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+
+from navdtw import stats as ns
+
+REPS = 2000  # repetitions of the coverage and false-positive experiments
+# A 95% interval covers in 95% +- 2% of REPS repetitions (the issue's band; 4 binomial standard errors)
+COVER = (0.93, 0.97)
+FPR = (0.03, 0.07)
+
+
+def coverage(lo: np.ndarray, hi: np.ndarray, truth: float) -> float:
+    return float(np.mean((lo <= truth) & (truth <= hi)))
+
+
+# ------------------------------------------------------------------------- agreement with references
+
+
+def quantile_se(boot_sd: float, q: float, resamples: int) -> float:
+    """Monte-Carlo standard error of the q-quantile of ``resamples`` draws of a normal with sd
+    ``boot_sd`` (asymptotic order-statistic variance q(1-q) / (B f(x_q)^2))."""
+    return float(np.sqrt(q * (1 - q) / resamples) * boot_sd / stats.norm.pdf(stats.norm.ppf(q)))
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_bootstrap_agrees_with_scipy(method):
+    """Same data, independent resamples: the endpoints differ by Monte-Carlo error only."""
+    x = np.random.default_rng(11).lognormal(sigma=0.8, size=300)  # skewed, like navigation error
+    b = 10_000
+    mean, lo, hi = ns.bootstrap_ci(x, method=method, resamples=b, seed=3)
+    ref = stats.bootstrap(
+        (x,), np.mean, method="BCa" if method == "bca" else "percentile", n_resamples=b, random_state=4
+    ).confidence_interval
+    # two independent estimates of the same quantile; BCa's adjusted levels sit a bit further out
+    tol = 4 * np.sqrt(2) * quantile_se(x.std() / np.sqrt(len(x)), 0.02, b)
+    assert mean == pytest.approx(x.mean(), rel=1e-12)
+    assert abs(lo - ref.low) < tol
+    assert abs(hi - ref.high) < tol
+    assert hi - lo > 10 * tol  # the tolerance is small against the interval itself
+
+
+def naive_cluster_bootstrap(x, clusters, resamples, rng):
+    """Reference: draw clusters with replacement, concatenate their episodes, take the mean."""
+    groups = [x[clusters == c] for c in np.unique(clusters)]
+    means = []
+    for _ in range(resamples):
+        pick = rng.integers(0, len(groups), size=len(groups))
+        means.append(np.concatenate([groups[g] for g in pick]).mean())
+    return np.percentile(means, [2.5, 97.5])
+
+
+def test_cluster_bootstrap_agrees_with_reference_loop():
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 6, size=120)  # unequal clusters: the mean is a ratio estimator
+    clusters = np.repeat(np.arange(120), sizes)
+    x = rng.normal(size=120)[clusters] + rng.normal(size=len(clusters))
+    b = 4000
+    _, lo, hi = ns.bootstrap_ci(x, clusters=clusters, method="percentile", resamples=b, seed=1)
+    ref_lo, ref_hi = naive_cluster_bootstrap(x, clusters, b, np.random.default_rng(2))
+    sd = np.std([x[clusters == c].sum() for c in range(120)]) * np.sqrt(120) / len(x)  # rough sd of the mean
+    tol = 4 * np.sqrt(2) * quantile_se(sd, 0.025, b)
+    assert abs(lo - ref_lo) < tol
+    assert abs(hi - ref_hi) < tol
+
+
+def test_singleton_clusters_are_the_episode_bootstrap():
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(50, 3))
+    labels = [f"path{i}" for i in range(50)]
+    for method in ("percentile", "bca"):
+        a = ns.analyze(m, [(0, 1), (2, 0)], method=method, resamples=700)
+        b = ns.analyze(m, [(0, 1), (2, 0)], method=method, resamples=700, clusters=labels)
+        for x, y in zip(a.means + a.comparisons, b.means + b.comparisons):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_reproducible_and_shared_across_columns():
+    rng = np.random.default_rng(1)
+    m = rng.random((80, 4))
+    many = ns.bootstrap_means(m, resamples=1234, seed=7)
+    again = ns.bootstrap_means(m, resamples=1234, seed=7)
+    for x, y in zip(again, many):  # identical on a second run
+        np.testing.assert_array_equal(x, y)
+    for j in range(4):  # alone or among others: the same resamples (up to BLAS rounding)
+        one = ns.bootstrap_ci(m[:, j], resamples=1234, seed=7)
+        assert one == pytest.approx((many.mean[j], many.lo[j], many.hi[j]), rel=1e-12)
+    assert ns.bootstrap_ci(m[:, 0], resamples=1234, seed=7) != ns.bootstrap_ci(m[:, 0], resamples=1234, seed=8)
+    d = ns.paired_difference(m[:, 1], m[:, 2], resamples=1234, seed=7)
+    c = ns.analyze(m, [(1, 2)], resamples=1234, seed=7).comparisons
+    assert d == pytest.approx((c.diff[0], c.lo[0], c.hi[0]), rel=1e-12)
+
+
+def test_resamples_are_a_fixed_stream():
+    """Resample r is the same whatever the total: the blocks come from (seed, block number) alone."""
+
+    def rows(total, draw):
+        return np.concatenate([m for _, m in ns._draws(4, 0, total, 30, draw)])
+
+    for draw in (ns._counts, ns._signs):
+        short, long = rows(ns.BLOCK + 10, draw), rows(5 * ns.BLOCK + 7, draw)
+        np.testing.assert_array_equal(short, long[: len(short)])
+    s = ns._setup(np.random.default_rng(2).random((40, 2)), None)
+    short, long = ns._bootstrap(s, ns.BLOCK + 10, seed=4), ns._bootstrap(s, 5 * ns.BLOCK + 7, seed=4)
+    np.testing.assert_allclose(short, long[:, : short.shape[1]], rtol=1e-13)  # BLAS rounding aside
+
+
+THREADS_SCRIPT = """
+import hashlib, numpy as np
+from navdtw import stats
+m = np.random.default_rng(0).random((700, 40))
+r = stats.analyze(m, [(0, 1), (2, 3), (5, 9)], clusters=np.arange(700) // 3, resamples=2500)
+print(hashlib.sha1(np.concatenate([np.ravel(x) for x in r.means + r.comparisons]).tobytes()).hexdigest())
+"""
+
+
+def test_same_numbers_for_any_number_of_blas_threads():
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        env["PYTHONPATH"] = os.pathsep.join(sys.path)
+        out = subprocess.run(
+            [sys.executable, "-c", THREADS_SCRIPT], env=env, capture_output=True, text=True, timeout=120, check=True
+        )
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
+
+
+def test_permutation_agrees_with_scipy_random():
+    rng = np.random.default_rng(21)
+    a = rng.normal(size=60)
+    b = a + rng.normal(size=60) + 0.2
+    m = 10_000
+    p = ns.paired_permutation_test(a, b, resamples=m, seed=1)
+    ref = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.abs(np.mean(x - y, axis=axis)),
+        permutation_type="samples",
+        alternative="greater",
+        n_resamples=m,
+        vectorized=True,
+        random_state=2,
+    ).pvalue
+    assert 0.02 < ref < 0.5  # a p-value where Monte-Carlo error matters
+    assert abs(p - ref) < 3 * np.sqrt(2 * ref * (1 - ref) / m)
+
+
+def test_permutation_exact_equals_scipy_exact():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=11), rng.normal(size=11)
+    p = ns.paired_permutation_test(a, b, resamples=10_000)  # 2**11 flips <= 10,000: exact
+    ref = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.abs(np.mean(x - y, axis=axis)),
+        permutation_type="samples",
+        alternative="greater",
+        n_resamples=np.inf,
+        vectorized=True,
+    ).pvalue
+    assert p == pytest.approx(ref, abs=1e-12)
+
+
+def test_sign_tests_equal_binomtest():
+    rng = np.random.default_rng(4)
+    m = rng.integers(0, 3, size=(60, 12)).astype(float)  # many ties
+    pairs = list(itertools.combinations(range(12), 2))
+    fast = ns.sign_tests(m, pairs)
+    for (i, j), p in zip(pairs, fast):
+        wins, losses = int((m[:, i] > m[:, j]).sum()), int((m[:, i] < m[:, j]).sum())
+        assert p == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, rel=1e-10)
+        assert ns.sign_test(m[:, i], m[:, j]) == pytest.approx(p, rel=1e-10)
+    assert ns.sign_test([1.0, 2.0], [1.0, 2.0]) == 1.0  # all tied
+
+
+def test_holm_by_hand():
+    np.testing.assert_allclose(ns.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(ns.holm([0.5, 0.6]), [1.0, 1.0])
+    np.testing.assert_allclose(ns.holm([[0.01, np.nan], [0.02, 0.2]]), [[0.03, np.nan], [0.04, 0.2]])
+    assert ns.holm([]).shape == (0,)
+
+
+# -------------------------------------------------------------------------- coverage on simulations
+
+
+def paired_bernoulli(n, reps, pa, pb, rho, rng):
+    """Success of two agents on the same episodes: b copies a's episode draw with probability rho
+    (shared difficulty), else draws its own; marginals stay exactly pa and pb."""
+    u = rng.random((n, reps))
+    own = rng.random((n, reps))
+    a = (u < pa).astype(float)
+    b = np.where(rng.random((n, reps)) < rho, u < pb, own < pb).astype(float)
+    return a, b
+
+
+def paired_ndtw(n, reps, mu_a, mu_b, tau, rng):
+    """nDTW-like scores in (0, 1): Phi(mu + Z + tau * eps) with an episode difficulty Z shared by
+    both agents; E[Phi(mu + W)] = Phi(mu / sqrt(1 + var W)) gives the true means."""
+    z = rng.normal(size=(n, reps))
+    a = special.ndtr(mu_a + z + tau * rng.normal(size=(n, reps)))
+    b = special.ndtr(mu_b + z + tau * rng.normal(size=(n, reps)))
+    s = np.sqrt(2 + tau**2)
+    return a, b, special.ndtr(mu_a / s), special.ndtr(mu_b / s)
+
+
+def interleave(a, b):
+    """Columns a_0, b_0, a_1, b_1, ... and the pairs (2r, 2r + 1)."""
+    m = np.empty((a.shape[0], 2 * a.shape[1]))
+    m[:, 0::2], m[:, 1::2] = a, b
+    return m, [(2 * r, 2 * r + 1) for r in range(a.shape[1])]
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_coverage_paired_bernoulli(method):
+    rng = np.random.default_rng(100)
+    a, b = paired_bernoulli(400, REPS, 0.55, 0.5, 0.6, rng)
+    m, pairs = interleave(a, b)
+    r = ns.analyze(m, pairs, method=method, resamples=1000, seed=1)
+    assert COVER[0] <= coverage(r.means.lo[0::2], r.means.hi[0::2], 0.55) <= COVER[1]
+    assert COVER[0] <= coverage(r.comparisons.lo, r.comparisons.hi, 0.05) <= COVER[1]
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_coverage_paired_ndtw(method):
+    rng = np.random.default_rng(200)
+    a, b, ta, tb = paired_ndtw(300, REPS, 0.9, 0.7, 0.7, rng)
+    m, pairs = interleave(a, b)
+    r = ns.analyze(m, pairs, method=method, resamples=1000, seed=2)
+    assert COVER[0] <= coverage(r.means.lo[1::2], r.means.hi[1::2], tb) <= COVER[1]
+    assert COVER[0] <= coverage(r.comparisons.lo, r.comparisons.hi, ta - tb) <= COVER[1]
+
+
+def clustered(n_clusters, size, reps, rng):
+    """Three instructions per path: a path effect shared by its episodes (intra-class correlation 1/2)."""
+    clusters = np.repeat(np.arange(n_clusters), size)
+    x = rng.normal(size=(n_clusters, reps))[clusters] + rng.normal(size=(n_clusters * size, reps))
+    return x, clusters
+
+
+def test_cluster_bootstrap_covers_and_episode_bootstrap_does_not():
+    """Why resampling by path: with correlated instructions, episode resampling is too narrow."""
+    x, clusters = clustered(150, 3, REPS, np.random.default_rng(300))
+    by_path = ns.bootstrap_means(x, clusters=clusters, resamples=1000, seed=3)
+    by_episode = ns.bootstrap_means(x, resamples=1000, seed=3)
+    assert COVER[0] <= coverage(by_path.lo, by_path.hi, 0.0) <= COVER[1]
+    assert coverage(by_episode.lo, by_episode.hi, 0.0) < 0.90  # ~84% expected (design effect 2)
+
+
+# ------------------------------------------------------------------- false positives under the null
+
+
+def rejection_rate(p: np.ndarray, alpha: float = 0.05) -> float:
+    return float(np.mean(p < alpha))
+
+
+def test_tests_false_positive_rate_continuous():
+    a, b, _, _ = paired_ndtw(200, REPS, 0.5, 0.5, 0.7, np.random.default_rng(400))
+    m, pairs = interleave(a, b)
+    r = ns.analyze(m, pairs, method="percentile", resamples=1000, seed=4).comparisons
+    assert FPR[0] <= rejection_rate(r.p_permutation) <= FPR[1]
+    assert FPR[0] <= rejection_rate(r.p_sign) <= FPR[1]  # exact size here: 2 * P(Bin(200, 1/2) <= 85) = 0.040
+    assert FPR[0] <= coverage(r.lo, r.hi, 0.0) and coverage(r.lo, r.hi, 0.0) <= 1 - FPR[0]
+
+
+def test_tests_false_positive_rate_bernoulli():
+    a, b = paired_bernoulli(300, REPS, 0.5, 0.5, 0.5, np.random.default_rng(500))
+    m, pairs = interleave(a, b)
+    r = ns.analyze(m, pairs, method="percentile", resamples=1000, seed=5).comparisons
+    assert FPR[0] <= rejection_rate(r.p_permutation) <= FPR[1]
+    assert rejection_rate(r.p_sign) <= FPR[1]  # discrete: conservative
+
+
+def test_cluster_permutation_is_valid_where_episode_permutation_is_not():
+    """Null: no mean difference, but the difference has a path effect (shared by the path's
+    instructions). Flipping whole paths keeps the false-positive rate; flipping episodes does not."""
+    rng = np.random.default_rng(600)
+    d, clusters = clustered(100, 3, REPS, rng)
+    base = rng.normal(size=d.shape)
+    m, pairs = interleave(base + d, base)
+    by_path = ns.analyze(m, pairs, clusters=clusters, method="percentile", resamples=1000, seed=6).comparisons
+    by_episode = ns.analyze(m, pairs, method="percentile", resamples=1000, seed=6).comparisons
+    assert FPR[0] <= rejection_rate(by_path.p_permutation) <= FPR[1]
+    assert FPR[0] <= rejection_rate(by_path.p_sign) <= FPR[1]
+    assert rejection_rate(by_episode.p_permutation) > 0.09  # ~0.16 expected
+
+
+def test_holm_controls_family_wise_error():
+    """Five agents with no difference, all ten pairs compared per family (correlated tests)."""
+    agents, n, reps = 5, 100, REPS
+    rng = np.random.default_rng(700)
+    z = rng.normal(size=(n, 1, reps))
+    m = (z + rng.normal(size=(n, agents, reps))).reshape(n, agents * reps, order="F")
+    pairs = [(r * agents + i, r * agents + j) for r in range(reps) for i, j in itertools.combinations(range(agents), 2)]
+    s = ns._setup(m, None)
+    i, j = np.array(pairs).T
+    p = ns._permutation_p(s, i, j, 1000, seed=7).reshape(reps, -1)
+    raw = np.mean((p < 0.05).any(axis=1))
+    adjusted = np.mean((np.apply_along_axis(ns.holm, 1, p) < 0.05).any(axis=1))
+    se = np.sqrt(0.05 * 0.95 / reps)
+    assert adjusted <= 0.05 + 3 * se
+    assert raw > 0.15  # without the correction the family errs far more often
+
+
+# ------------------------------------------------------------------------------------ non-finite
+
+
+def test_nan_is_refused_with_column_and_episode():
+    m = np.ones((5, 3))
+    m[3, 2] = np.nan
+    with pytest.raises(ValueError, match=r"column 'mine/ndtw' is NaN at episode 3"):
+        ns.bootstrap_means(m, names=["a", "b", "mine/ndtw"])
+    with pytest.raises(ValueError, match="column 2 is NaN at episode 3"):
+        ns.analyze(m, [(0, 1)])
+    with pytest.raises(ValueError, match="'b' is NaN at episode 1"):
+        ns.paired_permutation_test([1.0, 2.0], [1.0, np.nan])
+    with pytest.raises(ValueError, match="'values' is NaN at episode 0"):
+        ns.bootstrap_ci([np.nan, 1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        ns.sign_test([np.nan], [1.0])
+
+
+def test_infinite_mean_propagates():
+    ne = np.array([1.0, 2.0, np.inf, 3.0])
+    assert ns.bootstrap_ci(ne, resamples=100) == (np.inf, np.inf, np.inf)
+    assert ns.bootstrap_ci(-ne, resamples=100) == (-np.inf, -np.inf, -np.inf)
+    with pytest.raises(ValueError, match="both \\+inf and -inf"):
+        ns.bootstrap_ci([np.inf, -np.inf, 1.0])
+    other = np.array([1.0, 1.0, 2.0, 1.0])
+    both = np.array([2.0, 0.0, np.inf, 5.0])
+    r = ns.analyze(np.stack([ne, other, both], axis=1), [(0, 1), (1, 0), (0, 2), (1, 1)], resamples=200)
+    means, c = r.means, r.comparisons
+    assert means.mean[1] == 1.25 and means.lo[1] <= 1.25 <= means.hi[1]  # finite columns unaffected
+    np.testing.assert_array_equal(c.diff[:2], [np.inf, -np.inf])
+    np.testing.assert_array_equal(c.lo[:2], c.diff[:2])
+    assert np.isnan(c.diff[2]) and np.isnan(c.p_permutation[:3]).all()
+    assert c.p_permutation[3] == 1.0
+    # the sign test needs only signs: ne - both = -1, +2, tie (inf vs inf), -2
+    m2, i, j = np.stack([ne, both], 1), np.array([0]), np.array([1])
+    assert ns._wins(ns._setup(m2, None), m2, i, j) == (1, 2)
+    assert c.p_sign[2] == pytest.approx(stats.binomtest(1, 3).pvalue)
+    assert ns.sign_test(ne, both) == pytest.approx(c.p_sign[2])
+    # by cluster, summed: -1 + 2 > 0 and inf - inf (a tie, 0) - 2 < 0
+    assert ns._wins(ns._setup(m2, [0, 0, 1, 1]), m2, i, j) == (1, 1)
+
+
+# ------------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: ns.bootstrap_ci([]), "no episodes"),
+        (lambda: ns.bootstrap_ci([[1.0]]), "one-dimensional"),
+        (lambda: ns.bootstrap_ci([1.0, 2.0], confidence=1.0), "confidence"),
+        (lambda: ns.bootstrap_ci([1.0, 2.0], resamples=0), "resamples"),
+        (lambda: ns.bootstrap_ci([1.0, 2.0], method="bc"), "method"),
+        (lambda: ns.bootstrap_ci([1.0, 2.0], clusters=[1]), "clusters has 1 labels for 2 episodes"),
+        (lambda: ns.bootstrap_ci([1.0, 2.0], clusters=[[1], [2]]), "hashable"),
+        (lambda: ns.paired_difference([1.0, 2.0], [1.0]), "paired"),
+        (lambda: ns.analyze(np.ones((3, 2)), [(0, 2)]), "out of range"),
+        (lambda: ns.analyze(np.ones((3, 3)), [(0, 1, 2)]), "column pairs"),
+        (lambda: ns.bootstrap_means(np.ones((3, 2)), names=["x"]), "1 names for 2 columns"),
+        (lambda: ns.holm([0.5, 1.5]), r"\[0, 1\]"),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_degenerate_data():
+    assert ns.bootstrap_ci([5.0]) == (5.0, 5.0, 5.0)
+    assert ns.bootstrap_ci([0.0] * 30) == (0.0, 0.0, 0.0)
+    assert ns.bootstrap_ci([1.0, 2.0, 3.0], clusters=[7, 7, 7]) == (2.0, 2.0, 2.0)
+    assert ns.paired_difference([0.0] * 9, [0.0] * 9) == (0.0, 0.0, 0.0)
+    assert ns.paired_permutation_test([1.0] * 40, [1.0] * 40) == 1.0
+    assert ns.paired_permutation_test([3.0], [1.0]) == 1.0  # exact: both signs reach |2|
+
+
+# ------------------------------------------------------------------------------------ properties
+
+pvals = st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30)
+values = st.lists(st.floats(-1e6, 1e6, allow_subnormal=False), min_size=2, max_size=40)
+
+
+@given(pvals)
+def test_holm_properties(p):
+    p = np.array(p)
+    q = ns.holm(p)
+    assert np.all(q >= p) and np.all(q <= 1.0)
+    order = np.argsort(p, kind="stable")
+    assert np.all(np.diff(q[order]) >= 0)  # monotone in the raw p-values
+    perm = np.random.default_rng(len(p)).permutation(len(p))
+    np.testing.assert_array_equal(ns.holm(p[perm]), q[perm])
+
+
+@settings(max_examples=60, deadline=None)
+@given(values, st.integers(0, 2**32 - 1))
+def test_paired_properties(a, seed):
+    a = np.array(a)
+    b = np.roll(a, 1) * 0.5 + 1.0
+    p = ns.paired_permutation_test(a, b, resamples=300, seed=seed)
+    assert 0.0 < p <= 1.0
+    assert ns.paired_permutation_test(b, a, resamples=300, seed=seed) == p
+    assert ns.sign_test(a, b) == ns.sign_test(b, a)
+    for method in ("percentile", "bca"):
+        d, lo, hi = ns.paired_difference(a, b, resamples=300, seed=seed, method=method)
+        d2, lo2, hi2 = ns.paired_difference(b, a, resamples=300, seed=seed, method=method)
+        scale = 1e-9 * (np.abs(a).max() + np.abs(b).max())
+        assert d2 == pytest.approx(-d, abs=scale)
+        assert lo2 == pytest.approx(-hi, abs=scale) and hi2 == pytest.approx(-lo, abs=scale)
+        assert lo <= hi
+
+
+@settings(max_examples=60, deadline=None)
+@given(values, st.integers(0, 2**32 - 1))
+def test_percentile_interval_contains_the_mean(x, seed):
+    mean, lo, hi = ns.bootstrap_ci(x, method="percentile", resamples=500, seed=seed)
+    scale = 1e-9 * np.abs(x).max()
+    assert lo - scale <= mean <= hi + scale
+    assert mean == pytest.approx(np.mean(x), abs=scale)
