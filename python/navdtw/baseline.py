@@ -130,7 +130,7 @@ def random_baseline(
     walker = RandomWalker(graph_list, refs, env, seed=seed)
     wanted = _wanted_metrics(metrics, nodes=True)
 
-    sums = _BlockSums(wanted)
+    sums = _BlockSums([m.name for m in wanted])
     starts = range(0, int(n), int(chunk))
     bar = _progress(len(starts), progress)
     try:
