@@ -639,6 +639,8 @@ def test_baseline_gp_and_other_metrics(tmp_path, goal):
     )
     assert {k: v for k, v in got.items() if k != "gp"} == plain
     assert bench.baseline(5000, seed=3, progress=False, chunk=777, workers=1) == got  # chunk-independent
+    assert bench.baseline(5000, seed=3, progress=False, metrics=["sr"]) == {"sr": got["sr"]}
+    assert bench.baseline(5000, seed=3, progress=False, metrics=["gp"]) == {"gp": got["gp"]}
 
 
 # --------------------------------------------------------------------------------------------

@@ -136,6 +136,7 @@ def random_baseline(
     walker = RandomWalker(graph_list, refs, env, seed=seed)
     walk_inputs = dict(walk_inputs or {})
     wanted = _wanted_metrics(metrics, nodes=True, inputs=walk_inputs)
+    walk_inputs = {k: f for k, f in walk_inputs.items() if any(k in m.inputs for m in wanted)}  # only those used
 
     sums = _BlockSums([m.name for m in wanted])
     starts = range(0, int(n), int(chunk))
