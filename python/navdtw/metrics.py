@@ -12,6 +12,8 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
   shortest start-to-goal distance (Anderson et al. 2018).
 * ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
 * ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R).
+* ``"ndh"``: mmurray/cvdn ``tasks/NDH/eval.py``. Success ``<``; l = d(r_1, r_last) of the chosen
+  path; the NDH matcher requires every step to be a graph edge and the start to be the path's start.
 * ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
   dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
   given (the episodes' geodesic distance), else d(r_1, r_last).
@@ -51,8 +53,9 @@ __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
 __all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate"]
 
-# The built-in metrics, in table order (every registered one: navdtw.registry.names()).
-METRICS = registry.builtin_names()
+# The built-in metrics any paths get, in table order (every registered one: navdtw.registry.names();
+# built-in data-set metrics such as gp need extra per-episode inputs and are not in this list).
+METRICS = tuple(n for n in registry.builtin_names() if not registry.get(n).inputs)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class Convention:
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
     fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
     collapse_repeats: merge consecutive repeated nodes of node paths before scoring.
+    checks: the evaluator's input checks that the data-set matchers enforce under this convention
+        (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
+        reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
     """
 
     name: str
@@ -72,6 +78,7 @@ class Convention:
     fastdtw_radius: int | None = None
     collapse_repeats: bool = True
     source: str = ""
+    checks: tuple[str, ...] = ()
 
 
 CONVENTIONS: dict[str, Convention] = {
@@ -82,6 +89,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
         Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators"),
         Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
+        Convention("ndh", False, "shortest", source="mmurray/cvdn tasks/NDH/eval.py", checks=("start", "edges")),
     )
 }
 
@@ -294,7 +302,7 @@ def evaluate(
         paths, a metric with extra inputs needs them in ``inputs``). Asking by name for a metric
         that does not apply is an error.
     convention:
-        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"`` or a :class:`Convention`.
+        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"``, ``"ndh"`` or a :class:`Convention`.
     workers:
         threads for the compiled kernels (-1 = all cores); results do not depend on it.
     shortest_distance:
@@ -393,7 +401,9 @@ def _score(
     for m in wanted:
         v = np.asarray(m.compute(ctx), dtype=np.float64)
         if v.shape != (batch.size,):
-            raise ValueError(f"metric {m.name!r} returned shape {v.shape}, expected one value per episode ({batch.size})")
+            raise ValueError(
+                f"metric {m.name!r} returned shape {v.shape}, expected one value per episode ({batch.size})"
+            )
         out[m.name] = v
     return out, stats, length
 
@@ -434,7 +444,9 @@ def _wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
             raise ValueError(f"{m.name} ({m.description}) needs node paths")
         absent = [k for k in m.inputs if k not in inputs]
         if absent:
-            raise ValueError(f"metric {m.name!r} needs the per-episode input(s) {absent}: evaluate(..., inputs={{...}})")
+            raise ValueError(
+                f"metric {m.name!r} needs the per-episode input(s) {absent}: evaluate(..., inputs={{...}})"
+            )
         out.append(m)
     return out
 

@@ -303,6 +303,15 @@ def cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.nd
     return pc * ls
 
 
+def goal_progress(start_distance: np.ndarray, final_distance: np.ndarray) -> np.ndarray:
+    """GP = start_distance - final_distance (metres; the distances from the start and from the final
+    point to the goal region). Where both are inf (a region unreachable from either), 0: never NaN."""
+    start = np.asarray(start_distance, dtype=np.float64)
+    final = np.asarray(final_distance, dtype=np.float64)
+    both = np.isinf(start) & np.isinf(final)
+    return np.where(both, 0.0, start - np.where(both, 0.0, final))
+
+
 def _sed(ctx: Context) -> np.ndarray:
     edges = np.maximum(ctx.reference_points - 1, ctx.query_points - 1).astype(np.float64)
     return ctx.sr * (1.0 - safe_ratio(ctx.stat("edit"), edges, both_zero=0.0))
@@ -434,6 +443,16 @@ _BUILTIN_RECORDS = (
         dtw=True,
         success=True,
         description="success weighted by nDTW, sr * ndtw",
+    ),
+    # data-set metrics: computed only when their per-episode inputs are given (evaluate(inputs=...))
+    Metric(
+        "gp",
+        "GP",
+        lambda c: goal_progress(c.input("region_start_distance"), c.input("region_final_distance")),
+        unit="m",
+        higher_is_better=True,
+        inputs=("region_start_distance", "region_final_distance"),
+        description="goal progress d(start, goal region) - d(q_last, goal region) (CVDN/NDH; may be negative)",
     ),
 )
 

@@ -4,6 +4,7 @@
 * :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
+* :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
 
 Every data-set module reads its split and its predictions, matches them into a
 :class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
@@ -22,11 +23,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, r2r, vlnce
+from . import havln, matterport, ndh, r2r, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
+from .ndh import load_ndh, load_ndh_predictions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
@@ -52,7 +54,7 @@ def data_path(*parts: str) -> Path:
 
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
-DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE)}
+DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, ndh.NDH)}
 
 
 def open(name: str, **inputs) -> Benchmark:
@@ -76,6 +78,8 @@ __all__ = [
     "instructions",
     "load_connectivity",
     "load_havln_collisions",
+    "load_ndh",
+    "load_ndh_predictions",
     "load_predictions",
     "load_r2r",
     "load_vlnce_episodes",
@@ -83,6 +87,7 @@ __all__ = [
     "load_vlnce_predictions",
     "match_predictions",
     "matterport",
+    "ndh",
     "open",
     "r2r",
     "vlnce",

@@ -136,7 +136,7 @@ class MatchedEpisodes:
 
     Attributes
     ----------
-    ids: the data set's episode ids (``instr_id``, ``episode_id``, ...), in split order.
+    ids: the data set's episode ids (``instr_id`` strings, NDH's ``inst_idx`` ints, ...), in split order.
     scans: scan id of every episode (``""`` when the data set does not say).
     env: int64 ``[B]`` environment index into ``graphs.scans`` for node paths; ``None`` for
         coordinate paths.
@@ -150,7 +150,7 @@ class MatchedEpisodes:
         episode (e.g. a predicted object id); empty for R2R and R2R-CE.
     """
 
-    ids: list[str]
+    ids: list[Any]
     scans: list[str]
     env: np.ndarray | None
     references: Paths
@@ -158,7 +158,7 @@ class MatchedEpisodes:
     shortest_distance: np.ndarray
     graphs: GraphSet | None = None
     id_name: str = "instr_id"
-    extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    extra: Mapping[str, Sequence[Any] | np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
