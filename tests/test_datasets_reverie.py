@@ -200,6 +200,16 @@ def test_readers(tmp_path, graphs):
     again = reverie.load_objects(folder)
     assert {s: again.viewpoints(s) for s in again.scans} == {s: objs.viewpoints(s) for s in objs.scans}
     assert reverie.load_objects(boxes(), scans=["s2"]).scans == ["s2"]
+    # the 2-D boxes are dropped before parsing when they come first (the real file's layout)
+    first = {
+        k: {vp: {o: {"bbox2d": [[1, 2, 3, 4.5]], **b} for o, b in objs.items()} for vp, objs in c.items()}
+        for k, c in boxes().items()
+    }
+    fast = reverie.load_objects(write(tmp_path, "first.json", first))
+    assert {s: fast.viewpoints(s) for s in fast.scans} == {s: objs.viewpoints(s) for s in objs.scans}
+    (tmp_path / "broken.json").write_text('{"s1_a": {"a": {"9": {"bbox2d": [[1]], "visible_pos": [')
+    with pytest.raises(ValueError, match=r"broken\.json: malformed JSON"):
+        reverie.load_objects(tmp_path / "broken.json")
     # both prediction shapes, both object keys
     p = reverie.load_predictions(
         [
