@@ -200,6 +200,7 @@ def test_readers(tmp_path, graphs):
     again = reverie.load_objects(folder)
     assert {s: again.viewpoints(s) for s in again.scans} == {s: objs.viewpoints(s) for s in objs.scans}
     assert reverie.load_objects(boxes(), scans=["s2"]).scans == ["s2"]
+    assert reverie.load_objects(folder, scans=["s2"]).scans == ["s2"]
     # the 2-D boxes are dropped before parsing when they come first (the real file's layout)
     first = {
         k: {vp: {o: {"bbox2d": [[1, 2, 3, 4.5]], **b} for o, b in objs.items()} for vp, objs in c.items()}

@@ -272,7 +272,8 @@ def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
         if not files:
             raise ValueError(f"{folder}: no <scan>_<viewpoint>.json box files")
         for f in files:
-            add(f.stem, read_json(f), f"{folder.name}/{f.name}")
+            if keep is None or f.stem.partition("_")[0] in keep:  # read only the scans kept
+                add(f.stem, read_json(f), f"{folder.name}/{f.name}")
         name = str(folder)
     else:
         if is_path(path_or_dict):
