@@ -37,18 +37,20 @@ NAMES = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw",
 class Rules:
     """One evaluator's choices: ``inclusive`` success (``<=``) or strict (``<``); SPL's l from
     ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or a given shortest distance),
-    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first."""
+    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first; SPL's
+    divisor floor (DUET / HAMT: max(pl, l, 0.01))."""
 
     inclusive: bool
     spl_length: str
     collapse: bool = True
+    spl_floor: float = 0.0
 
 
 RULES: dict[str, Rules] = {
     "paper": Rules(True, "start_goal"),
     "r2r": Rules(False, "shortest"),
     "r4r": Rules(True, "shortest"),
-    "duet": Rules(False, "reference_length"),
+    "duet": Rules(False, "reference_length", spl_floor=0.01),
     "vlnce": Rules(False, "shortest"),
 }
 
@@ -123,13 +125,13 @@ def success(x: float, threshold: float, inclusive: bool) -> float:
     return 1.0 if x < threshold else 0.0
 
 
-def spl_ratio(pl: float, l: float) -> float:
-    """l / max(pl, l) with the documented degenerate answers."""
+def spl_ratio(pl: float, l: float, floor: float = 0.0) -> float:
+    """l / max(pl, l, floor) with the documented degenerate answers."""
     if l == 0.0:
-        return 1.0 if pl == 0.0 else 0.0
+        return 1.0 if pl == 0.0 and floor == 0.0 else 0.0
     if math.isinf(l):
         return 0.0
-    return l / max(pl, l)
+    return l / max(pl, l, floor)
 
 
 def cls(reference, query, d, threshold: float) -> float:
@@ -210,7 +212,7 @@ def episode(
         l = float(shortest_distance)
     else:
         l = d(reference[0], goal)
-    out["spl"] = sr * spl_ratio(out["pl"], l)
+    out["spl"] = sr * spl_ratio(out["pl"], l, rules.spl_floor)
 
     if nodes:
         er, eq = edges(reference), edges(query)

@@ -9,14 +9,14 @@ identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from . import _core
 from .datasets import load_r2r
 from .engine import _Batch, check_threshold, resolve_workers
-from .metrics import _check_inputs, _convention, _score, _wanted_metrics
+from .metrics import _convention, _score, _wanted_metrics
 from .paths import Paths, collapse_repeats
 
 __all__ = ["RandomWalker", "random_baseline"]
@@ -80,7 +80,7 @@ def random_baseline(
     progress: bool = True,
     workers: int = -1,
     metrics: Iterable[str] | None = None,
-    walk_inputs: Mapping[str, Callable[[Paths, np.ndarray], np.ndarray]] | None = None,
+    inputs: Callable[[Paths, np.ndarray], dict[str, np.ndarray]] | None = None,
 ) -> dict[str, float]:
     """Scores ``n`` random walks against the split's references with every metric.
 
@@ -100,11 +100,10 @@ def random_baseline(
         walks scored per step; bounds memory (about 1 KB per walk).
     progress:
         show a tqdm bar when there is more than one chunk and tqdm is installed.
-    walk_inputs:
-        extra per-walk inputs for metrics that declare them (:mod:`navdtw.registry`), as
-        ``{name: f(walks, ref_of)}``: ``walks`` are the chunk's walks (node :class:`Paths` of
-        local node ids in their scan's graph), ``ref_of`` the split entry each serves; ``f``
-        returns one value per walk (e.g. the NDH goal-region distances of :mod:`navdtw.datasets.ndh`).
+    inputs:
+        optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
+        :func:`navdtw.evaluate` for a chunk of walks (node :class:`Paths`, before any collapsing)
+        and the split entry each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
 
     Returns
     -------
@@ -134,22 +133,22 @@ def random_baseline(
     if conv.collapse_repeats:
         refs = collapse_repeats(refs)
     walker = RandomWalker(graph_list, refs, env, seed=seed)
-    walk_inputs = dict(walk_inputs or {})
-    wanted = _wanted_metrics(metrics, nodes=True, inputs=walk_inputs)
-    walk_inputs = {k: f for k, f in walk_inputs.items() if any(k in m.inputs for m in wanted)}  # only those used
-
-    sums = _BlockSums([m.name for m in wanted])
+    wanted = None
+    sums = None
     starts = range(0, int(n), int(chunk))
     bar = _progress(len(starts), progress)
     try:
         for first in starts:
             count = min(int(chunk), int(n) - first)
             walks, ref_of = walker.walks(first, count, workers=workers)
+            extra = inputs(walks, ref_of) if inputs is not None else {}
+            if wanted is None:
+                wanted = _wanted_metrics(metrics, nodes=True, inputs=extra)
+                sums = _BlockSums([m.name for m in wanted])
             if conv.collapse_repeats:
                 walks = collapse_repeats(walks)
             pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
             batch = _Batch(refs, walks, matrices, env[ref_of], pairs)
-            extra = _check_inputs({k: f(walks, ref_of) for k, f in walk_inputs.items()}, count) if walk_inputs else None
             values, _, _ = _score(batch, conv, threshold, wanted, workers, inputs=extra)
             sums.add(values)
             if bar is not None:

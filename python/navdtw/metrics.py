@@ -11,12 +11,21 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
 * ``"r2r"``: Matterport3DSimulator's R2R evaluator. Success ``<``; l = d(r_1, r_last), the
   shortest start-to-goal distance (Anderson et al. 2018).
 * ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
-* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R).
+* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R);
+  SPL = sr * l / max(pl, l, 0.01).
 * ``"ndh"``: mmurray/cvdn ``tasks/NDH/eval.py``. Success ``<``; l = d(r_1, r_last) of the chosen
   path; the NDH matcher requires every step to be a graph edge and the start to be the path's start.
 * ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
   dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
   given (the episodes' geodesic distance), else d(r_1, r_last).
+* ``"reverie"``: REVERIE ``eval_release.py``. Success is the target object seen from the final
+  viewpoint, given per episode as the inputs ``success`` / ``oracle_success`` (no distance
+  test; scoring without them is an error); l as r2r.
+
+Success from the data set: when ``inputs`` holds ``success`` and ``oracle_success`` (0/1 per
+episode, e.g. REVERIE's "the target object is visible from the final / any viewpoint"), they
+replace the distance tests of sr and osr under every convention, and so also SPL, SED and SDTW,
+which multiply sr. NE and ONE stay distances to the reference's last node.
 
 Documented answers for degenerate input (never NaN):
 
@@ -53,9 +62,10 @@ __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
 __all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate"]
 
-# The built-in metrics any paths get, in table order (every registered one: navdtw.registry.names();
-# built-in data-set metrics such as gp need extra per-episode inputs and are not in this list).
-METRICS = tuple(n for n in registry.builtin_names() if not registry.get(n).inputs)
+# The built-in metrics every pair of paths gets, in table order (those that need no extra
+# per-episode inputs; all built-in ones: navdtw.registry.builtin_names(); every registered one:
+# navdtw.registry.names()).
+METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).inputs)
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,9 @@ class Convention:
     checks: the evaluator's input checks that the data-set matchers enforce under this convention
         (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
         reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
+    spl_floor: SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
+    success_from_inputs: success is not a distance test: it comes from the per-episode inputs
+        ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
     """
 
     name: str
@@ -79,6 +92,8 @@ class Convention:
     collapse_repeats: bool = True
     source: str = ""
     checks: tuple[str, ...] = ()
+    spl_floor: float = 0.0
+    success_from_inputs: bool = False
 
 
 CONVENTIONS: dict[str, Convention] = {
@@ -87,9 +102,16 @@ CONVENTIONS: dict[str, Convention] = {
         Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
         Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
         Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
-        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators"),
+        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators", spl_floor=0.01),
         Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
         Convention("ndh", False, "shortest", source="mmurray/cvdn tasks/NDH/eval.py", checks=("start", "edges")),
+        Convention(
+            "reverie",
+            False,
+            "shortest",
+            source="YuankaiQi/REVERIE tasks/REVERIE/eval_release.py",
+            success_from_inputs=True,
+        ),
     )
 }
 
@@ -123,6 +145,7 @@ class Scores:
         spl_length: np.ndarray | None = None,
         stopped: np.ndarray | None = None,
         records: dict[str, Metric] | None = None,
+        success_given: bool = False,
     ):
         self._values = values
         self._records = dict(records) if records is not None else {k: registry.get(k) for k in values}
@@ -132,6 +155,7 @@ class Scores:
         self._stats = stats
         self._spl_length = spl_length
         self._stopped = stopped
+        self._success_given = success_given
 
     def __getitem__(self, key: str) -> np.ndarray:
         try:
@@ -232,7 +256,9 @@ class Scores:
         for t in taus:
             check_threshold(float(t))
         ne = self._stats[_STAT["ne"]]
-        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
+        if self._success_given:
+            raise ValueError("spl_curve: success came from the data set's per-episode input, not a distance threshold")
+        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
         out = np.empty(len(taus))
         for k, tau in enumerate(taus):
             sr = _success(ne, tau, self.convention, self._stopped)
@@ -249,7 +275,7 @@ class Scores:
     def efficiency(self) -> np.ndarray:
         """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
         self._need_stats()
-        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
+        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
 
 
 def _check_stopped(stopped, n: int) -> np.ndarray | None:
@@ -302,7 +328,8 @@ def evaluate(
         paths, a metric with extra inputs needs them in ``inputs``). Asking by name for a metric
         that does not apply is an error.
     convention:
-        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"``, ``"ndh"`` or a :class:`Convention`.
+        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"``, ``"reverie"`` or a
+        :class:`Convention`.
     workers:
         threads for the compiled kernels (-1 = all cores); results do not depend on it.
     shortest_distance:
@@ -316,7 +343,8 @@ def evaluate(
         optional episode ids, carried into records and CSV.
     inputs:
         optional extra per-episode inputs ``{name: array [B, ...]}`` for metrics that declare
-        them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target.
+        them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target;
+        ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success.
     """
     conv = _convention(convention)
     threshold = check_threshold(threshold)
@@ -352,6 +380,7 @@ def evaluate(
         spl_length=length,
         stopped=stopped,
         records={m.name: m for m in wanted},
+        success_given=registry.SUCCESS_INPUTS[0] in extra,
     )
 
 
@@ -382,6 +411,11 @@ def _score(
     else:
         stats = _core.stats_points(
             r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs, threshold=threshold, workers=workers
+        )
+    if conv.success_from_inputs and not all(k in (inputs or {}) for k in registry.SUCCESS_INPUTS):
+        raise ValueError(
+            f"convention {conv.name!r} has no distance test for success: give the per-episode inputs "
+            f"{list(registry.SUCCESS_INPUTS)} (evaluate(..., inputs={{...}}); a data set's Benchmark does)"
         )
     col = {name: stats[k] for name, k in _STAT.items()}
     length = _spl_length(conv, col, shortest_distance, batch.size)
@@ -414,7 +448,7 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
         return {}
     if not hasattr(inputs, "items"):
         raise TypeError(f"inputs must be a mapping name -> per-episode array, got {type(inputs).__name__}")
-    known = {k for m in registry.metrics() for k in m.inputs}
+    known = {k for m in registry.metrics() for k in m.inputs} | set(registry.SUCCESS_INPUTS)
     out = {}
     for name, value in inputs.items():
         if name not in known:
@@ -423,6 +457,14 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
         if arr.ndim == 0 or arr.shape[0] != n:
             raise ValueError(f"inputs[{name!r}] must have one entry per episode ({n}), got shape {arr.shape}")
         out[name] = arr
+    given = [k for k in registry.SUCCESS_INPUTS if k in out]
+    if len(given) == 1:
+        raise ValueError(
+            f"inputs {list(registry.SUCCESS_INPUTS)} replace the distance tests together; got only {given}"
+        )
+    for name in given:
+        if out[name].shape != (n,) or not np.isin(out[name], (0, 1)).all():
+            raise ValueError(f"inputs[{name!r}] must be one 0/1 (or boolean) value per episode")
     return out
 
 

@@ -23,6 +23,13 @@ Adding a metric::
 
 A metric whose inputs are not given is skipped when ``metrics=None`` and is an error when asked
 for by name. :func:`registered` (a context manager) adds metrics for a block only (tests).
+
+Success from the data set: a data set whose success is not "the final node is within d_th of the
+goal" (REVERIE: the target object is visible from the final viewpoint) gives the inputs
+``success`` and ``oracle_success`` (:data:`SUCCESS_INPUTS`, 0/1 per episode). They replace the
+distance tests in ``ctx.sr`` and ``ctx.oracle_success``, so sr, osr and every metric built on sr
+(spl, sed, sdtw, ...) follow them, under any convention. A convention with
+``success_from_inputs=True`` (``reverie``) requires them.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import numpy as np
 from . import _core
 
 __all__ = [
+    "SUCCESS_INPUTS",
     "Context",
     "Metric",
     "builtin_names",
@@ -49,6 +57,10 @@ __all__ = [
 ]
 
 STAT_INDEX: dict[str, int] = {name: k for k, name in enumerate(_core.STATS)}
+
+#: Per-episode inputs that replace the distance tests of success and oracle success when given
+#: (both together): ``evaluate(..., inputs={"success": s, "oracle_success": o})``.
+SUCCESS_INPUTS: tuple[str, str] = ("success", "oracle_success")
 
 
 @dataclass(frozen=True)
@@ -188,9 +200,12 @@ class Context:
     * ``stat(name)``: a C++ per-pair statistic (``navdtw._core.STATS``), float64.
     * ``threshold`` (metres), ``convention`` (a :class:`navdtw.Convention`), ``size`` (B),
       ``nodes`` (node paths or coordinates).
-    * ``sr``: success as 0.0 / 1.0 (the convention's comparison, and ``stopped=`` when given).
-    * ``success(distance)``: the same comparison for any distances (e.g. oracle success).
-    * ``spl_length``: SPL's l for the convention; ``spl_ratio``: l / max(PL(Q), l).
+    * ``sr``: success as 0.0 / 1.0 (the convention's comparison, and ``stopped=`` when given), or
+      the input ``success`` when given (:data:`SUCCESS_INPUTS`).
+    * ``oracle_success``: 1[one within d_th], or the input ``oracle_success`` when given.
+    * ``success(distance)``: the convention's distance comparison for any distances.
+    * ``spl_length``: SPL's l for the convention; ``spl_ratio``: l / max(PL(Q), l, floor) with
+      the convention's ``spl_floor``.
     * ``dtw``: DTW per episode (computed on first use, once); ``ndtw``: its nDTW.
     * ``reference_points``, ``query_points``: number of points of each path (after collapsing).
     * ``input(name)``: an extra per-episode input given to ``evaluate(inputs=...)``.
@@ -245,13 +260,25 @@ class Context:
             self._cache[key] = make()
         return self._cache[key]
 
+    def _given_success(self, name: str, distance: str) -> np.ndarray:
+        given = self._inputs.get(name)
+        s = given.astype(bool) if given is not None else self.success(self.stat(distance)).astype(bool)
+        if name == "success" and self.stopped is not None:
+            s = s & self.stopped
+        return s.astype(np.float64)
+
     @property
     def sr(self) -> np.ndarray:
-        return self._cached("sr", lambda: success(self.stat("ne"), self.threshold, self.convention, self.stopped))
+        return self._cached("sr", lambda: self._given_success("success", "ne"))
+
+    @property
+    def oracle_success(self) -> np.ndarray:
+        return self._cached("oracle_success", lambda: self._given_success("oracle_success", "one"))
 
     @property
     def spl_ratio(self) -> np.ndarray:
-        return self._cached("spl_ratio", lambda: spl_ratio(self.stat("pl_query"), self.spl_length))
+        floor = getattr(self.convention, "spl_floor", 0.0)
+        return self._cached("spl_ratio", lambda: spl_ratio(self.stat("pl_query"), self.spl_length, floor))
 
     @property
     def dtw(self) -> np.ndarray:
@@ -286,9 +313,9 @@ def success(ne: np.ndarray, threshold: float, conv, stopped: np.ndarray | None) 
     return sr.astype(np.float64)
 
 
-def spl_ratio(pl: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """l / max(pl, l); 1 when both are 0."""
-    return safe_ratio(length, np.maximum(pl, length), both_zero=1.0)
+def spl_ratio(pl: np.ndarray, length: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """l / max(pl, l, floor); 1 when all are 0 (floor 0), 0 when l = 0 < floor (DUET's 0.01)."""
+    return safe_ratio(length, np.maximum(np.maximum(pl, length), floor), both_zero=1.0)
 
 
 def cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.ndarray:
@@ -356,16 +383,16 @@ _BUILTIN_RECORDS = (
         higher_is_better=True,
         stats=("ne",),
         success=True,
-        description="success 1[ne <= d_th] (`<` under the r2r, duet and vlnce conventions)",
+        description="success 1[ne <= d_th] (`<` under the r2r, duet and vlnce conventions; or the input `success`)",
     ),
     Metric(
         "osr",
         "OSR",
-        lambda c: c.success(c.stat("one")),
+        lambda c: c.oracle_success,
         rate=True,
         higher_is_better=True,
         stats=("one",),
-        description="oracle success 1[one <= d_th] (same comparison as sr)",
+        description="oracle success 1[one <= d_th] (same comparison as sr; or the input `oracle_success`)",
     ),
     Metric(
         "spl",
@@ -453,6 +480,26 @@ _BUILTIN_RECORDS = (
         higher_is_better=True,
         inputs=("region_start_distance", "region_final_distance"),
         description="goal progress d(start, goal region) - d(q_last, goal region) (CVDN/NDH; may be negative)",
+    ),
+    # REVERIE (Qi et al. 2020): remote grounding; the data set gives `object_found` per episode
+    Metric(
+        "rgs",
+        "RGS",
+        lambda c: c.input("object_found").astype(bool).astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("object_found",),
+        description="remote grounding success: the predicted object is the target (no navigation condition)",
+    ),
+    Metric(
+        "rgspl",
+        "RGSPL",
+        lambda c: c.input("object_found").astype(bool) * c.spl_ratio,
+        rate=True,
+        higher_is_better=True,
+        stats=("pl_query", "start_goal", "pl_reference", "reference_start_goal"),
+        inputs=("object_found",),
+        description="rgs * l / max(pl, l), l as in spl",
     ),
 )
 

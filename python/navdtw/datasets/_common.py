@@ -169,10 +169,13 @@ class MatchedEpisodes:
         return None if self.graphs is None else self.graphs.distances
 
     def evaluate(self, **kwargs) -> Scores:
-        """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l and
-        ids filled in); keyword arguments (``threshold``, ``convention``, ``workers``, ...) go through."""
+        """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
+        and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
+        ``workers``, more ``inputs``, ...) go through."""
         from ..metrics import evaluate
 
+        if self.extra:
+            kwargs["inputs"] = {**self.extra, **(kwargs.get("inputs") or {})}
         return evaluate(
             self.references,
             self.queries,

@@ -573,11 +573,14 @@ class NDHBenchmark(Benchmark):
             for e, p in zip(self.entries, self.paths)
         ]
         regions = self.regions
-        walk_inputs = {
-            _REGION_START: lambda walks, ref_of: regions.start_distance[ref_of],
-            _REGION_FINAL: lambda walks, ref_of: regions.distance(ref_of, walks.last()),
-        }
-        return random_baseline(split, self.graphs, n, seed=seed, convention=conv, walk_inputs=walk_inputs, **kwargs)
+
+        def inputs(walks, ref_of):
+            return {
+                _REGION_START: regions.start_distance[ref_of],
+                _REGION_FINAL: regions.distance(ref_of, walks.last()),
+            }
+
+        return random_baseline(split, self.graphs, n, seed=seed, convention=conv, inputs=inputs, **kwargs)
 
 
 NDH = DatasetKind(
