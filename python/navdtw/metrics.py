@@ -10,15 +10,20 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
 * ``"paper"`` (default): Ilharco et al. Table 3. Success ``<=``; SPL's l = d(q_1, r_last).
 * ``"r2r"``: Matterport3DSimulator's R2R evaluator. Success ``<``; l = d(r_1, r_last), the
   shortest start-to-goal distance (Anderson et al. 2018).
-* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
-* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R).
+* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r;
+  DTW on the raw node lists (repeats not merged).
+* ``"duet"``: VLN-DUET / HAMT (and HAMT's RxR). Success ``<``; l = the reference path's own length
+  PL(R); DTW on the raw node lists (repeats not merged).
 * ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
   dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
-  given (the episodes' geodesic distance), else d(r_1, r_last).
+  given (the episodes' geodesic distance), else d(r_1, r_last); a predicted position equal to the
+  previous one is dropped first.
 
 Documented answers for degenerate input (never NaN):
 
-* Node paths: consecutive repeats of a node (an agent turning in place) are one node.
+* Node paths: consecutive repeats of a node (an agent turning in place) are one node under
+  ``paper`` and ``r2r`` (``Convention.collapse_repeats``); ``r4r`` and ``duet`` keep them, as
+  their evaluators do.
 * SPL with l = 0: the ratio l / max(pl, l) is 1 when pl is 0 too, else 0.
 * CLS's LS = a / (a + |a - pl|), a = PC * PL(R): 1 when both a and pl are 0.
 * SED with no edges on either side (single-node paths): ED / max = 0, so sed = sr.
@@ -63,7 +68,11 @@ class Convention:
     spl_length: SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
     fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats: merge consecutive repeated nodes of node paths before scoring.
+    collapse_repeats: merge consecutive repeated nodes of node paths (references and queries)
+        before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
+        VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
+    drop_repeated_positions: drop a query position equal to the previous one (coordinate paths),
+        as VLN-CE ``NDTW.update_metric`` does.
     """
 
     name: str
@@ -72,6 +81,7 @@ class Convention:
     fastdtw_radius: int | None = None
     collapse_repeats: bool = True
     source: str = ""
+    drop_repeated_positions: bool = False
 
 
 CONVENTIONS: dict[str, Convention] = {
@@ -79,9 +89,18 @@ CONVENTIONS: dict[str, Convention] = {
     for c in (
         Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
         Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
-        Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
-        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators"),
-        Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
+        Convention(
+            "r4r", True, "shortest", collapse_repeats=False, source="google-research r4r (weight='weight3d', metres)"
+        ),
+        Convention("duet", False, "reference_length", collapse_repeats=False, source="VLN-DUET / HAMT evaluators"),
+        Convention(
+            "vlnce",
+            False,
+            "shortest",
+            fastdtw_radius=1,
+            drop_repeated_positions=True,
+            source="VLN-CE (habitat measures)",
+        ),
     )
 }
 
@@ -317,6 +336,8 @@ def evaluate(
     qrys = as_paths(queries, "queries")
     if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
+    elif not qrys.is_nodes and conv.drop_repeated_positions:
+        qrys = collapse_repeats(qrys)
     batch = _Batch(refs, qrys, distances, env, None)
     n = batch.size
     if ids is not None:
