@@ -118,9 +118,12 @@ class Scores:
     """Per-episode metric arrays (float64, one value per episode), keyed by lowercase name.
 
     ``scores["ndtw"]`` is an array; :meth:`summary` gives means (fractions, or ``percent=True``
-    for rates x100); :meth:`to_records` / :meth:`to_csv` give per-episode rows. Which metrics are
-    rates, their labels and units come from their :mod:`navdtw.registry` records
-    (:meth:`metric`).
+    for rates x100), overall or per group (``summary(by="language")``); :meth:`to_records` /
+    :meth:`to_csv` give per-episode rows. Which metrics are rates, their labels and units come
+    from their :mod:`navdtw.registry` records (:meth:`metric`).
+
+    ``groups``: per-episode labels to summarise by, ``{name: [label per episode]}`` (e.g. RxR's
+    ``"language"``); the data-set matchers fill it (``MatchedEpisodes.evaluate``), empty otherwise.
     """
 
     def __init__(
@@ -143,6 +146,7 @@ class Scores:
         self._stats = stats
         self._spl_length = spl_length
         self._stopped = stopped
+        self.groups: dict[str, list] = {}
 
     def __getitem__(self, key: str) -> np.ndarray:
         try:
@@ -171,12 +175,38 @@ class Scores:
         summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
-    def summary(self, *, percent: bool = False) -> dict[str, float]:
-        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100."""
-        out = {}
-        for k, v in self._values.items():
-            m = float(np.mean(v)) if len(v) else float("nan")
-            out[k] = m * 100.0 if percent and self._records[k].rate else m
+    def summary(self, *, percent: bool = False, by=None) -> dict:
+        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
+
+        ``by``: the name of a per-episode column of :attr:`groups` (``"language"``) or a sequence
+        of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
+        overall means and the means over each label's episodes (labels as strings, sorted).
+        """
+
+        def means(sel) -> dict[str, float]:
+            out = {}
+            for k, v in self._values.items():
+                v = v if sel is None else v[sel]
+                m = float(np.mean(v)) if len(v) else float("nan")
+                out[k] = m * 100.0 if percent and self._records[k].rate else m
+            return out
+
+        if by is None:
+            return means(None)
+        if isinstance(by, str):
+            if by not in self.groups:
+                known = ", ".join(self.groups) or "none"
+                raise ValueError(f"no per-episode column {by!r} to group by (groups: {known}); pass the labels")
+            by = self.groups[by]
+        labels = np.array([str(x) for x in by])
+        if labels.shape != (len(self),):
+            raise ValueError(f"by must give one label per episode ({len(self)}), got {len(labels)}")
+        names, index = np.unique(labels, return_inverse=True)
+        if "all" in names:
+            raise ValueError("a group is called 'all', the key of the overall means")
+        out = {"all": means(None)}
+        for g, name in enumerate(names.tolist()):
+            out[name] = means(index == g)
         return out
 
     def to_dict(self) -> dict[str, np.ndarray]:
