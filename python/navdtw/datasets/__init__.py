@@ -2,6 +2,7 @@
 
 * :mod:`~navdtw.datasets.matterport`: Matterport3D connectivity graphs (:func:`load_connectivity`).
 * :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
+* :mod:`~navdtw.datasets.rxr`: RxR guide annotations, HAMT / follower predictions, per-language scores.
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 
@@ -19,17 +20,18 @@ parsed JSON object (then messages say ``<input>``).
 
 from __future__ import annotations
 
-from . import havln, matterport, r2r, vlnce
+from . import havln, matterport, r2r, rxr, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
+from .rxr import load_rxr_guide, load_rxr_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
-DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE)}
+DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, rxr.RXR, vlnce.R2R_CE)}
 
 
 def open(name: str, **inputs) -> Benchmark:
@@ -54,6 +56,8 @@ __all__ = [
     "load_havln_collisions",
     "load_predictions",
     "load_r2r",
+    "load_rxr_guide",
+    "load_rxr_predictions",
     "load_vlnce_episodes",
     "load_vlnce_gt",
     "load_vlnce_predictions",
@@ -61,6 +65,7 @@ __all__ = [
     "matterport",
     "open",
     "r2r",
+    "rxr",
     "vlnce",
     "write_predictions",
 ]
