@@ -152,6 +152,7 @@ def test_match_predictions(graphs):
     assert m.ids == ["7_41", "7_42", "9_50"] and m.id_name == "instr_id"
     assert m.groups == {"language": ["en-IN", "hi-IN", "en-IN"]}
     assert [q.tolist() for q in m.queries] == [[0, 1, 2], [0, 1, 3], [0]]
+    assert rxr.match_predictions(guide_lines(), HAMT_PREDS, graphs).ids == m.ids  # guide lines are read first
     raw = rxr.match_predictions(recs, HAMT_PREDS, graphs, collapse_repeats=False)
     assert raw.queries[0].tolist() == [0, 0, 1, 2]
     # follower-style keys (instruction_id) find the same instructions
@@ -224,7 +225,7 @@ def test_open_errors(tmp_path, graphs):
     lines = guide_lines()
     lines[1]["scan"] = "nowhere"
     guide = write_lines(tmp_path / "g.jsonl", lines)
-    with pytest.raises(ValueError, match=r"g\.jsonl: instruction_id 42: unknown scan 'nowhere'"):
+    with pytest.raises(ValueError, match=r"g\.jsonl: line 2 \(instruction_id 42\): unknown scan 'nowhere'"):
         ds.open("rxr", split=guide, connectivity=tmp_path / "conn")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
@@ -331,3 +332,51 @@ def test_generated_rxr_baseline_is_r2rs(generated, connectivity_dir):
     r2r_bench = ds.open("r2r", split=generated["split"], connectivity=connectivity_dir)
     kw = {"seed": 3, "convention": "paper", "progress": False}
     assert bench.baseline(5000, **kw) == r2r_bench.baseline(5000, **kw)
+
+
+@pytest.mark.data
+def test_readme_sample(connectivity_dir):
+    """The RxR README's sample guide line (instruction 26) and its follower line, read and scored.
+
+    The README's follower metrics (dtw 1.54617, ndtw 0.902057 = exp(-1.54617 / (5 * 3)), spl
+    0.947936, ne 0) come from an unpublished pipeline; over the Matterport3D connectivity graph
+    every evaluator's distances give dtw 1.575959, ndtw 0.900267, spl 0.948222 (documented in
+    docs/metrics.md): the reader and the nDTW normalisation agree, the distances differ by 2%."""
+    if not (connectivity_dir / "2n8kARJN3HM_connectivity.json").is_file():
+        pytest.skip("scan 2n8kARJN3HM not in the connectivity folder")
+    graphs = navdtw.load_connectivity(connectivity_dir, scans=["2n8kARJN3HM"])
+    path = [
+        "d38a4c31821c48ac9082d896e628c128",
+        "1d6a100cf3d34326936ef7d0a50840d9",
+        "87998608d4844fcfaca266bd5aba6516",
+        "5248918af65645a28a65f59d3424598a",
+        "e0b2917ecb6d4e31846957451348f80a",
+    ]
+    guide = [
+        {
+            "path_id": 11,
+            "split": "val_seen",
+            "scan": "2n8kARJN3HM",
+            "heading": 3.105381634905035,
+            "path": path,
+            "instruction_id": 26,
+            "annotator_id": 19,
+            "language": "en-IN",
+            "instruction": "Okay, now you are in a room facing towards two bathtubs, ...",
+            "edit_distance": 0.11137440758293839,
+        }
+    ]
+    follower = [
+        {
+            "demonstration_id": 26,
+            "instruction_id": 26,
+            "path": [*path[:2], "d8eb4eab2d3442e1a3a7a74fc810be22", *path[2:]],
+        }
+    ]
+    m = rxr.match_predictions(ds.load_rxr_guide(guide, graphs=graphs), follower, graphs, collapse_repeats=False)
+    s = m.evaluate(convention="duet")
+    assert m.ids == ["11_26"] and s["ne"][0] == 0.0 and s["sr"][0] == 1.0
+    assert s["ndtw"][0] == pytest.approx(np.exp(-s["dtw"][0] / 15.0))
+    assert s["dtw"][0] == pytest.approx(1.575959, abs=1e-6) and abs(s["dtw"][0] - 1.54617) < 0.03
+    assert s["ndtw"][0] == pytest.approx(0.900267, abs=1e-6) and abs(s["ndtw"][0] - 0.902057) < 0.002
+    assert s["spl"][0] == pytest.approx(0.948222, abs=1e-6) and abs(s["spl"][0] - 0.947936) < 0.001

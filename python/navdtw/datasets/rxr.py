@@ -102,7 +102,10 @@ def load_rxr_guide(path_or_list, *, graphs: GraphSet | None = None) -> list[dict
     ``graphs``: if given, every scan and viewpoint must exist. Errors name the file and line
     (``"rxr_val_unseen_guide.jsonl.gz: line 12 (instruction_id 41): 'path' is empty"``).
     """
-    lines, _ = _json_lines(path_or_list, "guide annotations")
+    return _read_guide(_json_lines(path_or_list, "guide annotations")[0], graphs)
+
+
+def _read_guide(lines: list[tuple[str, Any]], graphs: GraphSet | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: dict[int, str] = {}
     for at, e in lines:
@@ -149,24 +152,24 @@ def load_guide_graphs(guide, connectivity: PathLike) -> tuple[list[dict[str, Any
     An empty file, a scan without a connectivity file or a viewpoint that is not in its scan raise
     ``ValueError`` naming the guide file and line.
     """
-    records = load_rxr_guide(guide)
-    name = Path(guide).name if is_path(guide) else INPUT
+    lines, name = _json_lines(guide, "guide annotations")
+    records = _read_guide(lines, None)
     if not records:
         raise ValueError(f"{name}: no guide annotations")
     conn = Path(connectivity)
     if not conn.is_dir():
         raise FileNotFoundError(f"connectivity folder not found: {conn}")
     scans: list[str] = []
-    for r in records:
+    for (at, _), r in zip(lines, records):
         if r["scan"] not in scans:
             if not (conn / f"{r['scan']}{SUFFIX}").is_file():
                 raise ValueError(
-                    f"{name}: instruction_id {r['instruction_id']}: unknown scan {r['scan']!r} "
+                    f"{at} (instruction_id {r['instruction_id']}): unknown scan {r['scan']!r} "
                     f"(no {r['scan']}{SUFFIX} in {conn})"
                 )
             scans.append(r["scan"])
     graphs = load_connectivity(conn, scans=scans)
-    return load_rxr_guide(guide, graphs=graphs), graphs  # names viewpoints that are not in their scan
+    return _read_guide(lines, graphs), graphs  # names viewpoints that are not in their scan
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +241,9 @@ def match_predictions(
     Returns :class:`MatchedEpisodes` with ``id_name="instr_id"`` (HAMT's ids) and
     ``groups={"language": [...]}``.
     """
-    records = load_rxr_guide(guide) if is_path(guide) else list(guide)
+    records = list(guide) if not is_path(guide) else load_rxr_guide(guide)
+    if records and "instr_id" not in records[0]:  # guide lines rather than records
+        records = load_rxr_guide(records)
     if not records:
         raise ValueError("match_predictions: the guide is empty")
     src = Path(predictions).name if is_path(predictions) else "predictions"
