@@ -5,6 +5,7 @@ formulas of METRICS.md (Ilharco et al. 2019, Table 3; Jain et al. 2019; Anderson
 the degenerate-input answers documented in navdtw.metrics' module docstring:
 
 * node paths: consecutive repeats are one node (when the convention collapses them);
+* coordinate paths: a query position equal to the previous one is dropped under ``vlnce``;
 * SPL with l = 0: l / max(pl, l) is 1 when pl is 0 too, else 0; an infinite l (unreachable goal)
   gives 0;
 * CLS: LS = a / (a + |a - pl|), a = PC * PL(R), is 1 when a and pl are both 0; CLS is 0 where a
@@ -37,21 +38,23 @@ NAMES = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw",
 class Rules:
     """One evaluator's choices: ``inclusive`` success (``<=``) or strict (``<``); SPL's l from
     ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or a given shortest distance),
-    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first; SPL's
+    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first; whether
+    a query position equal to the previous one is dropped (coordinates, VLN-CE); SPL's
     divisor floor (DUET / HAMT: max(pl, l, 0.01))."""
 
     inclusive: bool
     spl_length: str
     collapse: bool = True
+    drop_positions: bool = False
     spl_floor: float = 0.0
 
 
 RULES: dict[str, Rules] = {
     "paper": Rules(True, "start_goal"),
     "r2r": Rules(False, "shortest"),
-    "r4r": Rules(True, "shortest"),
-    "duet": Rules(False, "reference_length", spl_floor=0.01),
-    "vlnce": Rules(False, "shortest"),
+    "r4r": Rules(True, "shortest", collapse=False),  # r4r DTW.__call__: raw node lists
+    "duet": Rules(False, "reference_length", collapse=False, spl_floor=0.01),  # VLN-HAMT/DUET cal_dtw: raw lists
+    "vlnce": Rules(False, "shortest", drop_positions=True),  # VLN-CE NDTW.update_metric
 }
 
 
@@ -84,6 +87,12 @@ def collapse(path: Sequence[int]) -> list:
         if not out or out[-1] != v:
             out.append(v)
     return out
+
+
+def drop_repeated_positions(points) -> list:
+    """The positions without any one equal to the previous one (VLN-CE ``NDTW.update_metric``)."""
+    points = [np.asarray(p, dtype=np.float64) for p in points]
+    return [p for k, p in enumerate(points) if k == 0 or not np.array_equal(p, points[k - 1])]
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,6 +202,8 @@ def episode(
         d = euclidean
         reference = [np.asarray(p) for p in np.asarray(reference)]
         query = [np.asarray(p) for p in np.asarray(query)]
+        if rules.drop_positions:
+            query = drop_repeated_positions(query)
     assert reference and query
 
     goal = reference[-1]

@@ -10,14 +10,16 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
 * ``"paper"`` (default): Ilharco et al. Table 3. Success ``<=``; SPL's l = d(q_1, r_last).
 * ``"r2r"``: Matterport3DSimulator's R2R evaluator. Success ``<``; l = d(r_1, r_last), the
   shortest start-to-goal distance (Anderson et al. 2018).
-* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
-* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R);
-  SPL = sr * l / max(pl, l, 0.01).
+* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r;
+  DTW on the raw node lists (repeats not merged).
+* ``"duet"``: VLN-DUET / HAMT (and HAMT's RxR). Success ``<``; l = the reference path's own length
+  PL(R); SPL = sr * l / max(pl, l, 0.01); DTW on the raw node lists (repeats not merged).
 * ``"ndh"``: mmurray/cvdn ``tasks/NDH/eval.py``. Success ``<``; l = d(r_1, r_last) of the chosen
   path; the NDH matcher requires every step to be a graph edge and the start to be the path's start.
 * ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
   dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
-  given (the episodes' geodesic distance), else d(r_1, r_last).
+  given (the episodes' geodesic distance), else d(r_1, r_last); a predicted position equal to the
+  previous one is dropped first.
 * ``"reverie"``: REVERIE ``eval_release.py``. Success is the target object seen from the final
   viewpoint, given per episode as the inputs ``success`` / ``oracle_success`` (no distance
   test; scoring without them is an error); l as r2r.
@@ -29,7 +31,9 @@ which multiply sr. NE and ONE stay distances to the reference's last node.
 
 Documented answers for degenerate input (never NaN):
 
-* Node paths: consecutive repeats of a node (an agent turning in place) are one node.
+* Node paths: consecutive repeats of a node (an agent turning in place) are one node under
+  ``paper`` and ``r2r`` (``Convention.collapse_repeats``); ``r4r`` and ``duet`` keep them, as
+  their evaluators do.
 * SPL with l = 0: the ratio l / max(pl, l) is 1 when pl is 0 too, else 0.
 * CLS's LS = a / (a + |a - pl|), a = PC * PL(R): 1 when both a and pl are 0.
 * SED with no edges on either side (single-node paths): ED / max = 0, so sed = sr.
@@ -76,7 +80,11 @@ class Convention:
     spl_length: SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
     fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats: merge consecutive repeated nodes of node paths before scoring.
+    collapse_repeats: merge consecutive repeated nodes of node paths (references and queries)
+        before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
+        VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
+    drop_repeated_positions: drop a query position equal to the previous one (coordinate paths),
+        as VLN-CE ``NDTW.update_metric`` does.
     checks: the evaluator's input checks that the data-set matchers enforce under this convention
         (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
         reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
@@ -91,6 +99,7 @@ class Convention:
     fastdtw_radius: int | None = None
     collapse_repeats: bool = True
     source: str = ""
+    drop_repeated_positions: bool = False
     checks: tuple[str, ...] = ()
     spl_floor: float = 0.0
     success_from_inputs: bool = False
@@ -101,9 +110,25 @@ CONVENTIONS: dict[str, Convention] = {
     for c in (
         Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
         Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
-        Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
-        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators", spl_floor=0.01),
-        Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
+        Convention(
+            "r4r", True, "shortest", collapse_repeats=False, source="google-research r4r (weight='weight3d', metres)"
+        ),
+        Convention(
+            "duet",
+            False,
+            "reference_length",
+            collapse_repeats=False,
+            spl_floor=0.01,
+            source="VLN-DUET / HAMT evaluators",
+        ),
+        Convention(
+            "vlnce",
+            False,
+            "shortest",
+            fastdtw_radius=1,
+            drop_repeated_positions=True,
+            source="VLN-CE (habitat measures)",
+        ),
         Convention("ndh", False, "shortest", source="mmurray/cvdn tasks/NDH/eval.py", checks=("start", "edges")),
         Convention(
             "reverie",
@@ -129,9 +154,12 @@ class Scores:
     """Per-episode metric arrays (float64, one value per episode), keyed by lowercase name.
 
     ``scores["ndtw"]`` is an array; :meth:`summary` gives means (fractions, or ``percent=True``
-    for rates x100); :meth:`to_records` / :meth:`to_csv` give per-episode rows. Which metrics are
-    rates, their labels and units come from their :mod:`navdtw.registry` records
-    (:meth:`metric`).
+    for rates x100), overall or per group (``summary(by="language")``); :meth:`to_records` /
+    :meth:`to_csv` give per-episode rows. Which metrics are rates, their labels and units come
+    from their :mod:`navdtw.registry` records (:meth:`metric`).
+
+    ``groups``: per-episode labels to summarise by, ``{name: [label per episode]}`` (e.g. RxR's
+    ``"language"``); the data-set matchers fill it (``MatchedEpisodes.evaluate``), empty otherwise.
     """
 
     def __init__(
@@ -156,6 +184,7 @@ class Scores:
         self._spl_length = spl_length
         self._stopped = stopped
         self._success_given = success_given
+        self.groups: dict[str, list] = {}
 
     def __getitem__(self, key: str) -> np.ndarray:
         try:
@@ -184,12 +213,38 @@ class Scores:
         summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
-    def summary(self, *, percent: bool = False) -> dict[str, float]:
-        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100."""
-        out = {}
-        for k, v in self._values.items():
-            m = float(np.mean(v)) if len(v) else float("nan")
-            out[k] = m * 100.0 if percent and self._records[k].rate else m
+    def summary(self, *, percent: bool = False, by=None) -> dict:
+        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
+
+        ``by``: the name of a per-episode column of :attr:`groups` (``"language"``) or a sequence
+        of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
+        overall means and the means over each label's episodes (labels as strings, sorted).
+        """
+
+        def means(sel) -> dict[str, float]:
+            out = {}
+            for k, v in self._values.items():
+                v = v if sel is None else v[sel]
+                m = float(np.mean(v)) if len(v) else float("nan")
+                out[k] = m * 100.0 if percent and self._records[k].rate else m
+            return out
+
+        if by is None:
+            return means(None)
+        if isinstance(by, str):
+            if by not in self.groups:
+                known = ", ".join(self.groups) or "none"
+                raise ValueError(f"no per-episode column {by!r} to group by (groups: {known}); pass the labels")
+            by = self.groups[by]
+        labels = np.array([str(x) for x in by])
+        if labels.shape != (len(self),):
+            raise ValueError(f"by must give one label per episode ({len(self)}), got {len(labels)}")
+        names, index = np.unique(labels, return_inverse=True)
+        if "all" in names:
+            raise ValueError("a group is called 'all', the key of the overall means")
+        out = {"all": means(None)}
+        for g, name in enumerate(names.tolist()):
+            out[name] = means(index == g)
         return out
 
     def to_dict(self) -> dict[str, np.ndarray]:
@@ -353,6 +408,8 @@ def evaluate(
     qrys = as_paths(queries, "queries")
     if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
+    elif not qrys.is_nodes and conv.drop_repeated_positions:
+        qrys = collapse_repeats(qrys)
     batch = _Batch(refs, qrys, distances, env, None)
     n = batch.size
     if ids is not None:

@@ -217,16 +217,17 @@ def as_path(obj, name: str) -> np.ndarray:
 
 
 def collapse_repeats(paths: Paths) -> Paths:
-    """Drops consecutive repeats of the same node (an agent turning in place stays one node).
+    """Drops consecutive repeats of the same point (an agent turning in place stays one point).
 
-    Node paths only; the first point of every path is always kept, so no path becomes empty.
+    Node paths compare node ids; coordinate paths drop a position exactly equal to the previous
+    one (VLN-CE's ``NDTW.update_metric`` rule). The first point of every path is always kept, so
+    no path becomes empty.
     """
-    if not paths.is_nodes:
-        raise ValueError("collapse_repeats is for node paths")
     v = paths.values
     keep = np.ones(len(v), dtype=bool)
     if len(v) > 1:
-        keep[1:] = v[1:] != v[:-1]
+        same = v[1:] == v[:-1]
+        keep[1:] = ~same if paths.is_nodes else ~same.all(axis=1)
     keep[paths.offsets[:-1][paths.lengths > 0]] = True  # a path start is never a repeat of the previous path
     if keep.all():
         return paths

@@ -2,6 +2,7 @@
 
 * :mod:`~navdtw.datasets.matterport`: Matterport3D connectivity graphs (:func:`load_connectivity`).
 * :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
+* :mod:`~navdtw.datasets.rxr`: RxR guide annotations, HAMT / follower predictions, per-language scores.
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, ndh, r2r, reverie, vlnce
+from . import havln, matterport, ndh, r2r, reverie, rxr, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
@@ -33,6 +34,7 @@ from .ndh import load_ndh, load_ndh_predictions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
 from .reverie import load_objects, load_reverie
 from .reverie import load_predictions as load_reverie_predictions
+from .rxr import load_rxr_guide, load_rxr_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
 
@@ -57,7 +59,9 @@ def data_path(*parts: str) -> Path:
 
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
-DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH)}
+DATASETS: dict[str, DatasetKind] = {
+    k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR)
+}
 
 
 def open(name: str, **inputs) -> Benchmark:
@@ -88,6 +92,8 @@ __all__ = [
     "load_r2r",
     "load_reverie",
     "load_reverie_predictions",
+    "load_rxr_guide",
+    "load_rxr_predictions",
     "load_vlnce_episodes",
     "load_vlnce_gt",
     "load_vlnce_predictions",
@@ -97,6 +103,7 @@ __all__ = [
     "open",
     "r2r",
     "reverie",
+    "rxr",
     "vlnce",
     "write_predictions",
 ]
