@@ -395,7 +395,9 @@ def _score(
     for m in wanted:
         v = np.asarray(m.compute(ctx), dtype=np.float64)
         if v.shape != (batch.size,):
-            raise ValueError(f"metric {m.name!r} returned shape {v.shape}, expected one value per episode ({batch.size})")
+            raise ValueError(
+                f"metric {m.name!r} returned shape {v.shape}, expected one value per episode ({batch.size})"
+            )
         out[m.name] = v
     return out, stats, length
 
@@ -436,7 +438,9 @@ def _wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
             raise ValueError(f"{m.name} ({m.description}) needs node paths")
         absent = [k for k in m.inputs if k not in inputs]
         if absent:
-            raise ValueError(f"metric {m.name!r} needs the per-episode input(s) {absent}: evaluate(..., inputs={{...}})")
+            raise ValueError(
+                f"metric {m.name!r} needs the per-episode input(s) {absent}: evaluate(..., inputs={{...}})"
+            )
         out.append(m)
     return out
 
