@@ -27,8 +27,9 @@ of the list arrays without copying them (an Arrow float32 buffer becomes the
 :class:`navdtw.Paths` values as is; sliced arrays are rebased; a column of several chunks is
 joined once), and calls :func:`navdtw.evaluate`. ``workers`` defaults to -1 (all cores) as
 everywhere in navdtw; inside an engine that owns the parallelism (Spark, Dask, Ray tasks) pass
-``workers=1`` so tasks do not oversubscribe the cores, as :func:`score_parquet`'s tasks do. Per pair, the result is bitwise identical to
-``navdtw.evaluate`` over the whole batch: every metric of a pair depends on that pair alone.
+``workers=1`` so tasks do not oversubscribe the cores, as :func:`score_parquet`'s tasks do. Per
+pair, the result is bitwise identical to ``navdtw.evaluate`` over the whole batch: every metric
+of a pair depends on that pair alone.
 
 Dask
 ----

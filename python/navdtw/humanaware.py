@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 import numpy as np
 
@@ -152,7 +152,7 @@ class HumanAwareResult:
         return [dict(zip(self.FIELDS, row)) for row in zip(*columns)]
 
     # summary() keys: navdtw's rule (lowercase) -> the names HA-VLN's evaluator prints.
-    HAVLN_KEYS = {"sr": "SR", "tcr": "TCR", "cr": "CR", "ne": "NE"}
+    HAVLN_KEYS: ClassVar[dict[str, str]] = {"sr": "SR", "tcr": "TCR", "cr": "CR", "ne": "NE"}
 
     def summary(self, *, keys: str = "navdtw") -> dict[str, float]:
         """Means over episodes: ``{"sr", "tcr", "cr", "ne"}`` (lowercase, as every navdtw summary).
