@@ -140,6 +140,7 @@ Example:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import CONVENTIONS, __version__
+    from .registry import help_text
 
     conventions = sorted(CONVENTIONS)
     parser = _Parser(
@@ -170,7 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         help="score predictions on R2R / R4R / R2R-CE",
         description="Score an agent's predictions with every navigation metric.",
-        epilog=_SCORE_EPILOG,
+        epilog=_SCORE_EPILOG
+        + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
+        + help_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("--split", metavar="FILE", help="R2R / R4R split (JSON)")
