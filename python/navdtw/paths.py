@@ -27,6 +27,8 @@ def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
             f"{name}: paths must hold integer node ids (1-D) or real coordinates ([n, D]); got dtype {values.dtype}"
         )
     if values.ndim == 1:
+        if values.size == 0 and values.dtype.kind == "f":
+            values = values.astype(np.int64)  # [] from a plain list: an empty node path, not floats
         if values.dtype.kind == "f":
             raise TypeError(
                 f"{name}: a 1-D float array is ambiguous; node paths must be integers, "
@@ -85,6 +87,8 @@ class Paths:
         if isinstance(paths, (str, bytes)):
             raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
         arrays = [np.asarray(p) for p in paths]
+        # [] in a list of node paths is an empty node path (numpy reads it as float64)
+        arrays = [a.astype(np.int64) if a.ndim == 1 and a.size == 0 and a.dtype.kind == "f" else a for a in arrays]
         if not arrays:
             raise ValueError(f"{name}: empty batch: give at least one path (or use Paths(values, offsets))")
         for i, a in enumerate(arrays):
@@ -212,7 +216,7 @@ def as_path(obj, name: str) -> np.ndarray:
         raise TypeError(f"{name}: ragged or non-numeric path")
     arr = _normalize_values(arr, name)
     if len(arr) == 0:
-        raise ValueError(f"{name} is empty; a path needs at least one point")
+        raise ValueError(f"{name} is empty (empty path: a path needs at least one point)")
     return arr
 
 
