@@ -173,23 +173,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser(
         "score",
-        help="score predictions on R2R / R4R / R2R-CE",
+        help="score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR",
         description="Score an agent's predictions with every navigation metric.",
         epilog=_SCORE_EPILOG
         + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
         + help_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    score.add_argument("--split", metavar="FILE", help="R2R / R4R split (JSON)")
-    score.add_argument("--connectivity", metavar="DIR", help="folder of <scan>_connectivity.json")
-    score.add_argument("--vlnce-episodes", metavar="FILE", help="R2R-CE episodes (.json or .json.gz)")
-    score.add_argument("--vlnce-gt", metavar="FILE", help="R2R-CE ground truth (*_gt.json.gz)")
+    _add_dataset_options(score)
     score.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
     score.add_argument(
         "--convention",
         choices=conventions,
         default=None,
-        help="whose definitions to follow (default r2r; vlnce for R2R-CE)",
+        help="whose definitions to follow (default: the data set's own evaluator, e.g. r2r, reverie, ndh)",
     )
     score.add_argument(
         "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
@@ -208,11 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_BASELINE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    base.add_argument("--split", required=True, metavar="FILE", help="R2R / R4R split (JSON)")
-    base.add_argument("--connectivity", required=True, metavar="DIR", help="folder of <scan>_connectivity.json")
+    _add_dataset_options(base, walks=True)
     base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
     base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
-    base.add_argument("--convention", choices=conventions, default="paper", help="definitions (default paper)")
+    base.add_argument(
+        "--convention", choices=conventions, default="paper", help="definitions (default paper, as the nDTW paper)"
+    )
     base.add_argument(
         "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
     )
@@ -222,6 +220,54 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
+
+
+def _add_dataset_options(parser: argparse.ArgumentParser, *, walks: bool = False) -> None:
+    """``--dataset`` and the options of every data set kind (``navdtw.datasets.DATASETS``)."""
+    from .datasets import DATASETS
+
+    kinds = [k for k in DATASETS.values() if not walks or k.has_baseline]
+    parser.add_argument(
+        "--dataset",
+        choices=[k.name for k in kinds],
+        default=None,
+        help="data set kind (default r2r, or r2r-ce when --vlnce-episodes is given)",
+    )
+    seen: dict[str, list] = {}
+    for kind in kinds:
+        for opt in kind.options:
+            seen.setdefault(opt.name, []).append((kind, opt))
+    for name, uses in seen.items():
+        opt = uses[0][1]
+        metavar = {"file": "FILE", "dir": "DIR", "path": "PATH"}.get(opt.kind, name.upper())
+        helps = [f"{k.name}: {o.help}" for k, o in uses]
+        text = opt.help if len({o.help for _, o in uses}) == 1 else "; ".join(helps)
+        text += f" ({', '.join(k.name for k, _ in uses)})" if len({o.help for _, o in uses}) == 1 else ""
+        if opt.choices:
+            parser.add_argument(opt.flag, choices=list(opt.choices), default=None, help=text)
+        else:
+            parser.add_argument(opt.flag, metavar=metavar, default=None, help=text.replace("%", "%%"))
+
+
+def _open_dataset(args):
+    """The data set kind the options name and its :class:`~navdtw.datasets.Benchmark`, opened."""
+    from .datasets import DATASETS
+
+    continuous = getattr(args, "vlnce_episodes", None) or getattr(args, "vlnce_gt", None)
+    name = args.dataset or ("r2r-ce" if continuous else "r2r")
+    kind = DATASETS[name]
+    mine = {o.name for o in kind.options}
+    for other in {o for k in DATASETS.values() for o in k.options if o.name not in mine}:
+        if getattr(args, other.name, None) is not None:
+            raise UserError(f"{other.flag} does not apply to --dataset {name} (it takes {_flags(kind)})")
+    for opt in kind.options:
+        if opt.required and getattr(args, opt.name) is None:
+            raise UserError(f"{opt.flag} is required for --dataset {name} ({opt.help})")
+    return kind, kind.open(**{o.name: getattr(args, o.name) for o in kind.options})
+
+
+def _flags(kind) -> str:
+    return ", ".join(o.flag for o in kind.options)
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,44 +500,11 @@ def _cmd_demo(args) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _score_r2r(args, pred_file: Path):
-    from .datasets import r2r
+def _dataset_values(args) -> list:
+    from .datasets import DATASETS
 
-    if args.vlnce_episodes or args.vlnce_gt:
-        raise UserError(
-            "give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both"
-        )
-    split_file = _need_file(args.split, "--split")
-    conn = _need_dir(args.connectivity, "--connectivity")
-    convention = args.convention or r2r.DEFAULT_CONVENTION
-    if convention == "vlnce":
-        raise UserError("--convention vlnce scores continuous paths: give --vlnce-episodes and --vlnce-gt")
-    matched = r2r.load_matched(split_file, conn, pred_file, strict=args.strict)
-    inputs = {
-        "split": str(split_file.resolve()),
-        "connectivity": str(conn.resolve()),
-        "predictions": str(pred_file.resolve()),
-    }
-    return matched, convention, inputs
-
-
-def _score_vlnce(args, pred_file: Path):
-    from .datasets import vlnce
-
-    if args.split or args.connectivity:
-        raise UserError(
-            "give either --split/--connectivity (R2R, R4R) or --vlnce-episodes/--vlnce-gt (R2R-CE), not both"
-        )
-    ep_file = _need_file(args.vlnce_episodes, "--vlnce-episodes")
-    gt_file = _need_file(args.vlnce_gt, "--vlnce-gt")
-    convention = args.convention or vlnce.DEFAULT_CONVENTION
-    matched = vlnce.load_matched(ep_file, gt_file, pred_file)
-    inputs = {
-        "vlnce_episodes": str(ep_file.resolve()),
-        "vlnce_gt": str(gt_file.resolve()),
-        "predictions": str(pred_file.resolve()),
-    }
-    return matched, convention, inputs
+    names = {o.name for k in DATASETS.values() for o in k.options}
+    return [getattr(args, n, None) for n in sorted(names) if getattr(args, n, None) is not None]
 
 
 def _cmd_score(args) -> int:
@@ -500,30 +513,45 @@ def _cmd_score(args) -> int:
 
     pred_file = _need_file(args.predictions, "--predictions")
     out = Path(args.out)
-    input_paths = [pred_file] + [
-        Path(p) for p in (args.split, args.connectivity, args.vlnce_episodes, args.vlnce_gt) if p
-    ]
+    input_paths = [pred_file] + [Path(v) for v in _dataset_values(args) if isinstance(v, str)]
     outputs = ["summary.json", "episodes.csv", "histograms.png"]
     _check_out(out, outputs, input_paths)
     t0 = time.perf_counter()
-    if args.vlnce_episodes or args.vlnce_gt:
-        matched, convention, inputs = _score_vlnce(args, pred_file)
-    else:
-        matched, convention, inputs = _score_r2r(args, pred_file)
-    scores = matched.evaluate(threshold=args.threshold, convention=convention, strict=args.strict, workers=args.workers)
-    id_cols, first = (matched.id_name, "scan"), [matched.ids, matched.scans]
+    kind, bench = _open_dataset(args)
+    try:
+        convention = kind.check_convention(args.convention)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    matched = bench.match(pred_file, convention=convention, strict=args.strict)
+    inputs = {**bench.inputs, "predictions": str(pred_file.resolve())}
+    scores = bench.evaluate(
+        matched, convention=convention, threshold=args.threshold, strict=args.strict, workers=args.workers
+    )
+    columns = {matched.id_name: matched.ids, "scan": matched.scans}
+    columns.update({k: list(v) for k, v in matched.groups.items()})
     means = scores.summary()
     conv = CONVENTIONS[convention]
     print(
-        f"navdtw score: {len(scores)} episodes, convention {convention!r} ({conv.source}), "
+        f"navdtw score: {kind.title}, {len(scores)} episodes, convention {convention!r} ({conv.source}), "
         f"threshold {args.threshold:g} m. {_SCALE_NOTE}"
     )
+    for note in matched.notes:
+        print(f"note: {note}")
     print()
-    print(format_table([(pred_file.name, len(scores), means)], label="predictions"))
+    rows = [(pred_file.name, len(scores), means)]
+    by_group = {}
+    for group in matched.groups:
+        by_group[group] = scores.summary(by=group)
+        counts = {}
+        for g in scores.groups[group]:
+            counts[str(g)] = counts.get(str(g), 0) + 1
+        rows += [(f"  {group} {label}", counts[label], m) for label, m in by_group[group].items() if label != "all"]
+    print(format_table(rows, label="predictions"))
     print()
     summary = {
         "command": "score",
         "navdtw_version": __version__,
+        "dataset": kind.name,
         "convention": convention,
         "convention_source": conv.source,
         "threshold": args.threshold,
@@ -534,8 +562,13 @@ def _cmd_score(args) -> int:
         "(the printed table shows them in percent); distances in metres; null = not finite (an unreachable goal)",
         "means": _jsonable_means(means),
     }
+    if matched.notes:
+        summary["notes"] = list(matched.notes)
+        summary["left_out"] = list(matched.left_out)
+    for group, groups in by_group.items():
+        summary[f"means_by_{group}"] = {label: _jsonable_means(m) for label, m in groups.items() if label != "all"}
     written = [atomic_write_json(out / "summary.json", summary)]
-    written.append(scores.to_csv(out / "episodes.csv", columns=dict(zip(id_cols, first))))
+    written.append(scores.to_csv(out / "episodes.csv", columns=columns))
     if not args.no_figures:
         if _plotting_available():
             from . import plot
@@ -561,20 +594,19 @@ def _looks_like_r2r_val_unseen(split_file: Path) -> bool:
 
 
 def _cmd_baseline(args) -> int:
-    from . import __version__, random_baseline, registry
+    from . import __version__, registry
     from ._io import atomic_write_json
-    from .datasets import r2r
 
-    split_file = _need_file(args.split, "--split")
-    conn = _need_dir(args.connectivity, "--connectivity")
     out = Path(args.out)
-    _check_out(out, ["baseline.json"], [split_file, conn])
-    entries, graphs = r2r.load_split_graphs(split_file, conn)
+    _check_out(out, ["baseline.json"], [Path(v) for v in _dataset_values(args) if isinstance(v, str)])
+    kind, bench = _open_dataset(args)
+    try:
+        kind.check_convention(args.convention)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
     t0 = time.perf_counter()
-    means = random_baseline(
-        entries,
-        graphs,
+    means = bench.baseline(
         args.n,
         seed=args.seed,
         threshold=args.threshold,
@@ -585,12 +617,13 @@ def _cmd_baseline(args) -> int:
     )
     elapsed = time.perf_counter() - t0
     print(
-        f"navdtw baseline: {args.n} random walks over {len(entries)} paths of {split_file.name}, seed {args.seed}, "
-        f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). {_SCALE_NOTE}"
+        f"navdtw baseline: {kind.title}, {args.n} random walks over the {bench.n} episodes of "
+        f"{Path(args.split).name}, seed {args.seed}, convention {args.convention!r}, "
+        f"threshold {args.threshold:g} m ({elapsed:.1f} s). {_SCALE_NOTE}"
     )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
-    if _looks_like_r2r_val_unseen(split_file) and PAPER_RANDOM_R2R_VAL_UNSEEN:
+    if kind.name == "r2r" and _looks_like_r2r_val_unseen(Path(args.split)) and PAPER_RANDOM_R2R_VAL_UNSEEN:
         paper = {k: (v / 100.0 if registry.get(k).rate else v) for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))
@@ -598,13 +631,13 @@ def _cmd_baseline(args) -> int:
     result = {
         "command": "baseline",
         "navdtw_version": __version__,
+        "dataset": kind.name,
         "n": args.n,
         "seed": args.seed,
         "convention": args.convention,
         "threshold": args.threshold,
-        "split": str(split_file.resolve()),
-        "connectivity": str(conn.resolve()),
-        "paths": len(entries),
+        "inputs": bench.inputs,
+        "episodes": bench.n,
         "metrics_note": "means over the random walks; rates "
         f"({', '.join(k for k in means if registry.get(k).rate)}) as fractions in [0, 1] "
         "(the printed table shows them in percent); distances in metres",

@@ -97,6 +97,11 @@ class DatasetKind:
     id_name: str = "instr_id"
     description: str = ""
 
+    @property
+    def has_baseline(self) -> bool:
+        """Whether the random-walk baseline applies (a graph to walk on)."""
+        return getattr(self.opener, "baseline", Benchmark.baseline) is not Benchmark.baseline
+
     def open(self, **inputs) -> Benchmark:
         """Reads the data set's files (``open(split=..., connectivity=...)``): a :class:`Benchmark`.
 
