@@ -633,3 +633,31 @@ def test_pairs_are_all_pairs(done):
     ds = results["datasets"]["grid_val"]
     pairs = {(c["a"], c["b"]) for c in ds["comparisons"]}
     assert pairs == set(itertools.combinations(AGENTS, 2))
+
+
+def test_continuous_dataset_suite(tmp_path):
+    """An R2R-CE data set: coordinates, no random-walk baseline, paths grouped by trajectory_id."""
+    rng = np.random.default_rng(3)
+    episodes, gt = [], {}
+    for e in range(30):
+        ref = np.cumsum(rng.normal(size=(6, 3)) * [1.0, 0.0, 1.0], axis=0)
+        episodes.append(
+            {"episode_id": e, "trajectory_id": e // 2, "scene_id": "mp3d/s/s.glb", "reference_path": ref.tolist()}
+        )
+        gt[str(e)] = {"locations": ref.tolist()}
+    (tmp_path / "val.json").write_text(json.dumps({"episodes": episodes}))
+    (tmp_path / "val_gt.json").write_text(json.dumps(gt))
+    exact = [{"episode_id": e["episode_id"], "path": e["reference_path"]} for e in episodes]
+    stay = [{"episode_id": e["episode_id"], "path": e["reference_path"][:1]} for e in episodes]
+    (tmp_path / "exact.json").write_text(json.dumps(exact))
+    (tmp_path / "stay.json").write_text(json.dumps(stay))
+    (tmp_path / "suite.toml").write_text(
+        '[datasets.ce]\ndataset = "r2r-ce"\nvlnce_episodes = "val.json"\nvlnce_gt = "val_gt.json"\n'
+        '[agents.exact]\nce = "exact.json"\n[agents.stay]\nce = "stay.json"\n[settings]\nresamples = 500\n'
+    )
+    results = S.run(tmp_path / "suite.toml", tmp_path / "out", progress=False)
+    ds = results["datasets"]["ce"]
+    assert results["failures"] == [] and ds["n"] == 30 and ds["convention"] == "vlnce"
+    assert ds["baseline"] == {} and ds["resampling"] == "path"
+    assert ds["agents"]["exact"]["sr"]["mean"] == 1.0 and ds["agents"]["stay"]["pl"]["mean"] == 0.0
+    assert S.leaderboard_marks(ds)["ndtw"] == {"best": ["exact"], "tied": []}

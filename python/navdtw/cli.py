@@ -256,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run.add_argument("--out", default="navdtw_suite", metavar="DIR", help="output folder (default navdtw_suite/)")
     suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
     suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
+    suite_run.add_argument(
+        "--max-scenes", type=_positive_int, default=500, metavar="N", help="episode maps per data set in the report"
+    )
     suite_run.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     comp = sub.add_parser(
@@ -746,7 +749,14 @@ def _cmd_suite(args) -> int:
     from .suite import OUTPUTS
 
     _check_out(out, OUTPUTS, inputs)
-    results = run(suite, out, progress=not args.no_progress, report=not args.no_report, cache_dir=args.cache)
+    results = run(
+        suite,
+        out,
+        progress=not args.no_progress,
+        report=not args.no_report,
+        cache_dir=args.cache,
+        max_scenes=args.max_scenes,
+    )
     return _print_suite(results, out)
 
 

@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from . import stats
+
 __all__ = [
     "DEFAULT_SETTINGS",
     "DatasetSpec",
@@ -498,8 +500,6 @@ def _num(x) -> float | None:
 
 
 def _analyze(run: _DatasetRun, settings: dict) -> dict[str, Any]:
-    from . import stats
-
     spec = run.spec
     agents, metrics = list(run.values), run.metrics
     result: dict[str, Any] = {
@@ -590,10 +590,12 @@ def leaderboard_marks(dataset: Mapping, alpha: float = 0.05) -> dict[str, dict[s
     return out
 
 
-def _timed(timings: dict[str, float] | None, stage: str, t0: float) -> float:
-    now = time.perf_counter()
+def _timed(timings: dict[str, float] | None, stage: str, t0: tuple[float, float]) -> tuple[float, float]:
+    """Adds the wall and CPU seconds since ``t0`` to ``timings[stage]`` and ``timings[stage + "_cpu"]``."""
+    now = (time.perf_counter(), time.process_time())
     if timings is not None:
-        timings[stage] = timings.get(stage, 0.0) + now - t0
+        timings[stage] = timings.get(stage, 0.0) + now[0] - t0[0]
+        timings[stage + "_cpu"] = timings.get(stage + "_cpu", 0.0) + now[1] - t0[1]
     return now
 
 
@@ -606,7 +608,7 @@ def run(
     cache_dir: str | Path | None = None,
     base: str | Path | None = None,
     timings: dict[str, float] | None = None,
-    max_scenes: int = 1000,
+    max_scenes: int = 500,
 ) -> dict[str, Any]:
     """Runs a suite (a TOML file name, a dict of the same content, or a :class:`Suite`) and
     returns the content of ``results.json``.
@@ -616,7 +618,8 @@ def run(
     ``cache_dir`` (default ``<out_dir>/.cache``; no cache without either). A predictions file
     that cannot be read or matched is listed in ``failures`` (agent, data set, file, error) and
     the run goes on; a data set whose files cannot be opened fails all its agents the same way.
-    ``timings``, if given, receives seconds per stage (load, score, baseline, stats, write, report).
+    ``timings``, if given, receives wall seconds per stage (load, score, baseline, stats, write,
+    report) and CPU seconds as ``<stage>_cpu``.
     ``max_scenes``: episodes per data set whose maps the report embeds (evenly spaced).
     """
     from . import __version__
@@ -629,7 +632,7 @@ def run(
     runs: list[_DatasetRun] = []
     total = sum(len(files) for files in suite.agents.values())
     bar = _Bar(total + len(suite.datasets), "suite", progress)
-    t = time.perf_counter()
+    t = (time.perf_counter(), time.process_time())
     try:
         for spec in suite.datasets.values():
             r = _DatasetRun(spec)
