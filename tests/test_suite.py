@@ -661,3 +661,23 @@ def test_continuous_dataset_suite(tmp_path):
     assert ds["baseline"] == {} and ds["resampling"] == "path"
     assert ds["agents"]["exact"]["sr"]["mean"] == 1.0 and ds["agents"]["stay"]["pl"]["mean"] == 0.0
     assert S.leaderboard_marks(ds)["ndtw"] == {"best": ["exact"], "tied": []}
+
+
+def test_marks_agree_with_the_report(done):
+    report = pytest.importorskip("navdtw.report")
+    _, results = done
+    for ds in results["datasets"].values():
+        metrics = {m: S.metric_info(m) for m in ds["agents"]["oracle"]}
+        assert report.leaderboard_marks(ds, metrics) == S.leaderboard_marks(ds)
+
+
+def test_progress_bar_with_tqdm(world, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    S.run(_write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"), None)
+    assert "suite" in capsys.readouterr().err
+    S.run(
+        _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"),
+        None,
+        progress=False,
+    )
+    assert capsys.readouterr().err == ""
