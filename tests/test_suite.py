@@ -681,3 +681,26 @@ def test_progress_bar_with_tqdm(world, tmp_path, capsys):
         progress=False,
     )
     assert capsys.readouterr().err == ""
+
+
+def test_a_dataset_that_cannot_be_opened_fails_its_agents_only(world, tmp_path):
+    (tmp_path / "bad_split.json").write_text("[{")
+    text = _suite_text({"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n")
+    text = text.replace('split = "data/split.json"', f'split = "{tmp_path / "bad_split.json"}"', 1)
+    suite = world / "bad_split_suite.toml"
+    suite.write_text(text)
+    results = S.run(suite, tmp_path / "out", progress=False)
+    assert list(results["datasets"]) == ["grid_paper"]
+    failed = [(f["agent"], f["dataset"]) for f in results["failures"]]
+    assert failed == [(None, "grid_val"), ("oracle", "grid_val")]
+    assert all("bad_split.json: malformed JSON" in f["error"] for f in results["failures"])
+    assert (tmp_path / "out" / "leaderboard.md").is_file()
+
+
+def test_every_agent_failing_on_a_dataset(world, tmp_path):
+    suite = _write_suite(world, {"broken": "broken.json"}, settings="resamples = 100\nbaseline_walks = 500\n")
+    results = S.run(suite, tmp_path, progress=False)
+    ds = results["datasets"]["grid_val"]
+    assert ds["agents"] == {} and ds["comparisons"] == [] and ds["baseline"]["sr"]["mean"] is not None
+    assert len(results["failures"]) == 2
+    assert "random walk" in (tmp_path / "leaderboard.md").read_text()
