@@ -257,7 +257,11 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
     suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
     suite_run.add_argument(
-        "--max-scenes", type=_positive_int, default=500, metavar="N", help="episode maps per data set in the report"
+        "--max-scenes",
+        type=_positive_int,
+        default=500,
+        metavar="N",
+        help="episode maps per data set in the report (default 500)",
     )
     suite_run.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -787,7 +791,9 @@ def _cmd_compare(args) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
         _check_out(out, OUTPUTS, files + [Path(v) for v in options.values()])
-    settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": max(0, args.baseline_walks)}
+    if args.baseline_walks < 0:
+        raise UserError(f"--baseline-walks {args.baseline_walks}: expected an integer >= 0")
+    settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": args.baseline_walks}
     try:
         results = compare(
             files,
