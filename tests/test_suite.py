@@ -344,6 +344,13 @@ def test_baseline_is_cached(world, tmp_path, monkeypatch):
     second = S.run(suite, tmp_path, progress=False, report=False)
     assert len(calls) == 2  # nothing recomputed
     assert second["datasets"]["grid_val"]["baseline"] == first["datasets"]["grid_val"]["baseline"]
+    # a damaged cache file is recomputed and replaced
+    for f in (tmp_path / ".cache").glob("baseline-r2r-*.json"):
+        f.write_text("{")
+    third = S.run(suite, tmp_path, progress=False, report=False)
+    assert len(calls) == 4 and third["datasets"] == first["datasets"]
+    S.run(suite, tmp_path, progress=False, report=False)
+    assert len(calls) == 4
     # another seed is another baseline
     S.run(
         _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 3000\nseed = 1\n"),
@@ -351,7 +358,7 @@ def test_baseline_is_cached(world, tmp_path, monkeypatch):
         progress=False,
         report=False,
     )
-    assert len(calls) == 4
+    assert len(calls) == 6
 
 
 def test_cluster_labels_and_episode_resampling(world, tmp_path):

@@ -412,7 +412,7 @@ def _fingerprint(spec: DatasetSpec) -> dict[str, Any]:
     return out
 
 
-def _baseline(run: _DatasetRun, settings: dict, cache_dir: Path | None) -> dict[str, float]:
+def _baseline(run: _DatasetRun, settings: dict, cache_dir: Path | None, progress: bool) -> dict[str, float]:
     """The data set's random-walk baseline means, from the cache when the same inputs, walks,
     seed, convention, threshold and navdtw version were computed before."""
     from . import __version__
@@ -441,7 +441,12 @@ def _baseline(run: _DatasetRun, settings: dict, cache_dir: Path | None) -> dict[
             pass  # a damaged cache entry is recomputed and replaced
     try:
         means = run.bench.baseline(
-            n, seed=key_data["seed"], convention=spec.convention, threshold=spec.threshold, workers=settings["workers"]
+            n,
+            seed=key_data["seed"],
+            convention=spec.convention,
+            threshold=spec.threshold,
+            workers=settings["workers"],
+            progress=progress,
         )
     except NotImplementedError:
         return {}
@@ -651,7 +656,7 @@ def run(
             _score(r, suite, failures, bar)
             t = _timed(timings, "score", t)
             try:
-                r.baseline = _baseline(r, settings, cache)
+                r.baseline = _baseline(r, settings, cache, progress)
             except (ValueError, OSError) as exc:
                 failures.append(_failure(_BASELINE_ROW, spec.name, None, exc))
             t = _timed(timings, "baseline", t)
