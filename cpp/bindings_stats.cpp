@@ -80,6 +80,8 @@ void init_stats(py::module_& m) {
           py::arg("qry_offsets"), py::arg("distances"), py::kw_only(), py::arg("env") = py::none(),
           py::arg("pairs") = py::none(), py::arg("threshold") = 3.0, py::arg("workers") = 1,
           "Per-pair path statistics [len(STATS), B] of node paths.");
-    m.attr("STATS") = py::make_tuple("ne", "one", "pl_query", "pl_reference", "start_goal", "reference_start_goal",
-                                     "ad", "md", "pc", "edit");
+    // Statistic names in index order (row k of the stats arrays is STATS[k]), from stats.hpp's table.
+    py::tuple names(static_cast<py::size_t>(navdtw::kNumStats));
+    for (const auto& s : navdtw::kStatNames) names[static_cast<py::size_t>(s.stat)] = s.name;
+    m.attr("STATS") = names;
 }

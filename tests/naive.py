@@ -159,9 +159,9 @@ def ndtw(dtw_value: float, ref_len: int, threshold: float = 3.0) -> float:
     return math.exp(-dtw_value / (ref_len * threshold))
 
 
-def success(end_distance: float, threshold: float = 3.0) -> float:
-    """SR = 1 if d(q_last, r_last) < d_th (strict) else 0."""
-    return 1.0 if end_distance < threshold else 0.0
+def success(end_distance: float, threshold: float = 3.0, inclusive: bool = True) -> float:
+    """SR = 1 if d(q_last, r_last) <= d_th (the paper's Table 3; < with inclusive=False) else 0."""
+    return 1.0 if (end_distance <= threshold if inclusive else end_distance < threshold) else 0.0
 
 
 def sdtw(dtw_value: float, ref_len: int, end_distance: float, threshold: float = 3.0) -> float:

@@ -5,6 +5,7 @@ formulas of METRICS.md (Ilharco et al. 2019, Table 3; Jain et al. 2019; Anderson
 the degenerate-input answers documented in navdtw.metrics' module docstring:
 
 * node paths: consecutive repeats are one node (when the convention collapses them);
+* coordinate paths: a query position equal to the previous one is dropped under ``vlnce``;
 * SPL with l = 0: l / max(pl, l) is 1 when pl is 0 too, else 0; an infinite l (unreachable goal)
   gives 0;
 * CLS: LS = a / (a + |a - pl|), a = PC * PL(R), is 1 when a and pl are both 0; CLS is 0 where a
@@ -37,19 +38,23 @@ NAMES = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw",
 class Rules:
     """One evaluator's choices: ``inclusive`` success (``<=``) or strict (``<``); SPL's l from
     ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or a given shortest distance),
-    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first."""
+    ``"reference_length"`` PL(R); whether consecutive repeated nodes are merged first; whether
+    a query position equal to the previous one is dropped (coordinates, VLN-CE); SPL's
+    divisor floor (DUET / HAMT: max(pl, l, 0.01))."""
 
     inclusive: bool
     spl_length: str
     collapse: bool = True
+    drop_positions: bool = False
+    spl_floor: float = 0.0
 
 
 RULES: dict[str, Rules] = {
     "paper": Rules(True, "start_goal"),
     "r2r": Rules(False, "shortest"),
-    "r4r": Rules(True, "shortest"),
-    "duet": Rules(False, "reference_length"),
-    "vlnce": Rules(False, "shortest"),
+    "r4r": Rules(True, "shortest", collapse=False),  # r4r DTW.__call__: raw node lists
+    "duet": Rules(False, "reference_length", collapse=False, spl_floor=0.01),  # VLN-HAMT/DUET cal_dtw: raw lists
+    "vlnce": Rules(False, "shortest", drop_positions=True),  # VLN-CE NDTW.update_metric
 }
 
 
@@ -82,6 +87,12 @@ def collapse(path: Sequence[int]) -> list:
         if not out or out[-1] != v:
             out.append(v)
     return out
+
+
+def drop_repeated_positions(points) -> list:
+    """The positions without any one equal to the previous one (VLN-CE ``NDTW.update_metric``)."""
+    points = [np.asarray(p, dtype=np.float64) for p in points]
+    return [p for k, p in enumerate(points) if k == 0 or not np.array_equal(p, points[k - 1])]
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,13 +134,13 @@ def success(x: float, threshold: float, inclusive: bool) -> float:
     return 1.0 if x < threshold else 0.0
 
 
-def spl_ratio(pl: float, l: float) -> float:
-    """l / max(pl, l) with the documented degenerate answers."""
+def spl_ratio(pl: float, l: float, floor: float = 0.0) -> float:
+    """l / max(pl, l, floor) with the documented degenerate answers."""
     if l == 0.0:
-        return 1.0 if pl == 0.0 else 0.0
+        return 1.0 if pl == 0.0 and floor == 0.0 else 0.0
     if math.isinf(l):
         return 0.0
-    return l / max(pl, l)
+    return l / max(pl, l, floor)
 
 
 def cls(reference, query, d, threshold: float) -> float:
@@ -191,6 +202,8 @@ def episode(
         d = euclidean
         reference = [np.asarray(p) for p in np.asarray(reference)]
         query = [np.asarray(p) for p in np.asarray(query)]
+        if rules.drop_positions:
+            query = drop_repeated_positions(query)
     assert reference and query
 
     goal = reference[-1]
@@ -210,7 +223,7 @@ def episode(
         l = float(shortest_distance)
     else:
         l = d(reference[0], goal)
-    out["spl"] = sr * spl_ratio(out["pl"], l)
+    out["spl"] = sr * spl_ratio(out["pl"], l, rules.spl_floor)
 
     if nodes:
         er, eq = edges(reference), edges(query)

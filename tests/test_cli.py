@@ -122,7 +122,7 @@ def test_demo_writes_outputs_and_prints_table(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--pairs", "25"]) == 0
     text = capsys.readouterr().out
-    for word in ("identical", "detour", "near_goal", "partial", "random", "all", "nDTW%", "SDTW%", "SR%"):
+    for word in ("identical", "detour", "near_goal", "partial", "random", "all", "nDTW", "SDTW", "SR", "m", "%"):
         assert word in text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["pairs"] == 25 and summary["seed"] == 0
@@ -164,7 +164,7 @@ def test_python_dash_m_navdtw_demo(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "identical" in proc.stdout and "nDTW%" in proc.stdout
+    assert "identical" in proc.stdout and "nDTW" in proc.stdout
     assert json.loads((out / "summary.json").read_text())["pairs"] == 10
 
 
@@ -225,7 +225,7 @@ def test_score_subprocess(tiny):
         [sys.executable, "-m", "navdtw", *_score_args(tiny)], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    assert "SPL%" in proc.stdout
+    assert "SPL" in proc.stdout and "Rates in percent" in proc.stdout
 
 
 # ------------------------------------------------------------------------------------------
@@ -363,7 +363,7 @@ def test_baseline_tiny(tiny, capsys):
     ]
     assert main([*base, "--out", str(out1)]) == 0
     text = capsys.readouterr().out
-    assert "random (navdtw, seed 3)" in text and "nDTW%" in text
+    assert "random (navdtw, seed 3)" in text and "nDTW" in text
     assert main([*base, "--out", str(out2), "--workers", "1"]) == 0
     capsys.readouterr()
     r1 = json.loads((out1 / "baseline.json").read_text())
@@ -600,7 +600,7 @@ def test_score_real_shortest_agent(data_dir, connectivity_dir, tmp_path, capsys)
     row = next(line for line in text.splitlines() if line.startswith("val_unseen_shortest_agent.json")).split()
     header = next(line for line in text.splitlines() if line.startswith("predictions")).split()
     values = dict(zip(header, row))
-    assert values["SR%"] == "100.00" and values["SPL%"] == "100.00"
+    assert values["SR"] == "100.00" and values["SPL"] == "100.00"
     assert values["n"] == "2349"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n"] == 2349

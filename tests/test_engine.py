@@ -164,8 +164,8 @@ def test_nonsymmetric_matrix_orientation():
     assert navdtw.warping_path(np.array([0]), np.array([1]), distances=m)[0] == 1.0
     assert navdtw.dtw_prefix(np.array([0]), np.array([1]), distances=m)[-1] == 1.0
     # end distance of SDTW reads the same orientation
-    assert navdtw.sdtw(np.array([0]), np.array([1]), 2.0, distances=m) > 0
-    assert navdtw.sdtw(np.array([1]), np.array([0]), 2.0, distances=m) == 0.0
+    assert navdtw.sdtw(np.array([0]), np.array([1]), threshold=2.0, distances=m) > 0
+    assert navdtw.sdtw(np.array([1]), np.array([0]), threshold=2.0, distances=m) == 0.0
 
 
 @SOME
@@ -379,30 +379,33 @@ def test_ndtw_sdtw_formulas(pair, threshold):
     r, q = pair
     d = naive.dtw(naive.euclidean_cost(r, q))
     end = naive.end_distance(naive.euclidean_cost(r, q))
-    assert close(navdtw.ndtw(r, q, threshold), naive.ndtw(d, len(r), threshold))
+    assert close(navdtw.ndtw(r, q, threshold=threshold), naive.ndtw(d, len(r), threshold))
     if abs(end - threshold) > 1e-6:  # away from the success boundary
-        assert close(navdtw.sdtw(r, q, threshold), naive.sdtw(d, len(r), end, threshold))
+        assert close(navdtw.sdtw(r, q, threshold=threshold), naive.sdtw(d, len(r), end, threshold))
 
 
-def test_success_is_strict():
+def test_success_is_inclusive_unless_told():
     r = np.array([[0.0, 0.0]], np.float32)
     at = np.array([[3.0, 0.0]], np.float32)
     inside = np.array([[2.5, 0.0]], np.float32)
-    assert navdtw.sdtw(r, at, 3.0) == 0.0
-    assert navdtw.sdtw_batch([r], [at], threshold=3.0)[0] == 0.0
-    assert navdtw.sdtw(r, inside, 3.0) == pytest.approx(math.exp(-2.5 / 3.0))
-    assert navdtw.ndtw(r, at, 3.0) == pytest.approx(math.exp(-1.0))
+    assert navdtw.sdtw(r, at, threshold=3.0) == pytest.approx(math.exp(-1.0))  # the paper's <=
+    assert navdtw.sdtw_batch([r], [at], threshold=3.0)[0] == pytest.approx(math.exp(-1.0))
+    assert navdtw.sdtw(r, at, threshold=3.0, inclusive=False) == 0.0
+    assert navdtw.sdtw_batch([r], [at], threshold=3.0, inclusive=False)[0] == 0.0
+    assert navdtw.sdtw(r, inside, threshold=3.0) == pytest.approx(math.exp(-2.5 / 3.0))
+    assert navdtw.ndtw(r, at, threshold=3.0) == pytest.approx(math.exp(-1.0))
     m = np.array([[0.0, 3.0], [3.0, 0.0]], np.float32)
-    assert navdtw.sdtw(np.array([0]), np.array([1]), 3.0, distances=m) == 0.0
-    assert navdtw.sdtw(np.array([0]), np.array([1]), 3.5, distances=m) > 0.0
+    assert navdtw.sdtw(np.array([0]), np.array([1]), threshold=3.0, distances=m) == pytest.approx(math.exp(-1.0))
+    assert navdtw.sdtw(np.array([0]), np.array([1]), threshold=3.0, inclusive=False, distances=m) == 0.0
+    assert navdtw.sdtw(np.array([0]), np.array([1]), threshold=3.5, inclusive=False, distances=m) > 0.0
 
 
 def test_ndtw_normalises_by_reference_length():
     r = np.zeros((4, 2), np.float32)
     q = np.ones((1, 2), np.float32)
     d = 4 * math.sqrt(2)
-    assert navdtw.ndtw(r, q, 2.0) == pytest.approx(math.exp(-d / (4 * 2.0)))
-    assert navdtw.ndtw(q, r, 2.0) == pytest.approx(math.exp(-d / (1 * 2.0)))
+    assert navdtw.ndtw(r, q, threshold=2.0) == pytest.approx(math.exp(-d / (4 * 2.0)))
+    assert navdtw.ndtw(q, r, threshold=2.0) == pytest.approx(math.exp(-d / (1 * 2.0)))
     got = navdtw.ndtw_batch([r, q], [q, r], threshold=2.0)
     assert got == pytest.approx([math.exp(-d / 8.0), math.exp(-d / 2.0)])
 
@@ -433,9 +436,11 @@ def test_batch_equals_loop_coordinates(batch, method, threshold):
     assert d.dtype == np.float64 and d.shape == (len(refs),)
     assert d.tolist() == [navdtw.dtw(r, q, **method) for r, q in zip(refs, qrys)]
     nd = navdtw.ndtw_batch(refs, qrys, threshold=threshold, **method)
-    assert nd.tolist() == [navdtw.ndtw(r, q, threshold, **method) for r, q in zip(refs, qrys)]
+    assert nd.tolist() == [navdtw.ndtw(r, q, threshold=threshold, **method) for r, q in zip(refs, qrys)]
     sd = navdtw.sdtw_batch(refs, qrys, threshold=threshold, **method)
-    assert np.allclose(sd, [navdtw.sdtw(r, q, threshold, **method) for r, q in zip(refs, qrys)], rtol=1e-12, atol=0)
+    assert np.allclose(
+        sd, [navdtw.sdtw(r, q, threshold=threshold, **method) for r, q in zip(refs, qrys)], rtol=1e-12, atol=0
+    )
     mat = navdtw.dtw_matrix(refs, qrys, **method)
     assert mat.shape == (len(refs), len(qrys))
     assert mat.tolist() == [[navdtw.dtw(r, q, **method) for q in qrys] for r in refs]
@@ -508,9 +513,11 @@ def test_pairs_select_rows():
     got = navdtw.dtw_batch(refs, qrys, pairs=pairs)
     assert got.tolist() == [navdtw.dtw(refs[i], qrys[j]) for i, j in pairs]
     nd = navdtw.ndtw_batch(refs, qrys, pairs=pairs, threshold=2.0)
-    assert nd.tolist() == [navdtw.ndtw(refs[i], qrys[j], 2.0) for i, j in pairs]  # |R| of the chosen reference
+    assert nd.tolist() == [
+        navdtw.ndtw(refs[i], qrys[j], threshold=2.0) for i, j in pairs
+    ]  # |R| of the chosen reference
     sd = navdtw.sdtw_batch(refs, qrys, pairs=pairs, threshold=20.0)
-    assert np.allclose(sd, [navdtw.sdtw(refs[i], qrys[j], 20.0) for i, j in pairs], rtol=1e-12, atol=0)
+    assert np.allclose(sd, [navdtw.sdtw(refs[i], qrys[j], threshold=20.0) for i, j in pairs], rtol=1e-12, atol=0)
     # int32 pairs and list-of-lists pairs are the same
     assert navdtw.dtw_batch(refs, qrys, pairs=pairs.astype(np.int32)).tolist() == got.tolist()
     assert navdtw.dtw_batch(refs, qrys, pairs=pairs.tolist()).tolist() == got.tolist()
@@ -533,7 +540,7 @@ def test_env_selects_matrix():
         assert close(g, naive.dtw(naive.node_cost(mats[e], r, q)))
     # sdtw reads the end distance from the pair's own matrix
     sd = navdtw.sdtw_batch(refs, qrys, distances=mats, env=env, threshold=5.0)
-    assert sd.tolist() == [navdtw.sdtw(r, q, 5.0, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
+    assert sd.tolist() == [navdtw.sdtw(r, q, threshold=5.0, distances=mats[e]) for r, q, e in zip(refs, qrys, env)]
     # a 3-D array of matrices works like the list
     assert navdtw.dtw_batch(refs, qrys, distances=np.stack(mats), env=env).tolist() == want
     # env as a list or as int32 is the same
@@ -636,8 +643,8 @@ def test_single_point_paths():
     assert navdtw.dtw_prefix(r, q).tolist() == [0.0, 5.0, 5.0]
     value, path = navdtw.warping_path(r, q)
     assert value == 5.0 and path.tolist() == [[0, 0], [0, 1], [0, 2]]
-    assert navdtw.ndtw(r, q, 3.0) == pytest.approx(math.exp(-5.0 / 3.0))
-    assert navdtw.sdtw(r, q, 3.0) == pytest.approx(math.exp(-5.0 / 3.0))
+    assert navdtw.ndtw(r, q, threshold=3.0) == pytest.approx(math.exp(-5.0 / 3.0))
+    assert navdtw.sdtw(r, q, threshold=3.0) == pytest.approx(math.exp(-5.0 / 3.0))
     m = np.array([[0.0, 2.0], [2.0, 0.0]], np.float32)
     assert navdtw.dtw(np.array([0]), np.array([1]), distances=m) == 2.0
     assert navdtw.dtw_batch([r, r], [r, q]).tolist() == [0.0, 5.0]
@@ -1123,12 +1130,12 @@ def test_single_precision_batches_and_metrics():
     assert got.tolist() == [navdtw.dtw(r, q, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)]
     nd = navdtw.ndtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=2.0)
     assert nd.tolist() == [
-        navdtw.ndtw(r, q, 2.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)
+        navdtw.ndtw(r, q, threshold=2.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)
     ]
     sd = navdtw.sdtw_batch(refs, qrys, distances=mats, env=env, precision="single", threshold=5.0)
     assert np.allclose(
         sd,
-        [navdtw.sdtw(r, q, 5.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)],
+        [navdtw.sdtw(r, q, threshold=5.0, distances=mats[e], precision="single") for r, q, e in zip(refs, qrys, env)],
         rtol=1e-12,
         atol=0,
     )

@@ -253,8 +253,8 @@ def test_bad_env():
 @pytest.mark.parametrize("threshold", [0.0, -1.0, float("nan"), float("inf"), -float("inf")])
 def test_bad_threshold(threshold):
     for call in (
-        lambda: navdtw.ndtw(A, B, threshold),
-        lambda: navdtw.sdtw(A, B, threshold),
+        lambda: navdtw.ndtw(A, B, threshold=threshold),
+        lambda: navdtw.sdtw(A, B, threshold=threshold),
         lambda: navdtw.ndtw_batch([A], [B], threshold=threshold),
         lambda: navdtw.sdtw_batch([A], [B], threshold=threshold),
     ):
@@ -265,7 +265,7 @@ def test_bad_threshold(threshold):
 @pytest.mark.parametrize("threshold", ["3", None, True, [3.0]])
 def test_threshold_type(threshold):
     with pytest.raises(TypeError, match=r"threshold must be a number"):
-        navdtw.ndtw(A, B, threshold)
+        navdtw.ndtw(A, B, threshold=threshold)
     with pytest.raises(TypeError, match=r"threshold must be a number"):
         navdtw.sdtw_batch([A], [B], threshold=threshold)
 

@@ -142,10 +142,10 @@ def test_val_unseen_ndtw_as_vlnce(val_unseen_pairs):
     # VLN-CE: nDTW = exp(-fastdtw / (len(gt_locations) * 3.0))
     for _, r, q in val_unseen_pairs[:40]:
         want = math.exp(-reference_fastdtw(r, q, 1) / (len(r) * 3.0))
-        assert navdtw.ndtw(r, q, 3.0, radius=1) == pytest.approx(want, rel=RTOL)
+        assert navdtw.ndtw(r, q, threshold=3.0, radius=1) == pytest.approx(want, rel=RTOL)
     refs = [r for _, r, _ in val_unseen_pairs[:40]]
     qrys = [q for _, _, q in val_unseen_pairs[:40]]
-    single = [navdtw.ndtw(r, q, 3.0, radius=1) for r, q in zip(refs, qrys)]
+    single = [navdtw.ndtw(r, q, threshold=3.0, radius=1) for r, q in zip(refs, qrys)]
     assert navdtw.ndtw_batch(refs, qrys, threshold=3.0, radius=1).tolist() == single
 
 

@@ -32,12 +32,13 @@ def test_hand_computed_example():
     np.testing.assert_array_equal(r.goal_distance, [0.5, 1.0, 2.5, 7.0, 0.0])
     np.testing.assert_array_equal(r.baseline_collision_count, [0, 1, 4, 2, 0])
     s = r.summary()
-    assert list(s) == ["SR", "TCR", "CR", "NE"]
-    assert s["SR"] == pytest.approx(2 / 5)
-    assert s["TCR"] == pytest.approx(3 / 5)
-    assert s["CR"] == pytest.approx(2 / 5)
-    assert s["NE"] == pytest.approx(11.0 / 5)
+    assert list(s) == ["sr", "tcr", "cr", "ne"]  # lowercase, as every navdtw summary
+    assert s["sr"] == pytest.approx(2 / 5)
+    assert s["tcr"] == pytest.approx(3 / 5)
+    assert s["cr"] == pytest.approx(2 / 5)
+    assert s["ne"] == pytest.approx(11.0 / 5)
     assert all(isinstance(v, float) for v in s.values())
+    assert r.summary(keys="havln") == {"SR": s["sr"], "TCR": s["tcr"], "CR": s["cr"], "NE": s["ne"]}
 
 
 def test_tcr_clips_at_zero_and_cr_caps_at_one():
@@ -179,4 +180,7 @@ def test_shipped_baseline_files(data_dir):
     base = baseline_for(ids, unseen)
     # An agent that collides exactly as often as the baseline is never penalised.
     r = evaluate(np.ones(len(ids)), base, base, np.zeros(len(ids)))
-    assert r.summary() == {"SR": 1.0, "TCR": 0.0, "CR": 0.0, "NE": 0.0}
+    assert r.summary() == {"sr": 1.0, "tcr": 0.0, "cr": 0.0, "ne": 0.0}
+    assert r.summary(keys="havln") == {"SR": 1.0, "TCR": 0.0, "CR": 0.0, "NE": 0.0}
+    with pytest.raises(ValueError, match="keys"):
+        r.summary(keys="HAVLN")

@@ -196,8 +196,8 @@ def test_coordinates_match_naive_every_convention(case, threshold, data):
     for conv in ALL_CONVENTIONS:
         scores = evaluate(refs, qrys, threshold=threshold, convention=conv, stopped=stopped, shortest_distance=shortest)
         fast = None
-        if conv == "vlnce":  # VLN-CE's nDTW: FastDTW radius 1
-            fast = [navdtw.dtw(r, q, radius=1) for r, q in zip(refs, qrys)]
+        if conv == "vlnce":  # VLN-CE's nDTW: FastDTW radius 1, repeated positions dropped
+            fast = [navdtw.dtw(r, np.array(nm.drop_repeated_positions(q)), radius=1) for r, q in zip(refs, qrys)]
         rows = [
             nm.episode(
                 r,
@@ -407,7 +407,8 @@ def test_scores_api(tmp_path):
     assert list(recs[0]) == ["id", *list(METRICS)]
 
     out = tmp_path / "scores.csv"
-    text = s.to_csv(out)
+    assert s.to_csv(out) == out  # a pathlib.Path when writing a file
+    text = s.to_csv()
     assert out.read_text() == text
     lines = text.splitlines()
     assert lines[0] == ",".join(["id", *list(METRICS)])
@@ -463,8 +464,6 @@ def test_spl_curve_monotone_and_consistent(case, conv, taus):
     for tau, value in zip(taus, curve):
         direct = evaluate(refs, qrys, distances=mats, env=env, convention=conv, threshold=tau, metrics=["spl"])
         assert value == pytest.approx(float(np.mean(direct["spl"])), rel=1e-12, abs=1e-15)
-    fn = navdtw.spl_curve(refs, qrys, taus, distances=mats, env=env, convention=conv)
-    np.testing.assert_array_equal(fn, curve)
 
 
 def test_spl_curve_bad_threshold():
@@ -498,6 +497,8 @@ def test_single_node_reference_and_query():
             "ndtw": 1,
             "sdtw": 1,
         }
+        if conv == "duet":  # DUET / HAMT: l / max(pl, l, 0.01) = 0 / 0.01
+            want["spl"] = 0
         assert {k: float(s[k][0]) for k in METRICS} == want, conv
     s = evaluate([[0]], [[1]], distances=LINE3)  # 3 m apart, threshold 3 (paper: <=)
     assert s["sr"][0] == 1.0 and s["sed"][0] == 1.0

@@ -28,7 +28,7 @@ def test_plot_alignment_default_path(tmp_path):
     title = fig.axes[0].get_title()
     value, _ = navdtw.warping_path(REF, QRY)
     assert f"DTW = {value:.2f}" in title
-    assert f"nDTW = {navdtw.ndtw(REF, QRY, 3.0):.3f}" in title
+    assert f"nDTW = {navdtw.ndtw(REF, QRY, threshold=3.0):.3f}" in title
     assert fig.axes[0].get_aspect() == 1.0
     assert plot.save(fig, tmp_path / "alignment.png") == tmp_path / "alignment.png"
     _png(tmp_path / "alignment.png")

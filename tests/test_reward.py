@@ -122,7 +122,7 @@ class Scenario:
         return navdtw.dtw(self.refs[b], np.asarray(query), distances=self.matrix(b))
 
     def ndtw(self, b, query):
-        return navdtw.ndtw(self.refs[b], np.asarray(query), self.threshold, distances=self.matrix(b))
+        return navdtw.ndtw(self.refs[b], np.asarray(query), threshold=self.threshold, distances=self.matrix(b))
 
     def goal_distance(self, b, last):
         r = self.refs[b][-1]
@@ -260,7 +260,7 @@ def test_episodes_of_different_lengths_stop_early_with_done():
     np.testing.assert_array_equal(R.steps, stop_at)
     for b in range(4):
         assert R.dtw[b] == pytest.approx(navdtw.dtw(refs[b], np.array(traj[b])), rel=DTW_RTOL)
-        assert R.ndtw[b] == pytest.approx(navdtw.ndtw(refs[b], np.array(traj[b]), 3.0), rel=DTW_RTOL)
+        assert R.ndtw[b] == pytest.approx(navdtw.ndtw(refs[b], np.array(traj[b]), threshold=3.0), rel=DTW_RTOL)
     before = (R.dtw, R.ndtw, R.steps)
     np.testing.assert_array_equal(R.step(np.full((4, 3), np.nan)), 0.0)  # all finished: NaN ignored
     for x, y in zip(before, (R.dtw, R.ndtw, R.steps)):
@@ -614,9 +614,11 @@ def test_readme_vector_env_sketch_runs_and_is_exact(capsys):
             ret[b] += reward[b]
             if term[b] or trunc[b]:
                 q = np.array(traj[b])
-                final = navdtw.ndtw(refs[b], q, 3.0)
+                final = navdtw.ndtw(refs[b], q, threshold=3.0)
                 assert info["ndtw"][b] == pytest.approx(final, rel=DTW_RTOL)
-                assert ret[b] == pytest.approx(final - navdtw.ndtw(refs[b], q[:1], 3.0), rel=SUM_RTOL, abs=1e-12)
+                assert ret[b] == pytest.approx(
+                    final - navdtw.ndtw(refs[b], q[:1], threshold=3.0), rel=SUM_RTOL, abs=1e-12
+                )
                 checked += 1
         restart = term | trunc
     assert checked >= 5

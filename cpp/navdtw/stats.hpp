@@ -30,6 +30,32 @@ enum Stat : int {
     kNumStats
 };
 
+// The name of every statistic, in enum order: the one list the bindings export as _core.STATS and
+// the Python metric registry (registry.py) reads its columns by.
+struct StatName {
+    Stat stat;
+    const char* name;
+};
+inline constexpr StatName kStatNames[] = {
+    {kNE, "ne"},
+    {kONE, "one"},
+    {kPLQ, "pl_query"},
+    {kPLR, "pl_reference"},
+    {kStartGoal, "start_goal"},
+    {kRefStartGoal, "reference_start_goal"},
+    {kAD, "ad"},
+    {kMD, "md"},
+    {kPC, "pc"},
+    {kEdit, "edit"},
+};
+static_assert(sizeof(kStatNames) / sizeof(kStatNames[0]) == kNumStats, "every statistic needs a name");
+constexpr bool stat_names_in_order() {
+    for (int k = 0; k < kNumStats; ++k)
+        if (kStatNames[k].stat != k) return false;
+    return true;
+}
+static_assert(stat_names_in_order(), "kStatNames must list the statistics in enum order");
+
 template <class I>
 struct NodeMetric {
     const float* m;

@@ -10,7 +10,7 @@ command. See the README for a tour.
 
 from __future__ import annotations
 
-from . import datasets, humanaware, instruction_errors
+from . import datasets, humanaware, instruction_errors, registry
 from .baseline import random_baseline
 from .datasets.matterport import load_connectivity
 from .engine import (
@@ -25,7 +25,7 @@ from .engine import (
     warping_path,
 )
 from .graphs import DistanceField, GraphSet, NavGraph
-from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate, spl_curve
+from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate
 from .paths import Paths
 from .reward import NDTWReward
 from .synthetic import SyntheticWorld
@@ -56,8 +56,8 @@ __all__ = [
     "ndtw",
     "ndtw_batch",
     "random_baseline",
+    "registry",
     "sdtw",
     "sdtw_batch",
-    "spl_curve",
     "warping_path",
 ]

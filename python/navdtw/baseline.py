@@ -9,7 +9,7 @@ identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chun
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -80,6 +80,7 @@ def random_baseline(
     progress: bool = True,
     workers: int = -1,
     metrics: Iterable[str] | None = None,
+    inputs: Callable[[Paths, np.ndarray], dict[str, np.ndarray]] | None = None,
 ) -> dict[str, float]:
     """Scores ``n`` random walks against the split's references with every metric.
 
@@ -99,6 +100,10 @@ def random_baseline(
         walks scored per step; bounds memory (about 1 KB per walk).
     progress:
         show a tqdm bar when there is more than one chunk and tqdm is installed.
+    inputs:
+        optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
+        :func:`navdtw.evaluate` for a chunk of walks (node :class:`Paths`, before any collapsing)
+        and the split entry each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
 
     Returns
     -------
@@ -128,20 +133,23 @@ def random_baseline(
     if conv.collapse_repeats:
         refs = collapse_repeats(refs)
     walker = RandomWalker(graph_list, refs, env, seed=seed)
-    wanted = _wanted_metrics(metrics, nodes=True)
-
-    sums = _BlockSums(wanted)
+    wanted = None
+    sums = None
     starts = range(0, int(n), int(chunk))
     bar = _progress(len(starts), progress)
     try:
         for first in starts:
             count = min(int(chunk), int(n) - first)
             walks, ref_of = walker.walks(first, count, workers=workers)
+            extra = inputs(walks, ref_of) if inputs is not None else {}
+            if wanted is None:
+                wanted = _wanted_metrics(metrics, nodes=True, inputs=extra)
+                sums = _BlockSums([m.name for m in wanted])
             if conv.collapse_repeats:
                 walks = collapse_repeats(walks)
             pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
             batch = _Batch(refs, walks, matrices, env[ref_of], pairs)
-            values, _, _ = _score(batch, conv, threshold, wanted, workers)
+            values, _, _ = _score(batch, conv, threshold, wanted, workers, inputs=extra)
             sums.add(values)
             if bar is not None:
                 bar.update(1)

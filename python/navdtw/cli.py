@@ -9,8 +9,6 @@ numbers) prints one line ``navdtw: error: <file>: <what is wrong>`` to stderr an
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import math
 import os
@@ -38,22 +36,9 @@ PAPER_RANDOM_R2R_VAL_UNSEEN: dict[str, float] = {
     "sdtw": 3.6,
 }
 
-# Columns of the printed tables: (metric, header, is a rate shown in percent).
-_COLUMNS: tuple[tuple[str, str, bool], ...] = (
-    ("pl", "PL", False),
-    ("ne", "NE", False),
-    ("one", "ONE", False),
-    ("sr", "SR", True),
-    ("osr", "OSR", True),
-    ("spl", "SPL", True),
-    ("sed", "SED", True),
-    ("cls", "CLS", True),
-    ("ad", "AD", False),
-    ("md", "MD", False),
-    ("dtw", "DTW", False),
-    ("ndtw", "nDTW", True),
-    ("sdtw", "SDTW", True),
-)
+# The printed tables and episodes.csv take their columns, labels and units from the metric
+# registry (navdtw.registry): rates in percent, distances in metres.
+_SCALE_NOTE = "Rates in percent, distances in metres\n(summary.json and episodes.csv: rates as fractions)."
 
 
 class UserError(Exception):
@@ -159,6 +144,7 @@ Example:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import CONVENTIONS, __version__
+    from .registry import help_text
 
     conventions = sorted(CONVENTIONS)
     parser = _Parser(
@@ -189,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         help="score predictions on R2R / R4R / R2R-CE",
         description="Score an agent's predictions with every navigation metric.",
-        epilog=_SCORE_EPILOG,
+        epilog=_SCORE_EPILOG
+        + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
+        + help_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("--split", metavar="FILE", help="R2R / R4R split (JSON)")
@@ -347,6 +335,10 @@ def _jsonable_means(means: dict[str, float]) -> dict[str, float | None]:
     return {k: _finite_or_none(v) for k, v in means.items()}
 
 
+def _rates(scores) -> list[str]:
+    return [k for k in scores if scores.metric(k).rate]
+
+
 def _fmt(value: float, rate: bool) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -356,43 +348,27 @@ def _fmt(value: float, rate: bool) -> str:
 
 
 def format_table(rows: Sequence[tuple[str, int | None, dict[str, float]]], *, label: str = "") -> str:
-    """A fixed-width table: one row per (name, count, means as fractions); rates in percent."""
-    present = [c for c in _COLUMNS if any(c[0] in r[2] for r in rows)]
+    """A fixed-width table: one row per (name, count, means as fractions), one column per registered
+    metric present in a row (registry order), its label over its unit (rates in percent)."""
+    from . import registry
+
+    present = [m for m in registry.metrics() if any(m.name in r[2] for r in rows)]
+    units = ["%" if m.rate else m.unit for m in present]
     name_w = max([len(label)] + [len(r[0]) for r in rows])
     show_n = any(r[1] is not None for r in rows)
     n_w = max([1] + [len(str(r[1])) for r in rows if r[1] is not None])
-    cells = [[_fmt(r[2].get(k, float("nan")), rate) for k, _, rate in present] for r in rows]
-    widths = [
-        max(len(h + ("%" if rate else "")), *(len(c[j]) for c in cells)) for j, (_, h, rate) in enumerate(present)
-    ]
+    cells = [[_fmt(r[2].get(m.name, float("nan")), m.rate) for m in present] for r in rows]
+    widths = [max(len(m.label), len(u), *(len(c[j]) for c in cells)) for j, (m, u) in enumerate(zip(present, units))]
+    lead = "  " + " " * n_w if show_n else ""
     head = label.ljust(name_w) + ("  " + "n".rjust(n_w) if show_n else "")
-    head += "".join("  " + (h + ("%" if rate else "")).rjust(w) for (_, h, rate), w in zip(present, widths))
-    lines = [head, "-" * len(head)]
+    head += "".join("  " + m.label.rjust(w) for m, w in zip(present, widths))
+    unit_line = " " * name_w + lead + "".join("  " + u.rjust(w) for u, w in zip(units, widths))
+    lines = [head, unit_line.rstrip(), "-" * len(head)]
     for (name, n, _), row in zip(rows, cells):
         line = name.ljust(name_w) + ("  " + (str(n) if n is not None else "").rjust(n_w) if show_n else "")
         line += "".join("  " + c.rjust(w) for c, w in zip(row, widths))
         lines.append(line)
     return "\n".join(lines)
-
-
-def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    from ._io import atomic_write_text
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow([repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in row])
-    atomic_write_text(path, buf.getvalue())
-
-
-def _episode_rows(scores, first_cols: Sequence[Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
-    keys = scores.keys()
-    cols = [scores[k].tolist() for k in keys]
-    rows = []
-    for i in range(len(scores)):
-        rows.append([c[i] for c in first_cols] + [c[i] for c in cols])
-    return keys, rows
 
 
 def _plotting_available() -> bool:
@@ -440,12 +416,19 @@ def _cmd_demo(args) -> int:
 
     print(
         f"navdtw demo: the nDTW paper's synthetic world (seed {args.seed}): {world.num_nodes} nodes, "
-        f"{len(world.edges)} edges, success threshold {world.threshold:.3f}; {len(refs)} pairs, "
-        f"convention 'paper'. Rates in percent."
+        f"{len(world.edges)} edges; {len(refs)} pairs,\nconvention 'paper', success threshold "
+        f"{world.threshold:.3f} m. {_SCALE_NOTE}"
     )
     print()
     print(format_table(rows, label="query kind"))
     print()
+    if "identical" in per_kind:
+        print(
+            "SPL of identical pairs is below 100 %: SPL's l is the shortest start-to-goal distance "
+            "d(q_1, r_last);\na reference that is not a shortest path is longer than l, so even a query "
+            "equal to it scores l / PL(R) < 1."
+        )
+        print()
 
     summary = {
         "command": "demo",
@@ -460,16 +443,19 @@ def _cmd_demo(args) -> int:
         },
         "threshold": world.threshold,
         "convention": "paper",
-        "metrics_note": "means over pairs; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions",
+        "metrics_note": f"means over pairs; rates ({', '.join(_rates(scores))}) as fractions in [0, 1] "
+        "(the printed table shows them in percent); distances in metres",
         "by_kind": per_kind,
         "means": _jsonable_means(overall),
     }
     written = [atomic_write_json(out / "summary.json", summary)]
-    keys, ep_rows = _episode_rows(
-        scores, [list(range(len(refs))), kinds, [len(r) for r in refs], [len(q) for q in queries]]
-    )
-    _write_csv(out / "episodes.csv", ["pair", "kind", "reference_nodes", "query_nodes", *keys], ep_rows)
-    written.append(out / "episodes.csv")
+    lead = {
+        "pair": range(len(refs)),
+        "kind": kinds,
+        "reference_nodes": [len(r) for r in refs],
+        "query_nodes": [len(q) for q in queries],
+    }
+    written.append(scores.to_csv(out / "episodes.csv", columns=lead))
 
     if not args.no_figures:
         if _plotting_available():
@@ -486,10 +472,11 @@ def _cmd_demo(args) -> int:
                     world.positions[queries[i]],
                     path,
                     ax=ax,
-                    title=kinds[i],
+                    title=f"pair {i}: {kinds[i]}",
                     threshold=world.threshold,
                     dtw=value,
                     legend=False,
+                    percent=True,
                 )
             handles, labels = axes[0].get_legend_handles_labels()
             fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
@@ -502,7 +489,13 @@ def _cmd_demo(args) -> int:
             m = min(16, len(refs))
             pairs = [(world.positions[refs[i]], world.positions[queries[i]]) for i in range(m)]
             fig = plot.plot_pairs_grid(
-                pairs, scores["ndtw"][:m], titles=kinds[:m], ncols=4, suptitle="Reference / query pairs sorted by nDTW"
+                pairs,
+                scores["ndtw"][:m],
+                titles=kinds[:m],
+                ids=list(range(m)),
+                percent=True,
+                ncols=4,
+                suptitle="Reference / query pairs sorted by nDTW (pair = the 'pair' column of episodes.csv)",
             )
             written.append(plot.save(fig, out / "pairs_grid.png"))
             fig = plot.plot_histograms(scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)")
@@ -581,7 +574,7 @@ def _cmd_score(args) -> int:
     conv = CONVENTIONS[convention]
     print(
         f"navdtw score: {len(scores)} episodes, convention {convention!r} ({conv.source}), "
-        f"threshold {args.threshold:g} m. Rates in percent."
+        f"threshold {args.threshold:g} m. {_SCALE_NOTE}"
     )
     print()
     print(format_table([(pred_file.name, len(scores), means)], label="predictions"))
@@ -595,14 +588,12 @@ def _cmd_score(args) -> int:
         "n": len(scores),
         "inputs": inputs,
         "strict": bool(args.strict),
-        "metrics_note": "means over episodes; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions; "
-        "null = not finite (an unreachable goal)",
+        "metrics_note": f"means over episodes; rates ({', '.join(_rates(scores))}) as fractions in [0, 1] "
+        "(the printed table shows them in percent); distances in metres; null = not finite (an unreachable goal)",
         "means": _jsonable_means(means),
     }
     written = [atomic_write_json(out / "summary.json", summary)]
-    keys, rows = _episode_rows(scores, first)
-    _write_csv(out / "episodes.csv", list(id_cols) + keys, rows)
-    written.append(out / "episodes.csv")
+    written.append(scores.to_csv(out / "episodes.csv", columns=dict(zip(id_cols, first))))
     if not args.no_figures:
         if _plotting_available():
             from . import plot
@@ -628,7 +619,7 @@ def _looks_like_r2r_val_unseen(split_file: Path) -> bool:
 
 
 def _cmd_baseline(args) -> int:
-    from . import __version__, random_baseline
+    from . import __version__, random_baseline, registry
     from ._io import atomic_write_json
     from .datasets import r2r
 
@@ -653,15 +644,12 @@ def _cmd_baseline(args) -> int:
     elapsed = time.perf_counter() - t0
     print(
         f"navdtw baseline: {args.n} random walks over {len(entries)} paths of {split_file.name}, seed {args.seed}, "
-        f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). Rates in percent."
+        f"convention {args.convention!r}, threshold {args.threshold:g} m ({elapsed:.1f} s). {_SCALE_NOTE}"
     )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
     if _looks_like_r2r_val_unseen(split_file) and PAPER_RANDOM_R2R_VAL_UNSEEN:
-        paper = {
-            k: (v / 100.0 if any(k == c[0] and c[2] for c in _COLUMNS) else v)
-            for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()
-        }
+        paper = {k: (v / 100.0 if registry.get(k).rate else v) for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))
     print()
@@ -675,7 +663,9 @@ def _cmd_baseline(args) -> int:
         "split": str(split_file.resolve()),
         "connectivity": str(conn.resolve()),
         "paths": len(entries),
-        "metrics_note": "means over the random walks; rates (sr, osr, spl, sed, cls, ndtw, sdtw) as fractions",
+        "metrics_note": "means over the random walks; rates "
+        f"({', '.join(k for k in means if registry.get(k).rate)}) as fractions in [0, 1] "
+        "(the printed table shows them in percent); distances in metres",
         "means": _jsonable_means(means),
     }
     path = atomic_write_json(out / "baseline.json", result)

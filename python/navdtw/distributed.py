@@ -25,9 +25,11 @@ Engine-neutral core
 of the carried columns plus one float64 column per metric. It reads the flat values and offsets
 of the list arrays without copying them (an Arrow float32 buffer becomes the
 :class:`navdtw.Paths` values as is; sliced arrays are rebased; a column of several chunks is
-joined once), and calls :func:`navdtw.evaluate` with ``workers=1`` by default, so the engine
-around it owns the parallelism. Per pair, the result is bitwise identical to
-``navdtw.evaluate`` over the whole batch: every metric of a pair depends on that pair alone.
+joined once), and calls :func:`navdtw.evaluate`. ``workers`` defaults to -1 (all cores) as
+everywhere in navdtw; inside an engine that owns the parallelism (Spark, Dask, Ray tasks) pass
+``workers=1`` so tasks do not oversubscribe the cores, as :func:`score_parquet`'s tasks do. Per
+pair, the result is bitwise identical to ``navdtw.evaluate`` over the whole batch: every metric
+of a pair depends on that pair alone.
 
 Dask
 ----
@@ -102,7 +104,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .graphs import resolve_distances
-from .metrics import _wanted_metrics, evaluate
+from .metrics import _wanted_names, evaluate
 from .paths import Paths, as_paths
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -295,7 +297,7 @@ def result_schema(
         if col not in schema.names:
             raise KeyError(f"no column {col!r} (columns: {', '.join(schema.names)})")
     nodes = _is_node_type(schema.field(reference).type)
-    wanted = _wanted_metrics(metrics, nodes)
+    wanted = _wanted_names(metrics, nodes)
     kept = _kept(schema.names, reference, query, keep, wanted)
     return pa.schema([schema.field(c) for c in kept] + [pa.field(m, pa.float64()) for m in wanted])
 
@@ -356,7 +358,7 @@ def score_arrow(
     metrics=None,
     threshold: float = 3.0,
     convention="paper",
-    workers: int = 1,
+    workers: int = -1,
     reference: str = "reference",
     query: str = "query",
     env: str = "env",
@@ -378,7 +380,8 @@ def score_arrow(
     metrics, threshold, convention:
         as :func:`navdtw.evaluate`.
     workers:
-        kernel threads (default 1: the engine running this function owns the parallelism).
+        kernel threads (-1 = all cores, the default everywhere; pass 1 inside Spark / Dask / Ray
+        tasks, whose engine owns the parallelism).
     reference, query, env, scan:
         column names.
     keep:
@@ -401,7 +404,7 @@ def score_arrow(
     if graphs is not None:
         _scans = graphs.scans
     nodes = _is_node_type(table.schema.field(reference).type)
-    wanted = _wanted_metrics(metrics, nodes)
+    wanted = _wanted_names(metrics, nodes)
     kept = _kept(table.schema.names, reference, query, keep, wanted)
     columns = {c: table.column(c) for c in kept}
 
@@ -659,7 +662,7 @@ def score_parquet(
         schema = pq.ParquetFile(f).schema_arrow
     keep = None if columns is None else ([columns] if isinstance(columns, str) else list(columns))
     nodes = _is_node_type(schema.field(reference).type) if reference in schema.names else False
-    wanted = _wanted_metrics(metrics, nodes)
+    wanted = _wanted_names(metrics, nodes)
     out_schema = result_schema(schema, reference=reference, query=query, metrics=wanted, keep=keep)
     kept = _kept(schema.names, reference, query, keep, wanted)
     read = list(

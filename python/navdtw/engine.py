@@ -149,8 +149,17 @@ def check_matrix(d, name: str = "distances") -> np.ndarray:
     raise ValueError(f"{name}[{i}, {j}] = {arr[i, j]} is negative; distances must be >= 0 (inf = unreachable)")
 
 
+def _is_nested_matrix(d) -> bool:
+    """A plain nested list ``[[0, 1], [1, 0]]`` is one matrix, not a sequence of matrices."""
+    if not isinstance(d, (list, tuple)) or not d or not isinstance(d[0], (list, tuple)):
+        return False
+    return not d[0] or not isinstance(d[0][0], (list, tuple, np.ndarray))
+
+
 def as_matrices(distances) -> list:
     """A single matrix or a sequence of them -> list of checked float32 matrices."""
+    if _is_nested_matrix(distances):
+        return [check_matrix(distances)]
     if isinstance(distances, np.ndarray) and distances.ndim == 2:
         return [check_matrix(distances)]
     if isinstance(distances, np.ndarray) and distances.ndim == 3:
@@ -184,7 +193,9 @@ def _bad_point(where: str, k: int, point: np.ndarray) -> str:
 def check_nonempty(paths: Paths, name: str) -> None:
     o = paths.offsets  # non-decreasing: a path is empty where two offsets are equal
     if len(o) > 1 and (o[1:] == o[:-1]).any():
-        raise ValueError(f"{name}[{int(np.argmin(paths.lengths))}] is empty; every path needs at least one point")
+        raise ValueError(
+            f"{name}[{int(np.argmin(paths.lengths))}] is empty (empty path: every path needs at least one point)"
+        )
 
 
 def _single_finite(path: np.ndarray, name: str) -> None:
@@ -233,6 +244,8 @@ def _pair(reference, query, distances):
         _single_finite(q, "query")
         return r, q, None
     r, q = _match_node_dtypes(r, q)
+    if _is_nested_matrix(distances):
+        return r, q, check_matrix(distances)
     if isinstance(distances, (list, tuple)) or (isinstance(distances, np.ndarray) and distances.ndim != 2):
         raise ValueError("single-pair functions take one [V, V] distance matrix")
     return r, q, check_matrix(distances)
@@ -272,15 +285,17 @@ def _dtw_checked(r: np.ndarray, q: np.ndarray, m: np.ndarray | None, window, rad
     return float(out[0])
 
 
-def _ndtw_value(d: np.ndarray, ref_len, threshold: float) -> np.ndarray:
+def _ndtw_value(d, ref_len, threshold: float) -> np.ndarray:
+    """nDTW = exp(-DTW / (|R| d_th)), 0 where DTW is inf: the one place the formula is computed
+    on the Python side (metrics, plots, the CLI)."""
     return np.exp(-np.asarray(d, dtype=np.float64) / (np.asarray(ref_len, dtype=np.float64) * threshold))
 
 
 def ndtw(
     reference,
     query,
-    threshold: float = 3.0,
     *,
+    threshold: float = 3.0,
     distances: Matrix | None = None,
     window: int | None = None,
     radius: int | None = None,
@@ -301,21 +316,33 @@ def _end_distance(r_last, q_last, m) -> float:
     return float(m[int(r_last), int(q_last)])
 
 
+def _within(d, threshold: float, inclusive: bool):
+    """Success: ``d <= threshold`` (the paper's Table 3) or ``d < threshold`` (``inclusive=False``)."""
+    if not isinstance(inclusive, (bool, np.bool_)):
+        raise TypeError(f"inclusive must be True or False, got {inclusive!r}")
+    return d <= threshold if inclusive else d < threshold
+
+
 def sdtw(
     reference,
     query,
-    threshold: float = 3.0,
     *,
+    threshold: float = 3.0,
+    inclusive: bool = True,
     distances: Matrix | None = None,
     window: int | None = None,
     radius: int | None = None,
     precision: str = "double",
 ) -> float:
-    """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) < threshold else 0."""
+    """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) <= threshold else 0.
+
+    Success follows the nDTW paper's Table 3 (``<=``, as ``evaluate(convention="paper")``);
+    ``inclusive=False`` counts success with ``<`` as the R2R / VLN-DUET / VLN-CE evaluators do.
+    """
     threshold = check_threshold(threshold)
     r, q, m = _pair(reference, query, distances)
     _method(window, radius, precision)  # bad options are an error even when the episode failed
-    if not _end_distance(r[-1], q[-1], m) < threshold:
+    if not _within(_end_distance(r[-1], q[-1], m), threshold, inclusive):
         return 0.0
     return float(_ndtw_value(_dtw_checked(r, q, m, window, radius, precision), len(r), threshold))
 
@@ -526,6 +553,7 @@ def sdtw_batch(
     queries,
     *,
     threshold: float = 3.0,
+    inclusive: bool = True,
     distances: DistancesArg = None,
     env=None,
     pairs=None,
@@ -534,12 +562,14 @@ def sdtw_batch(
     workers: int = -1,
     precision: str = "double",
 ) -> np.ndarray:
-    """SDTW of many pairs: nDTW where d(q_last, r_last) < threshold, else 0."""
+    """SDTW of many pairs: nDTW where d(q_last, r_last) <= threshold, else 0 (``inclusive`` as
+    :func:`sdtw`)."""
     threshold = check_threshold(threshold)
+    _within(0.0, threshold, inclusive)
     batch = _Batch(references, queries, distances, env, pairs)
     d = batch.dtw(window, radius, workers, precision)
     value = _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
-    return np.where(batch.end_distances() < threshold, value, 0.0)
+    return np.where(_within(batch.end_distances(), threshold, inclusive), value, 0.0)
 
 
 def dtw_matrix(
@@ -556,7 +586,7 @@ def dtw_matrix(
 
     All pairs share one cost: Euclidean for coordinates, or the single ``distances`` matrix.
     """
-    if isinstance(distances, (list, tuple)):
+    if isinstance(distances, (list, tuple)) and not _is_nested_matrix(distances):
         raise ValueError("dtw_matrix takes one [V, V] distance matrix (all pairs share an environment)")
     batch = _Batch(references, queries, distances, None, None, all_pairs=True)
     return batch.dtw(window, radius, workers, precision).reshape(len(batch.refs), len(batch.qrys))

@@ -7,7 +7,8 @@ Per episode (see ``METRICS.md``, section "HA-VLN")::
     SR  = success * int(TCR == 0)                              # strict success
     NE  = distance_to_goal                                     # metres, straight-line in HA-VLN
 
-The dataset summary is the mean of each over episodes, with keys ``SR``, ``TCR``, ``CR``, ``NE``.
+The dataset summary is the mean of each over episodes, with keys ``sr``, ``tcr``, ``cr``, ``ne``
+(``summary(keys="havln")``: HA-VLN's evaluator's names ``SR``, ``TCR``, ``CR``, ``NE``).
 ``SR`` and ``CR`` are fractions in [0, 1] (not percentages); ``TCR`` is collisions per episode and
 ``NE`` is metres. Lower is better for TCR, CR and NE.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -148,21 +149,28 @@ class HumanAwareResult:
         columns = [getattr(self, f).tolist() for f in self.FIELDS]
         return [dict(zip(self.FIELDS, row)) for row in zip(*columns)]
 
-    def summary(self) -> dict[str, float]:
-        """Means over episodes: ``{"SR", "TCR", "CR", "NE"}``.
+    # summary() keys: navdtw's rule (lowercase) -> the names HA-VLN's evaluator prints.
+    HAVLN_KEYS: ClassVar[dict[str, str]] = {"sr": "SR", "tcr": "TCR", "cr": "CR", "ne": "NE"}
 
+    def summary(self, *, keys: str = "navdtw") -> dict[str, float]:
+        """Means over episodes: ``{"sr", "tcr", "cr", "ne"}`` (lowercase, as every navdtw summary).
+
+        ``keys="havln"`` gives HA-VLN's evaluator's names ``SR, TCR, CR, NE`` instead.
         SR and CR are fractions in [0, 1]; TCR is collisions per episode; NE is metres.
         With zero episodes every value is ``nan``.
         """
-        if len(self) == 0:
-            nan = float("nan")
-            return {"SR": nan, "TCR": nan, "CR": nan, "NE": nan}
-        return {
-            "SR": float(np.mean(self.strict_success)),
-            "TCR": float(np.mean(self.adjusted_collision_count)),
-            "CR": float(np.mean(self.collision_indicator)),
-            "NE": float(np.mean(self.goal_distance)),
+        if keys not in ("navdtw", "havln"):
+            raise ValueError(f"keys must be 'navdtw' (lowercase) or 'havln' (SR, TCR, CR, NE), got {keys!r}")
+        columns = {
+            "sr": self.strict_success,
+            "tcr": self.adjusted_collision_count,
+            "cr": self.collision_indicator,
+            "ne": self.goal_distance,
         }
+        out = {k: float(np.mean(v)) if len(self) else float("nan") for k, v in columns.items()}
+        if keys == "havln":
+            return {self.HAVLN_KEYS[k]: v for k, v in out.items()}
+        return out
 
 
 def evaluate(
@@ -187,7 +195,8 @@ def evaluate(
     Returns
     -------
     HumanAwareResult
-        Per-episode arrays; ``.summary()`` gives the dataset means ``SR, TCR, CR, NE``.
+        Per-episode arrays; ``.summary()`` gives the dataset means ``sr, tcr, cr, ne``
+        (``.summary(keys="havln")``: ``SR, TCR, CR, NE``).
 
     Raises
     ------

@@ -1,39 +1,39 @@
 """Every navigation metric of the field, vectorized over a batch of episodes.
 
-Metrics (METRICS.md, Ilharco et al. 2019 Table 3), keyed by lowercase name; distances in metres:
+Metrics (docs/metrics.md, Ilharco et al. 2019 Table 3), keyed by lowercase name; distances in metres.
+Each is one record of :mod:`navdtw.registry` (this table is generated from it):
 
-=======  =====================================================================  ========
-key      definition                                                             better
-=======  =====================================================================  ========
-pl       path length of the query, sum d(q_i, q_i+1)                            -
-ne       navigation error d(q_last, r_last)                                     lower
-one      oracle navigation error min_q d(q, r_last)                             lower
-sr       success 1[ne < d_th] (``<=`` in the paper / r4r conventions)           higher
-osr      oracle success 1[one < d_th] (same comparison as sr)                   higher
-spl      sr * l / max(pl, l); l depends on the convention (below)               higher
-sed      sr * (1 - ED(edges R, edges Q) / max(#edges)) (node paths only)        higher
-cls      PC * LS (Jain et al. 2019)                                             higher
-ad       mean_q d(q, R)                                                         lower
-md       max_q d(q, R)                                                          lower
-dtw      DTW(R, Q)                                                              lower
-ndtw     exp(-dtw / (|R| d_th))                                                 higher
-sdtw     sr * ndtw                                                              higher
-=======  =====================================================================  ========
+{metrics_table}
 
 Conventions (``convention=``) reproduce a named evaluator; each is one :class:`Convention` record:
 
 * ``"paper"`` (default): Ilharco et al. Table 3. Success ``<=``; SPL's l = d(q_1, r_last).
 * ``"r2r"``: Matterport3DSimulator's R2R evaluator. Success ``<``; l = d(r_1, r_last), the
   shortest start-to-goal distance (Anderson et al. 2018).
-* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r.
-* ``"duet"``: VLN-DUET / HAMT. Success ``<``; l = the reference path's own length PL(R).
+* ``"r4r"``: google-research r4r. Success ``<=``; metres (edge weights are distances); l as r2r;
+  DTW on the raw node lists (repeats not merged).
+* ``"duet"``: VLN-DUET / HAMT (and HAMT's RxR). Success ``<``; l = the reference path's own length
+  PL(R); SPL = sr * l / max(pl, l, 0.01); DTW on the raw node lists (repeats not merged).
+* ``"ndh"``: mmurray/cvdn ``tasks/NDH/eval.py``. Success ``<``; l = d(r_1, r_last) of the chosen
+  path; the NDH matcher requires every step to be a graph edge and the start to be the path's start.
 * ``"vlnce"``: VLN-CE. Coordinates, Euclidean; success ``<``; nDTW from FastDTW radius 1 with the
   dense ground-truth points as the reference (|R| = their number); l = ``shortest_distance`` when
-  given (the episodes' geodesic distance), else d(r_1, r_last).
+  given (the episodes' geodesic distance), else d(r_1, r_last); a predicted position equal to the
+  previous one is dropped first.
+* ``"reverie"``: REVERIE ``eval_release.py``. Success is the target object seen from the final
+  viewpoint, given per episode as the inputs ``success`` / ``oracle_success`` (no distance
+  test; scoring without them is an error); l as r2r.
+
+Success from the data set: when ``inputs`` holds ``success`` and ``oracle_success`` (0/1 per
+episode, e.g. REVERIE's "the target object is visible from the final / any viewpoint"), they
+replace the distance tests of sr and osr under every convention, and so also SPL, SED and SDTW,
+which multiply sr. NE and ONE stay distances to the reference's last node.
 
 Documented answers for degenerate input (never NaN):
 
-* Node paths: consecutive repeats of a node (an agent turning in place) are one node.
+* Node paths: consecutive repeats of a node (an agent turning in place) are one node under
+  ``paper`` and ``r2r`` (``Convention.collapse_repeats``); ``r4r`` and ``duet`` keep them, as
+  their evaluators do.
 * SPL with l = 0: the ratio l / max(pl, l) is 1 when pl is 0 too, else 0.
 * CLS's LS = a / (a + |a - pl|), a = PC * PL(R): 1 when both a and pl are 0.
 * SED with no edges on either side (single-node paths): ED / max = 0, so sed = sr.
@@ -52,17 +52,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core
-from .engine import _Batch, _ndtw_value, check_threshold, resolve_workers
+from . import _core, registry
+from .engine import _Batch, check_threshold, resolve_workers
 from .graphs import resolve_distances
 from .paths import as_paths, collapse_repeats, first_start_mismatch
+from .registry import STAT_INDEX as _STAT
+from .registry import Context, Metric
+from .registry import safe_ratio as _safe_ratio
+from .registry import spl_ratio as _spl_ratio
+from .registry import success as _success
 
-__all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate", "spl_curve"]
+__doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
-METRICS = ("pl", "ne", "one", "sr", "osr", "spl", "sed", "cls", "ad", "md", "dtw", "ndtw", "sdtw")
-# Metrics shown as percentages with ``percent=True`` (fractions otherwise).
-RATES = frozenset({"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"})
-_STAT = {name: k for k, name in enumerate(_core.STATS)}
+__all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate"]
+
+# The built-in metrics every pair of paths gets, in table order (those that need no extra
+# per-episode inputs; all built-in ones: navdtw.registry.builtin_names(); every registered one:
+# navdtw.registry.names()).
+METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).inputs)
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,17 @@ class Convention:
     spl_length: SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
     fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats: merge consecutive repeated nodes of node paths before scoring.
+    collapse_repeats: merge consecutive repeated nodes of node paths (references and queries)
+        before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
+        VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
+    drop_repeated_positions: drop a query position equal to the previous one (coordinate paths),
+        as VLN-CE ``NDTW.update_metric`` does.
+    checks: the evaluator's input checks that the data-set matchers enforce under this convention
+        (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
+        reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
+    spl_floor: SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
+    success_from_inputs: success is not a distance test: it comes from the per-episode inputs
+        ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
     """
 
     name: str
@@ -82,6 +99,10 @@ class Convention:
     fastdtw_radius: int | None = None
     collapse_repeats: bool = True
     source: str = ""
+    drop_repeated_positions: bool = False
+    checks: tuple[str, ...] = ()
+    spl_floor: float = 0.0
+    success_from_inputs: bool = False
 
 
 CONVENTIONS: dict[str, Convention] = {
@@ -89,9 +110,33 @@ CONVENTIONS: dict[str, Convention] = {
     for c in (
         Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
         Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
-        Convention("r4r", True, "shortest", source="google-research r4r (weight='weight3d', metres)"),
-        Convention("duet", False, "reference_length", source="VLN-DUET / HAMT evaluators"),
-        Convention("vlnce", False, "shortest", fastdtw_radius=1, source="VLN-CE (habitat measures)"),
+        Convention(
+            "r4r", True, "shortest", collapse_repeats=False, source="google-research r4r (weight='weight3d', metres)"
+        ),
+        Convention(
+            "duet",
+            False,
+            "reference_length",
+            collapse_repeats=False,
+            spl_floor=0.01,
+            source="VLN-DUET / HAMT evaluators",
+        ),
+        Convention(
+            "vlnce",
+            False,
+            "shortest",
+            fastdtw_radius=1,
+            drop_repeated_positions=True,
+            source="VLN-CE (habitat measures)",
+        ),
+        Convention("ndh", False, "shortest", source="mmurray/cvdn tasks/NDH/eval.py", checks=("start", "edges")),
+        Convention(
+            "reverie",
+            False,
+            "shortest",
+            source="YuankaiQi/REVERIE tasks/REVERIE/eval_release.py",
+            success_from_inputs=True,
+        ),
     )
 }
 
@@ -105,20 +150,16 @@ def _convention(convention) -> Convention:
         raise ValueError(f"unknown convention {convention!r}; choose one of {sorted(CONVENTIONS)}") from None
 
 
-def _safe_ratio(num: np.ndarray, den: np.ndarray, both_zero: float) -> np.ndarray:
-    """num / den with 0/0 -> both_zero and x/inf -> 0, never NaN."""
-    out = np.full(num.shape, both_zero, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        np.divide(num, den, out=out, where=den > 0)
-    np.nan_to_num(out, copy=False, nan=0.0)  # inf / inf: an unreachable goal
-    return out
-
-
 class Scores:
     """Per-episode metric arrays (float64, one value per episode), keyed by lowercase name.
 
     ``scores["ndtw"]`` is an array; :meth:`summary` gives means (fractions, or ``percent=True``
-    for rates x100); :meth:`to_records` / :meth:`to_csv` give per-episode rows.
+    for rates x100), overall or per group (``summary(by="language")``); :meth:`to_records` /
+    :meth:`to_csv` give per-episode rows. Which metrics are rates, their labels and units come
+    from their :mod:`navdtw.registry` records (:meth:`metric`).
+
+    ``groups``: per-episode labels to summarise by, ``{name: [label per episode]}`` (e.g. RxR's
+    ``"language"``); the data-set matchers fill it (``MatchedEpisodes.evaluate``), empty otherwise.
     """
 
     def __init__(
@@ -131,14 +172,19 @@ class Scores:
         stats: np.ndarray | None = None,
         spl_length: np.ndarray | None = None,
         stopped: np.ndarray | None = None,
+        records: dict[str, Metric] | None = None,
+        success_given: bool = False,
     ):
         self._values = values
+        self._records = dict(records) if records is not None else {k: registry.get(k) for k in values}
         self.threshold = threshold
         self.convention = convention
         self.ids = list(ids) if ids is not None else None
         self._stats = stats
         self._spl_length = spl_length
         self._stopped = stopped
+        self._success_given = success_given
+        self.groups: dict[str, list] = {}
 
     def __getitem__(self, key: str) -> np.ndarray:
         try:
@@ -158,47 +204,88 @@ class Scores:
     def keys(self) -> list[str]:
         return list(self._values)
 
+    def metric(self, key: str) -> Metric:
+        """The registry record of a computed metric (label, unit, rate, ...)."""
+        self[key]
+        return self._records[key]
+
     def __repr__(self) -> str:
         summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
-    def summary(self, *, percent: bool = False) -> dict[str, float]:
-        """Mean of every metric over episodes; ``percent=True`` shows rates x100."""
-        out = {}
-        for k, v in self._values.items():
-            m = float(np.mean(v)) if len(v) else float("nan")
-            out[k] = m * 100.0 if percent and k in RATES else m
+    def summary(self, *, percent: bool = False, by=None) -> dict:
+        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
+
+        ``by``: the name of a per-episode column of :attr:`groups` (``"language"``) or a sequence
+        of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
+        overall means and the means over each label's episodes (labels as strings, sorted).
+        """
+
+        def means(sel) -> dict[str, float]:
+            out = {}
+            for k, v in self._values.items():
+                v = v if sel is None else v[sel]
+                m = float(np.mean(v)) if len(v) else float("nan")
+                out[k] = m * 100.0 if percent and self._records[k].rate else m
+            return out
+
+        if by is None:
+            return means(None)
+        if isinstance(by, str):
+            if by not in self.groups:
+                known = ", ".join(self.groups) or "none"
+                raise ValueError(f"no per-episode column {by!r} to group by (groups: {known}); pass the labels")
+            by = self.groups[by]
+        labels = np.array([str(x) for x in by])
+        if labels.shape != (len(self),):
+            raise ValueError(f"by must give one label per episode ({len(self)}), got {len(labels)}")
+        names, index = np.unique(labels, return_inverse=True)
+        if "all" in names:
+            raise ValueError("a group is called 'all', the key of the overall means")
+        out = {"all": means(None)}
+        for g, name in enumerate(names.tolist()):
+            out[name] = means(index == g)
         return out
 
     def to_dict(self) -> dict[str, np.ndarray]:
         """The per-episode arrays (copies)."""
         return {k: v.copy() for k, v in self._values.items()}
 
-    def to_records(self) -> list[dict]:
-        """One dict per episode (with ``id`` when ids were given)."""
-        keys = list(self._values)
-        cols = [self._values[k].tolist() for k in keys]
-        rows = []
-        for i in range(len(self)):
-            row = {"id": self.ids[i]} if self.ids is not None else {}
-            row.update({k: c[i] for k, c in zip(keys, cols)})
-            rows.append(row)
-        return rows
+    def _leading(self, columns) -> dict[str, list]:
+        if columns is None:
+            return {"id": self.ids} if self.ids is not None else {}
+        lead = {str(k): list(v) for k, v in dict(columns).items()}
+        for k, v in lead.items():
+            if len(v) != len(self):
+                raise ValueError(f"column {k!r} has {len(v)} entries for {len(self)} episodes")
+            if k in self._values:
+                raise ValueError(f"column {k!r} has the name of a metric")
+        return lead
 
-    def to_csv(self, path=None) -> str:
-        """Per-episode rows as CSV text; also written to ``path`` when given."""
+    def to_records(self, *, columns=None) -> list[dict]:
+        """One dict per episode: ``id`` when ids were given (or the ``columns`` mapping
+        name -> per-episode values, first), then every metric in registry order."""
+        lead = self._leading(columns)
+        keys = list(self._values)
+        cols = list(lead.values()) + [self._values[k].tolist() for k in keys]
+        names = list(lead) + keys
+        return [dict(zip(names, row)) for row in zip(*cols)] if cols else []
+
+    def to_csv(self, path=None, *, columns=None):
+        """Per-episode rows as CSV: to the file ``path`` (returns its :class:`pathlib.Path`), or
+        the CSV text when no path is given. ``columns``: leading columns as in :meth:`to_records`."""
         buf = io.StringIO()
-        records = self.to_records()
-        fields = (["id"] if self.ids is not None else []) + list(self._values)
+        records = self.to_records(columns=columns)
+        fields = list(self._leading(columns)) + list(self._values)
         writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         writer.writerows(records)
         text = buf.getvalue()
-        if path is not None:
-            from ._io import atomic_write_text
+        if path is None:
+            return text
+        from ._io import atomic_write_text
 
-            atomic_write_text(path, text)
-        return text
+        return atomic_write_text(path, text)
 
     def to_pandas(self):
         """A pandas DataFrame, one row per episode (needs pandas)."""
@@ -224,7 +311,9 @@ class Scores:
         for t in taus:
             check_threshold(float(t))
         ne = self._stats[_STAT["ne"]]
-        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
+        if self._success_given:
+            raise ValueError("spl_curve: success came from the data set's per-episode input, not a distance threshold")
+        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
         out = np.empty(len(taus))
         for k, tau in enumerate(taus):
             sr = _success(ne, tau, self.convention, self._stopped)
@@ -241,30 +330,7 @@ class Scores:
     def efficiency(self) -> np.ndarray:
         """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
         self._need_stats()
-        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length)
-
-
-def _cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.ndarray:
-    """CLS = PC * LS, LS = a / (a + |a - PL(Q)|), a = PC * PL(R); LS = 1 when a and PL(Q) are both 0,
-    and 0 when either length is infinite (a path through unreachable nodes)."""
-    a = np.zeros_like(pc)
-    np.multiply(pc, pl_reference, out=a, where=pc > 0)
-    finite = np.isfinite(a) & np.isfinite(pl_query)
-    a_f = np.where(finite, a, 0.0)
-    q_f = np.where(finite, pl_query, 0.0)
-    ls = np.where(finite, _safe_ratio(a_f, a_f + np.abs(a_f - q_f), both_zero=1.0), 0.0)
-    return pc * ls
-
-
-def _success(ne: np.ndarray, threshold: float, conv: Convention, stopped: np.ndarray | None) -> np.ndarray:
-    sr = (ne <= threshold) if conv.success_inclusive else (ne < threshold)
-    if stopped is not None:
-        sr = sr & stopped
-    return sr.astype(np.float64)
-
-
-def _spl_ratio(pl: np.ndarray, length: np.ndarray) -> np.ndarray:
-    return _safe_ratio(length, np.maximum(pl, length), both_zero=1.0)
+        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
 
 
 def _check_stopped(stopped, n: int) -> np.ndarray | None:
@@ -295,6 +361,7 @@ def evaluate(
     stopped=None,
     strict: bool = False,
     ids=None,
+    inputs=None,
 ) -> Scores:
     """Scores every episode (reference i against query i) with every metric.
 
@@ -312,9 +379,12 @@ def evaluate(
     threshold:
         success distance d_th in metres (default 3.0, as R2R / R4R / R2R-CE).
     metrics:
-        names to compute (default: all of :data:`METRICS` that apply; ``sed`` needs node paths).
+        names to compute (default: every registered metric that applies: ``sed`` needs node
+        paths, a metric with extra inputs needs them in ``inputs``). Asking by name for a metric
+        that does not apply is an error.
     convention:
-        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"`` or a :class:`Convention`.
+        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"``, ``"reverie"`` or a
+        :class:`Convention`.
     workers:
         threads for the compiled kernels (-1 = all cores); results do not depend on it.
     shortest_distance:
@@ -326,6 +396,10 @@ def evaluate(
         raise if a query does not start where its reference starts.
     ids:
         optional episode ids, carried into records and CSV.
+    inputs:
+        optional extra per-episode inputs ``{name: array [B, ...]}`` for metrics that declare
+        them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target;
+        ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success.
     """
     conv = _convention(convention)
     threshold = check_threshold(threshold)
@@ -334,6 +408,8 @@ def evaluate(
     qrys = as_paths(queries, "queries")
     if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
+    elif not qrys.is_nodes and conv.drop_repeated_positions:
+        qrys = collapse_repeats(qrys)
     batch = _Batch(refs, qrys, distances, env, None)
     n = batch.size
     if ids is not None:
@@ -342,7 +418,8 @@ def evaluate(
         if len(ids) != n:
             raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
     nodes = batch.matrices is not None
-    wanted = _wanted_metrics(metrics, nodes)
+    extra = _check_inputs(inputs, n)
+    wanted = _wanted_metrics(metrics, nodes, extra)
     if conv.fastdtw_radius is not None and nodes:
         raise ValueError(f"convention {conv.name!r} scores coordinate paths (FastDTW needs coordinates)")
     if strict:
@@ -350,9 +427,17 @@ def evaluate(
     stopped = _check_stopped(stopped, n)
     workers = resolve_workers(workers)
 
-    values, stats, length = _score(batch, conv, threshold, wanted, workers, shortest_distance, stopped)
+    values, stats, length = _score(batch, conv, threshold, wanted, workers, shortest_distance, stopped, extra)
     return Scores(
-        values, threshold=threshold, convention=conv, ids=ids, stats=stats, spl_length=length, stopped=stopped
+        values,
+        threshold=threshold,
+        convention=conv,
+        ids=ids,
+        stats=stats,
+        spl_length=length,
+        stopped=stopped,
+        records={m.name: m for m in wanted},
+        success_given=registry.SUCCESS_INPUTS[0] in extra,
     )
 
 
@@ -360,15 +445,15 @@ def _score(
     batch: _Batch,
     conv: Convention,
     threshold: float,
-    wanted: list[str],
+    wanted: list[Metric],
     workers: int,
     shortest_distance=None,
     stopped=None,
+    inputs=None,
 ):
     """Every wanted metric for every pair of a validated batch (element-wise or with pairs)."""
     r, q = batch.refs, batch.qrys
-    nodes = batch.matrices is not None
-    if nodes:
+    if batch.matrices is not None:
         stats = _core.stats_nodes(
             r.values,
             r.offsets,
@@ -384,47 +469,89 @@ def _score(
         stats = _core.stats_points(
             r.values, r.offsets, q.values, q.offsets, pairs=batch.pairs, threshold=threshold, workers=workers
         )
+    if conv.success_from_inputs and not all(k in (inputs or {}) for k in registry.SUCCESS_INPUTS):
+        raise ValueError(
+            f"convention {conv.name!r} has no distance test for success: give the per-episode inputs "
+            f"{list(registry.SUCCESS_INPUTS)} (evaluate(..., inputs={{...}}); a data set's Benchmark does)"
+        )
     col = {name: stats[k] for name, k in _STAT.items()}
-    ref_len = r.lengths[batch.ref_index()]
-    qry_len = q.lengths[batch.qry_index()]
-
     length = _spl_length(conv, col, shortest_distance, batch.size)
-    sr = _success(col["ne"], threshold, conv, stopped)
-    out: dict[str, np.ndarray] = {}
-    out["pl"] = col["pl_query"]
-    out["ne"] = col["ne"]
-    out["one"] = col["one"]
-    out["sr"] = sr
-    osr = (col["one"] <= threshold) if conv.success_inclusive else (col["one"] < threshold)
-    out["osr"] = osr.astype(np.float64)
-    out["spl"] = sr * _spl_ratio(col["pl_query"], length)
-    if nodes:
-        edges = np.maximum(ref_len - 1, qry_len - 1).astype(np.float64)
-        out["sed"] = sr * (1.0 - _safe_ratio(col["edit"], edges, both_zero=0.0))
-    out["cls"] = _cls(col["pc"], col["pl_reference"], col["pl_query"])
-    out["ad"] = col["ad"]
-    out["md"] = col["md"]
-    if {"dtw", "ndtw", "sdtw"} & set(wanted):
-        d = batch.dtw(None, conv.fastdtw_radius, workers)
-        nd = _ndtw_value(d, ref_len, threshold)
-        out["dtw"] = d
-        out["ndtw"] = nd
-        out["sdtw"] = sr * nd
-    return {k: out[k] for k in wanted}, stats, length
+    ctx = Context(
+        stats,
+        threshold=threshold,
+        convention=conv,
+        spl_length=length,
+        reference_points=r.lengths[batch.ref_index()],
+        query_points=q.lengths[batch.qry_index()],
+        dtw=lambda: batch.dtw(None, conv.fastdtw_radius, workers),
+        stopped=stopped,
+        inputs=inputs,
+        nodes=batch.matrices is not None,
+    )
+    out = {}
+    for m in wanted:
+        v = np.asarray(m.compute(ctx), dtype=np.float64)
+        if v.shape != (batch.size,):
+            raise ValueError(
+                f"metric {m.name!r} returned shape {v.shape}, expected one value per episode ({batch.size})"
+            )
+        out[m.name] = v
+    return out, stats, length
 
 
-def _wanted_metrics(metrics, nodes: bool) -> list[str]:
+def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
+    """Extra per-episode inputs: a mapping of names used by registered metrics to [n, ...] arrays."""
+    if inputs is None:
+        return {}
+    if not hasattr(inputs, "items"):
+        raise TypeError(f"inputs must be a mapping name -> per-episode array, got {type(inputs).__name__}")
+    known = {k for m in registry.metrics() for k in m.inputs} | set(registry.SUCCESS_INPUTS)
+    out = {}
+    for name, value in inputs.items():
+        if name not in known:
+            raise ValueError(f"no registered metric uses the input {name!r} (inputs used: {sorted(known)})")
+        arr = np.asarray(value)
+        if arr.ndim == 0 or arr.shape[0] != n:
+            raise ValueError(f"inputs[{name!r}] must have one entry per episode ({n}), got shape {arr.shape}")
+        out[name] = arr
+    given = [k for k in registry.SUCCESS_INPUTS if k in out]
+    if len(given) == 1:
+        raise ValueError(
+            f"inputs {list(registry.SUCCESS_INPUTS)} replace the distance tests together; got only {given}"
+        )
+    for name in given:
+        if out[name].shape != (n,) or not np.isin(out[name], (0, 1)).all():
+            raise ValueError(f"inputs[{name!r}] must be one 0/1 (or boolean) value per episode")
+    return out
+
+
+def _wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
     if metrics is None:
-        return [m for m in METRICS if nodes or m != "sed"]
+        return [m for m in registry.metrics() if m.applies(nodes, inputs)]
     if isinstance(metrics, str):
         metrics = [metrics]
     wanted = [str(m).lower() for m in metrics]
-    unknown = [m for m in wanted if m not in METRICS]
+    known = registry.names()
+    unknown = [m for m in wanted if m not in known]
     if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; choose from {list(METRICS)}")
-    if "sed" in wanted and not nodes:
-        raise ValueError("sed (edit distance over graph edges) needs node paths")
-    return [m for m in METRICS if m in wanted]
+        raise ValueError(f"unknown metric(s) {unknown}; choose from {list(known)}")
+    out = []
+    for m in registry.metrics():
+        if m.name not in wanted:
+            continue
+        if m.nodes and not nodes:
+            raise ValueError(f"{m.name} ({m.description}) needs node paths")
+        absent = [k for k in m.inputs if k not in inputs]
+        if absent:
+            raise ValueError(
+                f"metric {m.name!r} needs the per-episode input(s) {absent}: evaluate(..., inputs={{...}})"
+            )
+        out.append(m)
+    return out
+
+
+def _wanted_names(metrics, nodes: bool, inputs=()) -> list[str]:
+    return [m.name for m in _wanted_metrics(metrics, nodes, inputs)]
 
 
 def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
@@ -447,10 +574,3 @@ def _check_starts(batch: _Batch, ids) -> None:
     if i >= 0:
         name = f"episode {i}" + (f" ({ids[i]})" if ids is not None else "")
         raise ValueError(f"{name}: the query does not start at the reference start (strict=True)")
-
-
-def spl_curve(references, queries, thresholds: Iterable[float], **kwargs) -> np.ndarray:
-    """Mean SPL over a sweep of success thresholds tau (Anderson et al. 2018); other keyword
-    arguments as :func:`evaluate`."""
-    kwargs.setdefault("metrics", ["spl"])
-    return evaluate(references, queries, **kwargs).spl_curve(thresholds)

@@ -27,6 +27,8 @@ def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
             f"{name}: paths must hold integer node ids (1-D) or real coordinates ([n, D]); got dtype {values.dtype}"
         )
     if values.ndim == 1:
+        if values.size == 0 and values.dtype.kind == "f":
+            values = values.astype(np.int64)  # [] from a plain list: an empty node path, not floats
         if values.dtype.kind == "f":
             raise TypeError(
                 f"{name}: a 1-D float array is ambiguous; node paths must be integers, "
@@ -85,6 +87,8 @@ class Paths:
         if isinstance(paths, (str, bytes)):
             raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
         arrays = [np.asarray(p) for p in paths]
+        # [] in a list of node paths is an empty node path (numpy reads it as float64)
+        arrays = [a.astype(np.int64) if a.ndim == 1 and a.size == 0 and a.dtype.kind == "f" else a for a in arrays]
         if not arrays:
             raise ValueError(f"{name}: empty batch: give at least one path (or use Paths(values, offsets))")
         for i, a in enumerate(arrays):
@@ -212,21 +216,22 @@ def as_path(obj, name: str) -> np.ndarray:
         raise TypeError(f"{name}: ragged or non-numeric path")
     arr = _normalize_values(arr, name)
     if len(arr) == 0:
-        raise ValueError(f"{name} is empty; a path needs at least one point")
+        raise ValueError(f"{name} is empty (empty path: a path needs at least one point)")
     return arr
 
 
 def collapse_repeats(paths: Paths) -> Paths:
-    """Drops consecutive repeats of the same node (an agent turning in place stays one node).
+    """Drops consecutive repeats of the same point (an agent turning in place stays one point).
 
-    Node paths only; the first point of every path is always kept, so no path becomes empty.
+    Node paths compare node ids; coordinate paths drop a position exactly equal to the previous
+    one (VLN-CE's ``NDTW.update_metric`` rule). The first point of every path is always kept, so
+    no path becomes empty.
     """
-    if not paths.is_nodes:
-        raise ValueError("collapse_repeats is for node paths")
     v = paths.values
     keep = np.ones(len(v), dtype=bool)
     if len(v) > 1:
-        keep[1:] = v[1:] != v[:-1]
+        same = v[1:] == v[:-1]
+        keep[1:] = ~same if paths.is_nodes else ~same.all(axis=1)
     keep[paths.offsets[:-1][paths.lengths > 0]] = True  # a path start is never a repeat of the previous path
     if keep.all():
         return paths

@@ -26,23 +26,15 @@ _REF_COLOR = "#1f5fbf"
 _QRY_COLOR = "#e0662a"
 _LINK_COLOR = "0.6"
 
-# Human-readable labels of the metrics (rates are drawn as fractions in [0, 1]).
-_LABELS: dict[str, str] = {
-    "pl": "PL: path length (m)",
-    "ne": "NE: navigation error (m)",
-    "one": "ONE: oracle navigation error (m)",
-    "sr": "SR: success",
-    "osr": "OSR: oracle success",
-    "spl": "SPL",
-    "sed": "SED",
-    "cls": "CLS",
-    "ad": "AD: average deviation (m)",
-    "md": "MD: maximum deviation (m)",
-    "dtw": "DTW",
-    "ndtw": "nDTW",
-    "sdtw": "SDTW",
-}
-_UNIT_INTERVAL = frozenset({"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"})
+
+def _record(name: str):
+    """The registry record of a metric, or None for a name the registry does not know."""
+    from . import registry
+
+    try:
+        return registry.get(name)
+    except KeyError:
+        return None
 
 
 def _mpl():
@@ -73,13 +65,45 @@ def _xy(points, name: str) -> np.ndarray:
     return a
 
 
-def _ndtw(d: float, n_ref: int, threshold: float) -> float:
-    return math.exp(-d / (n_ref * threshold)) if math.isfinite(d) else 0.0
-
-
-def _fmt_score(v: float) -> str:
-    """Three decimals; tiny positive scores in scientific notation instead of a bare 0.000."""
+def _fmt_score(v: float, percent: bool = False) -> str:
+    """Three decimals (or percent with one); tiny positive scores in scientific notation."""
+    if percent:
+        return f"{v * 100:.1e} %" if 0 < v < 5e-4 else f"{v * 100:.1f} %"
     return f"{v:.1e}" if 0 < v < 5e-4 else f"{v:.3f}"
+
+
+def _nice_length(x: float) -> float:
+    """The largest of 1, 2, 5 x 10^k not above x (a scale bar's length)."""
+    if not (x > 0 and math.isfinite(x)):
+        return 1.0
+    k = math.floor(math.log10(x))
+    for m in (5, 2, 1):
+        if m * 10**k <= x:
+            return float(m * 10**k)
+    return float(10**k)  # pragma: no cover
+
+
+def _scale_bar(ax, length: float, *, fontsize="x-small") -> None:
+    """A horizontal bar of ``length`` metres just under the lower right corner of a map (outside
+    it, so it never hides a path)."""
+    from matplotlib.offsetbox import AnchoredOffsetbox, AuxTransformBox, HPacker, TextArea
+    from matplotlib.patches import Rectangle
+
+    bar = AuxTransformBox(ax.transData)
+    bar.add_artist(Rectangle((0, 0), length, 0, ec="k", lw=2.0, fc="none"))
+    label = f"{length:g} m"
+    box = HPacker(children=[bar, TextArea(label, textprops={"fontsize": fontsize})], align="center", pad=0, sep=3)
+    ax.add_artist(
+        AnchoredOffsetbox(
+            loc="upper right",
+            child=box,
+            pad=0.1,
+            borderpad=0.2,
+            frameon=False,
+            bbox_to_anchor=(1.0, 0.0),
+            bbox_transform=ax.transAxes,
+        )
+    )
 
 
 def _draw_pair(
@@ -157,6 +181,7 @@ def plot_alignment(
     threshold: float = 3.0,
     dtw: float | None = None,
     legend: bool = True,
+    percent: bool = False,
 ):
     """The nDTW paper's Figure 1: a reference and a query with their optimal DTW alignment.
 
@@ -177,6 +202,8 @@ def plot_alignment(
     dtw:
         The DTW value to show (e.g. a graph-distance DTW when ``path`` comes from a node-mode
         :func:`navdtw.warping_path`); default the Euclidean cost of the alignment.
+    percent:
+        show nDTW in percent (as the ``navdtw`` command's tables) instead of a fraction.
 
     Returns the matplotlib figure.
     """
@@ -193,7 +220,9 @@ def plot_alignment(
         raise ValueError("path: an index is out of range for the reference or the query")
     if dtw is None:
         dtw = float(np.linalg.norm(ref[links[:, 0]] - qry[links[:, 1]], axis=1).sum())
-    score = _ndtw(float(dtw), len(ref), float(threshold))
+    from .engine import _ndtw_value
+
+    score = float(_ndtw_value(float(dtw), len(ref), float(threshold)))
 
     if ax is None:
         fig = _new_figure((6.4, 5.6))
@@ -201,7 +230,7 @@ def plot_alignment(
     else:
         fig = ax.figure
     _draw_pair(ax, ref, qry, links=links, legend=legend)
-    line = f"DTW = {dtw:.2f}   nDTW = {_fmt_score(score)}"
+    line = f"DTW = {dtw:.2f} m   nDTW = {_fmt_score(score, percent)}"
     ax.set_title(f"{title}\n{line}" if title else line)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
@@ -219,6 +248,9 @@ def plot_pairs_grid(
     descending: bool = True,
     panel_size: float = 2.8,
     suptitle: str | None = None,
+    ids: Sequence | None = None,
+    percent: bool = False,
+    scale_bar: bool = True,
 ):
     """The nDTW paper's Figure 3: reference / query pairs in a grid, sorted by their score.
 
@@ -236,6 +268,13 @@ def plot_pairs_grid(
         The score's name in each title (default ``"nDTW"``).
     descending:
         Best first (default).
+    ids:
+        Optional id per pair (e.g. the ``pair`` column of the demo's ``episodes.csv``), shown
+        first in each title so a panel can be found in the per-episode table.
+    percent:
+        Show scores in percent (as the ``navdtw`` command's tables).
+    scale_bar:
+        Draw a scale bar (metres, one length for every panel) in each panel.
 
     Returns the matplotlib figure.
     """
@@ -251,6 +290,11 @@ def plot_pairs_grid(
         raise ValueError("plot_pairs_grid needs at least one pair")
     if titles is not None and len(titles) != len(pairs):
         raise ValueError(f"{len(pairs)} pairs but {len(titles)} titles")
+    if ids is not None and len(ids) != len(pairs):
+        raise ValueError(f"{len(pairs)} pairs but {len(ids)} ids")
+    xy = [(_xy(p[0], f"pairs[{k}] reference"), _xy(p[1], f"pairs[{k}] query")) for k, p in enumerate(pairs)]
+    extent = float(np.median([np.ptp(np.vstack([r[:, :2], q[:, :2]]), axis=0).max() for r, q in xy]))
+    bar = _nice_length(0.3 * extent) if scale_bar else None
     if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
         raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
     order = np.argsort(-values if descending else values, kind="stable")
@@ -263,13 +307,16 @@ def plot_pairs_grid(
             ax.set_axis_off()
             continue
         k = int(order[slot])
-        ref = _xy(pairs[k][0], f"pairs[{k}] reference")
-        qry = _xy(pairs[k][1], f"pairs[{k}] query")
+        ref, qry = xy[k]
         _draw_pair(ax, ref, qry, legend=False, markersize=3.0, linewidth=1.6)
-        text = f"{label} = {_fmt_score(values[k])}"
-        ax.set_title(f"{titles[k]}\n{text}" if titles is not None else text, fontsize="medium")
+        head = [f"pair {ids[k]}"] if ids is not None else []
+        head += [str(titles[k])] if titles is not None else []
+        text = f"{label} = {_fmt_score(values[k], percent)}"
+        ax.set_title("\n".join([": ".join(head), text]) if head else text, fontsize="medium")
         ax.set_xticks([])
         ax.set_yticks([])
+        if bar is not None:
+            _scale_bar(ax, bar)
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small", frameon=False)
     if suptitle:
@@ -284,12 +331,15 @@ def plot_histograms(
     bins: int = 30,
     ncols: int = 3,
     title: str | None = None,
+    percent: bool = True,
 ):
     """Histograms of per-episode metrics of a scored run, one panel per metric.
 
     ``scores``: a :class:`navdtw.Scores` or a mapping ``name -> per-episode array``. Metrics that
     were not computed are skipped; non-finite values (unreachable goals) are left out and counted
-    in the panel title. Rates are drawn as fractions on [0, 1]; the dashed line is the mean.
+    in the panel title. Labels and units come from the metric registry; rates are drawn in
+    percent on [0, 100] as in the ``navdtw`` command's tables (``percent=False``: fractions on
+    [0, 1]); the dashed line is the mean.
     """
     names = [str(m).lower() for m in metrics]
     present = [m for m in names if m in scores]
@@ -306,24 +356,30 @@ def plot_histograms(
             ax.set_axis_off()
             continue
         m = present[slot]
-        v = np.asarray(scores[m], dtype=np.float64).ravel()
+        rec = _record(m)
+        rate = rec is not None and rec.rate
+        scale = 100.0 if rate and percent else 1.0
+        v = np.asarray(scores[m], dtype=np.float64).ravel() * scale
         finite = v[np.isfinite(v)]
         dropped = len(v) - len(finite)
-        if m in _UNIT_INTERVAL:
-            rng = (0.0, 1.0)
+        if rate:
+            rng = (0.0, scale)
         elif len(finite):
             hi = float(finite.max())
             rng = (0.0, hi if hi > 0 else 1.0)
         else:
             rng = (0.0, 1.0)
         ax.hist(finite, bins=bins, range=rng, color=_REF_COLOR, alpha=0.85, edgecolor="white", linewidth=0.5)
+        unit = ("%" if percent else "") if rate else (rec.unit if rec is not None else "")
         if len(finite):
             mean = float(finite.mean())
-            shown = f"{mean:.3f}" if m in _UNIT_INTERVAL else f"{mean:.2f}"
-            ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {shown}")
+            shown = f"{mean:.3f}" if rate and not percent else f"{mean:.2f}"
+            ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {shown}{' ' + unit if unit else ''}")
             ax.legend(loc="best", fontsize="small", framealpha=0.9)
-        name = _LABELS.get(m, m)
+        name = m if rec is None else (f"{rec.label} ({unit})" if unit else rec.label)
         ax.set_title(name + (f"  ({dropped} inf left out)" if dropped else ""), fontsize="medium")
+        if unit:
+            ax.set_xlabel(unit)
         ax.set_ylabel("episodes")
         ax.grid(True, axis="y", lw=0.4, alpha=0.4)
     if title:

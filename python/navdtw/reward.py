@@ -42,9 +42,11 @@ class NDTWReward:
         episode's matrix.
     success_reward:
         weight of the paper's terminal reward ``1 - d(q_last, r_last) / d_th`` for episodes that
-        end within ``threshold`` of the goal (``d < d_th``), returned by :meth:`done`; 0 disables.
+        end within ``threshold`` of the goal (``d <= d_th``, the paper's success; the bonus is 0
+        at d = d_th), returned by :meth:`done`; 0 disables.
     workers:
-        threads for a step (default 1: the environment loop usually owns the parallelism).
+        threads for a step (-1 = all cores, the default everywhere in navdtw; pass 1 when the
+        environment loop owns the parallelism, e.g. one reward per vectorised-env worker process).
 
     After ``t >= 1`` steps, :attr:`dtw` and :attr:`ndtw` equal ``navdtw.dtw`` / ``navdtw.ndtw`` of the
     reference against the points stepped so far. The first step of an episode returns 0 (there is
@@ -59,7 +61,7 @@ class NDTWReward:
         distances=None,
         env=None,
         success_reward: float = 0.0,
-        workers: int = 1,
+        workers: int = -1,
     ):
         self.threshold = check_threshold(threshold)
         self.success_reward = float(success_reward)
@@ -290,7 +292,7 @@ class NDTWReward:
         if self.success_reward > 0 and self._last is not None:
             scored = np.flatnonzero(m & (self._steps > 0))  # an episode with no point has no end
             dist = self._goal_distance(scored)
-            ok = dist < self.threshold
+            ok = dist <= self.threshold
             out[scored[ok]] = self.success_reward * (1.0 - dist[ok] / self.threshold)
         self._active[m] = 0
         return out

@@ -2,8 +2,11 @@
 
 * :mod:`~navdtw.datasets.matterport`: Matterport3D connectivity graphs (:func:`load_connectivity`).
 * :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
+* :mod:`~navdtw.datasets.rxr`: RxR guide annotations, HAMT / follower predictions, per-language scores.
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
+* :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
+* :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
 
 Every data-set module reads its split and its predictions, matches them into a
 :class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
@@ -22,12 +25,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, r2r, vlnce
+from . import havln, matterport, ndh, r2r, reverie, rxr, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
+from .ndh import load_ndh, load_ndh_predictions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
+from .reverie import load_objects, load_reverie
+from .reverie import load_predictions as load_reverie_predictions
+from .rxr import load_rxr_guide, load_rxr_predictions
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
 
@@ -52,7 +59,9 @@ def data_path(*parts: str) -> Path:
 
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
-DATASETS: dict[str, DatasetKind] = {k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE)}
+DATASETS: dict[str, DatasetKind] = {
+    k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR)
+}
 
 
 def open(name: str, **inputs) -> Benchmark:
@@ -76,15 +85,25 @@ __all__ = [
     "instructions",
     "load_connectivity",
     "load_havln_collisions",
+    "load_ndh",
+    "load_ndh_predictions",
+    "load_objects",
     "load_predictions",
     "load_r2r",
+    "load_reverie",
+    "load_reverie_predictions",
+    "load_rxr_guide",
+    "load_rxr_predictions",
     "load_vlnce_episodes",
     "load_vlnce_gt",
     "load_vlnce_predictions",
     "match_predictions",
     "matterport",
+    "ndh",
     "open",
     "r2r",
+    "reverie",
+    "rxr",
     "vlnce",
     "write_predictions",
 ]

@@ -136,7 +136,7 @@ class MatchedEpisodes:
 
     Attributes
     ----------
-    ids: the data set's episode ids (``instr_id``, ``episode_id``, ...), in split order.
+    ids: the data set's episode ids (``instr_id`` strings, NDH's ``inst_idx`` ints, ...), in split order.
     scans: scan id of every episode (``""`` when the data set does not say).
     env: int64 ``[B]`` environment index into ``graphs.scans`` for node paths; ``None`` for
         coordinate paths.
@@ -148,9 +148,15 @@ class MatchedEpisodes:
     id_name: the name of the id column in the data set's files (``"instr_id"``, ``"episode_id"``).
     extra: per-episode extra inputs some data sets' metrics need, by name, each with one entry per
         episode (e.g. a predicted object id); empty for R2R and R2R-CE.
+    groups: per-episode labels to summarise by, by name (RxR's ``"language"``); they become
+        ``Scores.groups``, so ``scores.summary(by="language")`` works. Empty when the data set has none.
+    left_out: ids of split episodes the convention's evaluator does not score (the R2R evaluator
+        scores only ``<path_id>_0..2``), in split order; empty when every episode is scored.
+    notes: one line per thing the matcher did that the user should know (ids left out,
+        predictions ignored), for the command line and ``summary.json``; empty when none.
     """
 
-    ids: list[str]
+    ids: list[Any]
     scans: list[str]
     env: np.ndarray | None
     references: Paths
@@ -158,7 +164,10 @@ class MatchedEpisodes:
     shortest_distance: np.ndarray
     graphs: GraphSet | None = None
     id_name: str = "instr_id"
-    extra: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    extra: Mapping[str, Sequence[Any] | np.ndarray] = field(default_factory=dict)
+    groups: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    left_out: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -169,11 +178,15 @@ class MatchedEpisodes:
         return None if self.graphs is None else self.graphs.distances
 
     def evaluate(self, **kwargs) -> Scores:
-        """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l and
-        ids filled in); keyword arguments (``threshold``, ``convention``, ``workers``, ...) go through."""
+        """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
+        and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
+        ``workers``, more ``inputs``, ...) go through. The scores carry :attr:`groups`
+        (``Scores.groups``)."""
         from ..metrics import evaluate
 
-        return evaluate(
+        if self.extra:
+            kwargs["inputs"] = {**self.extra, **(kwargs.get("inputs") or {})}
+        scores = evaluate(
             self.references,
             self.queries,
             distances=self.distances,
@@ -182,3 +195,5 @@ class MatchedEpisodes:
             ids=self.ids,
             **kwargs,
         )
+        scores.groups = {k: list(v) for k, v in self.groups.items()}
+        return scores

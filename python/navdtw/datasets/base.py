@@ -33,7 +33,8 @@ class Option:
 
     name: the suite key (``"split"``); the command-line flag is ``--`` + name with ``_`` as ``-``.
     help: one line for ``--help``.
-    kind: ``"file"`` or ``"dir"`` (paths, relative to the suite file in suite runs) or ``"choice"``.
+    kind: ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
+        file in suite runs) or ``"choice"``.
     required: whether the data set cannot be opened without it.
     choices / default: for ``"choice"`` options.
     """
@@ -112,11 +113,11 @@ class DatasetKind:
                 if opt.required:
                     raise ValueError(f"data set {self.name!r} needs {name} ({opt.flag}): {opt.help}")
                 value = opt.default
-            elif opt.kind in ("file", "dir"):
+            elif opt.kind in ("file", "dir", "path"):
                 path = Path(value)
-                exists = path.is_file() if opt.kind == "file" else path.is_dir()
+                exists = {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]()
                 if not exists:
-                    what = "file" if opt.kind == "file" else "folder"
+                    what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
                     raise FileNotFoundError(f"{opt.flag}: {what} not found: {path}")
                 value = path
             elif opt.kind == "choice" and value not in opt.choices:

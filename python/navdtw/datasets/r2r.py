@@ -49,6 +49,12 @@ __all__ = [
 CONVENTIONS: tuple[str, ...] = ("r2r", "r4r", "duet", "paper")
 #: The convention the command line uses for R2R / R4R unless told otherwise.
 DEFAULT_CONVENTION = "r2r"
+#: The R2R evaluator scores instructions 0..2 of every path only (Matterport3DSimulator
+#: ``tasks/R2R/eval.py``, ``Evaluation.__init__``: ``'%d_%d' % (path_id, i) for i in range(3)``).
+R2R_EVALUATOR_INSTRUCTIONS = 3
+#: Which instructions a matcher scores: ``"all"`` (navdtw: every instruction, exactly one
+#: prediction each) or ``"r2r"`` (the R2R evaluator's id set, first of duplicates, extra ignored).
+ID_SETS = ("all", "r2r")
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,19 +170,28 @@ def instructions(split) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------
 
 
-def load_predictions(path_or_list) -> dict[str, list[str]]:
+def load_predictions(path_or_list, *, duplicates: str = "error") -> dict[str, list[str]]:
     """Reads R2R results: ``[{"instr_id": "<path_id>_<k>", "trajectory": [[viewpoint, heading,
     elevation], ...]}, ...]`` -> ``{instr_id: [viewpoint, ...]}`` in file order.
 
     Viewpoints are kept exactly as listed, including the repeats an agent writes while turning in
     place (:func:`match_predictions` can collapse them). A step may also be a bare viewpoint
-    string. Integer ``instr_id`` values are turned into strings. Duplicated ``instr_id``, empty
-    or malformed trajectories raise ``ValueError`` naming the entry.
+    string. Integer ``instr_id`` values are turned into strings. Empty or malformed trajectories
+    raise ``ValueError`` naming the entry; so does a duplicated ``instr_id`` unless
+    ``duplicates="first"``, which keeps the first entry of an id as the R2R evaluator does.
     """
     data, name = source(path_or_list)
+    return _read_predictions(data, name, duplicates)[0]
+
+
+def _read_predictions(data, name: str, duplicates: str = "error"):
+    """``({instr_id: viewpoints}, {instr_id: entry index}, [ids of the later duplicates dropped])``."""
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     data = list_of(data, name, "predictions")
     out: dict[str, list[str]] = {}
     first: dict[str, int] = {}
+    dropped: list[str] = []
     for k, e in enumerate(data):
         if not isinstance(e, dict):
             raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
@@ -186,23 +201,31 @@ def load_predictions(path_or_list) -> dict[str, list[str]]:
         iid = str(iid)
         where = f"{name}: entry {k} (instr_id {iid})"
         if iid in first:
+            if duplicates == "first":
+                dropped.append(iid)
+                continue
             raise ValueError(f"{where}: duplicate instr_id (also entry {first[iid]})")
         first[iid] = k
-        traj = e.get("trajectory")
-        if not isinstance(traj, list):
-            raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
-        if not traj:
-            raise ValueError(f"{where}: trajectory is empty")
-        vps = []
-        for j, step in enumerate(traj):
-            if isinstance(step, str):
-                vps.append(step)
-            elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
-                vps.append(step[0])
-            else:
-                raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
-        out[iid] = vps
-    return out
+        out[iid] = trajectory_viewpoints(e.get("trajectory"), where)
+    return out, first, dropped
+
+
+def trajectory_viewpoints(traj, where: str) -> list[str]:
+    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]`` or
+    bare viewpoint strings), or a ``ValueError`` starting with ``where``."""
+    if not isinstance(traj, list):
+        raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
+    if not traj:
+        raise ValueError(f"{where}: trajectory is empty")
+    vps = []
+    for j, step in enumerate(traj):
+        if isinstance(step, str):
+            vps.append(step)
+        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
+            vps.append(step[0])
+        else:
+            raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
+    return vps
 
 
 def _steps_for_writing(traj, where: str) -> list:
@@ -294,7 +317,14 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
 
 
 def match_predictions(
-    split_instructions, predictions, graphs: GraphSet, *, strict: bool = False, collapse_repeats: bool = True
+    split_instructions,
+    predictions,
+    graphs: GraphSet,
+    *,
+    strict: bool = False,
+    collapse_repeats: bool = True,
+    id_set: str = "all",
+    name: str | None = None,
 ) -> MatchedEpisodes:
     """Pairs every instruction of a split with its predicted trajectory and encodes both.
 
@@ -305,7 +335,7 @@ def match_predictions(
     Every instruction must have a prediction and every prediction an instruction: otherwise a
     ``ValueError`` names the first extra entry of the predictions and lists up to 5 missing /
     extra ids (nothing is dropped silently). Errors about a prediction start with the predictions
-    file's name (``predictions`` for a dict) and name its entry: ``"results.json: entry 2
+    file's name (``name`` if given, ``predictions`` for a dict) and name its entry: ``"results.json: entry 2
     (instr_id 2_0): unknown viewpoint 'abc' (trajectory[1]) in scan 'zsNo4HB9uLZ'"``.
 
     ``strict=True`` additionally requires each trajectory to start at its reference's start
@@ -314,9 +344,17 @@ def match_predictions(
     step per turn); they would otherwise add DTW cost and change the trajectory's point count,
     although they do not move the agent. Path lengths are unaffected either way.
 
+    ``id_set="r2r"`` pairs them as the R2R evaluator does (``Evaluation.__init__`` / ``score`` of
+    Matterport3DSimulator ``tasks/R2R/eval.py``): only instructions 0..2 of each path are scored
+    (the others are listed in ``left_out``), predictions for any other id are ignored, the first
+    entry of a duplicated id is kept; a missing id is still an error. ``notes`` says what was
+    left out or ignored.
+
     Returns :class:`MatchedEpisodes` with ``id_name="instr_id"``, node paths over ``graphs`` and
     ``shortest_distance`` the start-to-goal distance of each reference (the R2R evaluator's l).
     """
+    if id_set not in ID_SETS:
+        raise ValueError(f"id_set must be one of {', '.join(ID_SETS)}, got {id_set!r}")
     if is_path(split_instructions):
         split_instructions = load_r2r(split_instructions)
     records = list(split_instructions)
@@ -325,9 +363,11 @@ def match_predictions(
     if not records:
         raise ValueError("match_predictions: the split is empty")
     # Name the predictions file in every message about a prediction (the user's file to fix).
-    src = Path(predictions).name if is_path(predictions) else "predictions"
+    src = name or (Path(predictions).name if is_path(predictions) else "predictions")
+    dropped: list[str] = []
     if not isinstance(predictions, Mapping):
-        predictions = load_predictions(predictions)
+        data, file_name = source(predictions)
+        predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set == "r2r" else "error")
     else:
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
@@ -335,7 +375,7 @@ def match_predictions(
                 raise ValueError(f"{src}: instr_id {key} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
-    entry = {iid: k for k, iid in enumerate(predictions)}
+        entry = {iid: k for k, iid in enumerate(predictions)}
 
     def where(iid: str) -> str:
         return f"{src}: entry {entry[iid]} (instr_id {iid})"
@@ -350,10 +390,29 @@ def match_predictions(
             raise ValueError(f"split record {k}: duplicate instr_id {iid}")
         seen.add(iid)
         ids.append(iid)
-    extra = [i for i in predictions if i not in seen]
-    if extra:
-        more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
-        raise ValueError(f"{where(extra[0])}: no such instruction in the split{more}")
+    notes: list[str] = []
+    left_out: list[str] = []
+    if id_set == "r2r":
+        keep = [_instruction_index(r, k) < R2R_EVALUATOR_INSTRUCTIONS for k, r in enumerate(records)]
+        left_out = [i for i, kept in zip(ids, keep) if not kept]
+        records = [r for r, kept in zip(records, keep) if kept]
+        ids = [i for i, kept in zip(ids, keep) if kept]
+        scored = set(ids)
+        ignored = [i for i in predictions if i not in scored]
+        if left_out:
+            notes.append(
+                f"r2r: the R2R evaluator scores instructions 0..{R2R_EVALUATOR_INSTRUCTIONS - 1} of each path "
+                f"only; left out {few(left_out)}"
+            )
+        if ignored:
+            notes.append(f"r2r: ignored the predictions of ids the R2R evaluator does not score: {few(ignored)}")
+        if dropped:
+            notes.append(f"r2r: kept the first entry of duplicated ids (as the R2R evaluator), ignored {few(dropped)}")
+    else:
+        extra = [i for i in predictions if i not in seen]
+        if extra:
+            more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
+            raise ValueError(f"{where(extra[0])}: no such instruction in the split{more}")
     missing = [i for i in ids if i not in predictions]
     if missing:
         raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
@@ -403,17 +462,38 @@ def match_predictions(
         shortest_distance=shortest,
         graphs=graphs,
         id_name="instr_id",
+        left_out=tuple(left_out),
+        notes=tuple(notes),
     )
 
 
+def _instruction_index(record, k: int) -> int:
+    """Instruction ``k`` of its path: ``instruction_index`` (from :func:`instructions`), else the
+    number after the last ``_`` of ``instr_id``."""
+    if "instruction_index" in record:
+        return int(record["instruction_index"])
+    try:
+        return int(str(record["instr_id"]).rsplit("_", 1)[1])
+    except (IndexError, ValueError):
+        raise ValueError(
+            f"split record {k}: instr_id {record['instr_id']} is not '<path_id>_<k>' (the r2r id set needs k)"
+        ) from None
+
+
 def load_matched(
-    split, connectivity: PathLike, predictions, *, strict: bool = False, collapse_repeats: bool = True
+    split,
+    connectivity: PathLike,
+    predictions,
+    *,
+    strict: bool = False,
+    collapse_repeats: bool = True,
+    id_set: str = "all",
 ) -> MatchedEpisodes:
     """Everything the scorer needs from R2R / R4R files: reads the split, the graphs of its scans
     (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`)."""
     entries, graphs = load_split_graphs(split, connectivity)
     return match_predictions(
-        instructions(entries), predictions, graphs, strict=strict, collapse_repeats=collapse_repeats
+        instructions(entries), predictions, graphs, strict=strict, collapse_repeats=collapse_repeats, id_set=id_set
     )
 
 
@@ -433,7 +513,12 @@ class R2RBenchmark(Benchmark):
 
         conv = ALL[self.kind.check_convention(convention)]
         return match_predictions(
-            self.records, predictions, self.graphs, strict=strict, collapse_repeats=conv.collapse_repeats
+            self.records,
+            predictions,
+            self.graphs,
+            strict=strict,
+            collapse_repeats=conv.collapse_repeats,
+            id_set="r2r" if conv.name == "r2r" else "all",
         )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:

@@ -1,0 +1,634 @@
+"""REVERIE (Qi et al. 2020, remote object grounding): splits, object boxes, predictions, matching.
+
+Evaluators reproduced (``navdtw.CONVENTIONS``): ``reverie`` (``YuankaiQi/REVERIE``
+``tasks/REVERIE/eval_release.py``, the default), ``duet`` (VLN-DUET ``map_nav_src/reverie/env.py``)
+and navdtw's ``paper``. Node paths over the Matterport3D connectivity graphs.
+
+* Split: ``[{"id": "<path_id>_<objId>", "path_id", "scan", "path": [viewpoint, ...], "heading",
+  "distance", "objId", "instructions": [1-3 strings], ...}]``. ``path_id`` is shared by the entries
+  of the objects on one path, so entries are keyed by ``id``; instruction ``k`` of an entry has
+  ``instr_id = f"{id}_{k}"``.
+* Boxes: ``{"<scan>_<viewpoint>": {viewpoint: {objId: {"name", "visible_pos": [views],
+  "bbox2d": [...]}}}}`` (the upstream ``BBox/<scan>_<viewpoint>.json`` files merged, or a folder of
+  them). An object is *visible* from a viewpoint when its ``visible_pos`` there is non-empty.
+* Predictions: R2R results entries ``{"instr_id", "trajectory"}`` plus the predicted object id,
+  ``predObjId`` (official) or ``pred_objid`` (VLN-DUET, may be ``null``); a trajectory is a list of
+  ``[viewpoint, heading, elevation]`` steps or VLN-DUET's list of viewpoint lists (concatenated).
+
+Success is not a distance test: the target object must be visible from the final viewpoint (sr)
+or from any viewpoint of the trajectory (osr). The matcher computes both per episode (vectorized
+over a table of goal nodes) with whether the predicted object is the target (``object_found``)
+and hands them to ``navdtw.evaluate`` as the inputs ``success``, ``oracle_success`` and
+``object_found`` (``rgs``, ``rgspl``); see ``docs/metrics.md``, REVERIE.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._typing import PathLike
+from ..graphs import GraphSet
+from ..paths import Paths, first_start_mismatch
+from ..paths import collapse_repeats as _collapse_repeats
+from ._common import (
+    INPUT,
+    MatchedEpisodes,
+    few,
+    finite_real,
+    is_int,
+    is_path,
+    list_of,
+    object_of,
+    read_json,
+    read_text,
+    source,
+)
+from .base import Benchmark, DatasetKind, Option
+from .matterport import SUFFIX, load_connectivity
+
+__all__ = [
+    "CONVENTIONS",
+    "DEFAULT_CONVENTION",
+    "REVERIE",
+    "Prediction",
+    "REVERIEBenchmark",
+    "VisibleObjects",
+    "instructions",
+    "load_objects",
+    "load_predictions",
+    "load_reverie",
+    "match_predictions",
+]
+
+#: The conventions (``navdtw.CONVENTIONS``) whose evaluators read these files.
+CONVENTIONS: tuple[str, ...] = ("reverie", "duet", "paper")
+#: The convention the command line uses for REVERIE unless told otherwise.
+DEFAULT_CONVENTION = "reverie"
+#: Conventions whose evaluator walks the results in file order and scores an id only while it is
+#: still expected: extra ids and later duplicates are ignored (missing ids still fail).
+_FIRST_WINS = ("reverie",)
+#: The keys of the predicted object id, official first.
+OBJECT_KEYS = ("predObjId", "pred_objid")
+
+
+# --------------------------------------------------------------------------------------------
+# split
+# --------------------------------------------------------------------------------------------
+
+
+def _object_id(value, where: str, key: str) -> str:
+    """An object id as the evaluators compare it (a string); integral floats as integers."""
+    if is_int(value):
+        return str(int(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    raise ValueError(f"{where}: {key!r} must be an object id (an integer or a string), got {value!r}")
+
+
+def load_reverie(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, Any]]:
+    """Reads a REVERIE split: a list of entries, one per (path, target object).
+
+    Each entry needs ``id`` (str, unique), ``scan`` (str), ``path`` (non-empty list of viewpoint
+    ids), ``objId`` (the target object, int or str) and ``instructions`` (non-empty list of
+    strings); ``path_id`` (may repeat), ``distance`` and ``heading`` are checked when present.
+    Other keys are kept. ``graphs``: if given, every scan and viewpoint must exist.
+
+    Returns new dicts in file order (``path`` as a new list, ``objId`` kept as given).
+    """
+    data, name = source(path_or_list)
+    return _read_split(data, name, graphs)
+
+
+def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]]:
+    data = list_of(data, name, "REVERIE entries")
+    out: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for k, e in enumerate(data):
+        if not isinstance(e, dict):
+            raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
+        eid = e.get("id")
+        if not isinstance(eid, str) or not eid:
+            raise ValueError(f"{name}: entry {k}: 'id' must be a non-empty string like '4634_215', got {eid!r}")
+        where = f"{name}: entry {k} (id {eid})"
+        if eid in seen:
+            raise ValueError(f"{where}: duplicate id (also entry {seen[eid]})")
+        seen[eid] = k
+        if "path_id" in e and not (is_int(e["path_id"]) or isinstance(e["path_id"], str)):
+            raise ValueError(f"{where}: 'path_id' must be an integer or a string")
+        scan = e.get("scan")
+        if not isinstance(scan, str) or not scan:
+            raise ValueError(f"{where}: 'scan' must be a non-empty string")
+        path = e.get("path")
+        if not isinstance(path, list) or not path:
+            raise ValueError(f"{where}: 'path' must be a non-empty list of viewpoint ids")
+        for j, v in enumerate(path):
+            if not isinstance(v, str):
+                raise ValueError(f"{where}: path[{j}] must be a viewpoint id string, got {v!r}")
+        if "objId" not in e:
+            raise ValueError(f"{where}: missing 'objId' (the target object)")
+        _object_id(e["objId"], where, "objId")
+        ins = e.get("instructions")
+        if not isinstance(ins, list) or not ins or not all(isinstance(s, str) for s in ins):
+            raise ValueError(f"{where}: 'instructions' must be a non-empty list of strings")
+        for key in ("distance", "heading"):
+            if key in e and not finite_real(e[key]):
+                raise ValueError(f"{where}: {key!r} must be a finite number, got {e[key]!r}")
+        if graphs is not None:
+            if scan not in graphs:
+                raise ValueError(f"{where}: unknown scan {scan!r}")
+            index = graphs[scan].index
+            for j, v in enumerate(path):
+                if v not in index:
+                    raise ValueError(f"{where}: path[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
+        rec = dict(e)
+        rec["path"] = list(path)
+        out.append(rec)
+    return out
+
+
+def instructions(split) -> list[dict[str, Any]]:
+    """One record per instruction of a split (from :func:`load_reverie`, or a file name):
+    the entry's fields except ``instructions``, plus ``instr_id = f"{id}_{k}"``,
+    ``instruction_index`` (k) and ``instruction`` (the text)."""
+    if is_path(split):
+        split = load_reverie(split)
+    out: list[dict[str, Any]] = []
+    for k, e in enumerate(split):
+        if not isinstance(e, dict) or "id" not in e or "instructions" not in e:
+            raise ValueError(f"split entry {k}: not a REVERIE entry (use load_reverie to read the split)")
+        base = {key: val for key, val in e.items() if key != "instructions"}
+        for j, text in enumerate(e["instructions"]):
+            rec = dict(base)
+            rec["instr_id"] = f"{e['id']}_{j}"
+            rec["instruction_index"] = j
+            rec["instruction"] = text
+            out.append(rec)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# object boxes
+# --------------------------------------------------------------------------------------------
+
+
+class VisibleObjects:
+    """Per scan and viewpoint, the ids (strings) of the objects visible there (``visible_pos``
+    non-empty), as read by :func:`load_objects`. ``source`` names the box file or folder."""
+
+    def __init__(self, scans: dict[str, dict[str, frozenset]], source: str = "<input>") -> None:
+        self._scans = scans
+        self.source = source
+
+    @property
+    def scans(self) -> list[str]:
+        return list(self._scans)
+
+    def __contains__(self, scan) -> bool:
+        return scan in self._scans
+
+    def __repr__(self) -> str:
+        n = sum(len(v) for v in self._scans.values())
+        return f"VisibleObjects({len(self._scans)} scans, {n} viewpoints, from {self.source})"
+
+    def viewpoints(self, scan: str) -> dict[str, frozenset]:
+        """viewpoint -> frozenset of visible object ids, for the viewpoints the boxes list in ``scan``."""
+        try:
+            return self._scans[scan]
+        except KeyError:
+            raise KeyError(f"{self.source}: no viewpoint of scan {scan!r}") from None
+
+    def visible(self, scan: str, viewpoint: str) -> frozenset:
+        """The object ids visible from ``viewpoint`` (empty when the boxes do not list it)."""
+        return self.viewpoints(scan).get(viewpoint, frozenset())
+
+    def goals(self, scan: str, object_id) -> list[str]:
+        """The viewpoints of ``scan`` from which ``object_id`` is visible (sorted)."""
+        obj = str(object_id)
+        return sorted(vp for vp, objs in self.viewpoints(scan).items() if obj in objs)
+
+
+def _visible_in(content, where: str, vp: str) -> frozenset:
+    """The visible object ids of one viewpoint's box entry ``{vp: {objId: {visible_pos, ...}}}``."""
+    if not isinstance(content, dict) or list(content) != [vp]:
+        raise ValueError(f"{where}: expected {{{vp!r}: {{objId: {{visible_pos, ...}}}}}}")
+    objs = content[vp]
+    if not isinstance(objs, dict):
+        raise ValueError(f"{where}: expected the objects of viewpoint {vp!r} keyed by objId")
+    out = []
+    for obj, box in objs.items():
+        vis = box.get("visible_pos") if isinstance(box, dict) else None
+        if not isinstance(vis, list):
+            raise ValueError(f"{where}: object {obj}: 'visible_pos' must be a list of view indices")
+        if vis:
+            out.append(obj)
+    return frozenset(out)
+
+
+# The 2-D boxes are not needed and are most of the text: dropped before parsing (3x faster).
+_BBOX2D = re.compile(r'"bbox2d":\s*\[[\[\]\d,.\s+eE-]*\]\s*,?')
+
+
+def _read_boxes(path: Path):
+    text = read_text(path)
+    try:
+        return json.loads(_BBOX2D.sub("", text))
+    except json.JSONDecodeError:
+        return read_json(path)  # not the usual layout: parse it whole (errors name the file)
+
+
+def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
+    """Reads REVERIE object boxes: which objects are visible from which viewpoint.
+
+    ``path_or_dict``: the merged box file (``BBox_val_scans.json.gz``: ``{"<scan>_<vp>": {vp:
+    {objId: {name, visible_pos, bbox2d}}}}``, gzipped or not), a folder of the upstream
+    ``<scan>_<vp>.json`` files (``BBox/``), or the parsed merged object. An object counts as
+    visible from a viewpoint when its ``visible_pos`` there is non-empty (the evaluator's
+    per-viewpoint object lists hold exactly these ids). ``scans``: keep only these scans.
+    Malformed entries raise ``ValueError`` naming the file and key.
+    """
+    keep = None if scans is None else set(scans)
+    out: dict[str, dict[str, frozenset]] = {}
+
+    def add(key: str, content, where: str) -> None:
+        scan, sep, vp = key.partition("_")
+        if not sep or not scan or not vp:
+            raise ValueError(f"{where}: key must be '<scan>_<viewpoint>', got {key!r}")
+        if keep is not None and scan not in keep:
+            return
+        out.setdefault(scan, {})[vp] = _visible_in(content, where, vp)
+
+    if is_path(path_or_dict) and Path(path_or_dict).is_dir():
+        folder = Path(path_or_dict)
+        files = sorted(folder.glob("*_*.json"))
+        if not files:
+            raise ValueError(f"{folder}: no <scan>_<viewpoint>.json box files")
+        for f in files:
+            if keep is None or f.stem.partition("_")[0] in keep:  # read only the scans kept
+                add(f.stem, read_json(f), f"{folder.name}/{f.name}")
+        name = str(folder)
+    else:
+        if is_path(path_or_dict):
+            data, name = _read_boxes(Path(path_or_dict)), Path(path_or_dict).name
+        else:
+            data, name = path_or_dict, INPUT
+        data = object_of(data, name, "'<scan>_<viewpoint>'")
+        for key, content in data.items():
+            add(key, content, f"{name}: {key}")
+    return VisibleObjects(out, name)
+
+
+def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
+    """For every split entry, its goal nodes as one flat boolean table: ``(flat, base)`` with
+    ``flat[base[e] + node]`` True where entry ``e``'s target is visible from ``node`` of its scan.
+    Entries with the same (scan, target) share a row. Errors name the split file and entry."""
+    rows: dict[tuple[str, str], int] = {}
+    chunks: list[np.ndarray] = []
+    base = np.empty(len(entries), dtype=np.int64)
+    size = 0
+    by_object: dict[str, dict[str, list[str]]] = {}
+    for k, e in enumerate(entries):
+        scan, obj = e["scan"], _object_id(e["objId"], "", "objId")
+        key = (scan, obj)
+        if key not in rows:
+            where = f"{name}: entry {k} (id {e['id']})"
+            if scan not in objects:
+                raise ValueError(f"{objects.source}: no viewpoint of scan {scan!r}, which {where} needs")
+            if scan not in by_object:
+                inverse: dict[str, list[str]] = {}
+                for vp, objs in objects.viewpoints(scan).items():
+                    for o in objs:
+                        inverse.setdefault(o, []).append(vp)
+                by_object[scan] = inverse
+            vps = by_object[scan].get(obj)
+            if not vps:
+                raise ValueError(
+                    f"{where}: target object {obj} is visible from no viewpoint of scan {scan!r} in {objects.source}"
+                )
+            index = graphs[scan].index
+            row = np.zeros(graphs[scan].num_nodes, dtype=bool)
+            row[[index[v] for v in vps if v in index]] = True
+            rows[key] = size
+            chunks.append(row)
+            size += len(row)
+        base[k] = rows[key]
+    flat = np.concatenate(chunks) if chunks else np.zeros(0, dtype=bool)
+    return flat, base
+
+
+def _visibility(flat: np.ndarray, base: np.ndarray, paths: Paths) -> tuple[np.ndarray, np.ndarray]:
+    """(success, oracle success) of every path: its goal row (``base`` per path) at the last node,
+    and at any node (every path is non-empty)."""
+    lengths = paths.lengths
+    hits = flat[np.repeat(base, lengths) + paths.values]
+    oracle = np.logical_or.reduceat(hits, paths.offsets[:-1]) if len(hits) else np.zeros(0, dtype=bool)
+    return flat[base + paths.last()], oracle
+
+
+# --------------------------------------------------------------------------------------------
+# predictions
+# --------------------------------------------------------------------------------------------
+
+
+class Prediction(NamedTuple):
+    """One result entry: ``trajectory`` (viewpoint ids as given, repeats kept), ``object_id`` (the
+    predicted object as a string; ``None`` when the entry gives ``null`` or no object key),
+    ``object_key`` (``"predObjId"``, ``"pred_objid"`` or ``""`` when absent), ``entry`` (index in
+    the file)."""
+
+    trajectory: list[str]
+    object_id: str | None
+    object_key: str
+    entry: int
+
+
+def _viewpoints(traj, where: str) -> list[str]:
+    if not isinstance(traj, list):
+        raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation] steps")
+    vps: list[str] = []
+    for j, step in enumerate(traj):
+        if isinstance(step, str):
+            vps.append(step)
+        elif isinstance(step, (list, tuple)) and step and all(isinstance(v, str) for v in step):
+            vps.extend(step)  # VLN-DUET: one list of viewpoints per decision step
+        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
+            if not all(finite_real(x) for x in step[1:]):
+                raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
+            vps.append(step[0])
+        else:
+            raise ValueError(
+                f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation] or a list of viewpoints, "
+                f"got {step!r}"
+            )
+    if not vps:
+        raise ValueError(f"{where}: trajectory is empty")
+    return vps
+
+
+def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
+    """Reads REVERIE results: ``[{"instr_id", "trajectory", "predObjId" or "pred_objid"}, ...]``
+    -> ``[(instr_id, Prediction), ...]`` in file order, duplicates included (the matcher decides).
+
+    A trajectory is a list of ``[viewpoint, heading, elevation]`` steps (or bare viewpoint ids) or
+    VLN-DUET's list of viewpoint lists, which is concatenated. The object id may be an integer, a
+    string, an integral float or ``null``; lists, objects, booleans and fractional numbers are
+    malformed. Both keys with different values are an error. Errors name the file and entry.
+    """
+    data, name = source(path_or_list)
+    data = list_of(data, name, "predictions")
+    out: list[tuple[str, Prediction]] = []
+    for k, e in enumerate(data):
+        if not isinstance(e, dict):
+            raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
+        iid = e.get("instr_id")
+        if not (isinstance(iid, str) or is_int(iid)):
+            raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
+        iid = str(iid)
+        where = f"{name}: entry {k} (instr_id {iid})"
+        vps = _viewpoints(e.get("trajectory"), where)
+        found = [(key, e[key]) for key in OBJECT_KEYS if key in e]
+        objs = [None if v is None else _object_id(v, where, key) for key, v in found]
+        if len(objs) == 2 and objs[0] != objs[1]:
+            raise ValueError(f"{where}: 'predObjId' ({objs[0]}) and 'pred_objid' ({objs[1]}) differ")
+        out.append((iid, Prediction(vps, objs[0] if objs else None, found[0][0] if found else "", k)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# matching
+# --------------------------------------------------------------------------------------------
+
+
+def match_predictions(
+    split_instructions,
+    predictions,
+    graphs: GraphSet,
+    objects: VisibleObjects,
+    *,
+    convention: str = DEFAULT_CONVENTION,
+    strict: bool = False,
+) -> MatchedEpisodes:
+    """Pairs every instruction of a REVERIE split with its prediction as ``convention``'s
+    evaluator does, and computes the per-episode inputs of success and grounding.
+
+    ``split_instructions``: records from :func:`instructions` (a split from
+    :func:`load_reverie` is expanded first). ``predictions``: a results file name, parsed list, or
+    the output of :func:`load_predictions`. ``objects``: :func:`load_objects`.
+
+    Ids: under ``reverie`` the results are walked in file order and an id is scored only while it
+    is still expected, so extra ids and later duplicates are ignored (a ``UserWarning`` names
+    them); under ``duet`` and ``paper`` an extra or duplicated id is an error. A missing id is an
+    error under every convention.
+
+    Object ids: ``object_found`` = the predicted id equals the target as strings. Under ``duet``
+    a missing key or ``null`` scores 0 (``item.get('pred_objid')``). Under ``reverie`` and
+    ``paper`` a ``null`` scores 0 and a missing key is an error (the official evaluator's
+    ``KeyError``), unless no entry has an object key at all: then the results are navigation
+    only (the evaluator's ``evalType='nav'``) and ``rgs`` / ``rgspl`` are not computed.
+
+    ``strict=True`` requires each trajectory to start at its reference's start (both evaluators
+    assert it). Repeated viewpoints are merged when the convention says so (they add 0 m and
+    change nothing but DTW-based metrics; neither evaluator computes DTW).
+
+    Returns :class:`MatchedEpisodes` whose ``extra`` holds ``success``, ``oracle_success`` and
+    (unless navigation only) ``object_found``, all bool ``[B]``.
+    """
+    from ..metrics import CONVENTIONS as ALL
+
+    conv = ALL[convention] if isinstance(convention, str) else convention
+    if is_path(split_instructions):
+        split_instructions = load_reverie(split_instructions)
+    records = list(split_instructions)
+    if records and "instr_id" not in records[0]:
+        records = instructions(records)
+    if not records:
+        raise ValueError("match_predictions: the split is empty")
+    src = Path(predictions).name if is_path(predictions) else "<input>"
+    if not (isinstance(predictions, list) and predictions and isinstance(predictions[0], tuple)):
+        predictions = load_predictions(predictions)
+
+    ids = [str(r["instr_id"]) for r in records]
+    expected = set(ids)
+    if len(expected) != len(ids):
+        raise ValueError("match_predictions: the split has duplicate instruction ids")
+    chosen: dict[str, Prediction] = {}
+    ignored: list[str] = []
+    first_wins = conv.name in _FIRST_WINS
+    for iid, p in predictions:
+        where = f"{src}: entry {p.entry} (instr_id {iid})"
+        if iid not in expected:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: no such instruction in the split")
+        if iid in chosen:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: duplicate instr_id (also entry {chosen[iid].entry})")
+        chosen[iid] = p
+    missing = [i for i in ids if i not in chosen]
+    if missing:
+        raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
+    if ignored:
+        warnings.warn(
+            f"{src}: {len(ignored)} entries not scored (extra or repeated ids, as {conv.name}'s evaluator): "
+            f"{few(ignored)}",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    preds = [chosen[i] for i in ids]
+    navigation_only = conv.name != "duet" and not any(p.object_key for p in preds)
+    if conv.name != "duet" and not navigation_only:
+        for iid, p in zip(ids, preds):
+            if not p.object_key:
+                raise ValueError(
+                    f"{src}: entry {p.entry} (instr_id {iid}): no 'predObjId' (or 'pred_objid'), which "
+                    f"the {conv.name} convention needs (the REVERIE evaluator raises KeyError)"
+                )
+
+    scans = [r["scan"] for r in records]
+    env, refs = graphs.encode(scans, [r["path"] for r in records], names=[f"instr_id {i}, reference" for i in ids])
+    try:
+        _, qrys = graphs.encode(scans, [p.trajectory for p in preds])
+    except ValueError:
+        for iid, scan, p in zip(ids, scans, preds):
+            index = graphs[scan].index
+            for j, v in enumerate(p.trajectory):
+                if v not in index:
+                    raise ValueError(
+                        f"{src}: entry {p.entry} (instr_id {iid}): viewpoint {v!r} (trajectory, step {j}) "
+                        f"is not in scan {scan!r}"
+                    ) from None
+        raise
+    if strict:
+        k = first_start_mismatch(refs, qrys)
+        if k >= 0:
+            raise ValueError(
+                f"{src}: entry {preds[k].entry} (instr_id {ids[k]}): trajectory starts at "
+                f"{preds[k].trajectory[0]!r}, but the reference starts at {records[k]['path'][0]!r} (strict)"
+            )
+    if conv.collapse_repeats:
+        qrys = _collapse_repeats(qrys)
+
+    flat, base = _goal_table(records, graphs, objects, "split")
+    success, oracle = _visibility(flat, base, qrys)
+    extra: dict[str, Any] = {"success": success, "oracle_success": oracle}
+    if not navigation_only:
+        targets = [_object_id(r["objId"], "", "objId") for r in records]
+        extra["object_found"] = np.array([p.object_id == t for p, t in zip(preds, targets)], dtype=bool)
+
+    start, goal = refs.first(), refs.last()
+    shortest = np.empty(len(ids), dtype=np.float64)
+    for k in np.unique(env):
+        sel = env == k
+        shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal[sel]]
+    return MatchedEpisodes(
+        ids=ids,
+        scans=scans,
+        env=env,
+        references=refs,
+        queries=qrys,
+        shortest_distance=shortest,
+        graphs=graphs,
+        id_name="instr_id",
+        extra=extra,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# the data set kind
+# --------------------------------------------------------------------------------------------
+
+
+def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
+    """A REVERIE split and the connectivity graphs of its scans: ``(entries, graphs)``; errors
+    name the split file and entry (unknown scan, viewpoint not in its scan)."""
+    data, name = source(split)
+    entries = _read_split(data, name, None)
+    if not entries:
+        raise ValueError(f"{name}: the split is empty")
+    conn = Path(connectivity)
+    if not conn.is_dir():
+        raise FileNotFoundError(f"connectivity folder not found: {conn}")
+    scans: list[str] = []
+    for k, e in enumerate(entries):
+        if e["scan"] not in scans:
+            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
+                raise ValueError(
+                    f"{name}: entry {k} (id {e['id']}): unknown scan {e['scan']!r} (no {e['scan']}{SUFFIX} in {conn})"
+                )
+            scans.append(e["scan"])
+    graphs = load_connectivity(conn, scans=scans)
+    return _read_split(data, name, graphs), graphs
+
+
+class REVERIEBenchmark(Benchmark):
+    """A REVERIE split with the graphs of its scans and the visible objects, ready to score agents."""
+
+    def __init__(self, split, connectivity, objects) -> None:
+        self.entries, self.graphs = load_split_graphs(split, connectivity)
+        self.records = instructions(self.entries)
+        scans = {e["scan"] for e in self.entries}
+        self.objects = objects if isinstance(objects, VisibleObjects) else load_objects(objects, scans=scans)
+        name = Path(split).name if is_path(split) else "<input>"
+        # checks every target against the boxes once (errors name the split entry)
+        self._goals = _goal_table(self.entries, self.graphs, self.objects, name)
+
+    @property
+    def n(self) -> int:
+        return len(self.records)
+
+    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        conv = self.kind.check_convention(convention)
+        return match_predictions(self.records, predictions, self.graphs, self.objects, convention=conv, strict=strict)
+
+    def evaluate(self, matched: MatchedEpisodes, *, convention: str | None = None, **kwargs):
+        conv = self.kind.check_convention(convention)
+        return matched.evaluate(convention=conv, **kwargs)
+
+    def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        """The random walker (steps drawn from the split's reference step counts) with success and
+        oracle success by visibility of the target from the walks' nodes. ``rgs`` / ``rgspl`` are
+        not reported: a random walker predicts no object."""
+        from ..baseline import random_baseline
+
+        conv = self.kind.check_convention(convention)
+        flat, base = self._goals
+        # random_baseline reads R2R-shaped entries: one per reference path, keyed by our unique id
+        refs = [{"path_id": e["id"], "scan": e["scan"], "path": e["path"], "num_instructions": 1} for e in self.entries]
+
+        def inputs(walks: Paths, ref_of: np.ndarray) -> dict[str, np.ndarray]:
+            success, oracle = _visibility(flat, base[ref_of], walks)
+            return {"success": success, "oracle_success": oracle}
+
+        return random_baseline(refs, self.graphs, n, seed=seed, convention=conv, inputs=inputs, **kwargs)
+
+
+REVERIE = DatasetKind(
+    "reverie",
+    "REVERIE",
+    (
+        Option("split", "the split: a JSON list of {id, path_id, scan, path, objId, instructions, ...}"),
+        Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
+        Option(
+            "objects",
+            "the object boxes: BBox_val_scans.json(.gz) ({'<scan>_<vp>': ...}) or the folder of BBox/<scan>_<vp>.json",
+            kind="path",
+        ),
+    ),
+    ("reverie", "duet", "paper"),
+    "reverie",
+    REVERIEBenchmark,
+    id_name="instr_id",
+    description="REVERIE (Qi et al. 2020): remote object grounding on Matterport3D graph paths",
+)

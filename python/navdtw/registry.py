@@ -1,0 +1,574 @@
+"""The metric registry: every navigation metric as one declarative record.
+
+:func:`navdtw.evaluate`, :class:`navdtw.Scores`, the ``navdtw`` command's tables and
+``episodes.csv``, the figures and the metric table of ``docs/metrics.md`` all read this registry,
+so adding a metric is one :class:`Metric` record plus its computation (and a C++ statistic in
+``cpp/navdtw/stats.hpp`` if it needs a new per-pair loop).
+
+A computation is a function of a :class:`Context`: the per-pair statistics of the C++ engine by
+name (``ctx.stat("ne")``, names as ``navdtw._core.STATS``), the success indicator ``ctx.sr``, the
+threshold, the convention, SPL's length and ratio, DTW (computed once, only when a metric asks),
+the path lengths, and named extra per-episode inputs given to ``evaluate(..., inputs={...})``.
+
+Adding a metric::
+
+    from navdtw.registry import Metric, register_metric
+
+    register_metric(Metric(
+        "rgs", "RGS", lambda ctx: ctx.input("object_found").astype(float),
+        rate=True, higher_is_better=True, inputs=("object_found",),
+        description="remote grounding success: the predicted object is the target",
+    ))
+    navdtw.evaluate(refs, qrys, distances=D, inputs={"object_found": found})["rgs"]
+
+A metric whose inputs are not given is skipped when ``metrics=None`` and is an error when asked
+for by name. :func:`registered` (a context manager) adds metrics for a block only (tests).
+
+Success from the data set: a data set whose success is not "the final node is within d_th of the
+goal" (REVERIE: the target object is visible from the final viewpoint) gives the inputs
+``success`` and ``oracle_success`` (:data:`SUCCESS_INPUTS`, 0/1 per episode). They replace the
+distance tests in ``ctx.sr`` and ``ctx.oracle_success``, so sr, osr and every metric built on sr
+(spl, sed, sdtw, ...) follow them, under any convention. A convention with
+``success_from_inputs=True`` (``reverie``) requires them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "SUCCESS_INPUTS",
+    "Context",
+    "Metric",
+    "builtin_names",
+    "get",
+    "markdown_table",
+    "metrics",
+    "names",
+    "register_metric",
+    "registered",
+    "unregister_metric",
+]
+
+STAT_INDEX: dict[str, int] = {name: k for k, name in enumerate(_core.STATS)}
+
+#: Per-episode inputs that replace the distance tests of success and oracle success when given
+#: (both together): ``evaluate(..., inputs={"success": s, "oracle_success": o})``.
+SUCCESS_INPUTS: tuple[str, str] = ("success", "oracle_success")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: what it is, how it is shown, what it needs and how it is computed.
+
+    name: lowercase key (``scores["ndtw"]``, the ``episodes.csv`` column, ``summary()`` key).
+    label: the name readers know (``"nDTW"``), used in tables and figures.
+    compute: ``f(ctx: Context) -> float64 [B]`` per-episode values.
+    unit: ``"m"`` for metres, ``""`` for unitless, or e.g. ``"collisions"``.
+    rate: a fraction in [0, 1] (shown x100 with ``percent=True``, in percent in the CLI tables).
+    higher_is_better: True / False, or None when neither (path length).
+    stats: the C++ per-pair statistics the computation reads (checked against ``_core.STATS``).
+    nodes: needs node paths (graph edges), e.g. SED; skipped for coordinate paths.
+    dtw: needs the DTW value (one extra DTW pass, shared by every metric that asks).
+    success: depends on the success indicator (so on the convention and ``stopped=``).
+    inputs: names of extra per-episode inputs (``evaluate(inputs={name: array})``).
+    description: one line with the definition, used by the docs table and ``--help``.
+    """
+
+    name: str
+    label: str
+    compute: Callable[[Context], np.ndarray] = field(repr=False, compare=False)
+    unit: str = ""
+    rate: bool = False
+    higher_is_better: bool | None = None
+    stats: tuple[str, ...] = ()
+    nodes: bool = False
+    dtw: bool = False
+    success: bool = False
+    inputs: tuple[str, ...] = ()
+    description: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name != self.name.lower():
+            raise ValueError(f"metric name must be a lowercase identifier, got {self.name!r}")
+        if not callable(self.compute):
+            raise TypeError(f"metric {self.name!r}: compute must be a function of a Context")
+        if self.higher_is_better not in (True, False, None):
+            raise ValueError(f"metric {self.name!r}: higher_is_better must be True, False or None")
+        for attr in ("stats", "inputs"):
+            value = getattr(self, attr)
+            if isinstance(value, str):
+                object.__setattr__(self, attr, (value,))
+            else:
+                object.__setattr__(self, attr, tuple(value))
+        missing = [s for s in self.stats if s not in STAT_INDEX]
+        if missing:
+            raise ValueError(
+                f"metric {self.name!r} reads statistic(s) {missing} that the engine does not compute "
+                f"(navdtw._core.STATS: {', '.join(_core.STATS)})"
+            )
+        if "" in self.inputs:
+            raise ValueError(f"metric {self.name!r}: an input name is empty")
+
+    @property
+    def header(self) -> str:
+        """The label with its unit, as in tables: ``"NE (m)"``, ``"SR (%)"`` (rates in percent)."""
+        unit = "%" if self.rate else self.unit
+        return f"{self.label} ({unit})" if unit else self.label
+
+    def applies(self, nodes: bool, inputs) -> bool:
+        """Whether this metric can be computed for these paths and inputs."""
+        return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
+
+
+_REGISTRY: dict[str, Metric] = {}
+
+
+def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
+    """Adds ``metric`` to the registry (after those already there); returns it.
+
+    A metric of the same name is an error unless ``replace=True`` (it then keeps its place).
+    """
+    if not isinstance(metric, Metric):
+        raise TypeError(f"register_metric takes a navdtw.registry.Metric, got {type(metric).__name__}")
+    if metric.name in _REGISTRY and not replace:
+        raise ValueError(f"a metric {metric.name!r} is already registered (pass replace=True to replace it)")
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def unregister_metric(name: str) -> Metric:
+    """Removes a metric added with :func:`register_metric`; the built-in ones stay."""
+    if name in _BUILTIN:
+        raise ValueError(f"{name!r} is a built-in metric and cannot be removed")
+    try:
+        return _REGISTRY.pop(name)
+    except KeyError:
+        raise KeyError(f"no metric {name!r} is registered") from None
+
+
+@contextmanager
+def registered(*new: Metric) -> Iterator[tuple[Metric, ...]]:
+    """``with registered(Metric(...), ...):`` the metrics exist inside the block only."""
+    added = []
+    try:
+        for m in new:
+            added.append(register_metric(m))
+        yield tuple(added)
+    finally:
+        for m in added:
+            _REGISTRY.pop(m.name, None)
+
+
+def get(name: str) -> Metric:
+    """The record of metric ``name``."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown metric {name!r}; choose from {names()}") from None
+
+
+def names() -> tuple[str, ...]:
+    """Every registered metric name, in table order."""
+    return tuple(_REGISTRY)
+
+
+def metrics() -> tuple[Metric, ...]:
+    """Every registered record, in table order."""
+    return tuple(_REGISTRY.values())
+
+
+def builtin_names() -> tuple[str, ...]:
+    """The metrics navdtw ships (``navdtw.METRICS``)."""
+    return _BUILTIN
+
+
+# --------------------------------------------------------------------------------------------
+# the context a computation sees
+# --------------------------------------------------------------------------------------------
+
+
+class Context:
+    """What a metric's computation may read, for one batch of B episodes (all arrays ``[B]``).
+
+    * ``stat(name)``: a C++ per-pair statistic (``navdtw._core.STATS``), float64.
+    * ``threshold`` (metres), ``convention`` (a :class:`navdtw.Convention`), ``size`` (B),
+      ``nodes`` (node paths or coordinates).
+    * ``sr``: success as 0.0 / 1.0 (the convention's comparison, and ``stopped=`` when given), or
+      the input ``success`` when given (:data:`SUCCESS_INPUTS`).
+    * ``oracle_success``: 1[one within d_th], or the input ``oracle_success`` when given.
+    * ``success(distance)``: the convention's distance comparison for any distances.
+    * ``spl_length``: SPL's l for the convention; ``spl_ratio``: l / max(PL(Q), l, floor) with
+      the convention's ``spl_floor``.
+    * ``dtw``: DTW per episode (computed on first use, once); ``ndtw``: its nDTW.
+    * ``reference_points``, ``query_points``: number of points of each path (after collapsing).
+    * ``input(name)``: an extra per-episode input given to ``evaluate(inputs=...)``.
+    """
+
+    def __init__(
+        self,
+        stats: np.ndarray,
+        *,
+        threshold: float,
+        convention,
+        spl_length: np.ndarray,
+        reference_points: np.ndarray,
+        query_points: np.ndarray,
+        dtw: Callable[[], np.ndarray],
+        stopped: np.ndarray | None = None,
+        inputs: dict[str, np.ndarray] | None = None,
+        nodes: bool = True,
+    ):
+        self._stats = stats
+        self.threshold = threshold
+        self.convention = convention
+        self.spl_length = spl_length
+        self.reference_points = reference_points
+        self.query_points = query_points
+        self.stopped = stopped
+        self.nodes = nodes
+        self._inputs = inputs or {}
+        self._dtw_fn = dtw
+        self._cache: dict[str, np.ndarray] = {}
+
+    @property
+    def size(self) -> int:
+        return int(self._stats.shape[1])
+
+    def stat(self, name: str) -> np.ndarray:
+        return self._stats[STAT_INDEX[name]]
+
+    def input(self, name: str) -> np.ndarray:
+        try:
+            return self._inputs[name]
+        except KeyError:
+            raise KeyError(f"no per-episode input {name!r} was given (evaluate(inputs={{{name!r}: ...}}))") from None
+
+    def success(self, distance: np.ndarray) -> np.ndarray:
+        """1.0 where ``distance`` is within the threshold (``<=`` or ``<`` as the convention says)."""
+        ok = (distance <= self.threshold) if self.convention.success_inclusive else (distance < self.threshold)
+        return ok.astype(np.float64)
+
+    def _cached(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def _given_success(self, name: str, distance: str) -> np.ndarray:
+        given = self._inputs.get(name)
+        s = given.astype(bool) if given is not None else self.success(self.stat(distance)).astype(bool)
+        if name == "success" and self.stopped is not None:
+            s = s & self.stopped
+        return s.astype(np.float64)
+
+    @property
+    def sr(self) -> np.ndarray:
+        return self._cached("sr", lambda: self._given_success("success", "ne"))
+
+    @property
+    def oracle_success(self) -> np.ndarray:
+        return self._cached("oracle_success", lambda: self._given_success("oracle_success", "one"))
+
+    @property
+    def spl_ratio(self) -> np.ndarray:
+        floor = getattr(self.convention, "spl_floor", 0.0)
+        return self._cached("spl_ratio", lambda: spl_ratio(self.stat("pl_query"), self.spl_length, floor))
+
+    @property
+    def dtw(self) -> np.ndarray:
+        return self._cached("dtw", self._dtw_fn)
+
+    @property
+    def ndtw(self) -> np.ndarray:
+        from .engine import _ndtw_value
+
+        return self._cached("ndtw", lambda: _ndtw_value(self.dtw, self.reference_points, self.threshold))
+
+
+# --------------------------------------------------------------------------------------------
+# shared formulas
+# --------------------------------------------------------------------------------------------
+
+
+def safe_ratio(num: np.ndarray, den: np.ndarray, both_zero: float) -> np.ndarray:
+    """num / den with 0/0 -> both_zero and x/inf -> 0, never NaN."""
+    out = np.full(num.shape, both_zero, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        np.divide(num, den, out=out, where=den > 0)
+    np.nan_to_num(out, copy=False, nan=0.0)  # inf / inf: an unreachable goal
+    return out
+
+
+def success(ne: np.ndarray, threshold: float, conv, stopped: np.ndarray | None) -> np.ndarray:
+    """SR per episode (0.0 / 1.0): ``ne <= d_th`` or ``ne < d_th`` as the convention says."""
+    sr = (ne <= threshold) if conv.success_inclusive else (ne < threshold)
+    if stopped is not None:
+        sr = sr & stopped
+    return sr.astype(np.float64)
+
+
+def spl_ratio(pl: np.ndarray, length: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """l / max(pl, l, floor); 1 when all are 0 (floor 0), 0 when l = 0 < floor (DUET's 0.01)."""
+    return safe_ratio(length, np.maximum(np.maximum(pl, length), floor), both_zero=1.0)
+
+
+def cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.ndarray:
+    """CLS = PC * LS, LS = a / (a + |a - PL(Q)|), a = PC * PL(R); LS = 1 when a and PL(Q) are both 0,
+    and 0 when either length is infinite (a path through unreachable nodes)."""
+    a = np.zeros_like(pc)
+    np.multiply(pc, pl_reference, out=a, where=pc > 0)
+    finite = np.isfinite(a) & np.isfinite(pl_query)
+    a_f = np.where(finite, a, 0.0)
+    q_f = np.where(finite, pl_query, 0.0)
+    ls = np.where(finite, safe_ratio(a_f, a_f + np.abs(a_f - q_f), both_zero=1.0), 0.0)
+    return pc * ls
+
+
+def goal_progress(start_distance: np.ndarray, final_distance: np.ndarray) -> np.ndarray:
+    """GP = start_distance - final_distance (metres; the distances from the start and from the final
+    point to the goal region). Where both are inf (a region unreachable from either), 0: never NaN."""
+    start = np.asarray(start_distance, dtype=np.float64)
+    final = np.asarray(final_distance, dtype=np.float64)
+    both = np.isinf(start) & np.isinf(final)
+    return np.where(both, 0.0, start - np.where(both, 0.0, final))
+
+
+def _sed(ctx: Context) -> np.ndarray:
+    edges = np.maximum(ctx.reference_points - 1, ctx.query_points - 1).astype(np.float64)
+    return ctx.sr * (1.0 - safe_ratio(ctx.stat("edit"), edges, both_zero=0.0))
+
+
+# --------------------------------------------------------------------------------------------
+# the built-in metrics (Ilharco et al. 2019, Table 3; docs/metrics.md)
+# --------------------------------------------------------------------------------------------
+
+_BUILTIN_RECORDS = (
+    Metric(
+        "pl",
+        "PL",
+        lambda c: c.stat("pl_query"),
+        unit="m",
+        stats=("pl_query",),
+        description="path length of the query, sum d(q_i, q_i+1)",
+    ),
+    Metric(
+        "ne",
+        "NE",
+        lambda c: c.stat("ne"),
+        unit="m",
+        higher_is_better=False,
+        stats=("ne",),
+        description="navigation error d(q_last, r_last)",
+    ),
+    Metric(
+        "one",
+        "ONE",
+        lambda c: c.stat("one"),
+        unit="m",
+        higher_is_better=False,
+        stats=("one",),
+        description="oracle navigation error min_q d(q, r_last)",
+    ),
+    Metric(
+        "sr",
+        "SR",
+        lambda c: c.sr,
+        rate=True,
+        higher_is_better=True,
+        stats=("ne",),
+        success=True,
+        description="success 1[ne <= d_th] (`<` under the r2r, duet and vlnce conventions; or the input `success`)",
+    ),
+    Metric(
+        "osr",
+        "OSR",
+        lambda c: c.oracle_success,
+        rate=True,
+        higher_is_better=True,
+        stats=("one",),
+        description="oracle success 1[one <= d_th] (same comparison as sr; or the input `oracle_success`)",
+    ),
+    Metric(
+        "spl",
+        "SPL",
+        lambda c: c.sr * c.spl_ratio,
+        rate=True,
+        higher_is_better=True,
+        stats=("ne", "pl_query", "start_goal", "pl_reference", "reference_start_goal"),
+        success=True,
+        description="sr * l / max(pl, l); l depends on the convention",
+    ),
+    Metric(
+        "sed",
+        "SED",
+        _sed,
+        rate=True,
+        higher_is_better=True,
+        stats=("ne", "edit"),
+        nodes=True,
+        success=True,
+        description="sr * (1 - ED(edges R, edges Q) / max(#edges)) (node paths only)",
+    ),
+    Metric(
+        "cls",
+        "CLS",
+        lambda c: cls(c.stat("pc"), c.stat("pl_reference"), c.stat("pl_query")),
+        rate=True,
+        higher_is_better=True,
+        stats=("pc", "pl_reference", "pl_query"),
+        description="coverage weighted by length score, PC * LS (Jain et al. 2019)",
+    ),
+    Metric(
+        "ad",
+        "AD",
+        lambda c: c.stat("ad"),
+        unit="m",
+        higher_is_better=False,
+        stats=("ad",),
+        description="average deviation mean_q d(q, R)",
+    ),
+    Metric(
+        "md",
+        "MD",
+        lambda c: c.stat("md"),
+        unit="m",
+        higher_is_better=False,
+        stats=("md",),
+        description="maximum deviation max_q d(q, R)",
+    ),
+    Metric(
+        "dtw",
+        "DTW",
+        lambda c: c.dtw,
+        unit="m",
+        higher_is_better=False,
+        dtw=True,
+        description="dynamic time warping DTW(R, Q)",
+    ),
+    Metric(
+        "ndtw",
+        "nDTW",
+        lambda c: c.ndtw,
+        rate=True,
+        higher_is_better=True,
+        dtw=True,
+        description="normalized DTW exp(-DTW / (|R| d_th))",
+    ),
+    Metric(
+        "sdtw",
+        "SDTW",
+        lambda c: c.sr * c.ndtw,
+        rate=True,
+        higher_is_better=True,
+        stats=("ne",),
+        dtw=True,
+        success=True,
+        description="success weighted by nDTW, sr * ndtw",
+    ),
+    # data-set metrics: computed only when their per-episode inputs are given (evaluate(inputs=...))
+    Metric(
+        "gp",
+        "GP",
+        lambda c: goal_progress(c.input("region_start_distance"), c.input("region_final_distance")),
+        unit="m",
+        higher_is_better=True,
+        inputs=("region_start_distance", "region_final_distance"),
+        description="goal progress d(start, goal region) - d(q_last, goal region) (CVDN/NDH; may be negative)",
+    ),
+    # REVERIE (Qi et al. 2020): remote grounding; the data set gives `object_found` per episode
+    Metric(
+        "rgs",
+        "RGS",
+        lambda c: c.input("object_found").astype(bool).astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("object_found",),
+        description="remote grounding success: the predicted object is the target (no navigation condition)",
+    ),
+    Metric(
+        "rgspl",
+        "RGSPL",
+        lambda c: c.input("object_found").astype(bool) * c.spl_ratio,
+        rate=True,
+        higher_is_better=True,
+        stats=("pl_query", "start_goal", "pl_reference", "reference_start_goal"),
+        inputs=("object_found",),
+        description="rgs * l / max(pl, l), l as in spl",
+    ),
+)
+
+for _m in _BUILTIN_RECORDS:
+    register_metric(_m)
+_BUILTIN: tuple[str, ...] = tuple(m.name for m in _BUILTIN_RECORDS)
+del _m
+
+
+def _check_engine_stats() -> None:
+    """Every statistic a registered metric reads is computed by this build of the engine."""
+    for m in _REGISTRY.values():
+        missing = [s for s in m.stats if s not in STAT_INDEX]
+        if missing:  # pragma: no cover - a mismatched build
+            raise ImportError(
+                f"navdtw's compiled engine does not compute statistic(s) {missing} that metric {m.name!r} "
+                f"needs (it has {', '.join(_core.STATS)}); rebuild navdtw (pip install .)"
+            )
+
+
+_check_engine_stats()
+
+
+# --------------------------------------------------------------------------------------------
+# tables for the docs
+# --------------------------------------------------------------------------------------------
+
+
+def _better(m: Metric) -> str:
+    return {True: "higher", False: "lower", None: "-"}[m.higher_is_better]
+
+
+def _needs(m: Metric) -> str:
+    parts = (["node paths"] if m.nodes else []) + (["DTW"] if m.dtw else []) + (["success"] if m.success else [])
+    parts += [f"input `{k}`" for k in m.inputs]
+    return ", ".join(parts) or "-"
+
+
+def _scale(m: Metric) -> str:
+    return "rate" if m.rate else (m.unit or "-")
+
+
+def markdown_table() -> str:
+    """The metric table of ``docs/metrics.md`` (between its ``metrics-table`` markers)."""
+    rows = ["| key | metric | unit | better | needs | definition |", "|---|---|---|---|---|---|"]
+    for m in _REGISTRY.values():
+        desc = m.description.replace("|", "\\|")
+        rows.append(f"| `{m.name}` | {m.label} | {_scale(m)} | {_better(m)} | {_needs(m)} | {desc} |")
+    return "\n".join(rows) + "\n"
+
+
+def rst_table() -> str:
+    """The same table as a reStructuredText simple table (the :mod:`navdtw.metrics` docstring)."""
+    cols = [
+        ("key", [m.name for m in _REGISTRY.values()]),
+        ("unit", [_scale(m) for m in _REGISTRY.values()]),
+        ("definition", [m.description.replace("`", "``") for m in _REGISTRY.values()]),
+        ("better", [_better(m) for m in _REGISTRY.values()]),
+    ]
+    widths = [max(len(h), *(len(v) for v in vals)) for h, vals in cols]
+    rule = "  ".join("=" * w for w in widths)
+    lines = [rule, "  ".join(h.ljust(w) for (h, _), w in zip(cols, widths)).rstrip(), rule]
+    for i in range(len(_REGISTRY)):
+        lines.append("  ".join(vals[i].ljust(w) for (_, vals), w in zip(cols, widths)).rstrip())
+    lines.append(rule)
+    return "\n".join(lines)
+
+
+def help_text() -> str:
+    """One line per metric for ``--help``: key, label with unit, definition."""
+    width = max(len(n) for n in _REGISTRY)
+    return "\n".join(f"  {m.name.ljust(width)}  {m.header}: {m.description}" for m in _REGISTRY.values())

@@ -1,0 +1,269 @@
+"""The metric registry (navdtw.registry) and the public API's one-rule-each decisions: a toy metric
+added through the registry reaches evaluate, summary(), the CLI table and episodes.csv; the success
+boundary of every entry point; nested-list matrices; empty paths; the docs' generated table."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import navdtw
+from navdtw import _core, registry
+from navdtw.cli import format_table, main
+from navdtw.graphs import GraphSet, NavGraph
+from navdtw.registry import Metric
+
+REPO = Path(__file__).resolve().parents[1]
+
+# A 4 x 4 grid graph with 1 m edges: shortest distances are Manhattan distances, exact in float32.
+GRID = np.array([[abs(a // 4 - b // 4) + abs(a % 4 - b % 4) for b in range(16)] for a in range(16)], np.float32)
+REF = np.array([0, 1, 2, 3])  # along row 0 to node 3 = (0, 3)
+AT = np.array([0, 4, 5])  # ends at node 5 = (1, 1): exactly 3.0 m from node 3
+assert GRID[3, 5] == 3.0
+
+
+def _toy(**kw) -> Metric:
+    """A toy metric from the C++ statistics: the length ratio PL(Q) / PL(R)."""
+    kw.setdefault("description", "toy: PL(Q) / PL(R)")
+    return Metric(
+        "toy",
+        "TOY",
+        lambda c: registry.safe_ratio(c.stat("pl_query"), c.stat("pl_reference"), both_zero=1.0),
+        stats=("pl_query", "pl_reference"),
+        **kw,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+# --------------------------------------------------------------------------------------------
+
+
+def test_builtin_records_match_engine_and_metrics():
+    assert navdtw.METRICS == registry.builtin_names() == registry.names()
+    assert set(_core.STATS) >= {s for m in registry.metrics() for s in m.stats}
+    rates = {m.name for m in registry.metrics() if m.rate}
+    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"}
+    metres = {m.name for m in registry.metrics() if m.unit == "m"}
+    assert metres == {"pl", "ne", "one", "ad", "md", "dtw"}
+    assert registry.get("pl").higher_is_better is None
+    assert registry.get("ndtw").label == "nDTW" and registry.get("ne").header == "NE (m)"
+
+
+def test_toy_metric_reaches_evaluate_summary_table_and_csv(tmp_path, capsys):
+    s0 = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID)
+    assert "toy" not in s0
+    with registry.registered(_toy(unit="x")):
+        s = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID)
+        assert s.keys() == [*navdtw.METRICS, "toy"]
+        np.testing.assert_array_equal(s["toy"], [2.0 / 3.0, 1.0])
+        for k in navdtw.METRICS:
+            assert np.array_equal(s[k], s0[k])
+        assert s.summary()["toy"] == pytest.approx(5.0 / 6.0)
+        assert s.to_csv().splitlines()[0].endswith(",sdtw,toy")
+        table = format_table([("run", 2, s.summary())], label="agent")
+        head, units = table.splitlines()[:2]
+        assert head.split()[-1] == "TOY" and units.split()[-1] == "x"
+        # the command's table and episodes.csv
+        assert main(["demo", "--pairs", "10", "--out", str(tmp_path / "demo"), "--no-figures"]) == 0
+        out = capsys.readouterr().out
+        assert "TOY" in out.splitlines()[4]
+        with open(tmp_path / "demo" / "episodes.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == 10 and "toy" in rows[0] and float(rows[0]["toy"]) > 0
+    assert "toy" not in registry.names()  # gone after the block
+
+
+def test_metric_with_extra_inputs():
+    found = np.array([True, False])
+    rgs = Metric(
+        "rgs_toy",
+        "RGS",
+        lambda c: c.input("found").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("found",),
+        description="toy remote grounding success",
+    )
+    rgspl = Metric(
+        "rgspl_toy",
+        "RGSPL",
+        lambda c: c.input("found") * c.spl_ratio,
+        rate=True,
+        higher_is_better=True,
+        inputs=("found",),
+        stats=("pl_query",),
+    )
+    with registry.registered(rgs, rgspl):
+        plain = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID)
+        assert "rgs_toy" not in plain  # inputs absent: skipped by default
+        with pytest.raises(ValueError, match=r"needs the per-episode input\(s\) \['found'\]"):
+            navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, metrics=["rgs_toy"])
+        s = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"found": found})
+        np.testing.assert_array_equal(s["rgs_toy"], [1.0, 0.0])
+        assert s["rgspl_toy"][0] == pytest.approx(3.0 / 3.0 * 1.0)  # l = d(q_1, r_last) = 3, PL(Q) = 3
+        assert s.summary(percent=True)["rgs_toy"] == 50.0
+        with pytest.raises(ValueError, match="one entry per episode"):
+            navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"found": found[:1]})
+        with pytest.raises(ValueError, match="no registered metric uses the input 'fuond'"):
+            navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"fuond": found})
+
+
+def test_register_errors():
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register_metric(registry.get("ndtw"))
+    with pytest.raises(ValueError, match="built-in"):
+        registry.unregister_metric("ndtw")
+    with pytest.raises(ValueError, match="does not compute"):
+        Metric("bad", "BAD", lambda c: c.stat("nope"), stats=("nope",))
+    with pytest.raises(ValueError, match="lowercase identifier"):
+        Metric("Bad", "BAD", lambda c: c.sr)
+    registry.register_metric(_toy())
+    try:
+        assert "toy" in navdtw.evaluate([REF], [REF], distances=GRID)
+    finally:
+        registry.unregister_metric("toy")
+    with pytest.raises(KeyError):
+        registry.unregister_metric("toy")
+
+
+def test_docs_table_is_generated_from_the_registry():
+    doc = REPO / "docs" / "metrics.md"
+    if not doc.is_file():
+        pytest.skip("docs/metrics.md is not written yet")
+    text = doc.read_text(encoding="utf-8")
+    m = re.search(r"<!-- metrics-table:start -->\n(.*?)<!-- metrics-table:end -->", text, re.S)
+    assert m, "docs/metrics.md needs the <!-- metrics-table:start/end --> markers"
+    assert m.group(1).strip() == registry.markdown_table().strip(), "paste navdtw.registry.markdown_table()"
+
+
+def test_generated_tables():
+    md = registry.markdown_table().splitlines()
+    assert len(md) == 2 + len(registry.names()) and md[2].startswith("| `pl` | PL | m |")
+    assert "sdtw" in navdtw.metrics.__doc__ and "{metrics_table}" not in navdtw.metrics.__doc__
+    assert "ndtw" in registry.help_text()
+
+
+# --------------------------------------------------------------------------------------------
+# the success boundary: a query ending exactly 3.0 m from the reference end
+# --------------------------------------------------------------------------------------------
+
+
+def test_boundary_sdtw_single_and_batch():
+    nd = navdtw.ndtw(REF, AT, distances=GRID)
+    assert 0 < nd < 1
+    assert navdtw.sdtw(REF, AT, distances=GRID) == nd  # the paper's Table 3: <=
+    assert navdtw.sdtw(REF, AT, distances=GRID, inclusive=False) == 0.0
+    assert navdtw.sdtw_batch([REF], [AT], distances=GRID)[0] == nd
+    assert navdtw.sdtw_batch([REF], [AT], distances=GRID, inclusive=False)[0] == 0.0
+    # coordinates: (0, 0) -> (3, 0) is exactly 3.0 in float32
+    r, q = np.array([[0.0, 0.0]], np.float32), np.array([[3.0, 0.0]], np.float32)
+    assert navdtw.sdtw(r, q) == navdtw.ndtw(r, q) > 0
+    assert navdtw.sdtw(r, q, inclusive=False) == 0.0
+    with pytest.raises(TypeError, match="inclusive"):
+        navdtw.sdtw(r, q, inclusive="yes")
+
+
+@pytest.mark.parametrize(("convention", "inside"), [("paper", 1.0), ("r4r", 1.0), ("r2r", 0.0), ("duet", 0.0)])
+def test_boundary_evaluate_node_conventions(convention, inside):
+    s = navdtw.evaluate([REF], [AT], distances=GRID, convention=convention)
+    assert s["ne"][0] == 3.0
+    assert s["sr"][0] == inside and s["osr"][0] == inside
+    assert s["sdtw"][0] == inside * s["ndtw"][0]
+    assert s.spl_curve([3.0])[0] == s["spl"].mean()
+
+
+def test_boundary_evaluate_vlnce():
+    r = [np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.float32)]
+    q = [np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 1.0]], np.float32)]
+    assert navdtw.evaluate(r, q, convention="vlnce")["sr"][0] == 0.0
+    assert navdtw.evaluate(r, q, convention="paper")["sr"][0] == 1.0
+
+
+@pytest.mark.parametrize(("convention", "inside"), [("paper", 1.0), ("r4r", 1.0), ("r2r", 0.0), ("duet", 0.0)])
+def test_boundary_random_baseline(convention, inside):
+    # c's only neighbour is a, exactly 3.0 m from the goal g: every one-step walk ends at the boundary
+    graph = NavGraph([[0.0, 0.0], [1.0, 0.0], [4.0, 0.0]], [[0, 1], [1, 2]], ids=["c", "a", "g"], name="s")
+    split = [{"path_id": 1, "scan": "s", "path": ["c", "g"], "instructions": ["x"]}]
+    got = navdtw.random_baseline(split, GraphSet([graph]), n=4, convention=convention, progress=False)
+    assert got["ne"] == 3.0 and got["sr"] == inside
+
+
+def test_boundary_reward_done():
+    # the terminal bonus 1 - d / d_th is 0 at the boundary whichever comparison counts success
+    r = [np.array([[0.0, 0.0]], np.float32)] * 2
+    reward = navdtw.NDTWReward(r, success_reward=1.0)
+    reward.step(np.array([[3.0, 0.0], [1.5, 0.0]], np.float32))
+    np.testing.assert_array_equal(reward.done(np.array([True, True])), [0.0, 0.5])
+
+
+# --------------------------------------------------------------------------------------------
+# one rule each
+# --------------------------------------------------------------------------------------------
+
+
+def test_threshold_is_keyword_only():
+    with pytest.raises(TypeError):
+        navdtw.ndtw(REF, AT, 3.0, distances=GRID)
+    with pytest.raises(TypeError):
+        navdtw.sdtw(REF, AT, 3.0, distances=GRID)
+    assert navdtw.ndtw(REF, AT, threshold=3.0, distances=GRID) == navdtw.ndtw(REF, AT, distances=GRID)
+
+
+def test_workers_default_everywhere():
+    import inspect
+
+    from navdtw import distributed
+
+    fns = [navdtw.evaluate, navdtw.dtw_batch, navdtw.ndtw_batch, navdtw.sdtw_batch, navdtw.dtw_matrix]
+    fns += [navdtw.random_baseline, navdtw.NDTWReward.__init__, distributed.score_arrow]
+    for fn in fns:
+        assert inspect.signature(fn).parameters["workers"].default == -1, fn
+
+
+def test_spl_curve_is_a_method_only():
+    assert not hasattr(navdtw, "spl_curve")
+    assert callable(navdtw.Scores.spl_curve)
+
+
+def test_to_csv_returns_path_or_text(tmp_path):
+    s = navdtw.evaluate([REF], [AT], distances=GRID, ids=["a"])
+    out = s.to_csv(tmp_path / "e.csv")
+    assert isinstance(out, Path) and out == tmp_path / "e.csv"
+    assert out.read_text() == s.to_csv()
+    assert s.to_csv(columns={"pair": [7]}).splitlines()[1].startswith("7,")
+
+
+def test_nested_list_distance_matrix():
+    assert navdtw.dtw([0, 1], [0, 1], distances=[[0, 1], [1, 0]]) == 0.0
+    assert navdtw.dtw([0], [1], distances=[[0, 2], [2, 0]]) == 2.0
+    assert navdtw.dtw_batch([[0, 1]], [[1]], distances=[[0, 1], [1, 0]])[0] == 1.0
+    assert navdtw.dtw_matrix([[0]], [[1]], distances=[[0, 1], [1, 0]])[0, 0] == 1.0
+    s = navdtw.evaluate([[0, 1]], [[0, 1]], distances=[[0, 1], [1, 0]])
+    assert s["ndtw"][0] == 1.0
+    with pytest.raises(ValueError, match="square"):
+        navdtw.dtw([0], [0], distances=[[0, 1, 2], [1, 0, 1]])
+    with pytest.raises(ValueError, match="negative"):
+        navdtw.dtw([0], [1], distances=[[0, -1], [1, 0]])
+    with pytest.raises(ValueError, match="NaN"):
+        navdtw.dtw([0], [1], distances=[[0, math.nan], [1, 0]])
+
+
+def test_empty_path_says_so():
+    with pytest.raises(ValueError, match=r"^reference is empty \(empty path"):
+        navdtw.dtw([], [0, 1], distances=GRID)
+    with pytest.raises(ValueError, match=r"^query is empty \(empty path"):
+        navdtw.ndtw([0, 1], [], distances=GRID)
+    with pytest.raises(ValueError, match=r"queries\[1\] is empty \(empty path"):
+        navdtw.dtw_batch([[0], [1]], [[0], []], distances=GRID)
+
+
+def test_havln_summary_keys():
+    r = navdtw.humanaware.evaluate([1, 0], [0, 2], [0, 0], [1.0, 4.0])
+    assert list(r.summary()) == ["sr", "tcr", "cr", "ne"]
+    assert list(r.summary(keys="havln")) == ["SR", "TCR", "CR", "NE"]
