@@ -772,6 +772,8 @@ def _cmd_compare(args) -> int:
                 _need_file(value, opt.flag)
             elif opt.kind == "dir":
                 _need_dir(value, opt.flag)
+            elif opt.kind == "path" and not Path(value).exists():
+                raise UserError(f"{opt.flag} {value}: no such file or folder")
             options[opt.name] = value
     given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
     extra = sorted(given - {o.name for o in kind.options})

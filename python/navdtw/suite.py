@@ -238,11 +238,10 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             continue
         if not isinstance(value, str):
             raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
-        if opt.kind in ("file", "dir"):
+        if opt.kind in ("file", "dir", "path"):
             path = (base / value).resolve()
-            ok = path.is_file() if opt.kind == "file" else path.is_dir()
-            if not ok:
-                what = "file" if opt.kind == "file" else "folder"
+            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
+                what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
                 raise SuiteError(f"{where}.{opt.name}: {what} not found: {path}")
             options[opt.name] = path
         else:
@@ -331,12 +330,14 @@ def _vlnce_trajectories(bench, ids: Sequence[str]) -> list[str] | None:
 
 
 #: Per data set kind: episode ids -> path ids (the cluster of each episode), or None (episodes are
-#: independent). R2R / R4R instr_id "<path_id>_<k>"; REVERIE "<path_id>_<objId>_<k>"; R2R-CE
-#: episodes share a path when they share trajectory_id. Kinds not listed (NDH: one dialog per
-#: episode) resample episodes. A Benchmark may define ``cluster_of(ids)`` instead.
+#: independent). R2R / R4R instr_id "<path_id>_<k>"; RxR (VLN-HAMT ids) "<path_id>_<instruction_id>";
+#: REVERIE "<path_id>_<objId>_<k>"; R2R-CE episodes share a path when they share trajectory_id.
+#: Kinds not listed (NDH: one dialog per episode) resample episodes. A Benchmark may define
+#: ``cluster_of(ids)`` instead.
 CLUSTER_RULES: dict[str, Callable[[Any, Sequence[str]], list[str] | None]] = {
     "r2r": lambda bench, ids: _prefix_before_last(ids),
     "r4r": lambda bench, ids: _prefix_before_last(ids),
+    "rxr": lambda bench, ids: _prefix_before_last(ids),
     "reverie": lambda bench, ids: _first_part(ids),
     "r2r-ce": _vlnce_trajectories,
 }
