@@ -5,17 +5,16 @@ The suite (written to a temporary folder, never into the repository):
 
 * ``r2r_val_unseen`` (2,349 instructions): the six real R2R outputs in ``../shared/data`` (two
   PREVALENT-style variants, the Phi-3, random and stop agents, the simulator's shortest-path
-  agent) plus two generated from them (one stops early on 30% of the episodes; one takes each
-  episode from the random agent or the strong one at random);
+  agent) plus two generated from them (one stops half-way on 30% of the episodes; one takes each
+  episode's trajectory from one of two real agents at random);
 * ``r2r_val_seen`` (1,021): the two real val-seen outputs plus six generated from them;
-* ``r4r_val_seen`` (1,035): eight agents generated from the references (exact, stopping after
-  25 / 50 / 75% of the path, staying at the start, mixtures);
-* ``r2r_ce_val_unseen`` (1,839, continuous): eight agents generated from the dense ground truth
-  (exact, with 0.2 / 0.5 m position noise, truncated, staying at the start, mixtures).
+* ``ndh_val_unseen`` (907 dialogs): the three real NDH val-unseen outputs plus five generated;
+* ``reverie_val_unseen`` (3,521 instructions): the ground truth as an agent (reference paths and
+  target objects) plus seven perturbed copies (early stops, wrong objects, staying put, mixtures).
 
 Each run scores all 32 (agent, data set) pairs with every metric, computes 10,000 bootstrap
 resamples and all 28 pairwise tests per metric and data set, writes every output and the report.
-The first run computes the random-walk baselines (100,000 walks per graph data set); the second
+The first run computes the random-walk baselines (100,000 walks per data set); the second
 finds them in the cache. The issue's target: under 5 s on this 2-core machine after graphs are
 loaded (everything but the ``load`` stage), report included. Printed, never asserted.
 
@@ -26,7 +25,6 @@ loaded (everything but the ``load`` stage), report included. Printed, never asse
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -55,15 +53,6 @@ def data_dir() -> Path:
     return path
 
 
-def _r2r_ids(split: list[dict]) -> list[tuple[str, list[str]]]:
-    """(instr_id, reference viewpoints) of every instruction of an R2R / R4R split."""
-    out = []
-    for e in split:
-        count = e.get("num_instructions", len(e.get("instructions", ())))
-        out += [(f"{e['path_id']}_{k}", e["path"]) for k in range(count)]
-    return out
-
-
 def _traj(vps) -> list:
     return [[v, 0.0, 0.0] for v in vps]
 
@@ -77,8 +66,9 @@ def _write(path: Path, obj) -> str:
     return path.name
 
 
-def _r2r_agents(folder: Path, tag: str, real: dict[str, Path], rng) -> dict[str, str]:
-    """The real files plus generated ones until there are 8: early stops and mixtures of them."""
+def _mixed_agents(folder: Path, tag: str, real: dict[str, Path], rng, key: str = "instr_id") -> dict[str, str]:
+    """The real files plus generated ones until there are 8: early stops and mixtures of them
+    (``key``: the id field of the results files)."""
     loaded = {name: json.loads(p.read_text()) for name, p in real.items()}
     agents = {name: str(p) for name, p in real.items()}
     names = list(loaded)
@@ -86,59 +76,44 @@ def _r2r_agents(folder: Path, tag: str, real: dict[str, Path], rng) -> dict[str,
     while len(agents) < 8:
         a = loaded[names[k % len(names)]]
         b = loaded[names[(k + 1) % len(names)]]
-        by_id = {e["instr_id"]: e for e in b}
+        by_id = {e[key]: e for e in b}
         out = []
         for e in a:
             traj = e["trajectory"]
             if k % 2 == 0 and rng.random() < 0.3:  # stops early
                 traj = traj[: max(1, len(traj) // 2)]
             elif k % 2 == 1 and rng.random() < 0.5:  # the other agent's trajectory
-                traj = by_id[e["instr_id"]]["trajectory"]
-            out.append({"instr_id": e["instr_id"], "trajectory": traj})
+                traj = by_id[e[key]]["trajectory"]
+            out.append({key: e[key], "trajectory": traj})
         agents[f"{names[k % len(names)]}_gen{k}"] = _write(folder / f"{tag}_gen{k}.json", out)
         k += 1
     return agents
 
 
-def _r4r_agents(folder: Path, split_file: Path, rng) -> dict[str, str]:
-    ids = _r2r_ids(json.loads(split_file.read_text()))
+def _reverie_agents(folder: Path, split_file: Path, rng) -> dict[str, str]:
+    """The ground truth (reference path, target object) and seven perturbed copies."""
+    items = [
+        (f"{e['id']}_{k}", e["path"], e["objId"])
+        for e in json.loads(split_file.read_text())
+        for k in range(len(e["instructions"]))
+    ]
     recipes = {
-        "exact": lambda p: p,
-        "three_quarters": lambda p: _prefix(p, 0.75),
-        "half": lambda p: _prefix(p, 0.5),
-        "quarter": lambda p: _prefix(p, 0.25),
-        "stay": lambda p: p[:1],
-        "mix_exact_half": lambda p: p if rng.random() < 0.5 else _prefix(p, 0.5),
-        "mix_exact_stay": lambda p: p if rng.random() < 0.7 else p[:1],
-        "mix_half_quarter": lambda p: _prefix(p, 0.5 if rng.random() < 0.5 else 0.25),
-    }
-    return {
-        name: _write(folder / f"r4r_{name}.json", [{"instr_id": i, "trajectory": _traj(f(p))} for i, p in ids])
-        for name, f in recipes.items()
-    }
-
-
-def _ce_agents(folder: Path, gt_file: Path, rng) -> dict[str, str]:
-    gt = json.loads(gzip.decompress(gt_file.read_bytes()))
-
-    def noisy(loc, sigma):
-        pts = np.asarray(loc, dtype=float)
-        return pts + rng.normal(scale=sigma, size=pts.shape) * np.array([1.0, 0.0, 1.0])
-
-    recipes = {
-        "exact": lambda x: np.asarray(x, dtype=float),
-        "noise_0.2m": lambda x: noisy(x, 0.2),
-        "noise_0.5m": lambda x: noisy(x, 0.5),
-        "three_quarters": lambda x: np.asarray(_prefix(x, 0.75), dtype=float),
-        "half": lambda x: np.asarray(_prefix(x, 0.5), dtype=float),
-        "stay": lambda x: np.asarray(x[:1], dtype=float),
-        "mix_exact_half": lambda x: np.asarray(x if rng.random() < 0.5 else _prefix(x, 0.5), dtype=float),
-        "mix_noise_stay": lambda x: noisy(x, 0.3) if rng.random() < 0.7 else np.asarray(x[:1], dtype=float),
+        "ground_truth": lambda p, o: (p, o),
+        "stops_early": lambda p, o: (_prefix(p, 0.5) if rng.random() < 0.3 else p, o),
+        "wrong_object": lambda p, o: (p, o if rng.random() < 0.7 else -1),
+        "half_way": lambda p, o: (_prefix(p, 0.5), o),
+        "stay": lambda p, o: (p[:1], -1),
+        "mix_gt_stay": lambda p, o: (p, o) if rng.random() < 0.6 else (p[:1], -1),
+        "mix_gt_half": lambda p, o: (p, o) if rng.random() < 0.5 else (_prefix(p, 0.5), o),
+        "last_step_missing": lambda p, o: (p[:-1] or p, o),
     }
     out = {}
     for name, f in recipes.items():
-        records = [{"episode_id": eid, "path": f(e["locations"]).round(3).tolist()} for eid, e in gt.items()]
-        out[name] = _write(folder / f"ce_{name}.json", records)
+        records = []
+        for iid, path, obj in items:
+            traj, pred = f(path, obj)
+            records.append({"instr_id": iid, "trajectory": _traj(traj), "predObjId": pred})
+        out[name] = _write(folder / f"reverie_{name}.json", records)
     return out
 
 
@@ -158,28 +133,34 @@ def write_suite(folder: Path, data: Path, resamples: int, walks: int) -> Path:
         "prevalent": res / "prevalent_r2r" / "seq2seq_teacher_imagenet_val_seen_iter_36000.json",
         "prevalent_add": res / "prevalent_r2r" / "seq2seq_teacher_imagenet_val_seen_iter_36000_add.json",
     }
-    ce = data / "r2r_vlnce" / "R2R_VLNCE_v1-3_preprocessed" / "val_unseen"
-    r4r_split = data / "r4r_generated" / "R4R_val_seen.paths.json"
+    ndh = data / "cvdn" / "results"
+    ndh_real = {
+        "ndh_seq2seq_100": ndh / "val-seq2seq-all-trusted_path-40-sample-imagenet_val_unseen_iter_100.json",
+        "ndh_seq2seq_19900": ndh / "val-seq2seq-all-trusted_path-80-sample-imagenet_val_unseen_iter_19900.json",
+        "ndh_sample": ndh / "baseline_sample.json",
+    }
+    reverie_split = data / "reverie" / "REVERIE_val_unseen.json"
     datasets = {
         "r2r_val_unseen": (
             {"dataset": "r2r", "split": data / "r2r" / "R2R_val_unseen.json", "connectivity": conn},
-            _r2r_agents(folder, "unseen", unseen, rng),
+            _mixed_agents(folder, "unseen", unseen, rng),
         ),
         "r2r_val_seen": (
             {"dataset": "r2r", "split": data / "r2r" / "R2R_val_seen.json", "connectivity": conn},
-            _r2r_agents(folder, "seen", seen, rng),
+            _mixed_agents(folder, "seen", seen, rng),
         ),
-        "r4r_val_seen": (
-            {"dataset": "r4r", "split": r4r_split, "connectivity": conn},
-            _r4r_agents(folder, r4r_split, rng),
+        "ndh_val_unseen": (
+            {"dataset": "ndh", "split": data / "cvdn" / "NDH_val_unseen.json", "connectivity": conn},
+            _mixed_agents(folder, "ndh", ndh_real, rng, key="inst_idx"),
         ),
-        "r2r_ce_val_unseen": (
+        "reverie_val_unseen": (
             {
-                "dataset": "r2r-ce",
-                "vlnce_episodes": ce / "val_unseen.json.gz",
-                "vlnce_gt": ce / "val_unseen_gt.json.gz",
+                "dataset": "reverie",
+                "split": reverie_split,
+                "connectivity": conn,
+                "objects": data / "reverie" / "BBox_val_scans.json.gz",
             },
-            _ce_agents(folder, ce / "val_unseen_gt.json.gz", rng),
+            _reverie_agents(folder, reverie_split, rng),
         ),
     }
     lines = ['title = "navdtw suite benchmark"']
