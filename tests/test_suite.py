@@ -585,8 +585,10 @@ def _perturbed(entries, rng, drop: float):
 
 
 @pytest.mark.data
-def test_real_r2r_suite(data_dir, tmp_path):
+@pytest.mark.slow
+def test_real_r2r_and_ndh_suite(data_dir, tmp_path):
     results_dir = data_dir / "r2r_results"
+    ndh = data_dir / "cvdn" / "results"
     agent = json.loads(
         (results_dir / "prevalent_r2r" / "seq2seq_teacher_imagenet_val_unseen_iter_36000.json").read_text()
     )
@@ -607,6 +609,16 @@ r2r_val_unseen = "worse.json"
 [agents.stop]
 r2r_val_unseen = "{results_dir / "rpl2024_group9" / "val_unseen_stop_agent.json"}"
 
+[datasets.ndh_val_unseen]
+dataset = "ndh"
+split = "{data_dir / "cvdn" / "NDH_val_unseen.json"}"
+connectivity = "{data_dir / "matterport3dsimulator" / "connectivity"}"
+
+[agents.ndh_early]
+ndh_val_unseen = "{ndh / "val-seq2seq-all-trusted_path-40-sample-imagenet_val_unseen_iter_100.json"}"
+[agents.ndh_late]
+ndh_val_unseen = "{ndh / "val-seq2seq-all-trusted_path-80-sample-imagenet_val_unseen_iter_19900.json"}"
+
 [settings]
 resamples = 2000
 baseline_walks = 5000
@@ -623,8 +635,13 @@ baseline_walks = 5000
     assert sr["p_holm"] < 0.01 and sr["ci"][0] > 0.4
     assert 0 < ds["baseline"]["sr"]["mean"] < 0.1
     assert (tmp_path / "out" / "report.html").exists() == _has_report()
-    # the shortest-path agent of the simulator's web app scores SR 1 under the R2R evaluator
     assert math.isfinite(ds["agents"]["prevalent"]["ne"]["mean"])
+    # NDH: dialogs are independent episodes; GP (metres, higher is better) is compared too
+    nd = results["datasets"]["ndh_val_unseen"]
+    assert nd["n"] == 907 and nd["resampling"] == "episode" and list(nd["agents"]) == ["ndh_early", "ndh_late"]
+    assert nd["agents"]["ndh_late"]["gp"]["mean"] > nd["agents"]["ndh_early"]["gp"]["mean"]
+    assert S.leaderboard_marks(nd)["gp"]["best"] == ["ndh_late"]
+    assert "gp" in nd["baseline"] and len(nd["comparisons"]) == len(nd["agents"]["ndh_late"])
 
 
 def _has_report() -> bool:
