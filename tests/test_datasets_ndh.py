@@ -420,9 +420,11 @@ def test_gp_can_be_negative(tmp_path):
     assert s["gp"][0] == 0.0 and s["gp"][1] == pytest.approx(2.0 - 3.0)
 
 
-def test_evaluate_without_region_inputs_skips_gp(tmp_path):
+def test_gp_needs_its_region_inputs(tmp_path):
     m = _match(tmp_path, preds_entries())
-    assert "gp" not in m.evaluate(convention="ndh")
+    assert "gp" in m.evaluate(convention="ndh")  # the matched episodes carry the region distances
+    plain = navdtw.evaluate(m.references, m.queries, distances=m.distances, env=m.env, convention="ndh")
+    assert "gp" not in plain
     assert "gp" not in navdtw.METRICS and "gp" in navdtw.registry.names()
 
 

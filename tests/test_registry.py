@@ -45,12 +45,15 @@ def _toy(**kw) -> Metric:
 
 
 def test_builtin_records_match_engine_and_metrics():
-    assert navdtw.METRICS == registry.builtin_names() == registry.names()
+    assert registry.builtin_names() == registry.names()
+    # navdtw.METRICS: the built-in metrics every pair of paths gets (no extra per-episode inputs)
+    assert navdtw.METRICS == tuple(m for m in registry.builtin_names() if not registry.get(m).inputs)
+    assert set(registry.builtin_names()) - set(navdtw.METRICS) == {"gp", "rgs", "rgspl"}
     assert set(_core.STATS) >= {s for m in registry.metrics() for s in m.stats}
     rates = {m.name for m in registry.metrics() if m.rate}
-    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw"}
+    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw", "rgs", "rgspl"}
     metres = {m.name for m in registry.metrics() if m.unit == "m"}
-    assert metres == {"pl", "ne", "one", "ad", "md", "dtw"}
+    assert metres == {"pl", "ne", "one", "ad", "md", "dtw", "gp"}
     assert registry.get("pl").higher_is_better is None
     assert registry.get("ndtw").label == "nDTW" and registry.get("ne").header == "NE (m)"
 

@@ -557,11 +557,6 @@ class NDHBenchmark(Benchmark):
             strict=strict,
         )
 
-    def evaluate(self, matched: MatchedEpisodes, *, convention: str | None = None, **kwargs):
-        """Every metric, GP included (its goal-region distances come from ``matched.extra``)."""
-        inputs = {**dict(matched.extra), **dict(kwargs.pop("inputs", None) or {})}
-        return matched.evaluate(convention=NDH.check_convention(convention), inputs=inputs, **kwargs)
-
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """The nDTW paper's random walker from every chosen path's start (steps drawn from the
         chosen paths' step counts), GP included: the means of every metric over ``n`` walks."""
