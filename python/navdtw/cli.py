@@ -1,4 +1,4 @@
-"""The ``navdtw`` command: ``demo``, ``score`` and ``baseline``.
+"""The ``navdtw`` command: ``demo``, ``score``, ``baseline``, ``suite run`` and ``compare``.
 
 ``main(argv=None) -> int`` is the console entry point (``navdtw = "navdtw.cli:main"``); it returns
 the exit status instead of exiting, so it can be called from Python and tests. Every mistake in the
@@ -219,6 +219,64 @@ def build_parser() -> argparse.ArgumentParser:
     )
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    # suite runs (navdtw.suite): suite run, compare
+    suite = sub.add_parser(
+        "suite",
+        help="run a benchmark suite: many agents on many data sets, with intervals and paired tests",
+        description="Benchmark suites (see docs/suite.md).",
+        epilog=_SUITE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    suite_sub = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", parser_class=_Parser)
+    suite_sub.required = True
+    suite_run = suite_sub.add_parser(
+        "run",
+        help="score every agent on every data set of a suite file and compare them",
+        description="Score every (agent, data set) pair of a suite file; write leaderboards, results.json, "
+        "per-episode values and report.html.",
+        epilog=_SUITE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    suite_run.add_argument("suite_file", metavar="SUITE.toml", help="the suite file")
+    suite_run.add_argument("--out", default="navdtw_suite", metavar="DIR", help="output folder (default navdtw_suite/)")
+    suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
+    suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
+    suite_run.add_argument(
+        "--max-scenes",
+        type=_positive_int,
+        default=500,
+        metavar="N",
+        help="episode maps per data set in the report (default 500)",
+    )
+    suite_run.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    comp = sub.add_parser(
+        "compare",
+        help="compare agents' predictions on one data set (intervals, paired tests)",
+        description="Compare several agents' predictions on one data set, as a one-data-set suite; "
+        "agents are named by their file names.",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    comp.add_argument("predictions", nargs="+", metavar="PREDICTIONS", help="predictions files, one per agent")
+    comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ...)")
+    _dataset_options(comp)
+    comp.add_argument("--convention", choices=conventions, default=None, help="definitions (default: the kind's)")
+    comp.add_argument(
+        "--threshold", type=_threshold, default=None, metavar="M", help="success distance in metres (default 3.0)"
+    )
+    comp.add_argument("--resamples", type=_positive_int, default=10_000, help="bootstrap resamples (default 10000)")
+    comp.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
+    comp.add_argument(
+        "--baseline-walks",
+        type=int,
+        default=0,
+        metavar="N",
+        help="random-walk baseline row of N walks (default 0: none)",
+    )
+    comp.add_argument("--out", metavar="DIR", help="also write the suite outputs (leaderboards, report) there")
+    comp.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
@@ -649,6 +707,135 @@ def _cmd_baseline(args) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# suite runs: suite run, compare
+# --------------------------------------------------------------------------------------------
+
+_SUITE_EPILOG = """\
+A suite file (TOML) names data sets and agents; paths are relative to it:
+
+  [datasets.r2r_unseen]
+  dataset = "r2r"
+  split = "data/R2R_val_unseen.json"
+  connectivity = "data/connectivity"
+
+  [agents.mine]
+  r2r_unseen = "runs/mine_val_unseen.json"
+
+Writes leaderboard.md/.csv/.tex, results.json, episodes.parquet (episodes.csv without
+pyarrow) and report.html to --out. Exit status 1 when some agent's file failed (the
+others' results are written; see results.json "failures"), 2 for a bad suite file.
+
+Example:
+  navdtw suite run suite.toml --out suite_results
+"""
+
+_COMPARE_EPILOG = """\
+Example:
+  navdtw compare mine.json ablation.json --dataset r2r \\
+      --split R2R_val_unseen.json --connectivity connectivity/
+"""
+
+
+def _dataset_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every data set kind (--split, --connectivity, ...), each once."""
+    from .datasets import DATASETS
+
+    seen: set[str] = set()
+    for kind in DATASETS.values():
+        for opt in kind.options:
+            if opt.name not in seen:
+                seen.add(opt.name)
+                parser.add_argument(opt.flag, dest=f"ds_{opt.name}", metavar=opt.kind.upper(), help=opt.help)
+
+
+def _print_suite(results: dict, out: Path | None) -> int:
+    from .suite import format_leaderboard
+
+    print(format_leaderboard(results))
+    for f in results["failures"]:
+        who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
+        print(f"{PROG}: failed: {who}: {f['error']}", file=sys.stderr)
+    if out is not None:
+        print(f"\nwrote {out}/ (leaderboard.md, leaderboard.csv, leaderboard.tex, results.json, episodes, report)")
+    return 1 if results["failures"] else 0
+
+
+def _cmd_suite(args) -> int:
+    from .suite import SuiteError, load_suite, run
+
+    out = Path(args.out)
+    suite_file = _need_file(args.suite_file, "suite file")
+    try:
+        suite = load_suite(suite_file)
+    except SuiteError as exc:
+        raise UserError(str(exc)) from None
+    inputs = [suite_file] + [
+        Path(p) for s in suite.datasets.values() for p in s.options.values() if isinstance(p, Path)
+    ]
+    inputs += [p for files in suite.agents.values() for p in files.values()]
+    from .suite import OUTPUTS
+
+    _check_out(out, OUTPUTS, inputs)
+    results = run(
+        suite,
+        out,
+        progress=not args.no_progress,
+        report=not args.no_report,
+        cache_dir=args.cache,
+        max_scenes=args.max_scenes,
+    )
+    return _print_suite(results, out)
+
+
+def _cmd_compare(args) -> int:
+    from .datasets import DATASETS
+    from .suite import OUTPUTS, SuiteError, compare
+
+    if args.dataset not in DATASETS:
+        raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    kind = DATASETS[args.dataset]
+    files = [_need_file(p, "predictions") for p in args.predictions]
+    options = {}
+    for opt in kind.options:
+        value = getattr(args, f"ds_{opt.name}", None)
+        if value is None and opt.required:
+            raise UserError(f"--dataset {args.dataset} needs {opt.flag} ({opt.help})")
+        if value is not None:
+            if opt.kind == "file":
+                _need_file(value, opt.flag)
+            elif opt.kind == "dir":
+                _need_dir(value, opt.flag)
+            elif opt.kind == "path" and not Path(value).exists():
+                raise UserError(f"{opt.flag} {value}: no such file or folder")
+            options[opt.name] = value
+    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
+    extra = sorted(given - {o.name for o in kind.options})
+    if extra:
+        flags = ", ".join("--" + e.replace("_", "-") for e in extra)
+        raise UserError(f"--dataset {args.dataset} does not take {flags}")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        _check_out(out, OUTPUTS, files + [Path(v) for v in options.values()])
+    if args.baseline_walks < 0:
+        raise UserError(f"--baseline-walks {args.baseline_walks}: expected an integer >= 0")
+    settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": args.baseline_walks}
+    try:
+        results = compare(
+            files,
+            dataset=args.dataset,
+            out_dir=out,
+            convention=args.convention,
+            threshold=args.threshold,
+            settings=settings,
+            progress=not args.no_progress,
+            **options,
+        )
+    except SuiteError as exc:
+        raise UserError(str(exc).replace("<suite>: ", "")) from None
+    return _print_suite(results, out)
+
+
+# --------------------------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------------------------
 
@@ -670,7 +857,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    commands = {"demo": _cmd_demo, "score": _cmd_score, "baseline": _cmd_baseline}
+    commands = {
+        "demo": _cmd_demo,
+        "score": _cmd_score,
+        "baseline": _cmd_baseline,
+        "suite": _cmd_suite,
+        "compare": _cmd_compare,
+    }
     try:
         return commands[args.command](args)
     except UserError as exc:

@@ -271,10 +271,10 @@ def load_matched(episodes: PathLike, gt: PathLike, predictions: PathLike) -> Mat
 class VLNCEBenchmark(Benchmark):
     """R2R-CE episodes with their dense ground truth, ready to score agents' continuous paths."""
 
-    def __init__(self, episodes, gt) -> None:
-        self._episodes_name = Path(episodes).name
-        self.episodes = load_vlnce_episodes(episodes)
-        self.gt = load_vlnce_gt(gt)
+    def __init__(self, vlnce_episodes, vlnce_gt) -> None:  # the R2R_CE option names
+        self._episodes_name = Path(vlnce_episodes).name
+        self.episodes = load_vlnce_episodes(vlnce_episodes)
+        self.gt = load_vlnce_gt(vlnce_gt)
 
     @property
     def n(self) -> int:
