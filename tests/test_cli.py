@@ -368,7 +368,7 @@ def test_baseline_tiny(tiny, capsys):
     capsys.readouterr()
     r1 = json.loads((out1 / "baseline.json").read_text())
     r2 = json.loads((out2 / "baseline.json").read_text())
-    assert r1["n"] == 500 and r1["seed"] == 3 and r1["convention"] == "paper" and r1["paths"] == 2
+    assert r1["n"] == 500 and r1["seed"] == 3 and r1["convention"] == "paper" and r1["episodes"] == 3 and r1["dataset"] == "r2r"
     assert r1["means"] == r2["means"]
     assert 0.0 <= r1["means"]["sr"] <= 1.0 and 0.0 < r1["means"]["ndtw"] <= 1.0
 
@@ -478,8 +478,14 @@ def test_missing_predictions(tiny, capsys):
 def test_extra_prediction(tiny, capsys):
     bad = tiny["tmp"] / "extra.json"
     bad.write_text(json.dumps([*PREDICTIONS, {"instr_id": "9_0", "trajectory": [["a0", 0, 0]]}]))
-    assert main(_score_args(tiny, bad)) == 2
+    assert main([*_score_args(tiny, bad), "--convention", "paper"]) == 2
     _one_error_line(capsys, "extra.json", "entry 3", "9_0")
+    # the R2R evaluator ignores ids it does not score; its convention does too, and says so
+    assert main([*_score_args(tiny, bad), "--convention", "r2r", "--out", str(tiny["tmp"] / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "note:" in out and "9_0" in out
+    summary = json.loads((tiny["tmp"] / "o" / "summary.json").read_text())
+    assert any("9_0" in n for n in summary["notes"])
 
 
 def test_empty_trajectory(tiny, capsys):
