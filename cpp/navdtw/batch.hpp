@@ -20,6 +20,7 @@
 #include "navdtw/dtw.hpp"
 #include "navdtw/lanes.hpp"
 #include "navdtw/parallel.hpp"
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -73,19 +74,19 @@ struct PairIndex {
 
 // The checks below run for every pair, so they stay small enough to inline; the messages are
 // built out of line, on the cold path.
-[[gnu::cold, gnu::noinline]] inline void fail_path_index(index_t b, const char* name, index_t i, index_t size) {
+NAVDTW_COLD inline void fail_path_index(index_t b, const char* name, index_t i, index_t size) {
     std::ostringstream os;
     os << name << " index " << i << " is out of range for " << size << " " << name;
     fail_pair(b, os.str());
 }
 
-[[gnu::cold, gnu::noinline]] inline void fail_empty_path(index_t b, const char* name, index_t i) {
+NAVDTW_COLD inline void fail_empty_path(index_t b, const char* name, index_t i) {
     std::ostringstream os;
     os << name << "[" << i << "] is empty; every path needs at least one point";
     fail_pair(b, os.str());
 }
 
-[[gnu::cold, gnu::noinline]] inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v,
+NAVDTW_COLD inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v,
                                                    index_t n_nodes, index_t e) {
     std::ostringstream os;
     os << name << "[" << i << "] has node id " << v << " at position " << k << ", outside [0, " << n_nodes
@@ -254,7 +255,7 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
-    if (exact && B >= 2 * kLanes && use_avx2()) {
+    if (exact && B >= 2 * kLanes && use_lanes()) {
         const ShapeOrder so = shape_order(R, Q, P, B);
         // Lanes pay off once pairs have a few dozen cells (grouping costs a pass and a sort).
         if (so.cells >= 64.0 * static_cast<double>(B)) {
@@ -264,7 +265,7 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
                     const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
                     lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
                 }
-                dtw_lanes_avx2(lanes, count, R.dim, method.single, res, scratch);
+                dtw_lanes(lanes, count, R.dim, method.single, res, scratch);
             });
             return;
         }

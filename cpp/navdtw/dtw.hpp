@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "navdtw/parallel.hpp"
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -384,7 +385,7 @@ double dtw_short_row(const Cost& cost, index_t rows) {
 // compiler reload them. The same values as dtw_short_row, hence the same bits. Transposed: the
 // rows are the query.
 template <int C, class T, bool kTransposed, class I>
-[[gnu::always_inline]] inline double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
+NAVDTW_ALWAYS_INLINE double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
     const index_t stride = cost.stride;
     const I* row_ids = kTransposed ? cost.b : cost.a;
     const index_t row_scale = kTransposed ? 1 : stride;
@@ -448,7 +449,7 @@ constexpr index_t kShortRow = 8;
 // rows (as dtw_pair orients it). Always inlined, so that kernels_avx2.cpp can compile a copy with
 // VEX encoding (same operations, fewer register moves) for CPUs that have it.
 template <class T, bool kTransposed, class I>
-[[gnu::always_inline]] inline double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
+NAVDTW_ALWAYS_INLINE double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
     switch (cols) {
         case 1:
             return dtw_short_row_matrix<1, T, kTransposed>(cost, rows);
@@ -470,7 +471,7 @@ template <class T, bool kTransposed, class I>
 }
 
 template <class T, class I>
-[[gnu::always_inline]] inline double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
+NAVDTW_ALWAYS_INLINE double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
     return n >= m ? dtw_matrix_short_cols<T, false>(cost, n, m) : dtw_matrix_short_cols<T, true>(cost, m, n);
 }
 
