@@ -98,9 +98,8 @@ NAVDTW_AVX2 __m256i copy_ids8(const std::int32_t* p, lane_index_t len, __m256i l
 
 }  // namespace
 
-NAVDTW_TARGET_AVX2 bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n,
-                                                        const std::int32_t* qry, lane_index_t m, lane_index_t n_nodes,
-                                                        std::int32_t* out) {
+NAVDTW_TARGET_AVX2 bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n, const std::int32_t* qry,
+                                           lane_index_t m, lane_index_t n_nodes, std::int32_t* out) {
     const __m256i limit = _mm256_set1_epi32(static_cast<int>(n_nodes));  // >= 1: a matrix is never empty
     const __m256i bad_ref = copy_ids8(ref, n, limit, out);  // first: the query's copy overwrites its overrun
     const __m256i bad = _mm256_or_si256(bad_ref, copy_ids8(qry, m, limit, out + n));
@@ -112,16 +111,14 @@ NAVDTW_TARGET_AVX2 void dtw_lanes_avx2(const LanePair* pairs, int count, int dim
     lanes::dtw_lanes_with<Avx2>(pairs, count, dim, single, out, scratch);
 }
 
-NAVDTW_TARGET_AVX2 double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
-                                                           const std::int32_t* ref, lane_index_t n,
-                                                           const std::int32_t* qry, lane_index_t m, bool single) {
+NAVDTW_TARGET_AVX2 double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std::int32_t* ref,
+                                              lane_index_t n, const std::int32_t* qry, lane_index_t m, bool single) {
     const MatrixCost<std::int32_t> cost{matrix, n_nodes, ref, qry};
     return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
 }
 
-NAVDTW_TARGET_AVX2 double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes,
-                                                           const std::int64_t* ref, lane_index_t n,
-                                                           const std::int64_t* qry, lane_index_t m, bool single) {
+NAVDTW_TARGET_AVX2 double dtw_node_short_avx2(const float* matrix, lane_index_t n_nodes, const std::int64_t* ref,
+                                              lane_index_t n, const std::int64_t* qry, lane_index_t m, bool single) {
     const MatrixCost<std::int64_t> cost{matrix, n_nodes, ref, qry};
     return single ? dtw_matrix_short<float>(cost, n, m) : dtw_matrix_short<double>(cost, n, m);
 }

@@ -1170,7 +1170,7 @@ def test_precision_argument_errors():
     with pytest.raises(ValueError, match=r"precision='single'"):  # even when SR = 0
         navdtw.sdtw(a, a + 100, radius=1, precision="single")
     with pytest.raises(ValueError, match=r"precision='single' is for exact and banded DTW"):  # the engine too
-        navdtw._core.dtw_points(a, np.array([0, 3]), a, np.array([0, 3]), radius=1, single=True)
+        navdtw._core.dtw_points(a, np.array([0, 3]), a, np.array([0, 3]), radius=1, precision="single")
 
 
 # --------------------------------------------------------------------------------------------

@@ -86,8 +86,8 @@ NAVDTW_COLD inline void fail_empty_path(index_t b, const char* name, index_t i) 
     fail_pair(b, os.str());
 }
 
-NAVDTW_COLD inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v,
-                                                   index_t n_nodes, index_t e) {
+NAVDTW_COLD inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v, index_t n_nodes,
+                                  index_t e) {
     std::ostringstream os;
     os << name << "[" << i << "] has node id " << v << " at position " << k << ", outside [0, " << n_nodes
        << ") of distances[" << e << "]";
