@@ -43,8 +43,8 @@ fi
 
 # ---- aarch64 CPython 3.11 (Debian bookworm's), unpacked ----
 PY_PACKAGES=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libpython3.11-dev
-    libexpat1 zlib1g libffi8 libssl3 libbz2-1.0 liblzma5 libsqlite3-0 libmpdec3 libncursesw6
-    libtinfo6 libreadline8 libuuid1 libcrypt1 libnsl2 libtirpc3 libdb5.3 libgdbm6)
+    libexpat1 zlib1g libffi8 libssl3 libbz2-1.0 liblzma5 libsqlite3-0 libncursesw6
+    libtinfo6 libreadline8 libuuid1 libcrypt1 libnsl2 libtirpc3 libdb5.3)
 if [ ! -x "$ROOT/sysroot/usr/bin/python3.11" ]; then
     log "unpacking Debian's arm64 python3.11 into $ROOT/sysroot"
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then

@@ -311,13 +311,13 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 // batch into out[b], in parallel, after node_pair's checks (or the same checks in two passes).
 //
 // Pairs run in blocks, each block grouped by environment, so that one matrix stays in cache while
-// its pairs run: pairs that pick matrices at random miss the cache on nearly every cost (W1's 100
-// matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is checked and copied in
-// pair order, with its ids packed by environment, then solved from the packed copy: reading the
-// pairs' own paths in environment order would wait on scattered loads. Node ids are checked as
-// they are copied, so the kernel reads exactly the values checked. With one matrix the copy costs
-// what it saves (measured 0.99-1.00x), and one path keeps one set of checks. Only when there are
-// too many matrices for a block to group (over block / 8) do pairs run one by one.
+// its pairs run: pairs that pick matrices at random miss the cache on nearly every cost. A block
+// is checked and copied in pair order, with its ids packed by environment, then solved from the
+// packed copy: reading the pairs' own paths in environment order would wait on scattered loads.
+// Node ids are checked as they are copied, so the kernel reads exactly the values checked. One
+// matrix takes the same path (the copy costs about what it saves; see benchmarks/README.md), so
+// there is one set of checks. Only when there are too many matrices for a block to group (over
+// block / 8) do pairs run one by one.
 template <class I, class SolveFn>
 void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                         const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll, double* out,

@@ -115,8 +115,8 @@ struct RangeWindow {
 };
 
 // ----------------------------------------------------------------------------------------------
-// The rolling-row kernel. `buf` holds at least `cols` doubles. `last_col(t, v)` is called with
-// C[t][cols-1] after each row (used for prefix scores); pass a no-op otherwise.
+// The rolling-row kernel. `buf` holds at least `cols` sums of type T. `last_col(t, v)` is called
+// with C[t][cols-1] after each row (used for prefix scores); pass a no-op otherwise.
 // ----------------------------------------------------------------------------------------------
 
 struct NoSink {
@@ -158,8 +158,8 @@ double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& w
 // ----------------------------------------------------------------------------------------------
 // Full DP with step directions, for warping paths and FastDTW's coarse levels.
 // Directions: 0 = from (t-1, s), 1 = from (t, s-1), 2 = from (t-1, s-1).
-// Tie rules: kDiagFirst prefers the diagonal, then (t-1, s), then (t, s-1);
-// kFastdtwTies reproduces the `fastdtw` package: (t-1, s), then (t, s-1), then diagonal.
+// Tie rules: Ties::kDiagFirst prefers the diagonal, then (t-1, s), then (t, s-1);
+// Ties::kFastdtw reproduces the `fastdtw` package: (t-1, s), then (t, s-1), then diagonal.
 // ----------------------------------------------------------------------------------------------
 
 enum class Ties { kDiagFirst, kFastdtw };
@@ -170,8 +170,7 @@ struct Workspace {
     std::vector<std::uint8_t> dirs;  // step directions of the window cells
     std::vector<index_t> start;      // offset of each row in `dirs`
     std::vector<index_t> lo, hi;     // window ranges
-    std::vector<std::pair<index_t, index_t>> path, path2;
-    std::vector<float> row_single;  // rolling row of precision="single"
+    std::vector<float> row_single;   // rolling row of precision="single"
     // A rolling row of at least n sums of type T: `row` for double, `row_single` for float.
     template <class T>
     T* rolling_row(index_t n) {

@@ -29,8 +29,8 @@
 namespace navdtw::lanes {
 
 // out[(i * dim + d) * 8 + l] = paths[l][min(i, lengths[l] - 1)][d] for i < rows: one vector per
-// (point, coordinate), built from 8 scalar loads, instead of 8 scalar stores (the interleave runs
-// once per group, but a group of short rows spends a tenth of its time here).
+// (point, coordinate), built from 8 scalar loads, instead of 8 scalar stores: the interleave runs
+// once per group, yet is a visible share of a group of short rows (benchmarks/README.md).
 template <class V, int DIM>
 NAVDTW_LANES_TARGET void interleave(const float* const* paths, const lane_index_t* lengths, lane_index_t rows,
                                     int dim_rt, float* out) {
@@ -68,8 +68,8 @@ NAVDTW_LANES_TARGET void lanes_kernel(const LanePair* p, int count, int dim_rt, 
     interleave<V, DIM>(refs, ns, N, dim, ws.ri.data());
     interleave<V, DIM>(qrys, ms, M, dim, ws.qi.data());
     // The table is swept in strips of columns so that a strip's rolling row and query points stay
-    // in L1 while every row passes over them (a full row of 2000 columns, 224 KB, streams from L2
-    // and caps the kernel). edge[t] carries D(t, last column of the previous strip) across.
+    // in L1 while every row passes over them (a full row of 2000 columns is 224 KB, served from L2).
+    // edge[t] carries D(t, last column of the previous strip) across.
     const T inf_value = std::numeric_limits<T>::infinity();
     const auto column_bytes = static_cast<lane_index_t>((sizeof(T) + static_cast<std::size_t>(dim) * sizeof(float)) *
                                                         static_cast<std::size_t>(kLanes));
