@@ -52,7 +52,7 @@ if [ ! -x "$ROOT/sysroot/usr/bin/python3.11" ]; then
     fi
     apt-get update -qq
     mkdir -p "$ROOT/debs" "$ROOT/sysroot"
-    (cd "$ROOT/debs" && apt-get download -qq "${PY_PACKAGES[@]/%/:arm64}")
+    (cd "$ROOT/debs" && apt-get download -qq -o APT::Sandbox::User=root "${PY_PACKAGES[@]/%/:arm64}")
     for deb in "$ROOT"/debs/*.deb; do dpkg -x "$deb" "$ROOT/sysroot"; done
 fi
 SYSROOT=$ROOT/sysroot
@@ -89,7 +89,7 @@ cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNAVDTW_WERROR=ON \
     -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
     -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ -DCMAKE_CXX_FLAGS="-isystem $SYSROOT/usr/include" \
     -DSKBUILD_PROJECT_NAME=navdtw -DSKBUILD_PROJECT_VERSION=0.0.0 -Dpybind11_DIR="$PYBIND11_DIR" \
-    -DPython_EXECUTABLE="$(command -v python3)" -DPython_INCLUDE_DIR="$SYSROOT/usr/include/python3.11" \
+    -DPython_INCLUDE_DIR="$SYSROOT/usr/include/python3.11" \
     -DPython_SOABI=cpython-311-aarch64-linux-gnu -DPYBIND11_USE_CROSSCOMPILING=ON >"$ROOT/cmake.log"
 cmake --build "$BUILD" -j2 >>"$ROOT/cmake.log"
 rm -rf "$ROOT/pkg" && mkdir -p "$ROOT/pkg"
