@@ -58,8 +58,16 @@ void node_batches(const navdtw::NodeSet<I>& R, const std::vector<navdtw::Distanc
 }
 
 [[maybe_unused]] int check_mul128() {
-    std::vector<std::uint64_t> values{0, 1, 2, 3, 0xffffffffULL, 0x100000000ULL, 0x7fffffffffffffffULL,
-                                      0x8000000000000000ULL, 0xffffffffffffffffULL, 0xfffffffffffffffeULL,
+    std::vector<std::uint64_t> values{0,
+                                      1,
+                                      2,
+                                      3,
+                                      0xffffffffULL,
+                                      0x100000000ULL,
+                                      0x7fffffffffffffffULL,
+                                      0x8000000000000000ULL,
+                                      0xffffffffffffffffULL,
+                                      0xfffffffffffffffeULL,
                                       0x9e3779b97f4a7c15ULL};
     std::uint64_t state = 15;
     for (int k = 0; k < 1000; ++k) values.push_back(navdtw::mix64(state += 0x9e3779b97f4a7c15ULL));
