@@ -20,7 +20,7 @@
 #include "navdtw/parallel.hpp"
 #include "navdtw/portability.hpp"
 
-#if NAVDTW_X86_64
+#if NAVDTW_AVX2_KERNELS
 #include <immintrin.h>
 
 #define NAVDTW_LANES_TARGET NAVDTW_TARGET_AVX2
@@ -125,7 +125,7 @@ NAVDTW_TARGET_AVX2 double dtw_node_short_avx2(const float* matrix, lane_index_t 
 
 }  // namespace navdtw
 
-#else  // not x86-64: no AVX2 kernels (use_avx2() is false)
+#else  // not x86-64 (or no AVX2-capable compiler): no AVX2 kernels, use_avx2() is false
 
 namespace navdtw {
 bool avx2_supported() { return false; }

@@ -103,7 +103,7 @@ inline const char* lanes_kernel_name() {
 inline const char* lanes_kernels_compiled() {
 #if NAVDTW_AARCH64
     return "neon";
-#elif NAVDTW_X86_64
+#elif NAVDTW_AVX2_KERNELS
     return "avx2";
 #else
     return "";

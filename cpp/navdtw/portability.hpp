@@ -1,9 +1,9 @@
 // navdtw: every compiler- and target-specific piece of the C++ code, so that the algorithms are
 // plain C++17 for GCC, Clang and MSVC alike.
 //
-// - NAVDTW_X86_64 / NAVDTW_AARCH64: the SIMD targets (AVX2 with a run-time check; NEON, always
-//   present on aarch64). Any other target (32-bit x86, ARMv7, ppc64le, ...) runs the portable
-//   kernels only.
+// - NAVDTW_X86_64 / NAVDTW_AARCH64: the SIMD targets (AVX2 with a run-time check, built where
+//   NAVDTW_AVX2_KERNELS; NEON, always present on aarch64). Any other target (32-bit x86, ARMv7,
+//   ppc64le, ...) runs the portable kernels only.
 // - NAVDTW_TARGET_AVX2: lets one function use AVX2 in a file compiled for the baseline CPU. GCC and
 //   Clang need target("avx2"); MSVC emits AVX2 intrinsics in any function, so the file needs no
 //   /arch:AVX2 (which would also let the compiler put AVX2 code into inline library functions that
@@ -26,6 +26,13 @@
 #define NAVDTW_X86_64 1
 #else
 #define NAVDTW_X86_64 0
+#endif
+
+// The AVX2 kernels need a compiler that can target AVX2 per function (see NAVDTW_TARGET_AVX2).
+#if NAVDTW_X86_64 && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
+#define NAVDTW_AVX2_KERNELS 1
+#else
+#define NAVDTW_AVX2_KERNELS 0
 #endif
 
 #if defined(__aarch64__) || defined(_M_ARM64)
@@ -51,10 +58,10 @@
 namespace navdtw {
 
 inline bool cpu_has_avx2() {
-#if NAVDTW_X86_64 && (defined(__GNUC__) || defined(__clang__))
+#if NAVDTW_AVX2_KERNELS && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");  // checks the OS's YMM state too
-#elif NAVDTW_X86_64 && defined(_MSC_VER)
+#elif NAVDTW_AVX2_KERNELS && defined(_MSC_VER)
     int r[4];
     __cpuid(r, 0);
     if (r[0] < 7) return false;
