@@ -26,7 +26,12 @@ constexpr index_t kMaxPathCells = index_t(1) << 32;
 
 enum class NodeType { kInt32, kInt64 };
 
-inline void register_exceptions(py::module_&) {}  // std::invalid_argument -> ValueError (pybind11)
+// precision="double" or "single" (float32 sums), as the Python API spells it.
+inline bool single_precision(const std::string& precision) {
+    if (precision == "double") return false;
+    if (precision == "single") return true;
+    throw std::invalid_argument("precision must be 'double' or 'single', not '" + precision + "'");
+}
 
 inline void check_offsets(const I64Array& off, index_t n_values, const char* name) {
     if (off.ndim() != 1 || off.shape(0) < 1)

@@ -761,7 +761,7 @@ def test_fastdtw_never_below_exact_strict():
 
 
 # --------------------------------------------------------------------------------------------
-# SIMD lanes (exact coordinate batches of >= 16 pairs take the 8-lane AVX2 kernel when available)
+# SIMD lanes (exact coordinate batches of >= 16 pairs take the 8-lane AVX2 or NEON kernel when available)
 # --------------------------------------------------------------------------------------------
 
 
@@ -770,13 +770,43 @@ needs_simd_switch = pytest.mark.skipif(not hasattr(navdtw._core, "set_simd"), re
 
 @contextlib.contextmanager
 def simd(enabled: bool):
-    """Forces the SIMD kernels on or off (on = used when the CPU has AVX2) and restores the setting."""
+    """Forces the SIMD kernels on or off (on = used when the CPU has AVX2, or NEON) and restores the setting."""
     before = navdtw._core.simd_enabled()
     navdtw._core.set_simd(enabled)
     try:
         yield
     finally:
         navdtw._core.set_simd(before)
+
+
+def test_build_info_reports_the_build_and_follows_the_simd_switch():
+    info = navdtw._core.build_info()
+    assert set(info) == {
+        "simd_kernel",
+        "simd_compiled",
+        "cpu_avx2",
+        "compiler",
+        "hardware_threads",
+        "pybind11",
+        "gil_not_used",
+    }
+    assert info["simd_compiled"] in ([], ["avx2"], ["neon"])
+    assert info["compiler"].split()[0] in ("GCC", "Clang", "MSVC") and info["hardware_threads"] >= 0
+    assert isinstance(info["cpu_avx2"], bool) and isinstance(info["gil_not_used"], bool)
+    with simd(True):
+        on = navdtw._core.build_info()["simd_kernel"]
+        assert on == ("portable" if not navdtw._core.simd_available() else info["simd_compiled"][0])
+        assert navdtw._core.simd_enabled() == (on != "portable")
+    with simd(False):
+        assert navdtw._core.build_info()["simd_kernel"] == "portable" and not navdtw._core.simd_enabled()
+
+
+def test_core_precision_is_double_or_single():
+    a = np.zeros((3, 2), np.float32)
+    o = np.array([0, 3])
+    assert navdtw._core.dtw_points(a, o, a, o, precision="single")[0] == 0.0
+    with pytest.raises(ValueError, match=r"precision must be 'double' or 'single', not 'half'"):
+        navdtw._core.dtw_points(a, o, a, o, precision="half")
 
 
 @st.composite
@@ -1177,7 +1207,7 @@ def test_precision_argument_errors():
     with pytest.raises(ValueError, match=r"precision='single'"):  # even when SR = 0
         navdtw.sdtw(a, a + 100, radius=1, precision="single")
     with pytest.raises(ValueError, match=r"precision='single' is for exact and banded DTW"):  # the engine too
-        navdtw._core.dtw_points(a, np.array([0, 3]), a, np.array([0, 3]), radius=1, single=True)
+        navdtw._core.dtw_points(a, np.array([0, 3]), a, np.array([0, 3]), radius=1, precision="single")
 
 
 # --------------------------------------------------------------------------------------------

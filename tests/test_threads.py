@@ -20,6 +20,9 @@ import pytest
 import navdtw
 from navdtw import Paths
 
+# Ctrl-C is simulated with os.kill(pid, SIGINT), which is POSIX: on Windows it terminates the process.
+posix_signals = pytest.mark.skipif(sys.platform == "win32", reason="os.kill(pid, SIGINT) is POSIX-only")
+
 
 def _coordinate_batch(rng, count, lo=2, hi=40, dim=2):
     lengths = rng.integers(lo, hi, size=count)
@@ -162,6 +165,7 @@ print("usable")
 """
 
 
+@posix_signals
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize(
     "extra, count", [("", 2000), ("radius=1, ", 15000), ("window=50, ", 10000)], ids=["exact", "fastdtw", "band"]
@@ -209,6 +213,7 @@ NODE_PATHS = {
 }
 
 
+@posix_signals
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("paths", ["long", "short"])
 def test_keyboard_interrupt_stops_node_batch_over_environments(workers, paths):
@@ -237,6 +242,7 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.slow
+@posix_signals
 @pytest.mark.skipif(
     "asan" in os.environ.get("LD_PRELOAD", ""), reason="3x slower under the sanitizer; no memory access to check"
 )

@@ -20,6 +20,7 @@
 #include "navdtw/dtw.hpp"
 #include "navdtw/lanes.hpp"
 #include "navdtw/parallel.hpp"
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -73,20 +74,20 @@ struct PairIndex {
 
 // The checks below run for every pair, so they stay small enough to inline; the messages are
 // built out of line, on the cold path.
-[[gnu::cold, gnu::noinline]] inline void fail_path_index(index_t b, const char* name, index_t i, index_t size) {
+NAVDTW_COLD inline void fail_path_index(index_t b, const char* name, index_t i, index_t size) {
     std::ostringstream os;
     os << name << " index " << i << " is out of range for " << size << " " << name;
     fail_pair(b, os.str());
 }
 
-[[gnu::cold, gnu::noinline]] inline void fail_empty_path(index_t b, const char* name, index_t i) {
+NAVDTW_COLD inline void fail_empty_path(index_t b, const char* name, index_t i) {
     std::ostringstream os;
     os << name << "[" << i << "] is empty; every path needs at least one point";
     fail_pair(b, os.str());
 }
 
-[[gnu::cold, gnu::noinline]] inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v,
-                                                   index_t n_nodes, index_t e) {
+NAVDTW_COLD inline void fail_node(index_t b, const char* name, index_t i, index_t k, index_t v, index_t n_nodes,
+                                  index_t e) {
     std::ostringstream os;
     os << name << "[" << i << "] has node id " << v << " at position " << k << ", outside [0, " << n_nodes
        << ") of distances[" << e << "]";
@@ -254,7 +255,7 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
-    if (exact && B >= 2 * kLanes && use_avx2()) {
+    if (exact && B >= 2 * kLanes && use_lanes()) {
         const ShapeOrder so = shape_order(R, Q, P, B);
         // Lanes pay off once pairs have a few dozen cells (grouping costs a pass and a sort).
         if (so.cells >= 64.0 * static_cast<double>(B)) {
@@ -264,7 +265,7 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
                     const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
                     lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
                 }
-                dtw_lanes_avx2(lanes, count, R.dim, method.single, res, scratch);
+                dtw_lanes(lanes, count, R.dim, method.single, res, scratch);
             });
             return;
         }
@@ -310,13 +311,13 @@ NodePair<I> node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vecto
 // batch into out[b], in parallel, after node_pair's checks (or the same checks in two passes).
 //
 // Pairs run in blocks, each block grouped by environment, so that one matrix stays in cache while
-// its pairs run: pairs that pick matrices at random miss the cache on nearly every cost (W1's 100
-// matrices of 150 nodes, 9 MB, ran at 60% of the speed of one). A block is checked and copied in
-// pair order, with its ids packed by environment, then solved from the packed copy: reading the
-// pairs' own paths in environment order would wait on scattered loads. Node ids are checked as
-// they are copied, so the kernel reads exactly the values checked. With one matrix the copy costs
-// what it saves (measured 0.99-1.00x), and one path keeps one set of checks. Only when there are
-// too many matrices for a block to group (over block / 8) do pairs run one by one.
+// its pairs run: pairs that pick matrices at random miss the cache on nearly every cost. A block
+// is checked and copied in pair order, with its ids packed by environment, then solved from the
+// packed copy: reading the pairs' own paths in environment order would wait on scattered loads.
+// Node ids are checked as they are copied, so the kernel reads exactly the values checked. One
+// matrix takes the same path (the copy costs about what it saves; see benchmarks/README.md), so
+// there is one set of checks. Only when there are too many matrices for a block to group (over
+// block / 8) do pairs run one by one.
 template <class I, class SolveFn>
 void for_each_node_pair(const NodeSet<I>& R, const NodeSet<I>& Q, const std::vector<DistanceMatrix>& mats,
                         const index_t* env, const PairIndex& P, index_t B, int workers, const Poll& poll, double* out,

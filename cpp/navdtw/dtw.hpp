@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "navdtw/parallel.hpp"
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -114,8 +115,8 @@ struct RangeWindow {
 };
 
 // ----------------------------------------------------------------------------------------------
-// The rolling-row kernel. `buf` holds at least `cols` doubles. `last_col(t, v)` is called with
-// C[t][cols-1] after each row (used for prefix scores); pass a no-op otherwise.
+// The rolling-row kernel. `buf` holds at least `cols` sums of type T. `last_col(t, v)` is called
+// with C[t][cols-1] after each row (used for prefix scores); pass a no-op otherwise.
 // ----------------------------------------------------------------------------------------------
 
 struct NoSink {
@@ -157,8 +158,8 @@ double dtw_rolling(const Cost& cost, index_t rows, index_t cols, const Window& w
 // ----------------------------------------------------------------------------------------------
 // Full DP with step directions, for warping paths and FastDTW's coarse levels.
 // Directions: 0 = from (t-1, s), 1 = from (t, s-1), 2 = from (t-1, s-1).
-// Tie rules: kDiagFirst prefers the diagonal, then (t-1, s), then (t, s-1);
-// kFastdtwTies reproduces the `fastdtw` package: (t-1, s), then (t, s-1), then diagonal.
+// Tie rules: Ties::kDiagFirst prefers the diagonal, then (t-1, s), then (t, s-1);
+// Ties::kFastdtw reproduces the `fastdtw` package: (t-1, s), then (t, s-1), then diagonal.
 // ----------------------------------------------------------------------------------------------
 
 enum class Ties { kDiagFirst, kFastdtw };
@@ -169,8 +170,7 @@ struct Workspace {
     std::vector<std::uint8_t> dirs;  // step directions of the window cells
     std::vector<index_t> start;      // offset of each row in `dirs`
     std::vector<index_t> lo, hi;     // window ranges
-    std::vector<std::pair<index_t, index_t>> path, path2;
-    std::vector<float> row_single;  // rolling row of precision="single"
+    std::vector<float> row_single;   // rolling row of precision="single"
     // A rolling row of at least n sums of type T: `row` for double, `row_single` for float.
     template <class T>
     T* rolling_row(index_t n) {
@@ -384,7 +384,7 @@ double dtw_short_row(const Cost& cost, index_t rows) {
 // compiler reload them. The same values as dtw_short_row, hence the same bits. Transposed: the
 // rows are the query.
 template <int C, class T, bool kTransposed, class I>
-[[gnu::always_inline]] inline double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
+NAVDTW_ALWAYS_INLINE double dtw_short_row_matrix(const MatrixCost<I>& cost, index_t rows) {
     const index_t stride = cost.stride;
     const I* row_ids = kTransposed ? cost.b : cost.a;
     const index_t row_scale = kTransposed ? 1 : stride;
@@ -448,7 +448,7 @@ constexpr index_t kShortRow = 8;
 // rows (as dtw_pair orients it). Always inlined, so that kernels_avx2.cpp can compile a copy with
 // VEX encoding (same operations, fewer register moves) for CPUs that have it.
 template <class T, bool kTransposed, class I>
-[[gnu::always_inline]] inline double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
+NAVDTW_ALWAYS_INLINE double dtw_matrix_short_cols(const MatrixCost<I>& cost, index_t rows, index_t cols) {
     switch (cols) {
         case 1:
             return dtw_short_row_matrix<1, T, kTransposed>(cost, rows);
@@ -470,7 +470,7 @@ template <class T, bool kTransposed, class I>
 }
 
 template <class T, class I>
-[[gnu::always_inline]] inline double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
+NAVDTW_ALWAYS_INLINE double dtw_matrix_short(const MatrixCost<I>& cost, index_t n, index_t m) {
     return n >= m ? dtw_matrix_short_cols<T, false>(cost, n, m) : dtw_matrix_short_cols<T, true>(cost, m, n);
 }
 

@@ -1,6 +1,8 @@
-// navdtw: the AVX2 kernels' interface (defined in kernels_avx2.cpp, called only when
-// use_avx2()): exact DTW of 8 coordinate pairs at once, one pair per SIMD lane; a VEX-encoded copy
-// of the short-row kernel for node pairs; and the node-id copy of packed node blocks.
+// navdtw: the SIMD kernels' interface. On x86-64 (kernels_avx2.cpp, called only when use_avx2()):
+// exact DTW of 8 coordinate pairs at once, one pair per SIMD lane; a VEX-encoded copy of the
+// short-row kernel for node pairs; and the node-id copy of packed node blocks. On aarch64
+// (kernels_neon.cpp, NEON is always there): the 8-lane coordinate kernel. Both lane kernels are
+// one source, navdtw/lanes_kernel.hpp, over each instruction set's vector type.
 //
 // A group of up to 8 pairs is solved in lockstep over the largest rows x columns of the group:
 // shorter paths are padded by repeating their last point, and each lane's answer is read at its
@@ -14,6 +16,8 @@
 #include <cstdint>
 #include <type_traits>
 #include <vector>
+
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -55,8 +59,12 @@ struct LaneScratch {
 bool avx2_supported();
 
 // Exact DTW of pairs[0 .. count), count <= 8, into out[0 .. count), with sums in double or, when
-// `single`, in float (precision="single"). Requires avx2_supported().
+// `single`, in float (precision="single"). dtw_lanes_avx2 requires avx2_supported();
+// dtw_lanes_neon exists on aarch64 only.
 void dtw_lanes_avx2(const LanePair* pairs, int count, int dim, bool single, double* out, LaneScratch& scratch);
+#if NAVDTW_AARCH64
+void dtw_lanes_neon(const LanePair* pairs, int count, int dim, bool single, double* out, LaneScratch& scratch);
+#endif
 
 // Exact DTW of one node pair (ids already checked) whose shorter side has at most 8 ids, over a
 // float32 [n_nodes, n_nodes] matrix: dtw.hpp's dtw_matrix_short compiled for AVX2 (VEX encoding;
@@ -74,12 +82,42 @@ constexpr lane_index_t kIdCopySlack = 8;
 bool copy_node_ids_avx2(const std::int32_t* ref, lane_index_t n, const std::int32_t* qry, lane_index_t m,
                         lane_index_t n_nodes, std::int32_t* out);
 
-// Switch for tests and benchmarks: false forces the portable scalar kernel.
+// Switch for tests and benchmarks: false forces the portable scalar kernels.
 inline std::atomic<bool>& simd_enabled() {
     static std::atomic<bool> enabled{true};
     return enabled;
 }
 
 inline bool use_avx2() { return simd_enabled().load(std::memory_order_relaxed) && avx2_supported(); }
+
+// The lane kernel of this build and CPU: "avx2", "neon", or nullptr (none; the portable kernel).
+inline const char* lanes_kernel_name() {
+#if NAVDTW_AARCH64
+    return "neon";
+#else
+    return avx2_supported() ? "avx2" : nullptr;
+#endif
+}
+
+// The lane kernels compiled into this build (run-time CPU support aside).
+inline const char* lanes_kernels_compiled() {
+#if NAVDTW_AARCH64
+    return "neon";
+#elif NAVDTW_AVX2_KERNELS
+    return "avx2";
+#else
+    return "";
+#endif
+}
+
+inline bool use_lanes() { return simd_enabled().load(std::memory_order_relaxed) && lanes_kernel_name() != nullptr; }
+
+inline void dtw_lanes(const LanePair* pairs, int count, int dim, bool single, double* out, LaneScratch& scratch) {
+#if NAVDTW_AARCH64
+    dtw_lanes_neon(pairs, count, dim, single, out, scratch);
+#else
+    dtw_lanes_avx2(pairs, count, dim, single, out, scratch);
+#endif
+}
 
 }  // namespace navdtw

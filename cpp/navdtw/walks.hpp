@@ -10,6 +10,7 @@
 #include <string>
 
 #include "navdtw/parallel.hpp"
+#include "navdtw/portability.hpp"
 
 namespace navdtw {
 
@@ -25,16 +26,12 @@ public:
     std::uint64_t next() { return mix64(state_ += 0x9e3779b97f4a7c15ULL); }
     // Uniform integer in [0, n), n >= 1, without modulo bias (Lemire's multiply-and-reject).
     std::uint64_t below(std::uint64_t n) {
-        unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
-        auto low = static_cast<std::uint64_t>(m);
-        if (low < n) {
+        U128 m = mul_64x64(next(), n);
+        if (m.lo < n) {
             const std::uint64_t t = (0 - n) % n;
-            while (low < t) {
-                m = static_cast<unsigned __int128>(next()) * n;
-                low = static_cast<std::uint64_t>(m);
-            }
+            while (m.lo < t) m = mul_64x64(next(), n);
         }
-        return static_cast<std::uint64_t>(m >> 64);
+        return m.hi;
     }
 
 private:

@@ -2,6 +2,7 @@
 functions expect prepared arrays (float32 coordinates, int32/int64 node ids, int64 offsets)."""
 
 from collections.abc import Sequence
+from typing import Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,19 @@ def simd_available() -> bool: ...
 def simd_enabled() -> bool: ...
 def set_simd(enabled: bool) -> None: ...
 
+class BuildInfo(TypedDict):
+    """What ``build_info()`` returns (``navdtw.show_config()`` prints it)."""
+
+    simd_kernel: Literal["avx2", "neon", "portable"]  # lane kernel batches use now (set_simd(False): portable)
+    simd_compiled: list[str]  # lane kernels built into this module: ["avx2"], ["neon"] or []
+    cpu_avx2: bool  # this CPU and OS run AVX2 (False off x86-64)
+    compiler: str  # e.g. "GCC 12.2.0", "Clang 14.0.6", "MSVC 193933523"
+    hardware_threads: int  # std::thread::hardware_concurrency() (0 if unknown)
+    pybind11: str  # pybind11 version the module was built with
+    gil_not_used: bool  # declared safe without the GIL (free-threaded CPython)
+
+def build_info() -> BuildInfo: ...
+
 STATS: tuple[str, ...]
 
 def dtw_points(
@@ -31,7 +45,7 @@ def dtw_points(
     window: int = -1,
     radius: int = -1,
     workers: int = 1,
-    single: bool = False,
+    precision: Literal["double", "single"] = "double",
 ) -> F64: ...
 def dtw_nodes(
     ref_values: NodeArray,
@@ -45,7 +59,7 @@ def dtw_nodes(
     all_pairs: bool = False,
     window: int = -1,
     workers: int = 1,
-    single: bool = False,
+    precision: Literal["double", "single"] = "double",
 ) -> F64: ...
 def prefix_points(reference: F32, query: F32) -> F64: ...
 def prefix_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> F64: ...

@@ -273,15 +273,15 @@ def dtw(
 
 def _dtw_checked(r: np.ndarray, q: np.ndarray, m: np.ndarray | None, window, radius, precision) -> float:
     """DTW of one pair already checked by _pair."""
-    w, rad, single = _method(window, radius, precision)
+    w, rad, _ = _method(window, radius, precision)
     ro = np.array([0, len(r)], dtype=np.int64)
     qo = np.array([0, len(q)], dtype=np.int64)
     if m is None:
-        out = _core.dtw_points(r, ro, q, qo, window=w, radius=rad, workers=1, single=single)
+        out = _core.dtw_points(r, ro, q, qo, window=w, radius=rad, workers=1, precision=precision)
     else:
         if rad >= 0:
             raise ValueError("radius (FastDTW) needs coordinate paths: node paths cannot be averaged")
-        out = _core.dtw_nodes(r, ro, q, qo, [m], window=w, workers=1, single=single)
+        out = _core.dtw_nodes(r, ro, q, qo, [m], window=w, workers=1, precision=precision)
     return float(out[0])
 
 
@@ -455,7 +455,7 @@ class _Batch:
         return np.arange(nq, dtype=np.int64)
 
     def dtw(self, window, radius, workers, precision="double") -> np.ndarray:
-        w, rad, single = _method(window, radius, precision)
+        w, rad, _ = _method(window, radius, precision)
         workers = resolve_workers(workers)
         r, q = self.refs, self.qrys
         if self.matrices is None:
@@ -469,7 +469,7 @@ class _Batch:
                 window=w,
                 radius=rad,
                 workers=workers,
-                single=single,
+                precision=precision,
             )
         if rad >= 0:
             raise ValueError("radius (FastDTW) needs coordinate paths: node paths cannot be averaged")
@@ -484,7 +484,7 @@ class _Batch:
             all_pairs=self.all_pairs,
             window=w,
             workers=workers,
-            single=single,
+            precision=precision,
         )
 
     def end_distances(self) -> np.ndarray:

@@ -8,11 +8,13 @@ from navdtw import _core
 r = np.zeros((3, 2), np.float32)
 q = np.zeros((4, 2), np.float32)
 d: np.ndarray = _core.dtw_points(r, np.array([0, 3], np.int64), q, np.array([0, 4], np.int64), workers=1)
-d32: np.ndarray = _core.dtw_points(r, np.array([0, 3], np.int64), q, np.array([0, 4], np.int64), single=True)
+d32: np.ndarray = _core.dtw_points(r, np.array([0, 3], np.int64), q, np.array([0, 4], np.int64), precision="single")
 value, path = _core.warping_path_points(r, q)
 cost: float = value
 stats: tuple = _core.STATS
 simd: bool = _core.simd_available()
+kernel: str = _core.build_info()["simd_kernel"]
+threads: int = _core.build_info()["hardware_threads"]
 single: float = navdtw.dtw(r, q)
 batch = navdtw.dtw_batch([r], [q], workers=1)
 batch32 = navdtw.dtw_batch([r], [q], precision="single")
