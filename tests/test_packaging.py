@@ -1,8 +1,10 @@
-"""The installed distribution's metadata: one version, the licence, the Python range the wheels cover."""
+"""The installed distribution's metadata: one version (also in CITATION.cff) and the licence, shipped."""
 
 from __future__ import annotations
 
 import importlib.metadata as md
+import re
+from pathlib import Path
 
 import navdtw
 
@@ -19,3 +21,10 @@ def test_licence_is_declared_and_shipped():
     licences = [f for f in files if f.name == "LICENSE" and ".dist-info" in str(f)]
     assert licences, "the dist-info carries no LICENSE"
     assert "MIT License" in licences[0].read_text()
+
+
+def test_citation_names_the_package_version():
+    # CITATION.cff sits beside tests/ in the repository and the sdist.
+    text = (Path(__file__).resolve().parents[1] / "CITATION.cff").read_text(encoding="utf-8")
+    versions = re.findall(r"^version: *\"?([^\"\n]+)\"?$", text, re.MULTILINE)
+    assert versions == [navdtw.__version__]
