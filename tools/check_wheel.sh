@@ -14,7 +14,8 @@
 #    (no cc, c++, gcc, clang), CC=false CXX=false, and pip takes binaries only. The whole test
 #    suite runs from a copy of tests/ outside the source tree, so only the installed wheel is
 #    importable. (fastdtw, a test-only dependency, publishes no wheel: it is built beforehand, as a
-#    machine without a compiler would get it from a wheelhouse.)
+#    machine without a compiler would get it from a wheelhouse.) pip skips byte-compiling the
+#    dependencies (--no-compile): Python compiles what the tests import.
 # 5. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -76,7 +77,7 @@ for tool in cc c++ gcc g++ clang clang++; do
         exit 1
     fi
 done
-"${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pip install --quiet --only-binary=:all: \
+"${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pip install --quiet --no-compile --only-binary=:all: \
     --find-links "$WORK/deps" "$REPAIRED[test]"
 (
     cd "$WORK/suite"
@@ -89,7 +90,7 @@ done
 
 step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"
 "$PYTHON" -m venv "$WORK/venv-sdist"
-"$WORK/venv-sdist/bin/python" -m pip install --quiet --disable-pip-version-check "$SDIST" "pytest>=7" "hypothesis>=6.80"
+"$WORK/venv-sdist/bin/python" -m pip install --quiet --no-compile --disable-pip-version-check "$SDIST" "pytest>=7" "hypothesis>=6.80"
 (
     cd "$WORK/suite"
     "$WORK/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider \
