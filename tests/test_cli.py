@@ -368,7 +368,13 @@ def test_baseline_tiny(tiny, capsys):
     capsys.readouterr()
     r1 = json.loads((out1 / "baseline.json").read_text())
     r2 = json.loads((out2 / "baseline.json").read_text())
-    assert r1["n"] == 500 and r1["seed"] == 3 and r1["convention"] == "paper" and r1["episodes"] == 3 and r1["dataset"] == "r2r"
+    assert (
+        r1["n"] == 500
+        and r1["seed"] == 3
+        and r1["convention"] == "paper"
+        and r1["episodes"] == 3
+        and r1["dataset"] == "r2r"
+    )
     assert r1["means"] == r2["means"]
     assert 0.0 <= r1["means"]["sr"] <= 1.0 and 0.0 < r1["means"]["ndtw"] <= 1.0
 
@@ -648,3 +654,19 @@ def test_score_real_vlnce_gt_as_predictions(data_dir, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n"] == 1839
     assert summary["means"]["sr"] == 1.0 and summary["means"]["ndtw"] == pytest.approx(1.0)
+
+
+def test_info_and_show_config(capsys):
+    import navdtw
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "SIMD kernel in use" in out and navdtw.__version__ in out
+    c = navdtw.show_config()
+    assert c["engine"]["simd_kernel"] in ("avx2", "neon", "portable")
+    assert c["engine"]["simd_kernel"] in c["engine"]["simd_compiled"] or c["engine"]["simd_kernel"] == "portable"
+    navdtw._core.set_simd(False)
+    try:
+        assert navdtw.show_config()["engine"]["simd_kernel"] == "portable"
+    finally:
+        navdtw._core.set_simd(True)

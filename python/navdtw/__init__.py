@@ -11,6 +11,7 @@ command. See the README for a tour.
 from __future__ import annotations
 
 from . import datasets, humanaware, instruction_errors, registry
+from ._config import show_config
 from .baseline import random_baseline
 from .datasets.matterport import load_connectivity
 from .engine import (
@@ -30,7 +31,7 @@ from .paths import Paths
 from .reward import NDTWReward
 from .synthetic import SyntheticWorld
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 __all__ = [
     "CONVENTIONS",
@@ -59,5 +60,6 @@ __all__ = [
     "registry",
     "sdtw",
     "sdtw_batch",
+    "show_config",
     "warping_path",
 ]

@@ -157,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
+    sub.add_parser(
+        "info",
+        help="which kernels this build and CPU use (as navdtw.show_config())",
+        description="Print navdtw's version, the compiled engine's build and the SIMD kernel in use.",
+    )
     demo = sub.add_parser(
         "demo",
         help="score synthetic pairs from the nDTW paper's world (no data needed)",
@@ -840,6 +845,13 @@ def _cmd_compare(args) -> int:
 # --------------------------------------------------------------------------------------------
 
 
+def _cmd_info(args) -> int:
+    from . import show_config
+
+    show_config()
+    return 0
+
+
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         msg = f"{exc.filename}: {exc.strerror or exc}"
@@ -858,6 +870,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     commands = {
+        "info": _cmd_info,
         "demo": _cmd_demo,
         "score": _cmd_score,
         "baseline": _cmd_baseline,

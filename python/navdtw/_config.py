@@ -1,0 +1,50 @@
+"""What this build of navdtw is and uses: ``navdtw.show_config()`` and ``navdtw info``."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from typing import Any
+
+__all__ = ["config", "show_config"]
+
+
+def config() -> dict[str, Any]:
+    """This installation as a dict: version, Python, platform, and the compiled engine's build
+    (which SIMD kernel batches use, what was compiled in, compiler, threads, GIL-free declaration)."""
+    import numpy
+    import scipy
+
+    from . import __version__, _core
+
+    info = dict(_core.build_info())
+    return {
+        "navdtw": __version__,
+        "python": sys.version.split()[0],
+        "platform": f"{platform.system()} {platform.machine()}",
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "engine": info,
+        "workers": {"default": -1, "cores": os.cpu_count() or 1, "hardware_threads": info["hardware_threads"]},
+        "extension": getattr(_core, "__file__", "?"),
+    }
+
+
+def show_config() -> dict[str, Any]:
+    """Prints which kernels this build and CPU use (as ``numpy.show_config()`` does) and returns
+    the same facts as a dict (:func:`config`)."""
+    c = config()
+    e = c["engine"]
+    simd = e["simd_kernel"] + (" (compiled: " + ", ".join(e["simd_compiled"]) + ")" if e["simd_compiled"] else "")
+    lines = [
+        f"navdtw {c['navdtw']} on Python {c['python']}, {c['platform']}",
+        f"  numpy {c['numpy']}, scipy {c['scipy']}",
+        f"  engine: {c['extension']}",
+        f"  compiler: {e['compiler']}, pybind11 {e['pybind11']}",
+        f"  SIMD kernel in use: {simd}; CPU supports AVX2: {'yes' if e['cpu_avx2'] else 'no'}",
+        f"  threads: workers=-1 uses {c['workers']['cores']} cores (hardware threads {e['hardware_threads']})",
+        f"  free-threaded Python: {'declared safe without the GIL' if e['gil_not_used'] else 'needs the GIL'}",
+    ]
+    print("\n".join(lines))
+    return c
