@@ -728,3 +728,18 @@ def test_every_agent_failing_on_a_dataset(world, tmp_path):
     assert ds["agents"] == {} and ds["comparisons"] == [] and ds["baseline"]["sr"]["mean"] is not None
     assert len(results["failures"]) == 2
     assert "random walk" in (tmp_path / "leaderboard.md").read_text()
+
+
+def test_suite_paths_expand_environment_variables(tmp_path, monkeypatch):
+    from navdtw.suite import SuiteError, load_suite
+
+    monkeypatch.delenv("NAVDTW_SUITE_TEST_DIR", raising=False)
+    raw = {
+        "datasets": {"d": {"dataset": "r2r", "split": "${NAVDTW_SUITE_TEST_DIR}/s.json", "connectivity": "c"}},
+        "agents": {"a": {"d": "p.json"}},
+    }
+    with pytest.raises(SuiteError, match=r"datasets\.d\.split: environment variable NAVDTW_SUITE_TEST_DIR is not set"):
+        load_suite(raw, base=tmp_path)
+    monkeypatch.setenv("NAVDTW_SUITE_TEST_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(SuiteError, match="not found: " + str(tmp_path / "nowhere")):
+        load_suite(raw, base=tmp_path)

@@ -36,6 +36,8 @@ import hashlib
 import io
 import json
 import math
+import os
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -87,6 +89,16 @@ OUTPUTS = (
 _BASELINE_ROW = "random walk"
 _METHOD_NAMES = {"bca": "BCa", "percentile": "percentile"}
 _TOP_KEYS = ("title", "datasets", "agents", "settings")
+
+
+def _expand(value: str, where: str) -> str:
+    """A path as written in a suite file, with ``$VAR`` / ``${VAR}`` (e.g. ``${NAVDTW_DATA}``) and ``~``
+    expanded; an unset variable is an error naming the key."""
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    unset = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", expanded)
+    if unset:
+        raise SuiteError(f"{where}: environment variable {unset.group(1)} is not set (in {value!r})")
+    return expanded
 
 
 class SuiteError(ValueError):
@@ -239,7 +251,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         if not isinstance(value, str):
             raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
         if opt.kind in ("file", "dir", "path"):
-            path = (base / value).resolve()
+            path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
                 what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
                 raise SuiteError(f"{where}.{opt.name}: {what} not found: {path}")
@@ -301,7 +313,7 @@ def load_suite(suite, *, base: str | Path | None = None) -> Suite:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             if not isinstance(value, str):
                 raise SuiteError(f"{where}: expected a predictions file name, got {type(value).__name__}")
-            path = (root / value).resolve()
+            path = (root / _expand(value, where)).resolve()
             if not path.is_file():
                 raise SuiteError(f"{where}: predictions file not found: {path}")
             files[ds] = path
