@@ -42,19 +42,41 @@ def _tolerance(text: str) -> float:
 
 
 def _matches(value, stated: str) -> bool:
+    """``value`` equals what the README states, numbers to the digits shown (also inside lists,
+    tuples and dicts)."""
     try:
-        expected = ast.literal_eval(stated)
-    except (ValueError, SyntaxError):
+        node = ast.parse(stated, mode="eval").body
+    except SyntaxError:
         return repr(value) == stated or str(value) == stated
+    return _matches_node(value, node, stated)
+
+
+def _matches_node(value, node, text: str) -> bool:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+        return len(items) == len(node.elts) and all(
+            _matches_node(v, n, ast.get_source_segment(text, n)) for v, n in zip(items, node.elts)
+        )
+    if isinstance(node, ast.Dict):
+        keys = [ast.literal_eval(k) for k in node.keys]
+        return isinstance(value, dict) and all(
+            k in value and _matches_node(value[k], n, ast.get_source_segment(text, n))
+            for k, n in zip(keys, node.values)
+        )
+    try:
+        expected = ast.literal_eval(node)
+    except ValueError:
+        return repr(value) == text or str(value) == text
     if isinstance(expected, bool) or not isinstance(expected, (int, float)):
-        if isinstance(expected, dict) and isinstance(value, dict):
-            return expected.keys() <= value.keys() and all(_matches(value[k], repr(v)) for k, v in expected.items())
         return value == expected
     try:
         number = float(value)
     except (TypeError, ValueError):
         return False
-    return abs(number - expected) <= _tolerance(stated) + 1e-12
+    return abs(number - expected) <= _tolerance(text.lstrip("-")) + 1e-12
 
 
 def _block_id(k: int, block: str) -> str:
@@ -106,3 +128,12 @@ def test_readme_commands_exist():
         with pytest.raises(SystemExit) as exit_info:
             parser.parse_args([cmd, "--help"])
         assert exit_info.value.code == 0
+
+
+def test_claim_checker_is_strict():
+    """The checker accepts the digits shown and nothing else."""
+    assert _matches(0.6015325, "0.6015") and not _matches(0.6015325, "0.6016")
+    assert _matches((1.0, 0.9993639), "(1.0, 0.999364)") and not _matches((1.0, 0.99), "(1.0, 0.999364)")
+    assert _matches([6.0, 4.65028], "[6.0, 4.6503]") and not _matches([6.0], "[6.0, 4.6503]")
+    assert _matches((2349,), "(2349,)") and not _matches((2348,), "(2349,)")
+    assert _matches(True, "True") and not _matches(False, "True")
