@@ -6,7 +6,7 @@ reference points, columns = query points) and fills the DP table cell by cell in
     C[0][0] = 0,  C[i][0] = C[0][j] = inf,
     C[i][j] = cost[i-1, j-1] + min(C[i-1][j], C[i][j-1], C[i-1][j-1])      (1-based i, j)
 
-so the only shared assumption with the engine is the recurrence of docs/METRICS.md. Costs may be
+so the only shared assumption with the engine is the recurrence of docs/metrics.md. Costs may be
 ``inf`` (unreachable node pairs): inf propagates and the result is inf, never NaN.
 """
 

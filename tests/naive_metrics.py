@@ -1,7 +1,7 @@
-"""Plain per-episode Python twins of every navigation metric, written from docs/METRICS.md.
+"""Plain per-episode Python twins of every navigation metric, written from docs/metrics.md.
 
 Nothing here imports navdtw: each metric is computed for ONE episode with Python loops, from the
-formulas of METRICS.md (Ilharco et al. 2019, Table 3; Jain et al. 2019; Anderson et al. 2018) and
+formulas of docs/metrics.md (Ilharco et al. 2019, Table 3; Jain et al. 2019; Anderson et al. 2018) and
 the degenerate-input answers documented in navdtw.metrics' module docstring:
 
 * node paths: consecutive repeats are one node (when the convention collapses them);

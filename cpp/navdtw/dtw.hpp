@@ -4,7 +4,7 @@
 // cost functor, cost(t, s) = d(row point t, column point s), and walks a monotone window of the
 // (rows x cols) DP table with a single rolling row, so memory is O(cols) per pair.
 //
-// Recurrence (METRICS.md): C[-1][-1] = 0, C[t][-1] = C[-1][s] = inf,
+// Recurrence (docs/metrics.md): C[-1][-1] = 0, C[t][-1] = C[-1][s] = inf,
 //   C[t][s] = d(t, s) + min(C[t-1][s], C[t][s-1], C[t-1][s-1]).
 // Sums are accumulated in double (or in float, opt-in: precision="single"); infinite costs
 // propagate (inf + x = inf, never NaN).

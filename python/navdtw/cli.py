@@ -686,7 +686,7 @@ def _cmd_baseline(args) -> int:
     )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
-    if kind.name == "r2r" and _looks_like_r2r_val_unseen(Path(args.split)) and PAPER_RANDOM_R2R_VAL_UNSEEN:
+    if kind.name == "r2r" and _looks_like_r2r_val_unseen(Path(args.split)):
         paper = {k: (v / 100.0 if registry.get(k).rate else v) for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))

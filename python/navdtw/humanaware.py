@@ -1,6 +1,6 @@
 """HA-VLN (human-aware vision-and-language navigation) metrics.
 
-Per episode (see ``METRICS.md``, section "HA-VLN")::
+Per episode (see ``docs/metrics.md``, section "HA-VLN")::
 
     TCR = max(0, collision_count - baseline_collision_count)   # adjusted collision count
     CR  = min(TCR, 1)                                          # collision indicator
