@@ -317,6 +317,7 @@ def _numbers(texts: list[str]) -> list[float]:
 
 def test_report_in_a_real_browser(report, data, tmp_path):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
     shots = Path(tmp_path)
@@ -335,7 +336,8 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         best_cells = board.find_elements(By.CSS_SELECTOR, "td.best")
         assert len(best_cells) == sum(len(v["best"]) for v in marks.values())
         assert len(board.find_elements(By.CSS_SELECTOR, "td.tied")) == sum(len(v["tied"]) for v in marks.values())
-        assert "1 run(s) failed" in drv.find_element(By.ID, "failures").text
+        failures = drv.find_element(By.ID, "failures").text
+        assert "1 run(s) failed" in failures and "broken on val_seen: runs/broken.json: entry 3" in failures
 
         # sort the leaderboard by NE: ascending then descending, by the mean
         ne = board.find_element(By.CSS_SELECTOR, 'th[data-key="ne"]')
@@ -379,6 +381,10 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         assert shown == sorted(shown, reverse=True)
         assert shown[0] == pytest.approx(max(diff.values()) * 100, abs=0.051)
 
+        wins = sum(d > 0 for d in diff.values()), sum(d < 0 for d in diff.values())
+        summary = drv.find_element(By.ID, "ep-summary").text
+        assert f"medium better on {wins[0]}" in summary and f"weak better on {wins[1]}" in summary
+
         # pick an episode where both agents moved: both paths drawn with one point per node
         scenes = data["scenes"]["datasets"]["val_unseen"]
         pick = next(i for i in table_ids()[:20] if len(scenes[i]["agents"]["medium"]["path"]) > 2)
@@ -405,6 +411,12 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         assert _numbers(nd.find_elements(By.TAG_NAME, "td")[1].text.split())[0] == pytest.approx(
             ep["agents"]["medium"]["ndtw"][k] * 100, abs=0.051
         )
+
+        # the keyboard walks the table: the next row's episode is shown
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{pick}"]').send_keys(Keys.ARROW_DOWN)
+        following = table_ids()[table_ids().index(pick) + 1]
+        assert following in drv.find_element(By.CSS_SELECTOR, "#episode-view h3").text
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{pick}"]').click()
 
         # the other data set re-renders everything
         Select(drv.find_element(By.ID, "ds-select")).select_by_value("1")
@@ -450,3 +462,22 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         _not_blank(png)
         if keep:
             shutil.copy(png, Path(keep) / f"report_{png.name}")
+
+
+def test_results_only_report_in_a_real_browser(data, tmp_path):
+    """Without episodes or scenes the page still shows the leaderboard and interval plots, error-free."""
+    from selenium.webdriver.common.by import By
+
+    path = tmp_path / "results_only.html"
+    write_report(path, {"results": data["results"], "metrics": METRICS})
+    drv = _browser()
+    try:
+        drv.get(path.as_uri())
+        rows = drv.find_elements(By.CSS_SELECTOR, "#lb-1 tbody tr")
+        assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
+        assert len(drv.find_elements(By.CSS_SELECTOR, "#dist-body figure circle")) == len(AGENTS) * len(METRICS)
+        assert "No per-episode values" in drv.find_element(By.ID, "explorer-body").text
+        errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+    finally:
+        drv.quit()

@@ -12,7 +12,7 @@ if ! command -v apt-get >/dev/null; then
 fi
 SUDO=""
 if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null; then SUDO="sudo"; else
+    if command -v sudo >/dev/null; then SUDO="sudo -n"; else
         echo "install_browser.sh: not root and no sudo; the browser test of the report will skip" >&2
         exit 0
     fi

@@ -316,7 +316,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
     scans = {}
     for s in scans_used:
         scans[s] = _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]")
-    failures = [f if isinstance(f, str) else json.dumps(f, default=str) for f in results.get("failures", [])]
+    failures = [_failure(f) for f in results.get("failures", [])]
     return {
         "title": str(data.get("title") or "navdtw benchmark report"),
         "version": str(results.get("navdtw_version", "")),
@@ -330,6 +330,15 @@ def _payload(data: dict, max_scenes: int) -> dict:
         "datasets": out_sets,
         "scans": scans,
     }
+
+
+def _failure(f) -> str:
+    """A failure of results.json as one line: "agent on data set: error" for the usual dict."""
+    if isinstance(f, dict) and ("error" in f or "message" in f):
+        who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k) is not None)
+        text = str(f.get("error", f.get("message")))
+        return f"{who}: {text}" if who else text
+    return f if isinstance(f, str) else json.dumps(f, default=str)
 
 
 def _pack_episodes(ep: dict, where: str) -> dict:

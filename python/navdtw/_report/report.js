@@ -332,14 +332,14 @@
         ? "Maps are embedded for " + nScenes + " of " + ds.scenes_total + " episodes (an evenly spaced sample; the limit is " + D.max_scenes + " per data set); the others show their metrics only."
         : "Every episode has its map.";
     body.innerHTML =
-      '<p class="caption">Pick an agent (A) and optionally a second one (B); click a row to see the episode. Sort by any column; Δ is A − B on the chosen metric (coloured by the agent it favours). ' + sceneNote + "</p>" +
+      '<p class="caption">Pick an agent (A) and optionally a second one (B). The table lists A\'s metrics per episode and Δ = A − B on the chosen metric, coloured by the agent it favours; click a column to sort, a row (or ↑/↓) to see the episode. ' + sceneNote + "</p>" +
       '<div class="controls">' +
       '<label class="ctl">Agent A <select id="agent-a">' + agents.map((a) => opt(a, state.a, a)).join("") + "</select></label>" +
       '<label class="ctl">Agent B <select id="agent-b">' + opt("", state.b || "", "— none —") + agents.map((a) => opt(a, state.b, a)).join("") + "</select></label>" +
       '<label class="ctl">Δ on <select id="diff-metric">' + ms.map((m) => opt(m, state.diff, info(m).label)).join("") + "</select></label>" +
       '<label class="ctl">Find <input type="search" id="ep-search" placeholder="episode id" value="' + esc(state.query) + '"></label>' +
       "</div>" +
-      '<div class="explorer"><div><div class="eplist"><table class="data sticky" id="ep-table"></table></div><div class="more" id="ep-more"></div></div>' +
+      '<div class="explorer"><div><p class="meta" id="ep-summary"></p><div class="eplist"><table class="data sticky" id="ep-table"></table></div><div class="more" id="ep-more"></div></div>' +
       '<div class="mapbox" id="episode-view"></div></div>';
     document.getElementById("agent-a").addEventListener("change", (e) => { state.a = e.target.value; renderTable(); renderEpisode(); });
     document.getElementById("agent-b").addEventListener("change", (e) => {
@@ -349,7 +349,15 @@
       renderEpisode();
     });
     document.getElementById("diff-metric").addEventListener("change", (e) => { state.diff = e.target.value; renderTable(); renderEpisode(); });
-    document.getElementById("ep-search").addEventListener("input", (e) => { state.query = e.target.value.trim(); state.shown = PAGE; renderTable(); });
+    document.getElementById("ep-search").addEventListener("input", (e) => {
+      state.query = e.target.value.trim();
+      state.shown = PAGE;
+      renderTable();
+      // keep the chosen episode in sight when the filter is cleared
+      const row = document.querySelector("#ep-table tr.sel");
+      const list = document.querySelector(".eplist");
+      if (row && list) list.scrollTop = Math.max(0, row.offsetTop - list.clientHeight / 2);
+    });
     renderTable();
     renderEpisode();
   }
@@ -390,7 +398,7 @@
     const rows = [];
     const hibDiff = info(state.diff).hib;
     for (const k of idx.slice(0, state.shown)) {
-      let r = '<tr data-id="' + esc(ids[k]) + '"' + (ids[k] === state.episode ? ' class="sel"' : "") + "><td>" + esc(ids[k]) + (ds.scenes[ids[k]] ? "" : ' <span class="sub" title="no map embedded">·</span>') + "</td>";
+      let r = '<tr tabindex="0" data-id="' + esc(ids[k]) + '"' + (ids[k] === state.episode ? ' class="sel"' : "") + "><td>" + esc(ids[k]) + (ds.scenes[ids[k]] ? "" : ' <span class="sub" title="no map embedded">·</span>') + "</td>";
       if (state.b) {
         const d = diffOf(ds, k);
         const who = d === null || d === 0 || hibDiff === null ? null : (d > 0) === hibDiff ? state.a : state.b;
@@ -408,14 +416,36 @@
         renderTable();
       })
     );
-    table.querySelectorAll("tbody tr").forEach((tr) =>
-      tr.addEventListener("click", () => {
-        state.episode = tr.dataset.id;
-        table.querySelectorAll("tr.sel").forEach((x) => x.classList.remove("sel"));
-        tr.classList.add("sel");
-        renderEpisode();
-      })
-    );
+    const choose = (tr) => {
+      state.episode = tr.dataset.id;
+      table.querySelectorAll("tr.sel").forEach((x) => x.classList.remove("sel"));
+      tr.classList.add("sel");
+      renderEpisode();
+    };
+    table.querySelectorAll("tbody tr").forEach((tr) => {
+      tr.addEventListener("click", () => choose(tr));
+      tr.addEventListener("keydown", (e) => {
+        const next = e.key === "ArrowDown" ? tr.nextElementSibling : e.key === "ArrowUp" ? tr.previousElementSibling : e.key === "Enter" ? tr : null;
+        if (!next) return;
+        e.preventDefault();
+        next.focus();
+        choose(next);
+      });
+    });
+    // how often each agent is better on the chosen metric: where to look first
+    const summary = document.getElementById("ep-summary");
+    if (state.b && state.b !== state.a && hibDiff !== null) {
+      let wa = 0, wb = 0, eq = 0;
+      for (let k = 0; k < ids.length; k++) {
+        const d = diffOf(ds, k);
+        if (d === null) continue;
+        if (d === 0) eq++;
+        else if ((d > 0) === hibDiff) wa++;
+        else wb++;
+      }
+      const who = (a, n) => '<span class="dot" style="background:' + agentColor(ds, a) + '"></span><strong>' + esc(a) + "</strong> better on " + n;
+      summary.innerHTML = "On " + esc(info(state.diff).label) + ": " + who(state.a, wa) + " · " + who(state.b, wb) + " · equal on " + eq + " episodes";
+    } else summary.innerHTML = "";
     const more = document.getElementById("ep-more");
     const shown = Math.min(state.shown, idx.length);
     more.innerHTML = '<span class="sub">' + shown + " of " + idx.length + " episodes" + (state.query ? " matching" : "") + "</span>" + (shown < idx.length ? '<button id="ep-more-btn">Show ' + Math.min(PAGE, idx.length - shown) + " more</button>" : "");
