@@ -54,7 +54,7 @@ The input, ``data``, is a plain dict (``results`` is required, the rest optional
     }
 
 Rates are fractions in the data and shown as percentages; other metrics are shown in their unit.
-Metric values may be NaN or infinite (shown as "n/a"). At most ``max_scenes`` episodes per data set
+Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most ``max_scenes`` episodes per data set
 keep their map (an evenly spaced sample in episode order; the report says how many). Coordinates
 are rounded to centimetres and scans are stored once, however many episodes use them.
 
@@ -188,35 +188,44 @@ def _metric_names(dataset: dict) -> list[str]:
 
 
 def _values(seq, where: str) -> list:
+    """Per-episode values rounded to 4 decimals (enough for percent with one decimal and for 0.1 mm), NaN -> null."""
     arr = np.asarray(seq, dtype=np.float64)
     if arr.ndim != 1:
         raise _fail(where, f"expected a 1-D list of numbers, got shape {arr.shape}")
-    return [None if not math.isfinite(v) else float(f"{v:.5g}") for v in arr.tolist()]
+    out = np.round(arr, 4).tolist()
+    for k in np.flatnonzero(~np.isfinite(arr)).tolist():
+        out[k] = None
+    return out
+
+
+def _as_list(seq) -> list:
+    return seq.tolist() if isinstance(seq, np.ndarray) else list(seq) if seq is not None else []
 
 
 def _nodes(seq, n: int, where: str) -> list[int]:
-    arr = np.asarray(seq)
-    if arr.ndim != 1 or len(arr) == 0 or arr.dtype.kind not in "iu":
+    # plain Python: these lists are short and there is one per agent and episode
+    nodes = _as_list(seq)
+    if not nodes or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in nodes):
         raise _fail(where, "expected a non-empty list of integer node indices")
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise _fail(where, f"node {int(arr[k])} at position {k} is out of range for the scan's {n} nodes")
-    return arr.tolist()
+    for k, v in enumerate(nodes):
+        if not 0 <= v < n:
+            raise _fail(where, f"node {v} at position {k} is out of range for the scan's {n} nodes")
+    return [int(v) for v in nodes]
 
 
 def _moves(alignment, len_ref: int, len_query: int, where: str) -> str:
     """A monotone alignment from (0, 0) to (|R|-1, |Q|-1) as a step string ('d', 'r', 'q')."""
-    a = np.asarray(alignment, dtype=np.int64)
-    if a.ndim != 2 or a.shape[1] != 2 or len(a) == 0:
-        raise _fail(where, f"alignment must be a [K, 2] list of (reference, query) index pairs, got shape {a.shape}")
-    if tuple(a[0]) != (0, 0) or tuple(a[-1]) != (len_ref - 1, len_query - 1):
+    pairs = [tuple(p) for p in _as_list(alignment)]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise _fail(where, "alignment must be a [K, 2] list of (reference, query) index pairs")
+    if pairs[0] != (0, 0) or pairs[-1] != (len_ref - 1, len_query - 1):
         raise _fail(where, f"alignment must run from (0, 0) to ({len_ref - 1}, {len_query - 1})")
     steps = []
-    for k, (di, dj) in enumerate(np.diff(a, axis=0).tolist()):
-        step = _MOVES.get((di, dj))
+    for k in range(1, len(pairs)):
+        d = (pairs[k][0] - pairs[k - 1][0], pairs[k][1] - pairs[k - 1][1])
+        step = _MOVES.get(d)
         if step is None:
-            raise _fail(where, f"alignment step {k} -> {k + 1} is ({di}, {dj}); steps must be (1,1), (1,0) or (0,1)")
+            raise _fail(where, f"alignment step {k - 1} -> {k} is {d}; steps must be (1, 1), (1, 0) or (0, 1)")
         steps.append(step)
     return "".join(steps)
 
@@ -374,27 +383,96 @@ def _pack_scan(scan: dict, where: str) -> dict:
 
 
 def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str) -> tuple[dict, int]:
+    """The sampled episodes' scenes, checked and packed: ``{id: [scan, reference, {agent: [path, moves]}]}``.
+
+    Paths and alignments of all episodes are checked and encoded in a few vectorised passes (a
+    suite has tens of thousands of them); only when something is wrong are they checked one by one,
+    for the message naming the entry.
+    """
     keys = list(episodes)
     total = len(keys)
     if total > max_scenes:
         keep = np.unique(np.linspace(0, total - 1, max(max_scenes, 0)).round().astype(int))
         keys = [keys[k] for k in keep]
-    out = {}
+    sizes: dict[str, int] = {}
+    paths: list[list] = []  # every reference and agent path, in order
+    limits: list[int] = []  # the node count of its scan
+    names: list[tuple] = []  # (episode, agent or None) of each path, for messages
+    aligns: list[tuple[int, int, list]] = []  # (reference path index, agent path index, pairs)
+    layout = []
     for key in keys:
         ep = episodes[key]
-        w = f"{where}[{key!r}]"
         scan = ep.get("scan")
         if scan not in scans:
-            raise _fail(w, f"scan {scan!r} is not in scenes['scans']")
-        n = len(scans[scan].get("positions", []))
-        ref = _nodes(ep.get("reference"), n, f"{w}['reference']")
-        agents = {}
+            raise _fail(f"{where}[{key!r}]", f"scan {scan!r} is not in scenes['scans']")
+        n = sizes.setdefault(scan, len(scans[scan].get("positions", [])))
+        ref = len(paths)
+        paths.append(_as_list(ep.get("reference")))
+        limits.append(n)
+        names.append((key, None))
+        agents = []
         for agent, a in (ep.get("agents") or {}).items():
-            wa = f"{w}['agents'][{agent!r}]"
-            path = _nodes(a.get("path"), n, f"{wa}['path']")
-            moves = None
+            agents.append((agent, len(paths), len(aligns) if a.get("alignment") is not None else None))
             if a.get("alignment") is not None:
-                moves = _moves(a["alignment"], len(ref), len(path), f"{wa}['alignment']")
-            agents[agent] = [path, moves]
-        out[str(key)] = [scan, ref, agents]
+                aligns.append((ref, len(paths), _as_list(a["alignment"])))
+            paths.append(_as_list(a.get("path")))
+            limits.append(n)
+            names.append((key, agent))
+        layout.append((key, scan, ref, agents))
+
+    def name(k: int, what: str) -> str:
+        key, agent = names[k]
+        return f"{where}[{key!r}]" + (f"['agents'][{agent!r}]['{what}']" if agent is not None else "['reference']")
+
+    nodes = _node_lists(paths, limits, name)
+    moves = _move_strings(aligns, [len(p) for p in nodes], name)
+    out = {}
+    for key, scan, ref, agents in layout:
+        out[str(key)] = [scan, nodes[ref], {a: [nodes[p], None if m is None else moves[m]] for a, p, m in agents}]
     return out, total
+
+
+def _split(flat: list, lengths: np.ndarray) -> list[list]:
+    ends = np.cumsum(lengths).tolist()
+    return [flat[e - n : e] for e, n in zip(ends, lengths.tolist())]
+
+
+def _node_lists(paths: list[list], limits: list[int], name) -> list[list[int]]:
+    lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+    flat = np.array([v for p in paths for v in p])
+    ok = len(paths) == 0 or (
+        lengths.min() > 0
+        and flat.ndim == 1
+        and flat.dtype.kind in "iu"
+        and bool(((flat >= 0) & (flat < np.repeat(np.asarray(limits, dtype=np.int64), lengths))).all())
+    )
+    if not ok:
+        for k, (p, n) in enumerate(zip(paths, limits)):
+            _nodes(p, n, name(k, "path"))  # raises, naming the first bad one
+    return _split(flat.tolist() if len(paths) else [], lengths)
+
+
+def _move_strings(aligns: list[tuple[int, int, list]], path_lengths: list[int], name) -> list[str]:
+    """Each alignment as its step string (see :func:`_moves`), all at once."""
+    if not aligns:
+        return []
+    lengths = np.fromiter((len(a[2]) for a in aligns), dtype=np.int64, count=len(aligns))
+    flat = np.array([pair for a in aligns for pair in a[2]])
+    ok = lengths.min() > 0 and flat.ndim == 2 and flat.shape[1] == 2 and flat.dtype.kind in "iu"
+    if ok:
+        last = np.cumsum(lengths) - 1
+        first = last - lengths + 1
+        ends = np.array([(path_lengths[r] - 1, path_lengths[q] - 1) for r, q, _ in aligns], dtype=np.int64)
+        ok = bool((flat[first] == 0).all() and (flat[last] == ends).all())
+    if ok:
+        step = np.diff(flat, axis=0)
+        code = step[:, 0] * 2 + step[:, 1]  # (0, 1) -> 1 'q', (1, 0) -> 2 'r', (1, 1) -> 3 'd'
+        code[last[:-1]] = 0  # the jumps from one alignment to the next are not steps
+        good = ((step == 0) | (step == 1)).all(axis=1) & (code > 0)
+        good[last[:-1]] = True
+        ok = bool(good.all())
+    if not ok:
+        for r, q, pairs in aligns:
+            _moves(pairs, path_lengths[r], path_lengths[q], name(q, "alignment"))  # raises
+    text = np.frombuffer(b"?qrd", dtype=np.uint8)[code].tobytes().decode("ascii")
+    return [text[f:l] for f, l in zip(first.tolist(), last.tolist())]
