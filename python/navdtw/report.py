@@ -54,9 +54,11 @@ The input, ``data``, is a plain dict (``results`` is required, the rest optional
     }
 
 Rates are fractions in the data and shown as percentages; other metrics are shown in their unit.
-Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most ``max_scenes`` episodes per data set
-keep their map (an evenly spaced sample in episode order; the report says how many). Coordinates
-are rounded to centimetres and scans are stored once, however many episodes use them.
+Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most
+``max_scenes`` episodes per data set keep their map (an evenly spaced sample in episode order; the
+report says how many). Coordinates are rounded to centimetres and scans are stored once, however
+many episodes use them. Alignments are embedded as step strings ('d' both advance, 'r' reference
+only, 'q' query only).
 
 :func:`scan_layout` and :func:`episode_scene` build the ``scenes`` entries from navdtw graphs and
 node paths (the alignment by :func:`navdtw.warping_path` over the scan's shortest-path distances).
