@@ -1,0 +1,601 @@
+// navdtw report: renders the embedded JSON (navdtw-data) into tables and inline SVG. No dependencies.
+(function () {
+  "use strict";
+
+  const D = JSON.parse(document.getElementById("navdtw-data").textContent);
+  const app = document.getElementById("app");
+  // Okabe & Ito's colour-blind-safe palette, one colour per agent everywhere in the page (their black
+  // is a dark grey here, as the reference path is drawn in black; their yellow is darkened for white).
+  const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#555555", "#C8B400"];
+  const PAGE = 200;
+
+  const state = { ds: 0, a: null, b: null, diff: null, sort: null, dir: 1, shown: PAGE, episode: null, query: "" };
+
+  // ---------------------------------------------------------------- helpers
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  function el(html) {
+    const t = document.createElement("template");
+    t.innerHTML = html.trim();
+    return t.content.firstElementChild;
+  }
+  function info(m) {
+    return D.metrics[m] || { label: m.toUpperCase(), unit: "", rate: false, hib: true };
+  }
+  function unitOf(m) {
+    const i = info(m);
+    return i.rate ? "%" : i.unit;
+  }
+  function head(m, withDir) {
+    const i = info(m);
+    const u = unitOf(m);
+    return esc(i.label) + (u ? ' <span class="sub">(' + esc(u) + ")</span>" : "") + (withDir && i.hib !== null ? (i.hib ? " ↑" : " ↓") : "");
+  }
+  function direction(m) {
+    const h = info(m).hib;
+    return h === null ? "neither higher nor lower is better" : h ? "higher is better" : "lower is better";
+  }
+  function fmt(m, v, signed) {
+    if (v === null || v === undefined || !isFinite(v)) return "n/a";
+    const i = info(m);
+    let x = i.rate ? v * 100 : v;
+    const d = i.rate ? 1 : Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+    let s = x.toFixed(d);
+    if (s === "-0.0" || s === "-0.00" || s === "-0") s = s.slice(1);
+    if (signed && x > 0 && Number(s) !== 0) s = "+" + s;
+    return s.replace("-", "−");
+  }
+  function fmtP(p) {
+    if (p === null || p === undefined) return "n/a";
+    if (p < 0.001) return "<0.001";
+    return p.toFixed(3);
+  }
+  function agentColor(ds, agent) {
+    const k = ds.agents.indexOf(agent);
+    return PALETTE[(k < 0 ? 0 : k) % PALETTE.length];
+  }
+  function niceStep(span, target) {
+    const raw = span / Math.max(1, target);
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+  }
+  function tick(x, step) {
+    const d = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return x.toFixed(d).replace("-", "−");
+  }
+  function num(x) {
+    return Math.round(x * 100) / 100;
+  }
+  function cmp(x, y) {
+    const nx = x === null || x === undefined || Number.isNaN(x);
+    const ny = y === null || y === undefined || Number.isNaN(y);
+    if (nx || ny) return nx === ny ? 0 : nx ? 1 : -1; // missing values sort last either way
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  function natural(x, y) {
+    return String(x).localeCompare(String(y), undefined, { numeric: true });
+  }
+
+  // ---------------------------------------------------------------- page frame
+  function frame() {
+    const s = D.settings || {};
+    const bits = [];
+    if (D.version) bits.push("navdtw " + esc(D.version));
+    bits.push(Math.round(D.confidence * 100) + "% bootstrap confidence intervals" + (s.resamples ? " (" + esc(s.resamples) + " resamples" + (s.seed !== undefined ? ", seed " + esc(s.seed) : "") + ")" : ""));
+    bits.push("paired tests Holm-adjusted, α = " + D.alpha);
+    const opts = D.datasets.map((d, k) => '<option value="' + k + '">' + esc(d.name) + "</option>").join("");
+    app.innerHTML =
+      "<header><h1>" + esc(D.title) + '</h1><p class="sub">' + bits.join(" · ") + "</p></header>" +
+      '<nav class="bar"><a href="#leaderboard">Leaderboard</a><a href="#distributions">Distributions</a><a href="#explorer">Episodes</a>' +
+      '<span class="spacer"></span><label class="ctl">Data set <select id="ds-select">' + opts + "</select></label></nav>" +
+      (D.failures.length ? '<div class="warn" id="failures"><strong>' + D.failures.length + " run(s) failed</strong> and are missing from the tables:<ul>" + D.failures.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
+      '<section id="leaderboard"><h2>Leaderboard</h2></section>' +
+      '<section id="distributions"><h2>Distributions over episodes</h2><div id="dist-body"></div></section>' +
+      '<section id="explorer"><h2>Episode explorer</h2><div id="explorer-body"></div></section>';
+    const sel = document.getElementById("ds-select");
+    sel.addEventListener("change", () => {
+      state.ds = Number(sel.value);
+      resetExplorer();
+      renderDistributions();
+      renderExplorer();
+    });
+  }
+
+  // ---------------------------------------------------------------- leaderboard
+  function metricsOf(ds) {
+    return D.order.filter((m) => ds.agents.some((a) => ds.board[a] && ds.board[a][m]) || m in ds.baseline);
+  }
+
+  function renderLeaderboards() {
+    const sec = document.getElementById("leaderboard");
+    D.datasets.forEach((ds, k) => {
+      const ms = metricsOf(ds);
+      const meta = [ds.dataset ? esc(ds.dataset.toUpperCase()) : "", ds.convention ? "convention " + esc(ds.convention) : "", ds.n !== null && ds.n !== undefined ? esc(ds.n) + " episodes" : ""].filter(Boolean).join(" · ");
+      const heads = ms.map((m) => '<th class="sortable" data-key="' + esc(m) + '" title="' + direction(m) + '">' + head(m, true) + '<span class="arrow">⇅</span></th>').join("");
+      const rows = ds.agents.map((a) => {
+        const cells = ms.map((m) => {
+          const v = (ds.board[a] || {})[m];
+          if (!v) return "<td></td>";
+          const mk = ds.marks[m] || { best: [], tied: [] };
+          const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : "";
+          const ci = v[1] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";
+          return '<td class="' + cls + '" data-v="' + (v[0] === null ? "" : v[0]) + '">' + fmt(m, v[0]) + ci + "</td>";
+        }).join("");
+        return '<tr data-agent="' + esc(a) + '"><td class="agent"><span class="dot" style="background:' + agentColor(ds, a) + '"></span>' + esc(a) + "</td>" + cells + "</tr>";
+      }).join("");
+      const hasBase = Object.keys(ds.baseline).length > 0;
+      const base = hasBase ? '<tr class="baseline"><td>random-walk baseline</td>' + ms.map((m) => '<td>' + (m in ds.baseline ? fmt(m, ds.baseline[m]) : "") + "</td>").join("") + "</tr>" : "";
+      const block = el(
+        '<div class="lb-block"><h3>' + esc(ds.name) + '</h3><p class="meta">' + meta + "</p>" +
+        '<div class="scroll"><table class="data leaderboard sticky" id="lb-' + k + '"><thead><tr><th class="sortable" data-key="agent">Agent<span class="arrow">⇅</span></th>' + heads + "</tr></thead><tbody>" + rows + "</tbody>" + (hasBase ? "<tfoot>" + base + "</tfoot>" : "") + "</table></div>" +
+        '<p class="caption">Mean over episodes with its ' + Math.round(D.confidence * 100) + "% confidence interval in brackets; rates in percent. " +
+        '<span style="background:var(--best);font-weight:700;padding:0 3px">Bold, shaded</span>: best agent; ' +
+        '<span style="background:var(--tied);padding:0 3px">shaded</span>: not significantly different from the best (paired test, Holm-adjusted p ≥ ' + D.alpha + "). Click a column to sort.</p>" +
+        comparisonsTable(ds) + "</div>"
+      );
+      sec.appendChild(block);
+      makeSortable(block.querySelector("table"), (tr, key) => (key === "agent" ? tr.dataset.agent : cellValue(tr, key, ms)));
+    });
+  }
+
+  function cellValue(tr, key, ms) {
+    const td = tr.children[ms.indexOf(key) + 1];
+    return td && td.dataset.v !== undefined && td.dataset.v !== "" ? Number(td.dataset.v) : null;
+  }
+
+  // Sorts tbody rows in place by clicking a header; numbers ascending or descending, text naturally.
+  function makeSortable(table, valueOf) {
+    const ths = table.querySelectorAll("thead th.sortable");
+    ths.forEach((th) => {
+      th.addEventListener("click", () => {
+        const key = th.dataset.key;
+        const dir = th.classList.contains("sorted") && th.dataset.dir === "desc" ? "asc" : th.classList.contains("sorted") ? "desc" : key === "agent" ? "asc" : "desc";
+        ths.forEach((h) => { h.classList.remove("sorted"); h.querySelector(".arrow").textContent = "⇅"; });
+        th.classList.add("sorted");
+        th.dataset.dir = dir;
+        th.querySelector(".arrow").textContent = dir === "asc" ? "▲" : "▼";
+        const body = table.tBodies[0];
+        const rows = Array.from(body.rows);
+        const sgn = dir === "asc" ? 1 : -1;
+        rows.sort((r1, r2) => {
+          const x = valueOf(r1, key);
+          const y = valueOf(r2, key);
+          if (typeof x === "string") return sgn * natural(x, y);
+          const c = cmp(x, y);
+          return (x === null || y === null) ? c : sgn * c;
+        });
+        rows.forEach((r) => body.appendChild(r));
+      });
+    });
+  }
+
+  function comparisonsTable(ds) {
+    if (!ds.comparisons.length) return "";
+    const conf = Math.round(D.confidence * 100);
+    const rows = ds.comparisons.map((c) => {
+      const sig = c.p_holm !== null && c.p_holm < D.alpha;
+      return "<tr><td>" + head(c.metric, false) + "</td><td>" + esc(c.a) + "</td><td>" + esc(c.b) + '</td><td class="num">' + fmt(c.metric, c.diff, true) +
+        '</td><td class="num">[' + fmt(c.metric, c.ci[0], true) + ", " + fmt(c.metric, c.ci[1], true) + "]</td><td>" + fmtP(c.p) + "</td><td>" + fmtP(c.p_holm) +
+        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + "</td></tr>";
+    }).join("");
+    return '<details><summary>Pairwise comparisons (' + ds.comparisons.length + ")</summary><div class=\"scroll\"><table class=\"data comparisons\"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>" + conf +
+      "% CI</th><th>p</th><th>p (Holm)</th><th></th><th>Test</th></tr></thead><tbody>" + rows + "</tbody></table></div></details>";
+  }
+
+  // ---------------------------------------------------------------- distributions
+  function finiteValues(arr) {
+    const out = [];
+    for (const v of arr) if (v !== null && isFinite(v)) out.push(v);
+    return out;
+  }
+
+  function renderDistributions() {
+    const body = document.getElementById("dist-body");
+    const ds = D.datasets[state.ds];
+    const ms = metricsOf(ds);
+    const ep = ds.episodes;
+    const parts = ms.map((m) => {
+      const i = info(m);
+      return '<figure data-metric="' + esc(m) + '"><figcaption>' + head(m, false) + ' <span class="dir">' + direction(m) + "</span></figcaption>" + distSvg(ds, m, ep) + "</figure>";
+    });
+    const note = ep
+      ? "Each row is one agent: the histogram of its per-episode values (bar heights ∝ √count, so that rare values stay visible; for yes/no metrics the bar is the fraction of episodes), the black tick its mean and the line below its " + Math.round(D.confidence * 100) + "% confidence interval. The dashed line is the random-walk baseline."
+      : "Per-episode values were not provided for this data set: each row shows the mean (dot) and its " + Math.round(D.confidence * 100) + "% confidence interval.";
+    body.innerHTML = '<p class="caption">' + note + '</p><div class="dist">' + parts.join("") + "</div>";
+  }
+
+  function distSvg(ds, m, ep) {
+    const i = info(m);
+    const agents = ds.agents.filter((a) => ds.board[a] && ds.board[a][m]);
+    const W = 340, L = 92, R = 14, rowH = 30, top = 6;
+    const H = top + agents.length * rowH + 26;
+    const scale = i.rate ? 100 : 1;
+    // shared axis over every agent's values, the intervals and the baseline
+    let lo = Infinity, hi = -Infinity;
+    const vals = {};
+    agents.forEach((a) => {
+      const v = ep && ep.values[a] && ep.values[a][m] ? finiteValues(ep.values[a][m]) : [];
+      vals[a] = v;
+      for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; }
+      for (const x of ds.board[a][m]) if (x !== null) { if (x < lo) lo = x; if (x > hi) hi = x; }
+    });
+    const base = ds.baseline[m];
+    if (base !== undefined && base !== null) { lo = Math.min(lo, base); hi = Math.max(hi, base); }
+    if (!isFinite(lo)) { lo = 0; hi = 1; }
+    if (i.rate || lo >= 0) lo = Math.min(lo, 0);
+    if (i.rate) hi = Math.max(hi, 1);
+    if (hi - lo < 1e-9) hi = lo + 1;
+    const step = niceStep((hi - lo) * scale, 4) / scale;
+    lo = Math.floor(lo / step + 1e-9) * step;
+    hi = Math.ceil(hi / step - 1e-9) * step;
+    const X = (x) => L + ((x - lo) / (hi - lo)) * (W - L - R);
+    let s = '<svg viewBox="0 0 ' + W + " " + H + '" role="img" aria-label="' + esc(i.label) + ' distribution per agent" font-size="11">';
+    // grid and axis
+    const yAxis = top + agents.length * rowH + 2;
+    for (let t = lo; t <= hi + step * 1e-6; t += step) {
+      const x = num(X(t));
+      s += '<line x1="' + x + '" x2="' + x + '" y1="' + top + '" y2="' + yAxis + '" stroke="#eceef1"/>';
+      s += '<text x="' + x + '" y="' + (yAxis + 14) + '" text-anchor="middle" fill="#5f6670" class="num">' + tick(t * scale, step * scale) + "</text>";
+    }
+    s += '<line x1="' + L + '" x2="' + (W - R) + '" y1="' + yAxis + '" y2="' + yAxis + '" stroke="#1b1f24"/>';
+    agents.forEach((a, k) => {
+      const y0 = top + k * rowH;
+      const col = agentColor(ds, a);
+      const label = a.length > 13 ? a.slice(0, 12) + "…" : a;
+      s += '<text x="' + (L - 8) + '" y="' + (y0 + 17) + '" text-anchor="end"><title>' + esc(a) + "</title>" + esc(label) + "</text>";
+      const v = vals[a];
+      const binary = v.length > 0 && v.every((x) => x === 0 || x === 1);
+      if (binary) {
+        const f = v.reduce((p, x) => p + x, 0) / v.length;
+        s += '<rect x="' + num(X(lo)) + '" y="' + (y0 + 5) + '" width="' + num(X(Math.max(lo, f)) - X(lo)) + '" height="15" fill="' + col + '" fill-opacity="0.35"/>';
+      } else if (v.length) {
+        const nb = 24;
+        const counts = new Array(nb).fill(0);
+        for (const x of v) counts[Math.min(nb - 1, Math.max(0, Math.floor(((x - lo) / (hi - lo)) * nb)))]++;
+        const peak = Math.max.apply(null, counts);
+        let d = "M" + num(X(lo)) + " " + (y0 + 20);
+        counts.forEach((c, b) => {
+          const h = peak ? Math.sqrt(c / peak) * 17 : 0;
+          const x0 = num(X(lo + ((hi - lo) * b) / nb));
+          const x1 = num(X(lo + ((hi - lo) * (b + 1)) / nb));
+          d += "L" + x0 + " " + num(y0 + 20 - h) + "L" + x1 + " " + num(y0 + 20 - h);
+        });
+        d += "L" + num(X(hi)) + " " + (y0 + 20) + "Z";
+        s += '<path d="' + d + '" fill="' + col + '" fill-opacity="0.35" stroke="' + col + '" stroke-width="0.8"/>';
+      }
+      const [mean, clo, chi] = ds.board[a][m];
+      if (clo !== null && chi !== null) {
+        const yc = y0 + 25;
+        s += '<line x1="' + num(X(clo)) + '" x2="' + num(X(chi)) + '" y1="' + yc + '" y2="' + yc + '" stroke="#1b1f24" stroke-width="1.6"/>';
+        s += '<line x1="' + num(X(clo)) + '" x2="' + num(X(clo)) + '" y1="' + (yc - 3) + '" y2="' + (yc + 3) + '" stroke="#1b1f24"/>';
+        s += '<line x1="' + num(X(chi)) + '" x2="' + num(X(chi)) + '" y1="' + (yc - 3) + '" y2="' + (yc + 3) + '" stroke="#1b1f24"/>';
+      }
+      if (mean !== null) {
+        const title = "<title>" + esc(a) + ": mean " + fmt(m, mean) + (clo !== null ? " [" + fmt(m, clo) + ", " + fmt(m, chi) + "]" : "") + "</title>";
+        if (v.length) s += '<line x1="' + num(X(mean)) + '" x2="' + num(X(mean)) + '" y1="' + (y0 + 2) + '" y2="' + (y0 + 27) + '" stroke="#1b1f24" stroke-width="2">' + title + "</line>";
+        else s += '<circle cx="' + num(X(mean)) + '" cy="' + (y0 + 25) + '" r="3.5" fill="' + col + '" stroke="#1b1f24">' + title + "</circle>";
+      }
+    });
+    if (base !== undefined && base !== null) {
+      const x = num(X(base));
+      s += '<line x1="' + x + '" x2="' + x + '" y1="' + top + '" y2="' + yAxis + '" stroke="#5f6670" stroke-dasharray="3 3"><title>random-walk baseline: ' + fmt(m, base) + "</title></line>";
+    }
+    return s + "</svg>";
+  }
+
+  // ---------------------------------------------------------------- episode explorer
+  function resetExplorer() {
+    const ds = D.datasets[state.ds];
+    const withEp = ds.episodes ? ds.agents.filter((a) => ds.episodes.values[a]) : [];
+    state.a = withEp[0] || null;
+    state.b = withEp[1] || null;
+    const ms = metricsOf(ds);
+    state.diff = ms.indexOf("ndtw") >= 0 ? "ndtw" : ms[0] || null;
+    state.sort = state.b ? "diff" : "id";
+    state.dir = state.b ? -1 : 1;
+    state.shown = PAGE;
+    state.episode = null;
+    state.query = "";
+  }
+
+  function epMetrics(ds) {
+    return metricsOf(ds).filter((m) => ds.episodes && Object.values(ds.episodes.values).some((v) => v[m]));
+  }
+
+  function value(ds, agent, m, k) {
+    const v = agent && ds.episodes.values[agent] && ds.episodes.values[agent][m];
+    return v ? v[k] : null;
+  }
+
+  function diffOf(ds, k) {
+    const x = value(ds, state.a, state.diff, k);
+    const y = value(ds, state.b, state.diff, k);
+    return x === null || y === null ? null : x - y;
+  }
+
+  function renderExplorer() {
+    const body = document.getElementById("explorer-body");
+    const ds = D.datasets[state.ds];
+    if (!ds.episodes) {
+      body.innerHTML = '<p class="empty">No per-episode values were provided for ' + esc(ds.name) + ".</p>";
+      return;
+    }
+    const agents = ds.agents.filter((a) => ds.episodes.values[a]);
+    const ms = epMetrics(ds);
+    const opt = (v, cur, text) => '<option value="' + esc(v) + '"' + (v === cur ? " selected" : "") + ">" + esc(text) + "</option>";
+    const nScenes = Object.keys(ds.scenes).length;
+    const sceneNote = !ds.scenes_total
+      ? "No maps were provided for this data set."
+      : nScenes < ds.scenes_total
+        ? "Maps are embedded for " + nScenes + " of " + ds.scenes_total + " episodes (an evenly spaced sample; the limit is " + D.max_scenes + " per data set); the others show their metrics only."
+        : "Every episode has its map.";
+    body.innerHTML =
+      '<p class="caption">Pick an agent (A) and optionally a second one (B). The table lists A\'s metrics per episode and Δ = A − B on the chosen metric, coloured by the agent it favours; click a column to sort, a row (or ↑/↓) to see the episode. ' + sceneNote + "</p>" +
+      '<div class="controls">' +
+      '<label class="ctl">Agent A <select id="agent-a">' + agents.map((a) => opt(a, state.a, a)).join("") + "</select></label>" +
+      '<label class="ctl">Agent B <select id="agent-b">' + opt("", state.b || "", "— none —") + agents.map((a) => opt(a, state.b, a)).join("") + "</select></label>" +
+      '<label class="ctl">Δ on <select id="diff-metric">' + ms.map((m) => opt(m, state.diff, info(m).label)).join("") + "</select></label>" +
+      '<label class="ctl">Find <input type="search" id="ep-search" placeholder="episode id" value="' + esc(state.query) + '"></label>' +
+      "</div>" +
+      '<div class="explorer"><div><p class="meta" id="ep-summary"></p><div class="eplist"><table class="data sticky" id="ep-table"></table></div><div class="more" id="ep-more"></div></div>' +
+      '<div class="mapbox" id="episode-view"></div></div>';
+    document.getElementById("agent-a").addEventListener("change", (e) => { state.a = e.target.value; renderTable(); renderEpisode(); });
+    document.getElementById("agent-b").addEventListener("change", (e) => {
+      state.b = e.target.value || null;
+      if (!state.b && state.sort === "diff") { state.sort = "id"; state.dir = 1; }
+      renderTable();
+      renderEpisode();
+    });
+    document.getElementById("diff-metric").addEventListener("change", (e) => { state.diff = e.target.value; renderTable(); renderEpisode(); });
+    document.getElementById("ep-search").addEventListener("input", (e) => {
+      state.query = e.target.value.trim();
+      state.shown = PAGE;
+      renderTable();
+      // keep the chosen episode in sight when the filter is cleared
+      const row = document.querySelector("#ep-table tr.sel");
+      const list = document.querySelector(".eplist");
+      if (row && list) list.scrollTop = Math.max(0, row.offsetTop - list.clientHeight / 2);
+    });
+    renderTable();
+    renderEpisode();
+  }
+
+  function sortedEpisodes(ds) {
+    const ids = ds.episodes.ids;
+    let idx = ids.map((_, k) => k);
+    if (state.query) {
+      const q = state.query.toLowerCase();
+      idx = idx.filter((k) => ids[k].toLowerCase().indexOf(q) >= 0);
+    }
+    const key = state.sort;
+    const dir = state.dir;
+    if (key === "id") idx.sort((i, j) => dir * natural(ids[i], ids[j]));
+    else {
+      const val = key === "diff" ? (k) => diffOf(ds, k) : (k) => value(ds, state.a, key, k);
+      idx.sort((i, j) => {
+        const x = val(i), y = val(j);
+        const c = cmp(x, y);
+        return (x === null || y === null ? c : dir * c) || natural(ids[i], ids[j]);
+      });
+    }
+    return idx;
+  }
+
+  function renderTable() {
+    const ds = D.datasets[state.ds];
+    const table = document.getElementById("ep-table");
+    const ms = epMetrics(ds);
+    const ids = ds.episodes.ids;
+    const idx = sortedEpisodes(ds);
+    if (state.episode === null || ids.indexOf(state.episode) < 0) state.episode = idx.length ? ids[idx[0]] : null;
+    const arrow = (k) => (state.sort === k ? (state.dir > 0 ? "▲" : "▼") : "⇅");
+    const th = (k, html) => '<th class="sortable' + (state.sort === k ? " sorted" : "") + '" data-key="' + esc(k) + '">' + html + '<span class="arrow">' + arrow(k) + "</span></th>";
+    let h = "<thead><tr>" + th("id", "Episode");
+    if (state.b) h += th("diff", "Δ " + head(state.diff, false));
+    h += ms.map((m) => th(m, head(m, false))).join("") + "</tr></thead><tbody>";
+    const rows = [];
+    const hibDiff = info(state.diff).hib;
+    for (const k of idx.slice(0, state.shown)) {
+      let r = '<tr tabindex="0" data-id="' + esc(ids[k]) + '"' + (ids[k] === state.episode ? ' class="sel"' : "") + "><td>" + esc(ids[k]) + (ds.scenes[ids[k]] ? "" : ' <span class="sub" title="no map embedded">·</span>') + "</td>";
+      if (state.b) {
+        const d = diffOf(ds, k);
+        const who = d === null || d === 0 || hibDiff === null ? null : (d > 0) === hibDiff ? state.a : state.b;
+        r += "<td" + (who ? ' class="favours" style="color:' + agentColor(ds, who) + '"' : "") + ">" + fmt(state.diff, d, true) + "</td>";
+      }
+      for (const m of ms) r += "<td>" + fmt(m, value(ds, state.a, m, k)) + "</td>";
+      rows.push(r + "</tr>");
+    }
+    table.innerHTML = h + rows.join("") + "</tbody>";
+    table.querySelectorAll("th.sortable").forEach((t) =>
+      t.addEventListener("click", () => {
+        const k = t.dataset.key;
+        if (state.sort === k) state.dir = -state.dir;
+        else { state.sort = k; state.dir = k === "id" ? 1 : -1; }
+        renderTable();
+      })
+    );
+    const choose = (tr) => {
+      state.episode = tr.dataset.id;
+      table.querySelectorAll("tr.sel").forEach((x) => x.classList.remove("sel"));
+      tr.classList.add("sel");
+      renderEpisode();
+    };
+    table.querySelectorAll("tbody tr").forEach((tr) => {
+      tr.addEventListener("click", () => choose(tr));
+      tr.addEventListener("keydown", (e) => {
+        const next = e.key === "ArrowDown" ? tr.nextElementSibling : e.key === "ArrowUp" ? tr.previousElementSibling : e.key === "Enter" ? tr : null;
+        if (!next) return;
+        e.preventDefault();
+        next.focus();
+        choose(next);
+      });
+    });
+    // how often each agent is better on the chosen metric: where to look first
+    const summary = document.getElementById("ep-summary");
+    if (state.b && state.b !== state.a && hibDiff !== null) {
+      let wa = 0, wb = 0, eq = 0;
+      for (let k = 0; k < ids.length; k++) {
+        const d = diffOf(ds, k);
+        if (d === null) continue;
+        if (d === 0) eq++;
+        else if ((d > 0) === hibDiff) wa++;
+        else wb++;
+      }
+      const who = (a, n) => '<span class="dot" style="background:' + agentColor(ds, a) + '"></span><strong>' + esc(a) + "</strong> better on " + n;
+      summary.innerHTML = "On " + esc(info(state.diff).label) + ": " + who(state.a, wa) + " · " + who(state.b, wb) + " · equal on " + eq + " episodes";
+    } else summary.innerHTML = "";
+    const more = document.getElementById("ep-more");
+    const shown = Math.min(state.shown, idx.length);
+    more.innerHTML = '<span class="sub">' + shown + " of " + idx.length + " episodes" + (state.query ? " matching" : "") + "</span>" + (shown < idx.length ? '<button id="ep-more-btn">Show ' + Math.min(PAGE, idx.length - shown) + " more</button>" : "");
+    const btn = document.getElementById("ep-more-btn");
+    if (btn) btn.addEventListener("click", () => { state.shown += PAGE; renderTable(); });
+  }
+
+  // Offsets a polyline sideways by d (world units), so two agents on the same edges stay visible.
+  function offsetLine(pts, d) {
+    if (!d || pts.length < 2) return pts;
+    const out = [];
+    for (let k = 0; k < pts.length; k++) {
+      let nx = 0, ny = 0;
+      for (const [i, j] of [[k - 1, k], [k, k + 1]]) {
+        if (i < 0 || j >= pts.length) continue;
+        const dx = pts[j][0] - pts[i][0], dy = pts[j][1] - pts[i][1];
+        const len = Math.hypot(dx, dy);
+        if (len > 1e-9) { nx += -dy / len; ny += dx / len; }
+      }
+      const len = Math.hypot(nx, ny);
+      out.push(len > 1e-9 ? [pts[k][0] + (d * nx) / len, pts[k][1] + (d * ny) / len] : pts[k]);
+    }
+    return out;
+  }
+
+  function renderEpisode() {
+    const box = document.getElementById("episode-view");
+    const ds = D.datasets[state.ds];
+    const id = state.episode;
+    if (id === null) { box.innerHTML = '<p class="empty">No episode selected.</p>'; return; }
+    const k = ds.episodes.ids.indexOf(id);
+    const scene = ds.scenes[id];
+    const shown = [state.a, state.b].filter((a, i) => a && (i === 0 || a !== state.a));
+    const colors = shown.map((a) => agentColor(ds, a));
+    if (colors.length === 2 && colors[0] === colors[1]) colors[1] = PALETTE[(ds.agents.indexOf(shown[1]) + 1) % PALETTE.length];
+    let html = "<h3>Episode " + esc(id) + "</h3>";
+    html += '<p class="meta">' + (scene ? "scan <span class=\"mono\">" + esc(scene[0]) + "</span> · reference " + scene[1].length + " nodes" : "no map embedded for this episode") + "</p>";
+    if (scene) html += mapSvg(ds, scene, shown, colors) + mapLegend(ds, scene, shown, colors);
+    // metrics of the episode
+    const ms = epMetrics(ds);
+    const two = shown.length === 2;
+    let t = '<div class="scroll episode-metrics"><table class="data" id="ep-metrics"><thead><tr><th>Metric</th>' + shown.map((a, i) => '<th><span class="dot" style="background:' + colors[i] + '"></span>' + esc(a) + "</th>").join("") + (two ? "<th>A − B</th>" : "") + "</tr></thead><tbody>";
+    for (const m of ms) {
+      const vs = shown.map((a) => value(ds, a, m, k));
+      let bestI = -1;
+      if (two && info(m).hib !== null && vs[0] !== null && vs[1] !== null && vs[0] !== vs[1]) bestI = (vs[0] > vs[1]) === info(m).hib ? 0 : 1;
+      t += "<tr><td>" + head(m, true) + "</td>" + vs.map((v, i) => "<td" + (i === bestI ? ' style="font-weight:700"' : "") + ">" + fmt(m, v) + "</td>").join("") + (two ? "<td>" + fmt(m, vs[0] !== null && vs[1] !== null ? vs[0] - vs[1] : null, true) + "</td>" : "") + "</tr>";
+    }
+    box.innerHTML = html + t + "</tbody></table></div>";
+  }
+
+  function mapSvg(ds, scene, shown, colors) {
+    const scan = D.scans[scene[0]];
+    const P = scan.p;
+    const n = P.length / 2;
+    const at = (i) => [P[2 * i], -P[2 * i + 1]]; // north up: SVG's y grows downwards
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const [x, y] = at(i);
+      if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+    }
+    const ext = Math.max(x1 - x0, y1 - y0, 1);
+    const pad = ext * 0.05;
+    const foot = ext * 0.09; // room for the scale bar
+    const vb = [x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad + foot];
+    const u = ext / 100; // one hundredth of the drawing: marker sizes
+    let s = '<svg id="map" viewBox="' + vb.map(num).join(" ") + '" role="img" aria-label="navigation graph of scan ' + esc(scene[0]) + ' seen from above" preserveAspectRatio="xMidYMid meet">';
+    // graph
+    const E = scan.e;
+    let d = "";
+    for (let k = 0; k < E.length; k += 2) {
+      const [ax, ay] = at(E[k]);
+      const [bx, by] = at(E[k + 1]);
+      d += "M" + ax + " " + ay + "L" + bx + " " + by;
+    }
+    if (d) s += '<path class="edges" d="' + d + '" stroke="#c9ced4" stroke-width="1" fill="none" vector-effect="non-scaling-stroke"/>';
+    let nodes = "";
+    for (let i = 0; i < n; i++) {
+      const [x, y] = at(i);
+      nodes += '<circle cx="' + x + '" cy="' + y + '" r="' + num(u * 0.55) + '"/>';
+    }
+    s += '<g class="nodes" fill="#a9b0b8">' + nodes + "</g>";
+    const ref = scene[1].map(at);
+    const goal = ref[ref.length - 1];
+    if (ds.threshold) s += '<circle class="success" cx="' + goal[0] + '" cy="' + goal[1] + '" r="' + ds.threshold + '" fill="#000" fill-opacity="0.05" stroke="#1b1f24" stroke-width="1" stroke-dasharray="4 3" vector-effect="non-scaling-stroke"/>';
+    const pts = (arr) => arr.map((p) => num(p[0]) + "," + num(p[1])).join(" ");
+    s += '<polyline data-role="reference" points="' + pts(ref) + '" fill="none" stroke="#1b1f24" stroke-opacity="0.22" stroke-width="11" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>';
+    s += '<polyline points="' + pts(ref) + '" fill="none" stroke="#1b1f24" stroke-width="1.2" stroke-dasharray="1 3" stroke-linecap="round" vector-effect="non-scaling-stroke"/>';
+    const drawn = [];
+    shown.forEach((a, i) => {
+      const entry = scene[2][a];
+      if (!entry) return;
+      const off = shown.length === 2 ? (i === 0 ? -1 : 1) * u * 0.7 : 0;
+      const path = offsetLine(entry[0].map(at), off);
+      drawn.push([a, i, entry, path]);
+      // DTW alignment: reference node i <-> agent node j for every step of the warping path
+      if (entry[1] !== null) {
+        let ri = 0, qj = 0;
+        let al = "M" + num(ref[0][0]) + " " + num(ref[0][1]) + "L" + num(path[0][0]) + " " + num(path[0][1]);
+        for (const c of entry[1]) {
+          if (c !== "q") ri++;
+          if (c !== "r") qj++;
+          al += "M" + num(ref[ri][0]) + " " + num(ref[ri][1]) + "L" + num(path[qj][0]) + " " + num(path[qj][1]);
+        }
+        s += '<path class="alignment" data-agent="' + esc(a) + '" d="' + al + '" stroke="' + colors[i] + '" stroke-opacity="0.8" stroke-width="1" stroke-dasharray="2 2" fill="none" vector-effect="non-scaling-stroke"/>';
+      }
+    });
+    drawn.forEach(([a, i, , path]) => {
+      s += '<polyline data-role="agent-' + (i === 0 ? "a" : "b") + '" data-agent="' + esc(a) + '" points="' + pts(path) + '" fill="none" stroke="#fff" stroke-width="5.5" stroke-linecap="round" stroke-linejoin="round" stroke-opacity="0.9" vector-effect="non-scaling-stroke"/>';
+      s += '<polyline class="agent-line" points="' + pts(path) + '" fill="none" stroke="' + colors[i] + '" stroke-width="2.6" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>';
+      const end = path[path.length - 1];
+      const h = u * 1.5;
+      s += '<rect x="' + num(end[0] - h) + '" y="' + num(end[1] - h) + '" width="' + num(2 * h) + '" height="' + num(2 * h) + '" fill="' + colors[i] + '" stroke="#fff" stroke-width="1" vector-effect="non-scaling-stroke"><title>' + esc(a) + " stops here</title></rect>";
+    });
+    // start and goal of the reference
+    s += '<circle cx="' + num(ref[0][0]) + '" cy="' + num(ref[0][1]) + '" r="' + num(u * 1.8) + '" fill="#fff" stroke="#1b1f24" stroke-width="2" vector-effect="non-scaling-stroke"><title>start</title></circle>';
+    s += '<circle cx="' + num(goal[0]) + '" cy="' + num(goal[1]) + '" r="' + num(u * 1.8) + '" fill="#1b1f24" stroke="#fff" stroke-width="1" vector-effect="non-scaling-stroke"><title>goal</title></circle>';
+    // scale bar: a round number of metres, about a fifth of the drawing
+    const bar = niceStep(ext, 5);
+    const bx = vb[0] + pad * 0.4, by = vb[1] + vb[3] - foot * 0.45;
+    s += '<g class="scalebar" stroke="#1b1f24" stroke-width="1.5" vector-effect="non-scaling-stroke">' +
+      '<line x1="' + num(bx) + '" x2="' + num(bx + bar) + '" y1="' + num(by) + '" y2="' + num(by) + '" vector-effect="non-scaling-stroke"/>' +
+      '<line x1="' + num(bx) + '" x2="' + num(bx) + '" y1="' + num(by - u) + '" y2="' + num(by + u) + '" vector-effect="non-scaling-stroke"/>' +
+      '<line x1="' + num(bx + bar) + '" x2="' + num(bx + bar) + '" y1="' + num(by - u) + '" y2="' + num(by + u) + '" vector-effect="non-scaling-stroke"/></g>';
+    s += '<text x="' + num(bx + bar + u * 1.5) + '" y="' + num(by + u * 1.2) + '" font-size="' + num(u * 3.8) + '" fill="#1b1f24">' + (bar >= 1 ? bar : bar.toPrecision(1)) + " m</text>";
+    return s + "</svg>";
+  }
+
+  function mapLegend(ds, scene, shown, colors) {
+    const sw = (inner) => '<svg viewBox="0 0 26 12">' + inner + "</svg>";
+    const items = [
+      sw('<line x1="2" x2="24" y1="6" y2="6" stroke="#1b1f24" stroke-opacity="0.22" stroke-width="9" stroke-linecap="round"/>') + "reference",
+    ];
+    shown.forEach((a, i) => {
+      if (scene[2][a]) items.push(sw('<line x1="1" x2="25" y1="6" y2="6" stroke="' + colors[i] + '" stroke-width="2.6"/>') + (i === 0 ? "A: " : "B: ") + esc(a));
+    });
+    if (shown.some((a) => scene[2][a] && scene[2][a][1] !== null)) items.push(sw('<line x1="1" x2="25" y1="6" y2="6" stroke="#5f6670" stroke-dasharray="2 2"/>') + "DTW alignment");
+    items.push(sw('<circle cx="8" cy="6" r="4" fill="#fff" stroke="#1b1f24" stroke-width="1.6"/>') + "start");
+    items.push(sw('<circle cx="8" cy="6" r="4" fill="#1b1f24"/>') + "goal" + (ds.threshold ? " (dashed circle: " + num(ds.threshold) + " m success radius)" : ""));
+    items.push(sw('<rect x="4" y="2" width="8" height="8" fill="#5f6670"/>') + "agent stops");
+    items.push(sw('<line x1="1" x2="25" y1="6" y2="6" stroke="#c9ced4"/><circle cx="13" cy="6" r="2" fill="#a9b0b8"/>') + "navigation graph");
+    return '<div class="legend">' + items.map((x) => "<span>" + x + "</span>").join("") + "</div>";
+  }
+
+  // ---------------------------------------------------------------- start
+  frame();
+  renderLeaderboards();
+  if (D.datasets.length) {
+    resetExplorer();
+    renderDistributions();
+    renderExplorer();
+  }
+})();

@@ -1,0 +1,480 @@
+"""The benchmark-suite report: one self-contained HTML file (no server, no network, no CDN).
+
+:func:`write_report` turns a suite's results, per-episode values and episode scenes into
+``report.html``: a leaderboard per data set (means with confidence intervals, the best agent and
+the agents not significantly different from it marked), the distribution of every metric per agent,
+and an episode explorer (a table sortable by any metric or by the difference between two agents,
+and the scan's navigation graph from above with the reference path, the agents' paths and their
+DTW alignments). The page is vanilla JavaScript, inline SVG and inline CSS; the data are embedded
+as JSON in a ``<script type="application/json">`` tag.
+
+The input, ``data``, is a plain dict (``results`` is required, the rest optional)::
+
+    data = {
+        "title": "R2R benchmark",              # optional page title
+        "results": {                           # results.json of the suite run, as issue 14 fixes it
+            "navdtw_version": "0.1.0",
+            "settings": {"resamples": 10000, "seed": 0, "confidence": 0.95, ...},
+            "datasets": {
+                "r2r_unseen": {
+                    "dataset": "r2r", "convention": "r2r", "n": 2349,
+                    "threshold": 3.0,                              # optional: success ring on maps
+                    "agents": {"mine": {"sr": {"mean": 0.57, "ci": [0.55, 0.59]}, ...}, ...},
+                    "baseline": {"sr": {"mean": 0.03}, ...},       # optional
+                    "comparisons": [{"a": "mine", "b": "ablation", "metric": "sr", "diff": 0.02,
+                                     "ci": [0.01, 0.03], "p": 0.001, "p_holm": 0.004,
+                                     "test": "permutation"}, ...],
+                },
+            },
+            "failures": [...],                 # strings or dicts, shown as a warning list
+        },
+        "metrics": {                           # the metric registry, as a plain dict
+            "sr": {"label": "SR", "unit": "", "rate": True, "higher_is_better": True},
+            "ne": {"label": "NE", "unit": "m", "rate": False, "higher_is_better": False},
+            "pl": {"label": "PL", "unit": "m", "rate": False, "higher_is_better": None},   # no direction
+            ...                                # every metric of results needs an entry
+        },
+        "episodes": {                          # optional: per-episode values
+            "r2r_unseen": {
+                "ids": ["4332_0", ...],        # episode ids (str or int), one per episode
+                "agents": {"mine": {"sr": [1.0, 0.0, ...], ...}, ...},   # aligned with ids
+            },
+        },
+        "scenes": {                            # optional: what the maps draw (see scan_layout, episode_scene)
+            "scans": {"<scan>": {"positions": [[x, y], ...],   # top-down, metres
+                                 "edges": [[i, j], ...]}},
+            "datasets": {
+                "r2r_unseen": {
+                    "4332_0": {"scan": "<scan>", "reference": [node, ...],
+                               "agents": {"mine": {"path": [node, ...],
+                                                   "alignment": [[i, j], ...]}}},   # alignment optional
+                },
+            },
+        },
+    }
+
+Rates are fractions in the data and shown as percentages; other metrics are shown in their unit.
+Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most
+``max_scenes`` episodes per data set keep their map (an evenly spaced sample in episode order; the
+report says how many). Coordinates are rounded to centimetres and scans are stored once, however
+many episodes use them. Alignments are embedded as step strings ('d' both advance, 'r' reference
+only, 'q' query only).
+
+:func:`scan_layout` and :func:`episode_scene` build the ``scenes`` entries from navdtw graphs and
+node paths (the alignment by :func:`navdtw.warping_path` over the scan's shortest-path distances).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MAX_SCENES", "episode_scene", "leaderboard_marks", "scan_layout", "write_report"]
+
+#: Default limit on the episodes per data set whose map is embedded (about 0.4 kB each per agent).
+MAX_SCENES = 3000
+
+_MOVES = {(1, 1): "d", (1, 0): "r", (0, 1): "q"}  # alignment steps: diagonal, reference only, query only
+
+
+def scan_layout(graph) -> dict:
+    """``{"positions": [[x, y], ...], "edges": [[i, j], ...]}`` of a :class:`navdtw.NavGraph` (top-down, metres)."""
+    pos = np.asarray(graph.positions, dtype=np.float64)[:, :2]
+    return {"positions": pos.tolist(), "edges": np.asarray(graph.edges).tolist()}
+
+
+def episode_scene(graph, reference, paths: dict) -> dict:
+    """One episode's scene: the reference and each agent's node path with its DTW alignment.
+
+    ``graph`` is the scan's :class:`navdtw.NavGraph` (its ``name`` is the scan id); ``paths`` maps
+    agent -> node path. The alignment is :func:`navdtw.warping_path` over ``graph.distances``.
+    """
+    from .engine import warping_path
+
+    ref = np.asarray(reference, dtype=np.int64)
+    agents = {}
+    for agent, path in paths.items():
+        q = np.asarray(path, dtype=np.int64)
+        _, pairs = warping_path(ref, q, distances=graph.distances)
+        agents[agent] = {"path": q.tolist(), "alignment": pairs.tolist()}
+    return {"scan": graph.name, "reference": ref.tolist(), "agents": agents}
+
+
+def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict:
+    """Per metric of one data set's results: ``{"best": [agents], "tied": [agents]}``.
+
+    ``best`` holds the agent(s) with the best mean (highest, or lowest where ``higher_is_better``
+    is false); ``tied`` the other agents whose comparison with a best agent on that metric has a
+    Holm-adjusted p-value ``>= alpha`` (not significantly different). Agents without such a
+    comparison are in neither list. Metrics whose ``higher_is_better`` is None (path length:
+    neither direction is better) get no marks.
+    """
+    agents = dataset.get("agents", {})
+    pvalues: dict[tuple[str, str, str], float] = {}
+    for c in dataset.get("comparisons", []):
+        p = c.get("p_holm", c.get("p"))
+        if p is not None:
+            pvalues[(c["metric"], c["a"], c["b"])] = pvalues[(c["metric"], c["b"], c["a"])] = float(p)
+    out = {}
+    for m in _metric_names(dataset):
+        means = {a: _finite(v[m]["mean"]) for a, v in agents.items() if m in v}
+        means = {a: x for a, x in means.items() if x is not None}
+        if not means:
+            continue
+        better = metrics.get(m, {}).get("higher_is_better", True)
+        if better is None:  # e.g. path length: no agent is "best"
+            continue
+        sign = 1.0 if better else -1.0
+        top = max(sign * x for x in means.values())
+        best = [a for a, x in means.items() if sign * x == top]
+        tied = [a for a in means if a not in best and any(pvalues.get((m, a, b), -1.0) >= alpha for b in best)]
+        out[m] = {"best": best, "tied": tied}
+    return out
+
+
+def write_report(path, data: dict, *, max_scenes: int = MAX_SCENES) -> None:
+    """Writes the self-contained HTML report of ``data`` (see the module docstring) to ``path``."""
+    from ._io import atomic_write_text
+
+    atomic_write_text(path, render_report(data, max_scenes=max_scenes))
+
+
+def render_report(data: dict, *, max_scenes: int = MAX_SCENES) -> str:
+    """The report's HTML text (what :func:`write_report` writes)."""
+    payload = _payload(data, max_scenes)
+    text = json.dumps(payload, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    # Inside <script>, "</script" or "<!--" would end or confuse the element: escape every "<"
+    # (and ">", "&") as a JSON unicode escape, which JSON.parse reads back unchanged.
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    assets = resources.files("navdtw") / "_report"
+    page = (assets / "report.html").read_text(encoding="utf-8")
+    title = html.escape(payload["title"])
+    for key, value in (
+        ("/*CSS*/", (assets / "report.css").read_text(encoding="utf-8")),
+        ("/*JS*/", (assets / "report.js").read_text(encoding="utf-8")),
+        ("/*DATA*/", text),
+        ("<!--TITLE-->", title),
+    ):
+        page = page.replace(key, value, 1)
+    return page
+
+
+# --------------------------------------------------------------------------------------------
+# checking and packing the data
+# --------------------------------------------------------------------------------------------
+
+
+def _fail(where: str, msg: str) -> ValueError:
+    return ValueError(f"report data: {where}: {msg}")
+
+
+def _finite(x) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _metric_names(dataset: dict) -> list[str]:
+    names: dict[str, None] = {}
+    for values in dataset.get("agents", {}).values():
+        names.update(dict.fromkeys(values))
+    names.update(dict.fromkeys(dataset.get("baseline", {})))
+    return list(names)
+
+
+def _values(seq, where: str) -> list:
+    """Per-episode values rounded to 4 decimals (enough for percent with one decimal and for 0.1 mm), NaN -> null."""
+    arr = np.asarray(seq, dtype=np.float64)
+    if arr.ndim != 1:
+        raise _fail(where, f"expected a 1-D list of numbers, got shape {arr.shape}")
+    out = np.round(arr, 4).tolist()
+    for k in np.flatnonzero(~np.isfinite(arr)).tolist():
+        out[k] = None
+    return out
+
+
+def _as_list(seq) -> list:
+    return seq.tolist() if isinstance(seq, np.ndarray) else list(seq) if seq is not None else []
+
+
+def _nodes(seq, n: int, where: str) -> list[int]:
+    # plain Python: these lists are short and there is one per agent and episode
+    nodes = _as_list(seq)
+    if not nodes or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in nodes):
+        raise _fail(where, "expected a non-empty list of integer node indices")
+    for k, v in enumerate(nodes):
+        if not 0 <= v < n:
+            raise _fail(where, f"node {v} at position {k} is out of range for the scan's {n} nodes")
+    return [int(v) for v in nodes]
+
+
+def _moves(alignment, len_ref: int, len_query: int, where: str) -> str:
+    """A monotone alignment from (0, 0) to (|R|-1, |Q|-1) as a step string ('d', 'r', 'q')."""
+    pairs = [tuple(p) for p in _as_list(alignment)]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise _fail(where, "alignment must be a [K, 2] list of (reference, query) index pairs")
+    if pairs[0] != (0, 0) or pairs[-1] != (len_ref - 1, len_query - 1):
+        raise _fail(where, f"alignment must run from (0, 0) to ({len_ref - 1}, {len_query - 1})")
+    steps = []
+    for k in range(1, len(pairs)):
+        d = (pairs[k][0] - pairs[k - 1][0], pairs[k][1] - pairs[k - 1][1])
+        step = _MOVES.get(d)
+        if step is None:
+            raise _fail(where, f"alignment step {k - 1} -> {k} is {d}; steps must be (1, 1), (1, 0) or (0, 1)")
+        steps.append(step)
+    return "".join(steps)
+
+
+def _metric_info(metrics: dict, name: str) -> dict:
+    info = metrics.get(name)
+    if not isinstance(info, dict):
+        raise _fail(f"metrics[{name!r}]", "missing; each metric needs label, unit, rate, higher_is_better")
+    return {
+        "label": str(info.get("label", name.upper())),
+        "unit": str(info.get("unit", "") or ""),
+        "rate": bool(info.get("rate", False)),
+        "hib": None if info.get("higher_is_better", True) is None else bool(info["higher_is_better"]),
+    }
+
+
+def _payload(data: dict, max_scenes: int) -> dict:
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise _fail("data", "expected a dict with a 'results' dict (the suite's results.json)")
+    results = data["results"]
+    metrics = data.get("metrics") or {}
+    datasets = results.get("datasets")
+    if not isinstance(datasets, dict):
+        raise _fail("results['datasets']", "expected a dict of data set name -> results")
+    settings = results.get("settings") or {}
+    confidence = _finite(settings.get("confidence")) or 0.95
+    alpha = _finite(settings.get("alpha")) or 0.05
+    episodes = data.get("episodes") or {}
+    scenes = data.get("scenes") or {}
+    scans_in = scenes.get("scans") or {}
+    scene_sets = scenes.get("datasets") or {}
+
+    order: dict[str, None] = {}
+    for name in metrics:
+        order[name] = None
+    used: dict[str, None] = {}
+    out_sets = []
+    scans_used: dict[str, None] = {}
+    for name, ds in datasets.items():
+        where = f"results['datasets'][{name!r}]"
+        if not isinstance(ds, dict):
+            raise _fail(where, "expected a dict")
+        agents = list(ds.get("agents", {}))
+        names = _metric_names(ds)
+        used.update(dict.fromkeys(names))
+        board = {}
+        for agent, values in ds.get("agents", {}).items():
+            row = {}
+            for m, v in values.items():
+                ci = v.get("ci") or [None, None]
+                if len(ci) != 2:
+                    raise _fail(f"{where}['agents'][{agent!r}][{m!r}]['ci']", "expected [lo, hi]")
+                row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1])]
+            board[agent] = row
+        baseline = {m: _finite(v.get("mean")) for m, v in (ds.get("baseline") or {}).items()}
+        comparisons = [
+            {
+                "a": c["a"],
+                "b": c["b"],
+                "metric": c["metric"],
+                "diff": _finite(c.get("diff")),
+                "ci": [_finite(x) for x in (c.get("ci") or [None, None])],
+                "p": _finite(c.get("p")),
+                "p_holm": _finite(c.get("p_holm")),
+                "test": str(c.get("test", "")),
+            }
+            for c in ds.get("comparisons", [])
+        ]
+        entry: dict[str, Any] = {
+            "name": str(name),
+            "dataset": str(ds.get("dataset", "")),
+            "convention": str(ds.get("convention", "")),
+            "n": ds.get("n"),
+            "threshold": _finite(ds.get("threshold", settings.get("threshold"))),
+            "agents": agents,
+            "board": board,
+            "baseline": baseline,
+            "marks": leaderboard_marks(ds, metrics, alpha),
+            "comparisons": comparisons,
+            "episodes": None,
+            "scenes": {},
+            "scenes_total": 0,
+        }
+        if name in episodes:
+            entry["episodes"] = _pack_episodes(episodes[name], f"episodes[{name!r}]")
+        if name in scene_sets:
+            entry["scenes"], entry["scenes_total"] = _pack_scenes(
+                scene_sets[name], scans_in, max_scenes, f"scenes['datasets'][{name!r}]"
+            )
+            scans_used.update(dict.fromkeys(s[0] for s in entry["scenes"].values()))
+        out_sets.append(entry)
+
+    for m in used:
+        order.setdefault(m, None)
+    shown = [m for m in order if m in used]
+    info = {m: _metric_info(metrics, m) for m in shown}
+    scans = {}
+    for s in scans_used:
+        scans[s] = _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]")
+    failures = [_failure(f) for f in results.get("failures", [])]
+    return {
+        "title": str(data.get("title") or "navdtw benchmark report"),
+        "version": str(results.get("navdtw_version", "")),
+        "settings": {k: v for k, v in settings.items() if isinstance(v, (str, int, float, bool)) or v is None},
+        "confidence": confidence,
+        "alpha": alpha,
+        "max_scenes": int(max_scenes),
+        "failures": failures,
+        "order": shown,
+        "metrics": info,
+        "datasets": out_sets,
+        "scans": scans,
+    }
+
+
+def _failure(f) -> str:
+    """A failure of results.json as one line: "agent on data set: error" for the usual dict."""
+    if isinstance(f, dict) and ("error" in f or "message" in f):
+        who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k) is not None)
+        text = str(f.get("error", f.get("message")))
+        return f"{who}: {text}" if who else text
+    return f if isinstance(f, str) else json.dumps(f, default=str)
+
+
+def _pack_episodes(ep: dict, where: str) -> dict:
+    ids = ep.get("ids")
+    if ids is None:
+        raise _fail(where, "missing 'ids'")
+    ids = [str(i) for i in ids]
+    values = {}
+    for agent, per_metric in (ep.get("agents") or {}).items():
+        row = {}
+        for m, seq in per_metric.items():
+            w = f"{where}['agents'][{agent!r}][{m!r}]"
+            v = _values(seq, w)
+            if len(v) != len(ids):
+                raise _fail(w, f"{len(v)} values for {len(ids)} episode ids")
+            row[m] = v
+        values[agent] = row
+    return {"ids": ids, "values": values}
+
+
+def _pack_scan(scan: dict, where: str) -> dict:
+    pos = np.asarray(scan.get("positions"), dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[1] < 2 or len(pos) == 0:
+        raise _fail(where, f"positions must be a non-empty [V, 2] list, got shape {pos.shape}")
+    pos = pos[:, :2]
+    if not np.isfinite(pos).all():
+        raise _fail(where, f"positions[{int(np.argmin(np.isfinite(pos).all(axis=1)))}] is not finite")
+    edges = np.asarray(scan.get("edges", []), dtype=np.int64).reshape(-1, 2)
+    if ((edges < 0) | (edges >= len(pos))).any():
+        k = int(np.argmax(((edges < 0) | (edges >= len(pos))).any(axis=1)))
+        raise _fail(where, f"edges[{k}] = {edges[k].tolist()} is out of range for {len(pos)} nodes")
+    return {"p": np.round(pos, 2).ravel().tolist(), "e": edges.ravel().tolist()}
+
+
+def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str) -> tuple[dict, int]:
+    """The sampled episodes' scenes, checked and packed: ``{id: [scan, reference, {agent: [path, moves]}]}``.
+
+    Paths and alignments of all episodes are checked and encoded in a few vectorised passes (a
+    suite has tens of thousands of them); only when something is wrong are they checked one by one,
+    for the message naming the entry.
+    """
+    keys = list(episodes)
+    total = len(keys)
+    if total > max_scenes:
+        keep = np.unique(np.linspace(0, total - 1, max(max_scenes, 0)).round().astype(int))
+        keys = [keys[k] for k in keep]
+    sizes: dict[str, int] = {}
+    paths: list[list] = []  # every reference and agent path, in order
+    limits: list[int] = []  # the node count of its scan
+    names: list[tuple] = []  # (episode, agent or None) of each path, for messages
+    aligns: list[tuple[int, int, list]] = []  # (reference path index, agent path index, pairs)
+    layout = []
+    for key in keys:
+        ep = episodes[key]
+        scan = ep.get("scan")
+        if scan not in scans:
+            raise _fail(f"{where}[{key!r}]", f"scan {scan!r} is not in scenes['scans']")
+        n = sizes.setdefault(scan, len(scans[scan].get("positions", [])))
+        ref = len(paths)
+        paths.append(_as_list(ep.get("reference")))
+        limits.append(n)
+        names.append((key, None))
+        agents = []
+        for agent, a in (ep.get("agents") or {}).items():
+            agents.append((agent, len(paths), len(aligns) if a.get("alignment") is not None else None))
+            if a.get("alignment") is not None:
+                aligns.append((ref, len(paths), _as_list(a["alignment"])))
+            paths.append(_as_list(a.get("path")))
+            limits.append(n)
+            names.append((key, agent))
+        layout.append((key, scan, ref, agents))
+
+    def name(k: int, what: str) -> str:
+        key, agent = names[k]
+        return f"{where}[{key!r}]" + (f"['agents'][{agent!r}]['{what}']" if agent is not None else "['reference']")
+
+    nodes = _node_lists(paths, limits, name)
+    moves = _move_strings(aligns, [len(p) for p in nodes], name)
+    out = {}
+    for key, scan, ref, agents in layout:
+        out[str(key)] = [scan, nodes[ref], {a: [nodes[p], None if m is None else moves[m]] for a, p, m in agents}]
+    return out, total
+
+
+def _split(flat: list, lengths: np.ndarray) -> list[list]:
+    ends = np.cumsum(lengths).tolist()
+    return [flat[e - n : e] for e, n in zip(ends, lengths.tolist())]
+
+
+def _node_lists(paths: list[list], limits: list[int], name) -> list[list[int]]:
+    lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+    flat = np.array([v for p in paths for v in p])
+    ok = len(paths) == 0 or (
+        lengths.min() > 0
+        and flat.ndim == 1
+        and flat.dtype.kind in "iu"
+        and bool(((flat >= 0) & (flat < np.repeat(np.asarray(limits, dtype=np.int64), lengths))).all())
+    )
+    if not ok:
+        for k, (p, n) in enumerate(zip(paths, limits)):
+            _nodes(p, n, name(k, "path"))  # raises, naming the first bad one
+    return _split(flat.tolist() if len(paths) else [], lengths)
+
+
+def _move_strings(aligns: list[tuple[int, int, list]], path_lengths: list[int], name) -> list[str]:
+    """Each alignment as its step string (see :func:`_moves`), all at once."""
+    if not aligns:
+        return []
+    lengths = np.fromiter((len(a[2]) for a in aligns), dtype=np.int64, count=len(aligns))
+    flat = np.array([pair for a in aligns for pair in a[2]])
+    ok = lengths.min() > 0 and flat.ndim == 2 and flat.shape[1] == 2 and flat.dtype.kind in "iu"
+    if ok:
+        last = np.cumsum(lengths) - 1
+        first = last - lengths + 1
+        ends = np.array([(path_lengths[r] - 1, path_lengths[q] - 1) for r, q, _ in aligns], dtype=np.int64)
+        ok = bool((flat[first] == 0).all() and (flat[last] == ends).all())
+    if ok:
+        step = np.diff(flat, axis=0)
+        code = step[:, 0] * 2 + step[:, 1]  # (0, 1) -> 1 'q', (1, 0) -> 2 'r', (1, 1) -> 3 'd'
+        code[last[:-1]] = 0  # the jumps from one alignment to the next are not steps
+        good = ((step == 0) | (step == 1)).all(axis=1) & (code > 0)
+        good[last[:-1]] = True
+        ok = bool(good.all())
+    if not ok:
+        for r, q, pairs in aligns:
+            _moves(pairs, path_lengths[r], path_lengths[q], name(q, "alignment"))  # raises
+    text = np.frombuffer(b"?qrd", dtype=np.uint8)[code].tobytes().decode("ascii")
+    return [text[f:l] for f, l in zip(first.tolist(), last.tolist())]

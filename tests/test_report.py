@@ -1,0 +1,498 @@
+"""The HTML report: its data contract, the file it writes, and the page in a real headless browser."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import navdtw
+from navdtw.report import episode_scene, leaderboard_marks, render_report, scan_layout, write_report
+
+METRICS = {
+    "sr": {"label": "SR", "unit": "", "rate": True, "higher_is_better": True},
+    "spl": {"label": "SPL", "unit": "", "rate": True, "higher_is_better": True},
+    "ndtw": {"label": "nDTW", "unit": "", "rate": True, "higher_is_better": True},
+    "sdtw": {"label": "SDTW", "unit": "", "rate": True, "higher_is_better": True},
+    "cls": {"label": "CLS", "unit": "", "rate": True, "higher_is_better": True},
+    "ne": {"label": "NE", "unit": "m", "rate": False, "higher_is_better": False},
+    "pl": {"label": "PL", "unit": "m", "rate": False, "higher_is_better": None},
+}
+AGENTS = ("strong", "medium", "weak")
+
+
+def _bootstrap(x: np.ndarray, rng: np.random.Generator, resamples: int = 400) -> list[float]:
+    means = x[rng.integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    return [float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))]
+
+
+def _permutation_p(d: np.ndarray, rng: np.random.Generator, resamples: int = 2000) -> float:
+    signs = rng.choice([-1.0, 1.0], size=(resamples, len(d)))
+    null = np.abs((signs * d).mean(axis=1))
+    return float((1 + (null >= abs(d.mean()) - 1e-12).sum()) / (resamples + 1))
+
+
+def _holm(ps: list[float]) -> list[float]:
+    order = np.argsort(ps)
+    out = np.empty(len(ps))
+    running = 0.0
+    for rank, k in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[k]))
+        out[k] = running
+    return out.tolist()
+
+
+def _dataset(worlds, n: int, seed: int, name: str) -> tuple[dict, dict, dict]:
+    """Real paths on synthetic scans: results, per-episode values and scenes of one data set."""
+    rng = np.random.default_rng(seed)
+    ids, scans, refs = [], [], []
+    paths: dict[str, list[np.ndarray]] = {a: [] for a in AGENTS}
+    for k in range(n):
+        w = worlds[k % len(worlds)]
+        ref = np.asarray(w.random_path(rng, (1, 3)))
+        goal = int(ref[-1])
+        near = np.flatnonzero(w.hops[goal] == 2)
+        miss = w.shortest_path(int(ref[0]), int(rng.choice(near)))
+        paths["strong"].append(ref.copy() if rng.random() < 0.75 else miss)
+        paths["medium"].append(ref.copy() if rng.random() < 0.65 else miss)
+        paths["weak"].append(np.asarray(w.random_path(rng, (1, 3), start=int(ref[0]))))
+        ids.append(f"{name}_{k}")
+        scans.append(w)
+        refs.append(ref)
+    values = {}
+    for a in AGENTS:
+        per = {m: np.empty(n) for m in METRICS}
+        for w in worlds:
+            sel = [k for k in range(n) if scans[k] is w]
+            s = navdtw.evaluate(
+                [refs[k] for k in sel], [paths[a][k] for k in sel], distances=w.distances, threshold=w.threshold
+            )
+            for m in METRICS:
+                per[m][sel] = s[m]
+        values[a] = per
+    agents = {a: {m: {"mean": float(v.mean()), "ci": _bootstrap(v, rng)} for m, v in values[a].items()} for a in AGENTS}
+    comparisons = []
+    for m in METRICS:
+        for a, b in combinations(AGENTS, 2):
+            d = values[a][m] - values[b][m]
+            comparisons.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "metric": m,
+                    "diff": float(d.mean()),
+                    "ci": _bootstrap(d, rng),
+                    "p": _permutation_p(d, rng),
+                    "test": "permutation",
+                }
+            )
+        holm = _holm([c["p"] for c in comparisons[-3:]])
+        for c, p in zip(comparisons[-3:], holm):
+            c["p_holm"] = p
+    results = {
+        "dataset": "synthetic",
+        "convention": "paper",
+        "n": n,
+        "threshold": worlds[0].threshold,
+        "agents": agents,
+        "baseline": {m: {"mean": float(values["weak"][m].mean() * 0.5)} for m in METRICS},
+        "comparisons": comparisons,
+    }
+    episodes = {"ids": ids, "agents": {a: {m: v.tolist() for m, v in values[a].items()} for a in AGENTS}}
+    scenes = {ids[k]: episode_scene(scans[k].graph, refs[k], {a: paths[a][k] for a in AGENTS}) for k in range(n)}
+    return results, episodes, scenes
+
+
+def make_data(n: int = 60) -> dict:
+    worlds = [navdtw.SyntheticWorld.generate(seed=s, size=9) for s in (1, 2)]
+    r1, e1, s1 = _dataset(worlds, n, 10, "val_unseen")
+    r2, e2, s2 = _dataset(worlds[:1], n // 2, 11, "val_seen")
+    return {
+        "title": "Synthetic benchmark </script> & co",
+        "results": {
+            "navdtw_version": navdtw.__version__,
+            "settings": {"resamples": 400, "seed": 0, "confidence": 0.95},
+            "datasets": {"val_unseen": r1, "val_seen": r2},
+            "failures": [
+                {"agent": "broken", "dataset": "val_seen", "error": "runs/broken.json: entry 3: bad viewpoint"}
+            ],
+        },
+        "metrics": METRICS,
+        "episodes": {"val_unseen": e1, "val_seen": e2},
+        "scenes": {
+            "scans": {w.graph.name: scan_layout(w.graph) for w in worlds},
+            "datasets": {"val_unseen": s1, "val_seen": s2},
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return make_data()
+
+
+@pytest.fixture(scope="module")
+def report(data, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    write_report(path, data)
+    return path
+
+
+def _embedded(text: str) -> dict:
+    m = re.search(r'<script type="application/json" id="navdtw-data">(.*?)</script>', text, re.S)
+    assert m, "no embedded JSON"
+    return json.loads(m.group(1))
+
+
+# ------------------------------------------------------------------------------------------------
+# the file
+
+
+def test_one_self_contained_file(report):
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    assert "http://" not in text and "https://" not in text and "//cdn" not in text
+    # the only src/href is the empty inline favicon and the in-page section links
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', text)
+    assert set(refs) <= {"data:,", "#leaderboard", "#distributions", "#explorer"}, refs
+    assert "@import" not in text and "url(" not in text
+    assert text.count("<script") == 2 and text.count("</script>") == 2  # data + code; the title's </script> is escaped
+    assert "<title>Synthetic benchmark &lt;/script&gt; &amp; co</title>" in text
+
+
+def test_embedded_json_is_the_data(report, data):
+    payload = _embedded(report.read_text(encoding="utf-8"))
+    assert payload["title"] == data["title"]
+    assert [d["name"] for d in payload["datasets"]] == ["val_unseen", "val_seen"]
+    assert payload["order"] == list(METRICS)
+    ds = payload["datasets"][0]
+    src = data["results"]["datasets"]["val_unseen"]
+    for a in AGENTS:
+        for m in METRICS:
+            mean, lo, hi = ds["board"][a][m]
+            assert mean == pytest.approx(src["agents"][a][m]["mean"])
+            assert [lo, hi] == pytest.approx(src["agents"][a][m]["ci"])
+    assert ds["episodes"]["ids"] == data["episodes"]["val_unseen"]["ids"]
+    got = ds["episodes"]["values"]["medium"]["ndtw"]
+    assert got == pytest.approx(data["episodes"]["val_unseen"]["agents"]["medium"]["ndtw"], abs=5.1e-5)  # 4 decimals
+    # scans are stored once, coordinates to the centimetre
+    assert len(payload["scans"]) == 2
+    scan, layout = next(iter(data["scenes"]["scans"].items()))
+    flat = np.asarray(layout["positions"])[:, :2].ravel()
+    assert np.abs(np.asarray(payload["scans"][scan]["p"]) - flat).max() <= 0.005 + 1e-12
+    # the alignment survives its compact step encoding
+    ep_id = ds["episodes"]["ids"][3]
+    _scan, ref, agents = ds["scenes"][ep_id]
+    path, moves = agents["weak"]
+    pairs = [(0, 0)]
+    for c in moves:
+        i, j = pairs[-1]
+        pairs.append((i + (c != "q"), j + (c != "r")))
+    assert pairs == [tuple(p) for p in data["scenes"]["datasets"]["val_unseen"][ep_id]["agents"]["weak"]["alignment"]]
+    assert pairs[-1] == (len(ref) - 1, len(path) - 1)
+    src_scene = data["scenes"]["datasets"]["val_unseen"][ep_id]
+    assert ref == src_scene["reference"] and path == src_scene["agents"]["weak"]["path"]
+
+
+def test_marks_best_and_not_significantly_different():
+    ds = {
+        "agents": {
+            "a": {"sr": {"mean": 0.60}, "ne": {"mean": 5.0}},
+            "b": {"sr": {"mean": 0.59}, "ne": {"mean": 4.0}},
+            "c": {"sr": {"mean": 0.30}, "ne": {"mean": 4.1}},
+        },
+        "comparisons": [
+            {"a": "a", "b": "b", "metric": "sr", "p": 0.01, "p_holm": 0.20},
+            {"a": "a", "b": "c", "metric": "sr", "p": 0.001, "p_holm": 0.003},
+            {"a": "c", "b": "b", "metric": "ne", "p": 0.04, "p_holm": 0.049},
+            {"a": "a", "b": "b", "metric": "ne", "p": 0.5, "p_holm": 0.5},
+        ],
+    }
+    ds["agents"]["a"]["pl"] = {"mean": 9.0}
+    metrics = {"sr": {"higher_is_better": True}, "ne": {"higher_is_better": False}, "pl": {"higher_is_better": None}}
+    marks = leaderboard_marks(ds, metrics)
+    assert "pl" not in marks
+    assert marks["sr"] == {"best": ["a"], "tied": ["b"]}
+    assert marks["ne"] == {"best": ["b"], "tied": ["a"]}  # c: p_holm 0.049 < 0.05 is a real difference
+
+
+def test_scene_sample_is_limited_and_said(data, tmp_path):
+    payload = _embedded(render_report(data, max_scenes=7))
+    ds = payload["datasets"][0]
+    assert len(ds["scenes"]) == 7 and ds["scenes_total"] == 60 and payload["max_scenes"] == 7
+    ids = ds["episodes"]["ids"]
+    assert ids[0] in ds["scenes"] and ids[-1] in ds["scenes"]  # evenly spaced, both ends
+
+
+def test_nan_and_missing_parts(data):
+    d = json.loads(json.dumps({k: data[k] for k in ("results", "metrics")}))
+    d["results"]["datasets"]["val_seen"]["agents"]["weak"]["ne"] = {"mean": float("nan"), "ci": [None, None]}
+    payload = _embedded(render_report(d))
+    assert payload["datasets"][1]["board"]["weak"]["ne"] == [None, None, None]
+    assert payload["datasets"][0]["episodes"] is None and payload["scans"] == {}
+
+
+def _agent_scene(d: dict, episode: str, agent: str) -> dict:
+    return d["scenes"]["datasets"]["val_seen"][episode]["agents"][agent]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["metrics"].pop("spl"), r"metrics\['spl'\]: missing"),
+        (
+            lambda d: d["episodes"]["val_seen"]["agents"]["weak"]["sr"].pop(),
+            r"episodes\['val_seen'\]\['agents'\]\['weak'\]\['sr'\]: 29 values for 30 episode ids",
+        ),
+        (
+            lambda d: _agent_scene(d, "val_seen_4", "medium")["path"].append(10**6),
+            r"\['val_seen_4'\]\['agents'\]\['medium'\]\['path'\]: node 1000000 at position \d+ is out of range",
+        ),
+        (
+            lambda d: _agent_scene(d, "val_seen_2", "weak")["alignment"].insert(1, [0, 0]),
+            r"\['val_seen_2'\]\['agents'\]\['weak'\]\['alignment'\]: alignment step 0 -> 1 is \(0, 0\)",
+        ),
+        (lambda d: d["scenes"]["datasets"]["val_seen"]["val_seen_1"].update(scan="nowhere"), r"scan 'nowhere'"),
+        (
+            lambda d: _agent_scene(d, "val_seen_5", "strong")["path"].insert(0, 1.5),
+            r"\['val_seen_5'\]\['agents'\]\['strong'\]\['path'\]: expected a non-empty list of integer node indices",
+        ),
+        (
+            lambda d: d["scenes"]["datasets"]["val_seen"]["val_seen_6"].update(reference=[]),
+            r"\['val_seen_6'\]\['reference'\]: expected a non-empty list",
+        ),
+        (
+            lambda d: _agent_scene(d, "val_seen_7", "weak")["alignment"].pop(),
+            r"\['val_seen_7'\]\['agents'\]\['weak'\]\['alignment'\]: alignment must run from \(0, 0\) to",
+        ),
+        (lambda d: d.pop("results"), r"'results' dict"),
+    ],
+)
+def test_bad_input_names_the_entry(data, change, message):
+    d = json.loads(json.dumps(data))
+    change(d)
+    with pytest.raises(ValueError, match=message):
+        render_report(d)
+
+
+def test_assets_are_installed():
+    from importlib import resources
+
+    folder = resources.files("navdtw") / "_report"
+    for name in ("report.html", "report.css", "report.js"):
+        assert (folder / name).is_file(), f"{name} is not packaged"
+
+
+# ------------------------------------------------------------------------------------------------
+# the page in a real browser
+
+
+def _browser():
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        pytest.skip(
+            "no headless Chromium + chromedriver found: install them (bash tools/install_browser.sh; on Debian "
+            "apt-get install chromium chromium-driver) to run the report's browser test"
+        )
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
+        opts.add_argument(arg)
+    opts.add_argument("--window-size=1280,800")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def _not_blank(png: Path) -> None:
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(str(png))
+    assert img.ndim == 3 and img.shape[0] > 200 and img.shape[1] > 200
+    rgb = img[..., :3]
+    assert rgb.std() > 0.05, f"{png} looks blank (pixel std {rgb.std():.3f})"
+    dark = (rgb.mean(axis=2) < 0.5).mean()
+    assert 0.005 < dark < 0.5, f"{png}: {dark:.1%} dark pixels"
+
+
+def _numbers(texts: list[str]) -> list[float]:
+    return [float(t.replace("\u2212", "-").replace("+", "")) if t != "n/a" else math.nan for t in texts]
+
+
+def test_report_in_a_real_browser(report, data, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    shots = Path(tmp_path)
+    drv = _browser()
+    try:
+        drv.set_window_size(1280, 800)
+        drv.get(report.as_uri())
+        css = drv.find_elements
+
+        # leaderboard: one row per agent, the best bold, the baseline row, the failure shown
+        board = drv.find_element(By.ID, "lb-0")
+        rows = board.find_elements(By.CSS_SELECTOR, "tbody tr")
+        assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
+        assert len(board.find_elements(By.CSS_SELECTOR, "tfoot tr.baseline")) == 1
+        marks = leaderboard_marks(data["results"]["datasets"]["val_unseen"], METRICS)
+        best_cells = board.find_elements(By.CSS_SELECTOR, "td.best")
+        assert len(best_cells) == sum(len(v["best"]) for v in marks.values())
+        assert len(board.find_elements(By.CSS_SELECTOR, "td.tied")) == sum(len(v["tied"]) for v in marks.values())
+        failures = drv.find_element(By.ID, "failures").text
+        assert "1 run(s) failed" in failures and "broken on val_seen: runs/broken.json: entry 3" in failures
+
+        # sort the leaderboard by NE: ascending then descending, by the mean
+        ne = board.find_element(By.CSS_SELECTOR, 'th[data-key="ne"]')
+        col = list(METRICS).index("ne") + 1
+
+        def ne_order():
+            trs = board.find_elements(By.CSS_SELECTOR, "tbody tr")
+            return [t.find_elements(By.TAG_NAME, "td")[col].get_attribute("data-v") for t in trs]
+
+        ne.click()
+        desc = [float(x) for x in ne_order()]
+        assert desc == sorted(desc, reverse=True)
+        ne.click()
+        asc = [float(x) for x in ne_order()]
+        assert asc == sorted(asc) and asc != desc
+
+        # the episode explorer: sort by nDTW of agent A, then by the difference A - B
+        Select(drv.find_element(By.ID, "agent-a")).select_by_value("medium")
+        Select(drv.find_element(By.ID, "agent-b")).select_by_value("weak")
+        Select(drv.find_element(By.ID, "diff-metric")).select_by_value("ndtw")
+        ep = data["episodes"]["val_unseen"]
+        ids = ep["ids"]
+        # the page holds values to 4 decimals (ties sort by episode id)
+        a_ndtw = {i: round(v, 4) for i, v in zip(ids, ep["agents"]["medium"]["ndtw"])}
+        diff = {i: a_ndtw[i] - round(w, 4) for i, w in zip(ids, ep["agents"]["weak"]["ndtw"])}
+
+        def table_ids():
+            return [r.get_attribute("data-id") for r in css(By.CSS_SELECTOR, "#ep-table tbody tr")]
+
+        assert table_ids()[:3] == sorted(ids, key=lambda i: (-diff[i], i))[:3]  # default: A's biggest wins first
+        before = table_ids()
+        drv.find_element(By.CSS_SELECTOR, '#ep-table th[data-key="ndtw"]').click()
+        after = table_ids()
+        assert after != before
+        got = [a_ndtw[i] for i in after]
+        assert got == sorted(got, reverse=True)
+        drv.find_element(By.CSS_SELECTOR, '#ep-table th[data-key="ndtw"]').click()
+        got = [a_ndtw[i] for i in table_ids()]
+        assert got == sorted(got)
+        drv.find_element(By.CSS_SELECTOR, '#ep-table th[data-key="diff"]').click()
+        shown = _numbers([r.text for r in css(By.CSS_SELECTOR, "#ep-table tbody tr td:nth-child(2)")])
+        assert shown == sorted(shown, reverse=True)
+        assert shown[0] == pytest.approx(max(diff.values()) * 100, abs=0.051)
+
+        wins = sum(d > 0 for d in diff.values()), sum(d < 0 for d in diff.values())
+        summary = drv.find_element(By.ID, "ep-summary").text
+        assert f"medium better on {wins[0]}" in summary and f"weak better on {wins[1]}" in summary
+
+        # pick an episode where both agents moved: both paths drawn with one point per node
+        scenes = data["scenes"]["datasets"]["val_unseen"]
+        pick = next(i for i in table_ids()[:20] if len(scenes[i]["agents"]["medium"]["path"]) > 2)
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{pick}"]').click()
+        scene = scenes[pick]
+        view = drv.find_element(By.ID, "episode-view")
+        assert pick in view.find_element(By.TAG_NAME, "h3").text
+
+        def points(role):
+            line = view.find_element(By.CSS_SELECTOR, f'polyline[data-role="{role}"]')
+            return line.get_attribute("points").split()
+
+        assert len(points("reference")) == len(scene["reference"])
+        assert len(points("agent-a")) == len(scene["agents"]["medium"]["path"])
+        assert len(points("agent-b")) == len(scene["agents"]["weak"]["path"])
+        for agent in ("medium", "weak"):
+            al = view.find_element(By.CSS_SELECTOR, f'path.alignment[data-agent="{agent}"]').get_attribute("d")
+            assert al.count("M") == len(scene["agents"][agent]["alignment"])
+        assert view.find_element(By.CSS_SELECTOR, ".scalebar")
+        metric_rows = view.find_elements(By.CSS_SELECTOR, "#ep-metrics tbody tr")
+        assert len(metric_rows) == len(METRICS)
+        k = ids.index(pick)
+        nd = next(r for r in metric_rows if r.text.startswith("nDTW"))
+        assert _numbers(nd.find_elements(By.TAG_NAME, "td")[1].text.split())[0] == pytest.approx(
+            ep["agents"]["medium"]["ndtw"][k] * 100, abs=0.051
+        )
+
+        # the keyboard walks the table: the next row's episode is shown
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{pick}"]').send_keys(Keys.ARROW_DOWN)
+        following = table_ids()[table_ids().index(pick) + 1]
+        assert following in drv.find_element(By.CSS_SELECTOR, "#episode-view h3").text
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{pick}"]').click()
+
+        # the other data set re-renders everything
+        Select(drv.find_element(By.ID, "ds-select")).select_by_value("1")
+        assert len(css(By.CSS_SELECTOR, "#ep-table tbody tr")) == 30
+        assert len(css(By.CSS_SELECTOR, "#dist-body figure")) == len(METRICS)
+        Select(drv.find_element(By.ID, "ds-select")).select_by_value("0")
+
+        # screenshots at desktop and phone width, of an episode where both agents go astray
+        Select(drv.find_element(By.ID, "agent-a")).select_by_value("medium")
+        Select(drv.find_element(By.ID, "agent-b")).select_by_value("weak")
+        astray = [i for i in ids if scenes[i]["agents"]["medium"]["path"] != scenes[i]["reference"]]
+        show = max(astray, key=lambda i: min(len(scenes[i]["agents"][a]["path"]) for a in ("medium", "weak")))
+        drv.find_element(By.ID, "ep-search").send_keys(show)
+        drv.find_element(By.CSS_SELECTOR, f'#ep-table tr[data-id="{show}"]').click()
+        drv.execute_script(
+            "const s = document.getElementById('ep-search'); s.value = ''; s.dispatchEvent(new Event('input'));"
+            "document.querySelector('.eplist').scrollLeft = 0;"
+        )
+        assert len(css(By.CSS_SELECTOR, "#ep-table tbody tr")) == len(ids)
+        assert css(By.CSS_SELECTOR, "#ep-table tr.sel")[0].get_attribute("data-id") == show
+        drv.execute_script("window.scrollTo(0, 0)")
+        drv.save_screenshot(str(shots / "desktop_top.png"))
+        drv.execute_script("document.getElementById('distributions').scrollIntoView()")
+        drv.save_screenshot(str(shots / "desktop_distributions.png"))
+        drv.execute_script("document.getElementById('explorer').scrollIntoView()")
+        drv.save_screenshot(str(shots / "desktop_explorer.png"))
+        drv.set_window_size(390, 844)
+        drv.execute_script("window.scrollTo(0, 0)")
+        drv.save_screenshot(str(shots / "phone_top.png"))
+        drv.execute_script("document.getElementById('episode-view').scrollIntoView()")
+        drv.save_screenshot(str(shots / "phone_explorer.png"))
+        # at phone width the page itself does not scroll sideways (wide tables scroll in their box)
+        assert drv.execute_script("return document.documentElement.scrollWidth") <= 390 + 1
+        width = drv.execute_script("return document.getElementById('map').getBoundingClientRect().width")
+        assert 250 < width <= 390
+
+        errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+    finally:
+        drv.quit()
+    keep = os.environ.get("NAVDTW_REPORT_SHOTS")  # a folder to keep the screenshots in, for a look
+    for png in sorted(shots.glob("*.png")):
+        _not_blank(png)
+        if keep:
+            shutil.copy(png, Path(keep) / f"report_{png.name}")
+
+
+def test_results_only_report_in_a_real_browser(data, tmp_path):
+    """Without episodes or scenes the page still shows the leaderboard and interval plots, error-free."""
+    from selenium.webdriver.common.by import By
+
+    path = tmp_path / "results_only.html"
+    write_report(path, {"results": data["results"], "metrics": METRICS})
+    drv = _browser()
+    try:
+        drv.get(path.as_uri())
+        rows = drv.find_elements(By.CSS_SELECTOR, "#lb-1 tbody tr")
+        assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
+        assert len(drv.find_elements(By.CSS_SELECTOR, "#dist-body figure circle")) == len(AGENTS) * len(METRICS)
+        assert "No per-episode values" in drv.find_element(By.ID, "explorer-body").text
+        errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+    finally:
+        drv.quit()
