@@ -137,3 +137,28 @@ def test_claim_checker_is_strict():
     assert _matches([6.0, 4.65028], "[6.0, 4.6503]") and not _matches([6.0], "[6.0, 4.6503]")
     assert _matches((2349,), "(2349,)") and not _matches((2348,), "(2349,)")
     assert _matches(True, "True") and not _matches(False, "True")
+
+
+def test_readme_suite_runs(tmp_path, monkeypatch):
+    """The README's suite (its agents' files written by the README's own block) runs and gives the
+    data sets, agents and outputs the README shows."""
+    data = find_data_dir()
+    if data is None:
+        pytest.skip("needs the real VLN data (NAVDTW_DATA or ../shared/data)")
+    from navdtw import suite
+
+    monkeypatch.setenv("NAVDTW_DATA", str(data))
+    monkeypatch.chdir(tmp_path)
+    writer = next(b for b in BLOCKS if "reverie_perturbed.json" in b)
+    exec(compile(writer, "README block", "exec"), {"__name__": "readme"})
+    (toml,) = re.findall(r"```toml\n(.*?)```", README, re.S)
+    (tmp_path / "suite.toml").write_text(toml + "\n[settings]\nresamples = 200\nbaseline_walks = 2000\n")
+    results = suite.run(tmp_path / "suite.toml", tmp_path / "out", progress=False)
+    assert not results["failures"]
+    assert set(results["datasets"]) == {"r2r_val_unseen", "ndh_val_unseen", "reverie_val_unseen"}
+    rv = results["datasets"]["reverie_val_unseen"]
+    assert rv["agents"]["reverie_gt"]["rgs"]["mean"] == 1.0
+    assert rv["agents"]["reverie_perturbed"]["rgs"]["mean"] == pytest.approx(0.8, abs=0.01)
+    assert rv["agents"]["reverie_gt"]["sr"]["mean"] > rv["agents"]["reverie_perturbed"]["sr"]["mean"]
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.tex", "results.json", "report.html"):
+        assert (tmp_path / "out" / name).is_file(), name

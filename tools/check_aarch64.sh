@@ -82,6 +82,7 @@ fi
 # ---- the extension, cross-compiled by the project's own CMakeLists.txt (with -Werror) ----
 log "cross-building the extension"
 BUILD=$ROOT/build
+rm -rf "$BUILD"  # a build tree belongs to one checkout; the downloads above are what is reused
 PYBIND11_DIR=$(python3 -c "import pybind11; print(pybind11.get_cmake_dir())" 2>/dev/null) || {
     python3 -m pip install --quiet --target "$ROOT/host" pybind11
     PYBIND11_DIR=$(PYTHONPATH=$ROOT/host python3 -c "import pybind11; print(pybind11.get_cmake_dir())")
