@@ -670,3 +670,70 @@ def test_info_and_show_config(capsys):
         assert navdtw.show_config()["engine"]["simd_kernel"] == "portable"
     finally:
         navdtw._core.set_simd(True)
+
+
+# ---- the benchmark suite's data sets through the command line (real data; skipped without it) ----
+
+
+def test_score_reverie_and_ndh_real(data_dir, connectivity_dir, tmp_path, capsys):
+    split = json.loads((data_dir / "reverie" / "REVERIE_val_seen.json").read_text())
+    gt = [
+        {"instr_id": f"{e['id']}_{k}", "trajectory": [[v, 0, 0] for v in e["path"]], "predObjId": e["objId"]}
+        for e in split
+        for k in range(len(e["instructions"]))
+    ]
+    preds = tmp_path / "gt.json"
+    preds.write_text(json.dumps(gt))
+    reverie = ["--dataset", "reverie", "--split", str(data_dir / "reverie" / "REVERIE_val_seen.json")]
+    reverie += [
+        "--connectivity",
+        str(connectivity_dir),
+        "--objects",
+        str(data_dir / "reverie" / "BBox_val_scans.json.gz"),
+    ]
+    out = tmp_path / "rv"
+    assert main(["score", *reverie, "--predictions", str(preds), "--out", str(out), "--no-figures"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["dataset"] == "reverie" and summary["convention"] == "reverie"
+    assert summary["means"]["sr"] == summary["means"]["rgs"] == 1.0
+    assert summary["means"]["spl"] == pytest.approx(1.0, abs=1e-6)  # float32 graph distances
+    with open(out / "episodes.csv") as f:
+        header = next(csv.reader(f))
+    assert header[0] == "instr_id" and {"rgs", "rgspl"} <= set(header)
+
+    # a missing predObjId is the official evaluator's error: one line naming the file and entry, exit 2
+    del gt[3]["predObjId"]
+    preds.write_text(json.dumps(gt))
+    capsys.readouterr()
+    assert main(["score", *reverie, "--predictions", str(preds), "--out", str(tmp_path / "rv2")]) == 2
+    _one_error_line(capsys, "gt.json", gt[3]["instr_id"])
+
+    ndh = ["--dataset", "ndh", "--split", str(data_dir / "cvdn" / "NDH_val_unseen.json")]
+    ndh += ["--connectivity", str(connectivity_dir), "--goal", "trusted"]
+    results = sorted((data_dir / "cvdn" / "results").glob("*iter_19900.json"))[0]
+    out = tmp_path / "ndh"
+    assert main(["score", *ndh, "--predictions", str(results), "--out", str(out), "--no-figures"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["means"]["gp"] == pytest.approx(1.878040, abs=1e-6)
+    assert summary["means"]["sr"] == pytest.approx(0.230430, abs=1e-6)
+    with open(out / "episodes.csv") as f:
+        assert next(csv.reader(f))[:2] == ["inst_idx", "scan"]
+
+    # a step that is not a graph edge: the ndh convention refuses it as cvdn's eval.py does
+    entries = json.loads(results.read_text())
+    entries[0]["trajectory"].append(list(entries[-1]["trajectory"][-1]))
+    bad = tmp_path / "jump.json"
+    bad.write_text(json.dumps(entries))
+    capsys.readouterr()
+    assert main(["score", *ndh, "--predictions", str(bad), "--out", str(tmp_path / "ndh2")]) == 2
+    _one_error_line(capsys, "jump.json", str(entries[0]["inst_idx"]))
+
+
+def test_dataset_options_are_checked(tiny, capsys):
+    args = _score_args(tiny)
+    assert main([*args, "--objects", str(tiny["split"])]) == 2
+    _one_error_line(capsys, "--objects does not apply to --dataset r2r")
+    assert main(["score", "--dataset", "ndh", "--split", str(tiny["split"]), "--predictions", str(tiny["preds"])]) == 2
+    _one_error_line(capsys, "--connectivity is required for --dataset ndh")
+    assert main([*args, "--convention", "reverie"]) == 2
+    _one_error_line(capsys, "convention 'reverie' does not apply to r2r")
