@@ -10,7 +10,7 @@ viewpoints; :func:`load_navgraph` builds the same graph as a :class:`navdtw.NavG
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -137,3 +137,19 @@ def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             raise FileNotFoundError(f"no connectivity file for scan {shown}{more} in {directory}")
     return GraphSet([load_navgraph(directory / (s + SUFFIX)) for s in scan_list])
+
+
+def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Callable[[int], str]) -> GraphSet:
+    """The graphs of the scans a split's ``entries`` use, in order of first use (environment ``k``
+    is the ``k``-th scan met), from the ``connectivity`` folder. A scan without a connectivity file
+    raises ``ValueError`` naming the entry as ``where(k)`` says."""
+    conn = Path(connectivity)
+    if not conn.is_dir():
+        raise FileNotFoundError(f"connectivity folder not found: {conn}")
+    scans: list[str] = []
+    for k, e in enumerate(entries):
+        if e["scan"] not in scans:
+            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
+                raise ValueError(f"{where(k)}: unknown scan {e['scan']!r} (no {e['scan']}{SUFFIX} in {conn})")
+            scans.append(e["scan"])
+    return load_connectivity(conn, scans=scans)

@@ -28,7 +28,7 @@ from ..paths import collapse_repeats as _collapse_repeats
 from ..paths import first_start_mismatch
 from ._common import MatchedEpisodes, few, finite_real, is_int, is_path, list_of, source
 from .base import Benchmark, DatasetKind, Option
-from .matterport import SUFFIX, load_connectivity
+from .matterport import load_scan_graphs
 
 __all__ = [
     "CONVENTIONS",
@@ -300,19 +300,7 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    conn = Path(connectivity)
-    if not conn.is_dir():
-        raise FileNotFoundError(f"connectivity folder not found: {conn}")
-    scans: list[str] = []
-    for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
-                raise ValueError(
-                    f"{name}: entry {k} (path_id {e['path_id']}): unknown scan {e['scan']!r} "
-                    f"(no {e['scan']}{SUFFIX} in {conn})"
-                )
-            scans.append(e["scan"])
-    graphs = load_connectivity(conn, scans=scans)
+    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (path_id {entries[k]['path_id']})")
     return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
 
 

@@ -51,7 +51,7 @@ from ._common import (
     source,
 )
 from .base import Benchmark, DatasetKind, Option
-from .matterport import SUFFIX, load_connectivity
+from .matterport import load_scan_graphs
 
 __all__ = [
     "CONVENTIONS",
@@ -557,18 +557,7 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    conn = Path(connectivity)
-    if not conn.is_dir():
-        raise FileNotFoundError(f"connectivity folder not found: {conn}")
-    scans: list[str] = []
-    for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
-                raise ValueError(
-                    f"{name}: entry {k} (id {e['id']}): unknown scan {e['scan']!r} (no {e['scan']}{SUFFIX} in {conn})"
-                )
-            scans.append(e["scan"])
-    graphs = load_connectivity(conn, scans=scans)
+    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {entries[k]['id']})")
     return _read_split(data, name, graphs), graphs
 
 

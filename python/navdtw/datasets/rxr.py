@@ -34,7 +34,7 @@ from ..graphs import GraphSet
 from . import r2r
 from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path, read_text
 from .base import Benchmark, DatasetKind, Option
-from .matterport import SUFFIX, load_connectivity
+from .matterport import load_scan_graphs
 
 __all__ = [
     "CONVENTIONS",
@@ -156,19 +156,9 @@ def load_guide_graphs(guide, connectivity: PathLike) -> tuple[list[dict[str, Any
     records = _read_guide(lines, None)
     if not records:
         raise ValueError(f"{name}: no guide annotations")
-    conn = Path(connectivity)
-    if not conn.is_dir():
-        raise FileNotFoundError(f"connectivity folder not found: {conn}")
-    scans: list[str] = []
-    for (at, _), r in zip(lines, records):
-        if r["scan"] not in scans:
-            if not (conn / f"{r['scan']}{SUFFIX}").is_file():
-                raise ValueError(
-                    f"{at} (instruction_id {r['instruction_id']}): unknown scan {r['scan']!r} "
-                    f"(no {r['scan']}{SUFFIX} in {conn})"
-                )
-            scans.append(r["scan"])
-    graphs = load_connectivity(conn, scans=scans)
+    graphs = load_scan_graphs(
+        connectivity, records, lambda k: f"{lines[k][0]} (instruction_id {records[k]['instruction_id']})"
+    )
     return _read_guide(lines, graphs), graphs  # names viewpoints that are not in their scan
 
 
