@@ -197,3 +197,15 @@ class MatchedEpisodes:
         )
         scores.groups = {k: list(v) for k, v in self.groups.items()}
         return scores
+
+
+def check_viewpoints(graphs, scan: str, paths: dict[str, Sequence[str]], where: str) -> None:
+    """Every viewpoint of ``paths`` (``{field name: viewpoints}``) is a node of ``scan`` in
+    ``graphs``; otherwise ``ValueError`` naming ``where``, the field and the index."""
+    if scan not in graphs:
+        raise ValueError(f"{where}: unknown scan {scan!r}")
+    index = graphs[scan].index
+    for key, path in paths.items():
+        for j, v in enumerate(path):
+            if v not in index:
+                raise ValueError(f"{where}: {key}[{j}] = {v!r} is not a viewpoint of scan {scan!r}")

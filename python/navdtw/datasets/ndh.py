@@ -31,7 +31,7 @@ from .._typing import PathLike
 from ..graphs import GraphSet
 from ..paths import Paths, first_start_mismatch
 from ..paths import collapse_repeats as _collapse_repeats
-from ._common import MatchedEpisodes, few, finite_real, is_int, is_path, list_of, source
+from ._common import MatchedEpisodes, check_viewpoints, few, finite_real, is_int, is_path, list_of, source
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -140,14 +140,8 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
                 if key in sp and not finite_real(sp[key]):
                     raise ValueError(f"{where}: start_pano[{key!r}] must be a finite number, got {sp[key]!r}")
         if graphs is not None:
-            if scan not in graphs:
-                raise ValueError(f"{where}: unknown scan {scan!r}")
-            index = graphs[scan].index
-            for key in ("planner_path", "player_path", "end_panos"):
-                for j, v in enumerate(rec[key]):
-                    if v not in index:
-                        raise ValueError(f"{where}: {key}[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
-            if "start_pano" in e and e["start_pano"]["pano"] not in index:
+            check_viewpoints(graphs, scan, {k: rec[k] for k in ("planner_path", "player_path", "end_panos")}, where)
+            if "start_pano" in e and e["start_pano"]["pano"] not in graphs[scan].index:
                 raise ValueError(f"{where}: start_pano {e['start_pano']['pano']!r} is not a viewpoint of scan {scan!r}")
         out.append(rec)
     return out

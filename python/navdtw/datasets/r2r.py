@@ -26,7 +26,7 @@ from .._typing import PathLike
 from ..graphs import GraphSet
 from ..paths import collapse_repeats as _collapse_repeats
 from ..paths import first_start_mismatch
-from ._common import MatchedEpisodes, few, finite_real, is_int, is_path, list_of, source
+from ._common import MatchedEpisodes, check_viewpoints, few, finite_real, is_int, is_path, list_of, source
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -121,12 +121,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         if "distance" in e and e["distance"] < 0:
             raise ValueError(f"{where}: 'distance' must be >= 0, got {e['distance']}")
         if graphs is not None:
-            if scan not in graphs:
-                raise ValueError(f"{where}: unknown scan {scan!r}")
-            index = graphs[scan].index
-            for j, v in enumerate(path):
-                if v not in index:
-                    raise ValueError(f"{where}: path[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
+            check_viewpoints(graphs, scan, {"path": path}, where)
         rec = dict(e)
         rec["path"] = list(path)
         out.append(rec)

@@ -40,6 +40,7 @@ from ..paths import collapse_repeats as _collapse_repeats
 from ._common import (
     INPUT,
     MatchedEpisodes,
+    check_viewpoints,
     few,
     finite_real,
     is_int,
@@ -143,12 +144,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
             if key in e and not finite_real(e[key]):
                 raise ValueError(f"{where}: {key!r} must be a finite number, got {e[key]!r}")
         if graphs is not None:
-            if scan not in graphs:
-                raise ValueError(f"{where}: unknown scan {scan!r}")
-            index = graphs[scan].index
-            for j, v in enumerate(path):
-                if v not in index:
-                    raise ValueError(f"{where}: path[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
+            check_viewpoints(graphs, scan, {"path": path}, where)
         rec = dict(e)
         rec["path"] = list(path)
         out.append(rec)

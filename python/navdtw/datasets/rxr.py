@@ -32,7 +32,7 @@ from typing import Any
 from .._typing import PathLike
 from ..graphs import GraphSet
 from . import r2r
-from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path, read_text
+from ._common import INPUT, MatchedEpisodes, check_viewpoints, finite_real, is_int, is_path, read_text
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -133,12 +133,7 @@ def _read_guide(lines: list[tuple[str, Any]], graphs: GraphSet | None) -> list[d
         if "heading" in e and not finite_real(e["heading"]):
             raise ValueError(f"{where}: 'heading' must be a finite number, got {e['heading']!r}")
         if graphs is not None:
-            if scan not in graphs:
-                raise ValueError(f"{where}: unknown scan {scan!r}")
-            index = graphs[scan].index
-            for j, v in enumerate(path):
-                if v not in index:
-                    raise ValueError(f"{where}: path[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
+            check_viewpoints(graphs, scan, {"path": path}, where)
         rec = dict(e)
         rec["path"] = list(path)
         rec["instr_id"] = instr_id(e)
