@@ -350,6 +350,16 @@ class GraphSet:
         """Float32 distance matrices in environment order (each computed on first use, cached)."""
         return [g.distances for g in self.graphs]
 
+    def pair_distances(self, env, a, b) -> np.ndarray:
+        """d(a[i], b[i]) in the graph of environment ``env[i]`` for every i (local node ids),
+        float64 metres, ``inf`` where unreachable: one fancy-indexing pass per scan."""
+        env = np.asarray(env, dtype=np.int64)
+        out = np.empty(len(env), dtype=np.float64)
+        for k in np.unique(env):
+            sel = env == k
+            out[sel] = self.graphs[int(k)].distances[a[sel], b[sel]]
+        return out
+
     # --- encode / decode -----------------------------------------------------------------------
 
     def encode(

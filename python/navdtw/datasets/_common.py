@@ -209,3 +209,21 @@ def check_viewpoints(graphs, scan: str, paths: dict[str, Sequence[str]], where: 
         for j, v in enumerate(path):
             if v not in index:
                 raise ValueError(f"{where}: {key}[{j}] = {v!r} is not a viewpoint of scan {scan!r}")
+
+
+def trajectory_viewpoints(traj, where: str) -> list[str]:
+    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]`` or
+    bare viewpoint strings), or a ``ValueError`` starting with ``where``."""
+    if isinstance(traj, str) or not isinstance(traj, (list, tuple)):
+        raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
+    if not traj:
+        raise ValueError(f"{where}: trajectory is empty")
+    vps = []
+    for j, step in enumerate(traj):
+        if isinstance(step, str):
+            vps.append(step)
+        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
+            vps.append(step[0])
+        else:
+            raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
+    return vps

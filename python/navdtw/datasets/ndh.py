@@ -31,7 +31,17 @@ from .._typing import PathLike
 from ..graphs import GraphSet
 from ..paths import Paths, first_start_mismatch
 from ..paths import collapse_repeats as _collapse_repeats
-from ._common import MatchedEpisodes, check_viewpoints, few, finite_real, is_int, is_path, list_of, source
+from ._common import (
+    MatchedEpisodes,
+    check_viewpoints,
+    few,
+    finite_real,
+    is_int,
+    is_path,
+    list_of,
+    source,
+    trajectory_viewpoints,
+)
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -188,22 +198,6 @@ def _inst_idx(value, where: str) -> int:
     raise ValueError(f"{where}: 'inst_idx' must be an integer (or a string of digits), got {value!r}")
 
 
-def _steps(traj, where: str) -> list[str]:
-    if isinstance(traj, str) or not isinstance(traj, (list, tuple)):
-        raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
-    if not traj:
-        raise ValueError(f"{where}: trajectory is empty")
-    vps = []
-    for j, step in enumerate(traj):
-        if isinstance(step, str):
-            vps.append(step)
-        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
-            vps.append(step[0])
-        else:
-            raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
-    return vps
-
-
 def _read_predictions(predictions) -> tuple[str, list[tuple[int, int, list[str]]]]:
     """``(name for messages, [(entry index, inst_idx, viewpoints), ...])`` in file order, duplicates
     kept. A mapping ``{inst_idx: trajectory}`` is read in its order (named ``predictions``)."""
@@ -217,7 +211,7 @@ def _read_predictions(predictions) -> tuple[str, list[tuple[int, int, list[str]]
             if iid in keys:
                 raise ValueError(f"{name}: inst_idx {iid} appears twice (as {keys[iid]!r} and {key!r})")
             keys[iid] = key
-            out.append((k, iid, _steps(traj, f"{name}: inst_idx {iid}")))
+            out.append((k, iid, trajectory_viewpoints(traj, f"{name}: inst_idx {iid}")))
         return name, out
     data, name = source(predictions)
     data = list_of(data, name, "predictions")
@@ -231,7 +225,7 @@ def _read_predictions(predictions) -> tuple[str, list[tuple[int, int, list[str]]
         where = f"{name}: entry {k} (inst_idx {iid})"
         if "trajectory" not in e:
             raise ValueError(f"{where}: missing 'trajectory'")
-        out.append((k, iid, _steps(e["trajectory"], where)))
+        out.append((k, iid, trajectory_viewpoints(e["trajectory"], where)))
     return name, out
 
 
@@ -470,10 +464,7 @@ def _match(
     qrys = _collapse_repeats(raw) if conv.collapse_repeats else raw
 
     start, goal_node = refs.first(), refs.last()
-    shortest = np.empty(len(ids), dtype=np.float64)
-    for k in np.unique(env):
-        sel = env == k
-        shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal_node[sel]]
+    shortest = graphs.pair_distances(env, start, goal_node)
     episodes = np.arange(len(ids), dtype=np.int64)
     return MatchedEpisodes(
         ids=ids,

@@ -19,14 +19,22 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._io import atomic_write_bytes
 from .._typing import PathLike
 from ..graphs import GraphSet
 from ..paths import collapse_repeats as _collapse_repeats
 from ..paths import first_start_mismatch
-from ._common import MatchedEpisodes, check_viewpoints, few, finite_real, is_int, is_path, list_of, source
+from ._common import (
+    MatchedEpisodes,
+    check_viewpoints,
+    few,
+    finite_real,
+    is_int,
+    is_path,
+    list_of,
+    source,
+    trajectory_viewpoints,
+)
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -203,24 +211,6 @@ def _read_predictions(data, name: str, duplicates: str = "error"):
         first[iid] = k
         out[iid] = trajectory_viewpoints(e.get("trajectory"), where)
     return out, first, dropped
-
-
-def trajectory_viewpoints(traj, where: str) -> list[str]:
-    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]`` or
-    bare viewpoint strings), or a ``ValueError`` starting with ``where``."""
-    if not isinstance(traj, list):
-        raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
-    if not traj:
-        raise ValueError(f"{where}: trajectory is empty")
-    vps = []
-    for j, step in enumerate(traj):
-        if isinstance(step, str):
-            vps.append(step)
-        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
-            vps.append(step[0])
-        else:
-            raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
-    return vps
 
 
 def _steps_for_writing(traj, where: str) -> list:
@@ -432,10 +422,7 @@ def match_predictions(
             )
 
     start, goal = refs.first(), refs.last()
-    shortest = np.empty(len(ids), dtype=np.float64)
-    for k in np.unique(env):
-        sel = env == k
-        shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal[sel]]
+    shortest = graphs.pair_distances(env, start, goal)
     return MatchedEpisodes(
         ids=ids,
         scans=scans,

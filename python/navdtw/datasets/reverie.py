@@ -524,10 +524,7 @@ def match_predictions(
         extra["object_found"] = np.array([p.object_id == t for p, t in zip(preds, targets)], dtype=bool)
 
     start, goal = refs.first(), refs.last()
-    shortest = np.empty(len(ids), dtype=np.float64)
-    for k in np.unique(env):
-        sel = env == k
-        shortest[sel] = graphs.graphs[int(k)].distances[start[sel], goal[sel]]
+    shortest = graphs.pair_distances(env, start, goal)
     return MatchedEpisodes(
         ids=ids,
         scans=scans,

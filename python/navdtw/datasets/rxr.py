@@ -32,7 +32,16 @@ from typing import Any
 from .._typing import PathLike
 from ..graphs import GraphSet
 from . import r2r
-from ._common import INPUT, MatchedEpisodes, check_viewpoints, finite_real, is_int, is_path, read_text
+from ._common import (
+    INPUT,
+    MatchedEpisodes,
+    check_viewpoints,
+    finite_real,
+    is_int,
+    is_path,
+    read_text,
+    trajectory_viewpoints,
+)
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
 
@@ -184,7 +193,7 @@ def load_rxr_predictions(path_or_list) -> dict[str, list[str]]:
             if not (isinstance(key, str) or is_int(key)):
                 raise ValueError(f"{at}: 'instr_id' must be a string, got {key!r}")
             key, where = str(key), f"{at} (instr_id {key})"
-            vps = r2r.trajectory_viewpoints(e.get("trajectory"), where)
+            vps = trajectory_viewpoints(e.get("trajectory"), where)
         elif "instruction_id" in e:
             key = e["instruction_id"]
             if not is_int(key):
