@@ -8,8 +8,10 @@ Run it with the python of a venv holding the old build and again with the new on
 
 Covers ``navdtw score`` on R2R (every results file, four conventions, --strict) and R2R-CE (two
 prediction formats), ``navdtw demo``, ``navdtw baseline`` (R2R, R4R), the synthetic world's
-matrices / neighbours / every shortest path, and the HA-VLN collision files. Data: $NAVDTW_DATA or
-../shared/data beside the repository.
+matrices / neighbours / every shortest path, the HA-VLN collision files, and a benchmark suite
+(``navdtw suite run``: R2R and NDH, real and perturbed agents, with baselines; ``navdtw compare``):
+every output file but the Parquet one (the digest's venvs may lack pyarrow: episodes.csv then).
+Data: $NAVDTW_DATA or ../shared/data beside the repository.
 """
 
 import gzip
@@ -170,5 +172,59 @@ for s in ("seen", "unseen"):
     out[f"havln-{s}"] = h(
         json.dumps(datasets.load_havln_collisions(D / f"ha_vln/collision_num_val_{s}.json"), sort_keys=True).encode()
     )
+# a benchmark suite and a comparison: results.json, leaderboards, per-episode values, report
+res = D / "r2r_results"
+suite_file = tmp / "suite.toml"
+suite_file.write_text(
+    f"""
+[datasets.r2r_val_unseen]
+dataset = "r2r"
+split = "{D / "r2r/R2R_val_unseen.json"}"
+connectivity = "{conn}"
+[datasets.ndh_val_unseen]
+dataset = "ndh"
+split = "{D / "cvdn/NDH_val_unseen.json"}"
+connectivity = "{conn}"
+[agents.prevalent]
+r2r_val_unseen = "{res / "prevalent_r2r/seq2seq_teacher_imagenet_val_unseen_iter_36000.json"}"
+[agents.phi]
+r2r_val_unseen = "{res / "rpl2024_group9/val_unseen_phi_agent.json"}"
+[agents.stop]
+r2r_val_unseen = "{res / "rpl2024_group9/val_unseen_stop_agent.json"}"
+[agents.ndh_early]
+ndh_val_unseen = "{D / "cvdn/results/val-seq2seq-all-trusted_path-40-sample-imagenet_val_unseen_iter_100.json"}"
+[agents.ndh_late]
+ndh_val_unseen = "{D / "cvdn/results/val-seq2seq-all-trusted_path-80-sample-imagenet_val_unseen_iter_19900.json"}"
+[settings]
+resamples = 1000
+baseline_walks = 5000
+"""
+)
+suite_outputs = ["results.json", "leaderboard.md", "leaderboard.csv", "leaderboard.tex", "report.html"]
+for tag, args in (
+    ("suite", ["suite", "run", str(suite_file), "--no-progress", "--max-scenes", "50"]),
+    (
+        "compare",
+        [
+            "compare",
+            str(res / "rpl2024_group9/val_unseen_phi_agent.json"),
+            str(res / "rpl2024_group9/val_unseen_random_agent.json"),
+            "--dataset",
+            "r2r",
+            "--split",
+            str(D / "r2r/R2R_val_unseen.json"),
+            "--connectivity",
+            str(conn),
+            "--resamples",
+            "500",
+            "--no-progress",
+        ],
+    ),
+):
+    o = tmp / tag
+    out[tag + ":rc"] = main([*args, "--out", str(o)])
+    episodes = "episodes.parquet" if (o / "episodes.parquet").exists() else "episodes.csv"
+    for f in [*suite_outputs, episodes]:
+        out[tag + ":" + f] = h((o / f).read_bytes())
 Path(sys.argv[1]).write_text(json.dumps(out, indent=1, sort_keys=True))
 print(len(out), "digests")
