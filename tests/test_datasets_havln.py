@@ -41,7 +41,8 @@ def test_everything_else_is_refused(tmp_path, value):
 
 
 def test_one_reader():
-    assert humanaware.load_baseline_collisions is ds.load_havln_collisions
+    with pytest.raises(AttributeError, match=r"load_baseline_collisions moved to the readers"):
+        humanaware.load_baseline_collisions  # noqa: B018
     with pytest.raises(ValueError, match=r"<input>: expected an object keyed by episode id"):
         ds.load_havln_collisions([1, 2])
 

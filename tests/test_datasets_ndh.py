@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 import navdtw
 from navdtw import datasets as ds
-from navdtw.baseline import RandomWalker, random_baseline
+from navdtw.baseline import RandomWalker
 from navdtw.datasets import ndh
+from navdtw.datasets.r2r import random_baseline
 from navdtw.graphs import GraphSet, NavGraph
 
 # --------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import pytest
 import navdtw
 from navdtw import datasets as ds
 from navdtw.datasets import _common, r2r
-from navdtw.graphs import GraphSet, NavGraph, load_connectivity
+from navdtw.datasets.matterport import load_connectivity
+from navdtw.graphs import GraphSet, NavGraph
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import navdtw
-from navdtw.graphs import DistanceField, GraphSet, NavGraph, UnknownViewpointError, load_connectivity
+from navdtw.datasets.matterport import load_connectivity, load_navgraph
+from navdtw.graphs import DistanceField, GraphSet, NavGraph, UnknownViewpointError
 
 
 def floyd_warshall(n, edges, weights):
@@ -170,9 +171,9 @@ def toy_entries():
     ]
 
 
-def test_from_connectivity(tmp_path):
+def test_load_navgraph(tmp_path):
     path = write_scan(tmp_path, "scanA", toy_entries())
-    g = NavGraph.from_connectivity(path)
+    g = load_navgraph(path)
     assert g.name == "scanA"
     assert g.ids == ["v0", "v1", "v3"]
     assert g.edges.tolist() == [[0, 1], [1, 2]]
@@ -192,22 +193,22 @@ def test_from_connectivity(tmp_path):
         (lambda e: e.__setitem__(2, "oops"), r"entry 2: expected an object"),
     ],
 )
-def test_from_connectivity_errors(tmp_path, mutate, match):
+def test_load_navgraph_errors(tmp_path, mutate, match):
     entries = toy_entries()
     mutate(entries)
     path = write_scan(tmp_path, "bad", entries)
     with pytest.raises(ValueError, match=r"bad_connectivity\.json: " + match):
-        NavGraph.from_connectivity(path)
+        load_navgraph(path)
 
 
-def test_from_connectivity_malformed_json(tmp_path):
+def test_load_navgraph_malformed_json(tmp_path):
     path = tmp_path / "trunc_connectivity.json"
     path.write_text(json.dumps(toy_entries())[:-20])
     with pytest.raises(ValueError, match=r"trunc_connectivity.json: malformed JSON at line 1 column \d+"):
-        NavGraph.from_connectivity(path)
+        load_navgraph(path)
     path.write_text("{}")
     with pytest.raises(ValueError, match=r"trunc_connectivity\.json: expected a non-empty JSON list"):
-        NavGraph.from_connectivity(path)
+        load_navgraph(path)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from navdtw import humanaware
 from navdtw.datasets import load_havln_collisions
-from navdtw.humanaware import baseline_for, evaluate, load_baseline_collisions
+from navdtw.humanaware import baseline_for, evaluate
 
 
 def test_hand_computed_example():
@@ -121,7 +121,7 @@ def test_non_numeric_input():
 def test_load_and_align(tmp_path):
     p = tmp_path / "c.json"
     p.write_text(json.dumps({"1": 0, "2": 3, "10": 1}))
-    table = load_baseline_collisions(p)
+    table = load_havln_collisions(p)
     assert table == {"1": 0, "2": 3, "10": 1}
     got = baseline_for([10, "2", 1], table)
     assert got.dtype == np.int64 and got.tolist() == [1, 3, 0]
@@ -149,13 +149,14 @@ def test_load_malformed(tmp_path, text, match):
     p = tmp_path / "bad.json"
     p.write_text(text)
     with pytest.raises(ValueError, match=match) as info:
-        load_baseline_collisions(p)
+        load_havln_collisions(p)
     assert str(info.value).startswith("bad.json: ")
 
 
 def test_one_collision_reader_one_rule(tmp_path):
     # humanaware's reader is the datasets one: a count written as an integral float is that count
-    assert load_baseline_collisions is load_havln_collisions
+    with pytest.raises(AttributeError, match=r"in 0\.2: use navdtw\.datasets\.load_havln_collisions"):
+        humanaware.load_baseline_collisions  # noqa: B018
     p = tmp_path / "c.json"
     p.write_text('{"1": 3.0, "2": 0, "3": 0.0, "4": 12}')
     table = load_havln_collisions(p)
@@ -170,12 +171,12 @@ def test_shipped_baseline_files(data_dir):
     unseen_path = folder / "collision_num_val_unseen.json"
     if not unseen_path.exists():
         pytest.skip("HA-VLN collision files not present")
-    unseen = load_baseline_collisions(unseen_path)
+    unseen = load_havln_collisions(unseen_path)
     assert len(unseen) == 1839
     assert all(isinstance(k, str) and isinstance(v, int) and v >= 0 for k, v in unseen.items())
     seen_path = folder / "collision_num_val_seen.json"
     if seen_path.exists():
-        assert len(load_baseline_collisions(seen_path)) > 0
+        assert len(load_havln_collisions(seen_path)) > 0
     ids = list(unseen)[:50]
     base = baseline_for(ids, unseen)
     # An agent that collides exactly as often as the baseline is never penalised.

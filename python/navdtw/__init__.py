@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from . import datasets, humanaware, instruction_errors, registry
 from ._config import show_config
-from .baseline import random_baseline
 from .datasets.matterport import load_connectivity
+from .datasets.r2r import random_baseline
 from .engine import (
     dtw,
     dtw_batch,

@@ -5,21 +5,25 @@ steps from the distribution of reference step counts (edges) in the split, and m
 chosen neighbour at every step (backtracking allowed). Walk ``w`` serves reference ``w mod |split|``
 and is generated in C++ from a counter-based stream keyed by ``(seed, w)``, so the numbers are
 identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chunk``.
+
+This module knows graphs and metrics, not file formats: :func:`navdtw.random_baseline` (an R2R-format
+split) and each data set's ``Benchmark.baseline`` live with their readers in :mod:`navdtw.datasets`
+and call :func:`score_random_walks` here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from . import _core
-from .datasets import load_r2r
-from .engine import _Batch, check_threshold, resolve_workers
-from .metrics import _convention, _score, _wanted_metrics
-from .paths import Paths, collapse_repeats
+from .engine import Batch, check_threshold, resolve_workers
+from .graphs import GraphSet
+from .metrics import as_convention, score_batch, wanted_metrics
+from .paths import Paths, collapse_repeats, unchecked_paths
 
-__all__ = ["RandomWalker", "random_baseline"]
+__all__ = ["RandomWalker", "score_random_walks"]
 
 
 class RandomWalker:
@@ -65,12 +69,13 @@ class RandomWalker:
             self.seed,
             workers=resolve_workers(workers),
         )
-        return Paths._wrap(values, offsets), refs
+        return unchecked_paths(values, offsets), refs
 
 
-def random_baseline(
-    split,
+def score_random_walks(
     graphs,
+    scans: Sequence[str],
+    paths: Sequence[Sequence[str]],
     n: int = 1_000_000,
     *,
     seed: int = 0,
@@ -82,14 +87,19 @@ def random_baseline(
     metrics: Iterable[str] | None = None,
     inputs: Callable[[Paths, np.ndarray], dict[str, np.ndarray]] | None = None,
 ) -> dict[str, float]:
-    """Scores ``n`` random walks against the split's references with every metric.
+    """Scores ``n`` random walks from the starts of reference paths with every metric.
+
+    The file-free core of :func:`navdtw.random_baseline` (which reads an R2R split) and of every
+    data set's ``Benchmark.baseline``: the references are given as viewpoint ids.
 
     Parameters
     ----------
-    split:
-        path to an R2R / R4R JSON split, or its loaded list of entries.
     graphs:
-        a :class:`navdtw.graphs.GraphSet` holding the split's scans (``navdtw.load_connectivity``).
+        a :class:`navdtw.graphs.GraphSet` holding the references' scans (``navdtw.load_connectivity``).
+    scans:
+        the scan id of every reference path.
+    paths:
+        every reference path as a list of viewpoint ids of its scan.
     n:
         number of random trajectories (default one million, as the paper).
     seed:
@@ -100,17 +110,30 @@ def random_baseline(
         walks scored per step; bounds memory (about 1 KB per walk).
     progress:
         show a tqdm bar when there is more than one chunk and tqdm is installed.
+    workers:
+        threads (-1 = all cores); the numbers do not depend on it.
+    metrics:
+        names to compute (default: every metric that applies to node paths and the ``inputs``).
     inputs:
         optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
         :func:`navdtw.evaluate` for a chunk of walks (node :class:`Paths`, before any collapsing)
-        and the split entry each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
+        and the reference each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
 
     Returns
     -------
     dict mapping metric names (``pl, ne, one, sr, osr, spl, sed, cls, ad, md, dtw, ndtw, sdtw``) to
     means over the walks, rates as fractions (not percent).
+
+    Raises
+    ------
+    ValueError
+        for an unknown convention or metric, a threshold that is not finite and > 0, ``n`` or
+        ``chunk`` below 1, a seed outside [0, 2**64), or an unknown scan or viewpoint (naming the
+        entry).
+    TypeError
+        when ``graphs`` is not a :class:`navdtw.graphs.GraphSet` or ``workers`` not an integer.
     """
-    conv = _convention(convention)
+    conv = as_convention(convention)
     threshold = check_threshold(threshold)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -119,17 +142,16 @@ def random_baseline(
     workers = resolve_workers(workers)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    if not (hasattr(graphs, "encode") and hasattr(graphs, "scans")):
+    if not isinstance(graphs, GraphSet):
         raise TypeError(
             f"graphs must be a navdtw.GraphSet (navdtw.load_connectivity(...)), got {type(graphs).__name__}"
         )
-    entries = load_r2r(split, graphs=graphs)
-    env, refs = graphs.encode([e["scan"] for e in entries], [e["path"] for e in entries])
+    env, refs = graphs.encode(scans, paths)
     # Score only over the scans the split uses, so unrelated graphs cost nothing.
     used, env = np.unique(np.asarray(env, dtype=np.int64), return_inverse=True)
     graph_list = [graphs[graphs.scans[int(k)]] for k in used]
     matrices = [g.distances for g in graph_list]
-    refs = Paths._wrap(refs.values.astype(np.int64, copy=False), refs.offsets)
+    refs = unchecked_paths(refs.values.astype(np.int64, copy=False), refs.offsets)
     if conv.collapse_repeats:
         refs = collapse_repeats(refs)
     walker = RandomWalker(graph_list, refs, env, seed=seed)
@@ -143,13 +165,13 @@ def random_baseline(
             walks, ref_of = walker.walks(first, count, workers=workers)
             extra = inputs(walks, ref_of) if inputs is not None else {}
             if wanted is None:
-                wanted = _wanted_metrics(metrics, nodes=True, inputs=extra)
+                wanted = wanted_metrics(metrics, nodes=True, inputs=extra)
                 sums = _BlockSums([m.name for m in wanted])
             if conv.collapse_repeats:
                 walks = collapse_repeats(walks)
             pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
-            batch = _Batch(refs, walks, matrices, env[ref_of], pairs)
-            values, _, _ = _score(batch, conv, threshold, wanted, workers, inputs=extra)
+            batch = Batch(refs, walks, matrices, env[ref_of], pairs)
+            values, _, _ = score_batch(batch, conv, threshold, wanted, workers, inputs=extra)
             sums.add(values)
             if bar is not None:
                 bar.update(1)

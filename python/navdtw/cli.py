@@ -514,7 +514,7 @@ def _cmd_demo(args) -> int:
 
             # Figure 1: one example of every kind with its alignment over the graph distances.
             shown = min(len(PAIR_KINDS), len(refs))
-            fig = plot._new_figure((3.6 * shown, 4.4))
+            fig = plot.new_figure((3.6 * shown, 4.4))
             axes = fig.subplots(1, shown, squeeze=False)[0]
             for ax, i in zip(axes, range(shown)):
                 value, path = warping_path(refs[i], queries[i], distances=world.distances)

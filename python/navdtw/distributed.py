@@ -104,7 +104,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .graphs import resolve_distances
-from .metrics import _wanted_names, evaluate
+from .metrics import evaluate, wanted_names
 from .paths import Paths, as_paths
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -297,7 +297,7 @@ def result_schema(
         if col not in schema.names:
             raise KeyError(f"no column {col!r} (columns: {', '.join(schema.names)})")
     nodes = _is_node_type(schema.field(reference).type)
-    wanted = _wanted_names(metrics, nodes)
+    wanted = wanted_names(metrics, nodes)
     kept = _kept(schema.names, reference, query, keep, wanted)
     return pa.schema([schema.field(c) for c in kept] + [pa.field(m, pa.float64()) for m in wanted])
 
@@ -404,7 +404,7 @@ def score_arrow(
     if graphs is not None:
         _scans = graphs.scans
     nodes = _is_node_type(table.schema.field(reference).type)
-    wanted = _wanted_names(metrics, nodes)
+    wanted = wanted_names(metrics, nodes)
     kept = _kept(table.schema.names, reference, query, keep, wanted)
     columns = {c: table.column(c) for c in kept}
 
@@ -662,7 +662,7 @@ def score_parquet(
         schema = pq.ParquetFile(f).schema_arrow
     keep = None if columns is None else ([columns] if isinstance(columns, str) else list(columns))
     nodes = _is_node_type(schema.field(reference).type) if reference in schema.names else False
-    wanted = _wanted_names(metrics, nodes)
+    wanted = wanted_names(metrics, nodes)
     out_schema = result_schema(schema, reference=reference, query=query, metrics=wanted, keep=keep)
     kept = _kept(schema.names, reference, query, keep, wanted)
     read = list(

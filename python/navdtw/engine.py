@@ -47,7 +47,7 @@ from typing import Union
 import numpy as np
 
 from . import _core
-from .paths import Paths, as_path, as_paths
+from .paths import Paths, as_path, as_paths, unchecked_paths
 
 __all__ = [
     "dtw",
@@ -285,9 +285,10 @@ def _dtw_checked(r: np.ndarray, q: np.ndarray, m: np.ndarray | None, window, rad
     return float(out[0])
 
 
-def _ndtw_value(d, ref_len, threshold: float) -> np.ndarray:
-    """nDTW = exp(-DTW / (|R| d_th)), 0 where DTW is inf: the one place the formula is computed
-    on the Python side (metrics, plots, the CLI)."""
+def ndtw_value(d, ref_len, threshold: float) -> np.ndarray:
+    """Internal (for navdtw's modules): nDTW = exp(-DTW / (|R| d_th)), 0 where DTW is inf, element
+    by element; the one place the formula is computed on the Python side (metrics, plots, the CLI).
+    No checks: ``threshold`` must already be valid (:func:`check_threshold`)."""
     return np.exp(-np.asarray(d, dtype=np.float64) / (np.asarray(ref_len, dtype=np.float64) * threshold))
 
 
@@ -307,7 +308,7 @@ def ndtw(
     """
     threshold = check_threshold(threshold)
     d = dtw(reference, query, distances=distances, window=window, radius=radius, precision=precision)
-    return float(_ndtw_value(d, len(reference), threshold))
+    return float(ndtw_value(d, len(reference), threshold))
 
 
 def _end_distance(r_last, q_last, m) -> float:
@@ -344,7 +345,7 @@ def sdtw(
     _method(window, radius, precision)  # bad options are an error even when the episode failed
     if not _within(_end_distance(r[-1], q[-1], m), threshold, inclusive):
         return 0.0
-    return float(_ndtw_value(_dtw_checked(r, q, m, window, radius, precision), len(r), threshold))
+    return float(ndtw_value(_dtw_checked(r, q, m, window, radius, precision), len(r), threshold))
 
 
 def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[float, np.ndarray]:
@@ -378,8 +379,13 @@ def dtw_prefix(reference, query, *, distances: Matrix | None = None) -> np.ndarr
 # --------------------------------------------------------------------------------------------
 
 
-class _Batch:
-    """Validated inputs of a batch call, shared by dtw/ndtw/sdtw_batch and dtw_matrix."""
+class Batch:
+    """Internal (for navdtw's modules): the validated inputs of a batch call, shared by
+    dtw/ndtw/sdtw_batch, dtw_matrix, :func:`navdtw.evaluate` and the random baselines.
+
+    Arguments as :func:`dtw_batch` (``all_pairs=True``: every reference with every query, as
+    :func:`dtw_matrix`). Raises ``ValueError`` / ``TypeError`` as the public batch functions do.
+    """
 
     def __init__(self, references, queries, distances, env, pairs, all_pairs=False):
         self.refs = as_paths(references, "references")
@@ -397,8 +403,8 @@ class _Batch:
                 raise ValueError("env= selects distance matrices; coordinate paths have none")
         else:
             rv, qv = _match_node_dtypes(self.refs.values, self.qrys.values)
-            self.refs = Paths._wrap(rv, self.refs.offsets)
-            self.qrys = Paths._wrap(qv, self.qrys.offsets)
+            self.refs = unchecked_paths(rv, self.refs.offsets)
+            self.qrys = unchecked_paths(qv, self.qrys.offsets)
             self.matrices = as_matrices(distances)
         self.pairs = None
         self.all_pairs = all_pairs
@@ -525,7 +531,7 @@ def dtw_batch(
     (-1 = all cores, 1 = the calling thread); results are identical for every value.
     ``precision="single"`` sums in float32 (faster on long paths; see the module docs).
     """
-    return _Batch(references, queries, distances, env, pairs).dtw(window, radius, workers, precision)
+    return Batch(references, queries, distances, env, pairs).dtw(window, radius, workers, precision)
 
 
 def ndtw_batch(
@@ -543,9 +549,9 @@ def ndtw_batch(
 ) -> np.ndarray:
     """nDTW of many pairs: exp(-DTW / (|R| * threshold)); arguments as :func:`dtw_batch`."""
     threshold = check_threshold(threshold)
-    batch = _Batch(references, queries, distances, env, pairs)
+    batch = Batch(references, queries, distances, env, pairs)
     d = batch.dtw(window, radius, workers, precision)
-    return _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
+    return ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
 
 
 def sdtw_batch(
@@ -566,9 +572,9 @@ def sdtw_batch(
     :func:`sdtw`)."""
     threshold = check_threshold(threshold)
     _within(0.0, threshold, inclusive)
-    batch = _Batch(references, queries, distances, env, pairs)
+    batch = Batch(references, queries, distances, env, pairs)
     d = batch.dtw(window, radius, workers, precision)
-    value = _ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
+    value = ndtw_value(d, batch.refs.lengths[batch.ref_index()], threshold)
     return np.where(_within(batch.end_distances(), threshold, inclusive), value, 0.0)
 
 
@@ -588,5 +594,5 @@ def dtw_matrix(
     """
     if isinstance(distances, (list, tuple)) and not _is_nested_matrix(distances):
         raise ValueError("dtw_matrix takes one [V, V] distance matrix (all pairs share an environment)")
-    batch = _Batch(references, queries, distances, None, None, all_pairs=True)
+    batch = Batch(references, queries, distances, None, None, all_pairs=True)
     return batch.dtw(window, radius, workers, precision).reshape(len(batch.refs), len(batch.qrys))

@@ -6,8 +6,8 @@
 * :class:`GraphSet` - many scans as one "environment" index, so a whole split (paths spanning
   many scans) encodes to one :class:`navdtw.Paths` plus an ``env`` index per path, and scores in
   one ``navdtw.dtw_batch(..., distances=set.distances, env=env)``. Matterport3D connectivity files
-  are read by :mod:`navdtw.datasets.matterport` (``navdtw.load_connectivity``, also importable
-  from here).
+  are read by :mod:`navdtw.datasets.matterport` (``navdtw.load_connectivity``; one scan's file:
+  ``load_navgraph``): this module knows no file format.
 * :class:`DistanceField` - geodesic distances for *continuous* environments: a finite set of points
   (graph nodes or free cells of an occupancy grid) with their shortest-path distance matrix and a
   nearest-point snap. This is the nDTW paper's recommendation for continuous settings with obstacles
@@ -25,7 +25,6 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
 from scipy.spatial import cKDTree
 
-from ._typing import PathLike
 from .engine import check_matrix
 from .paths import Paths
 
@@ -145,16 +144,6 @@ class NavGraph:
         self._indices = _readonly(adj.indices.astype(np.int64))
         self._distances: np.ndarray | None = None
         self._pred_rows: dict[int, np.ndarray] = {}
-
-    # --- construction from files -------------------------------------------------------------
-
-    @classmethod
-    def from_connectivity(cls, path: PathLike) -> NavGraph:
-        """Reads a Matterport3D ``<scan>_connectivity.json`` (the same as
-        :func:`navdtw.datasets.matterport.load_navgraph`, where the file format is described)."""
-        from .datasets.matterport import load_navgraph
-
-        return load_navgraph(path)
 
     # --- basic structure ---------------------------------------------------------------------
 
@@ -438,11 +427,12 @@ def resolve_distances(graphs: GraphSet | None, distances):
 
 
 def __getattr__(name: str):
-    # navdtw.graphs.load_connectivity still works; the reader lives with the other file readers.
+    # Graphs know no file format (docs/design.md): the Matterport3D reader lives in navdtw.datasets.
     if name == "load_connectivity":
-        from .datasets.matterport import load_connectivity
-
-        return load_connectivity
+        raise AttributeError(
+            "navdtw.graphs.load_connectivity moved to the readers in 0.2: use navdtw.load_connectivity "
+            "(navdtw.datasets.matterport.load_connectivity)"
+        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

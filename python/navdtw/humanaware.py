@@ -26,9 +26,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._typing import ArrayLike
-from .datasets.havln import load_havln_collisions
 
-__all__ = ["HumanAwareResult", "baseline_for", "evaluate", "load_baseline_collisions"]
+__all__ = ["HumanAwareResult", "baseline_for", "evaluate"]
 
 # ----------------------------------------------------------------------------------------------
 # validation helpers
@@ -234,11 +233,6 @@ def evaluate(
 # baseline collision tables
 
 
-#: The HA-VLN collision file reader: :func:`navdtw.datasets.load_havln_collisions` (one reader,
-#: one rule: a count written ``3.0`` is 3; fractions, negatives, booleans and NaN are refused).
-load_baseline_collisions = load_havln_collisions
-
-
 def baseline_for(episode_ids: Iterable[Any], table: Mapping[str, int]) -> np.ndarray:
     """Baseline collision counts aligned with ``episode_ids`` (int64 array, one per id).
 
@@ -255,3 +249,13 @@ def baseline_for(episode_ids: Iterable[Any], table: Mapping[str, int]) -> np.nda
         more = f" ({len(missing)} missing in all)" if len(missing) > 1 else ""
         raise ValueError(f"episode id {missing[0]!r} has no baseline collision count in the table{more}")
     return np.fromiter((table[k] for k in keys), dtype=np.int64, count=len(keys))
+
+
+def __getattr__(name: str):
+    # Metrics know no file format (docs/design.md): the HA-VLN collision reader lives in navdtw.datasets.
+    if name == "load_baseline_collisions":
+        raise AttributeError(
+            "navdtw.humanaware.load_baseline_collisions moved to the readers in 0.2: use "
+            "navdtw.datasets.load_havln_collisions"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -53,14 +53,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, registry
-from .engine import _Batch, check_threshold, resolve_workers
+from .engine import Batch, check_threshold, resolve_workers
 from .graphs import resolve_distances
 from .paths import as_paths, collapse_repeats, first_start_mismatch
-from .registry import STAT_INDEX as _STAT
-from .registry import Context, Metric
-from .registry import safe_ratio as _safe_ratio
-from .registry import spl_ratio as _spl_ratio
-from .registry import success as _success
+from .registry import STAT_INDEX, Context, Metric, safe_ratio, spl_ratio, success
 
 __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
@@ -141,7 +137,14 @@ CONVENTIONS: dict[str, Convention] = {
 }
 
 
-def _convention(convention) -> Convention:
+def as_convention(convention) -> Convention:
+    """Internal (for navdtw's modules): a :class:`Convention` from its name (or itself).
+
+    Raises
+    ------
+    ValueError
+        for a name that is not in :data:`CONVENTIONS`.
+    """
     if isinstance(convention, Convention):
         return convention
     try:
@@ -310,27 +313,27 @@ class Scores:
         taus = np.asarray(list(thresholds), dtype=np.float64)
         for t in taus:
             check_threshold(float(t))
-        ne = self._stats[_STAT["ne"]]
+        ne = self._stats[STAT_INDEX["ne"]]
         if self._success_given:
             raise ValueError("spl_curve: success came from the data set's per-episode input, not a distance threshold")
-        ratio = _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
+        ratio = spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention.spl_floor)
         out = np.empty(len(taus))
         for k, tau in enumerate(taus):
-            sr = _success(ne, tau, self.convention, self._stopped)
+            sr = success(ne, tau, self.convention, self._stopped)
             out[k] = float(np.mean(sr * ratio)) if len(ne) else float("nan")
         return out
 
     def normalized_ne(self) -> np.ndarray:
         """Distance to goal at the end divided by l (SPL's shortest length); inf where l = 0 < ne."""
         self._need_stats()
-        return _safe_ratio(self._stats[_STAT["ne"]], self._spl_length, both_zero=0.0) + np.where(
-            (self._spl_length == 0) & (self._stats[_STAT["ne"]] > 0), np.inf, 0.0
+        return safe_ratio(self._stats[STAT_INDEX["ne"]], self._spl_length, both_zero=0.0) + np.where(
+            (self._spl_length == 0) & (self._stats[STAT_INDEX["ne"]] > 0), np.inf, 0.0
         )
 
     def efficiency(self) -> np.ndarray:
         """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
         self._need_stats()
-        return _spl_ratio(self._stats[_STAT["pl_query"]], self._spl_length, self.convention.spl_floor)
+        return spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention.spl_floor)
 
 
 def _check_stopped(stopped, n: int) -> np.ndarray | None:
@@ -401,7 +404,7 @@ def evaluate(
         them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target;
         ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success.
     """
-    conv = _convention(convention)
+    conv = as_convention(convention)
     threshold = check_threshold(threshold)
     distances = resolve_distances(graphs, distances)
     refs = as_paths(references, "references")
@@ -410,7 +413,7 @@ def evaluate(
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
     elif not qrys.is_nodes and conv.drop_repeated_positions:
         qrys = collapse_repeats(qrys)
-    batch = _Batch(refs, qrys, distances, env, None)
+    batch = Batch(refs, qrys, distances, env, None)
     n = batch.size
     if ids is not None:
         if isinstance(ids, (str, bytes)) or not hasattr(ids, "__len__"):
@@ -419,7 +422,7 @@ def evaluate(
             raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
     nodes = batch.matrices is not None
     extra = _check_inputs(inputs, n)
-    wanted = _wanted_metrics(metrics, nodes, extra)
+    wanted = wanted_metrics(metrics, nodes, extra)
     if conv.fastdtw_radius is not None and nodes:
         raise ValueError(f"convention {conv.name!r} scores coordinate paths (FastDTW needs coordinates)")
     if strict:
@@ -427,7 +430,7 @@ def evaluate(
     stopped = _check_stopped(stopped, n)
     workers = resolve_workers(workers)
 
-    values, stats, length = _score(batch, conv, threshold, wanted, workers, shortest_distance, stopped, extra)
+    values, stats, length = score_batch(batch, conv, threshold, wanted, workers, shortest_distance, stopped, extra)
     return Scores(
         values,
         threshold=threshold,
@@ -441,8 +444,8 @@ def evaluate(
     )
 
 
-def _score(
-    batch: _Batch,
+def score_batch(
+    batch: Batch,
     conv: Convention,
     threshold: float,
     wanted: list[Metric],
@@ -451,7 +454,12 @@ def _score(
     stopped=None,
     inputs=None,
 ):
-    """Every wanted metric for every pair of a validated batch (element-wise or with pairs)."""
+    """Internal (for navdtw's modules): every wanted metric for every pair of a validated
+    :class:`navdtw.engine.Batch` (element-wise or with pairs), as :func:`evaluate` computes them.
+
+    Returns ``(values, stats, spl_length)``: ``{name: float64 [B]}``, the engine's per-pair
+    statistics and SPL's l per pair. Raises ``ValueError`` when the convention takes success from
+    inputs that are not given, or a metric returns the wrong shape."""
     r, q = batch.refs, batch.qrys
     if batch.matrices is not None:
         stats = _core.stats_nodes(
@@ -474,7 +482,7 @@ def _score(
             f"convention {conv.name!r} has no distance test for success: give the per-episode inputs "
             f"{list(registry.SUCCESS_INPUTS)} (evaluate(..., inputs={{...}}); a data set's Benchmark does)"
         )
-    col = {name: stats[k] for name, k in _STAT.items()}
+    col = {name: stats[k] for name, k in STAT_INDEX.items()}
     length = _spl_length(conv, col, shortest_distance, batch.size)
     ctx = Context(
         stats,
@@ -525,7 +533,16 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
+def wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
+    """Internal (for navdtw's modules): the registry records :func:`evaluate` computes for
+    ``metrics`` (names, or None for every one that applies to node / coordinate paths and the
+    given ``inputs``), in registry order.
+
+    Raises
+    ------
+    ValueError
+        for an unknown name, a node-only metric on coordinates, or a metric whose inputs are missing.
+    """
     if metrics is None:
         return [m for m in registry.metrics() if m.applies(nodes, inputs)]
     if isinstance(metrics, str):
@@ -550,8 +567,9 @@ def _wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
     return out
 
 
-def _wanted_names(metrics, nodes: bool, inputs=()) -> list[str]:
-    return [m.name for m in _wanted_metrics(metrics, nodes, inputs)]
+def wanted_names(metrics, nodes: bool, inputs=()) -> list[str]:
+    """Internal: the names of :func:`wanted_metrics` (same arguments, same errors)."""
+    return [m.name for m in wanted_metrics(metrics, nodes, inputs)]
 
 
 def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
@@ -569,7 +587,7 @@ def _spl_length(conv: Convention, col, shortest_distance, n: int) -> np.ndarray:
     return sd if sd is not None else col["reference_start_goal"]
 
 
-def _check_starts(batch: _Batch, ids) -> None:
+def _check_starts(batch: Batch, ids) -> None:
     i = first_start_mismatch(batch.refs, batch.qrys)
     if i >= 0:
         name = f"episode {i}" + (f" ({ids[i]})" if ids is not None else "")

@@ -48,6 +48,16 @@ def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
     raise ValueError(f"{name}: paths must be 1-D (node ids) or 2-D (coordinates [n, D]); got {values.ndim}-D")
 
 
+def unchecked_paths(values: np.ndarray, offsets: np.ndarray) -> Paths:
+    """Internal (for navdtw's modules): a :class:`Paths` around arrays already in the engine's
+    form (values normalised, offsets int64, starting at 0, non-decreasing, ending at ``len(values)``),
+    without the constructor's checks or copies. Wrong input here gives wrong results, not errors."""
+    paths = Paths.__new__(Paths)
+    paths.values = values
+    paths.offsets = offsets
+    return paths
+
+
 class Paths:
     """A ragged batch of paths stored as flat ``values`` and int64 ``offsets``.
 
@@ -108,14 +118,6 @@ class Paths:
         values = np.concatenate(arrays) if offsets[-1] else arrays[0][:0]
         return cls(values, offsets, name=name)
 
-    @classmethod
-    def _wrap(cls, values: np.ndarray, offsets: np.ndarray) -> Paths:
-        """Internal: wraps already-normalised arrays without checks."""
-        self = cls.__new__(cls)
-        self.values = values
-        self.offsets = offsets
-        return self
-
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
@@ -129,7 +131,7 @@ class Paths:
                 return self.take(np.arange(start, stop, step))
             stop = max(start, stop)
             o = self.offsets[start : stop + 1]
-            return Paths._wrap(self.values[o[0] : o[-1]], o - o[0])
+            return unchecked_paths(self.values[o[0] : o[-1]], o - o[0])
         if isinstance(i, (list, np.ndarray)):
             return self.take(i)
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
@@ -181,7 +183,7 @@ class Paths:
         np.cumsum(lengths, out=offsets[1:])
         starts = self.offsets[:-1][index]
         flat = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-        return Paths._wrap(self.values[flat], offsets)
+        return unchecked_paths(self.values[flat], offsets)
 
     def last(self) -> np.ndarray:
         """The last point of every path (all paths must be non-empty)."""
@@ -239,7 +241,7 @@ def collapse_repeats(paths: Paths) -> Paths:
     counts = np.bincount(path_of[keep], minlength=len(paths))
     offsets = np.zeros(len(paths) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return Paths._wrap(np.ascontiguousarray(v[keep]), offsets)
+    return unchecked_paths(np.ascontiguousarray(v[keep]), offsets)
 
 
 def first_start_mismatch(references: Paths, queries: Paths) -> int:

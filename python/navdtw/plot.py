@@ -49,7 +49,9 @@ def _mpl():
     return Figure, FigureCanvasAgg
 
 
-def _new_figure(figsize: tuple[float, float]):
+def new_figure(figsize: tuple[float, float]):
+    """Internal (for navdtw's modules): a matplotlib Figure with an Agg canvas (no GUI backend),
+    constrained layout. Raises ``ImportError`` naming the ``[plot]`` extra without matplotlib."""
     Figure, FigureCanvasAgg = _mpl()
     fig = Figure(figsize=figsize, layout="constrained")
     FigureCanvasAgg(fig)  # Agg canvas: renders to PNG without any GUI backend
@@ -220,12 +222,12 @@ def plot_alignment(
         raise ValueError("path: an index is out of range for the reference or the query")
     if dtw is None:
         dtw = float(np.linalg.norm(ref[links[:, 0]] - qry[links[:, 1]], axis=1).sum())
-    from .engine import _ndtw_value
+    from .engine import ndtw_value
 
-    score = float(_ndtw_value(float(dtw), len(ref), float(threshold)))
+    score = float(ndtw_value(float(dtw), len(ref), float(threshold)))
 
     if ax is None:
-        fig = _new_figure((6.4, 5.6))
+        fig = new_figure((6.4, 5.6))
         ax = fig.add_subplot()
     else:
         fig = ax.figure
@@ -300,7 +302,7 @@ def plot_pairs_grid(
     order = np.argsort(-values if descending else values, kind="stable")
     ncols = int(min(ncols, len(pairs)))
     nrows = math.ceil(len(pairs) / ncols)
-    fig = _new_figure((panel_size * ncols, panel_size * nrows + (0.4 if suptitle else 0.0) + 0.5))
+    fig = new_figure((panel_size * ncols, panel_size * nrows + (0.4 if suptitle else 0.0) + 0.5))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for slot, ax in enumerate(axes.ravel()):
         if slot >= len(pairs):
@@ -349,7 +351,7 @@ def plot_histograms(
         raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
     ncols = int(min(ncols, len(present)))
     nrows = math.ceil(len(present) / ncols)
-    fig = _new_figure((3.6 * ncols, 2.9 * nrows + (0.4 if title else 0.0)))
+    fig = new_figure((3.6 * ncols, 2.9 * nrows + (0.4 if title else 0.0)))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for slot, ax in enumerate(axes.ravel()):
         if slot >= len(present):

@@ -286,9 +286,9 @@ class Context:
 
     @property
     def ndtw(self) -> np.ndarray:
-        from .engine import _ndtw_value
+        from .engine import ndtw_value
 
-        return self._cached("ndtw", lambda: _ndtw_value(self.dtw, self.reference_points, self.threshold))
+        return self._cached("ndtw", lambda: ndtw_value(self.dtw, self.reference_points, self.threshold))
 
 
 # --------------------------------------------------------------------------------------------

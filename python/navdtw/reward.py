@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _core
 from .engine import MAX_COORDINATE, as_matrices, check_finite, check_threshold, resolve_workers
-from .paths import Paths, as_paths
+from .paths import Paths, as_paths, unchecked_paths
 
 __all__ = ["NDTWReward"]
 
@@ -106,7 +106,7 @@ class NDTWReward:
                 k = int(np.argmax(bad))
                 b = int(np.searchsorted(refs.offsets, k, side="right") - 1)
                 raise ValueError(f"references[{b}] has node id {values[k]} out of range")
-            self._refs = Paths._wrap(np.ascontiguousarray(values), refs.offsets)
+            self._refs = unchecked_paths(np.ascontiguousarray(values), refs.offsets)
         else:
             if env is not None:
                 raise ValueError("env= selects distance matrices; coordinate references have none")

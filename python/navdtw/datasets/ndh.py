@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from .._typing import PathLike
+from ..baseline import score_random_walks
 from ..graphs import GraphSet
-from ..paths import Paths, first_start_mismatch
-from ..paths import collapse_repeats as _collapse_repeats
+from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
     MatchedEpisodes,
     check_viewpoints,
@@ -386,9 +386,9 @@ def match_predictions(
 def _match(
     entries, paths, env, refs, regions: GoalRegions, predictions, graphs: GraphSet, *, convention: str, strict: bool
 ) -> MatchedEpisodes:
-    from ..metrics import _convention
+    from ..metrics import as_convention
 
-    conv = _convention(convention)
+    conv = as_convention(convention)
     if conv.name not in CONVENTIONS:
         raise ValueError(f"convention {conv.name!r} does not apply to NDH data; choose one of {', '.join(CONVENTIONS)}")
     evaluator_ids = conv.name in _EVALUATOR_IDS
@@ -461,7 +461,7 @@ def _match(
                 f"is not a graph edge of scan {scans[i]!r} (the {conv.name} convention requires every step to be "
                 "an edge; the paper convention scores it as the shortest distance)"
             )
-    qrys = _collapse_repeats(raw) if conv.collapse_repeats else raw
+    qrys = collapse_repeats(raw) if conv.collapse_repeats else raw
 
     start, goal_node = refs.first(), refs.last()
     shortest = graphs.pair_distances(env, start, goal_node)
@@ -532,13 +532,7 @@ class NDHBenchmark(Benchmark):
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """The nDTW paper's random walker from every chosen path's start (steps drawn from the
         chosen paths' step counts), GP included: the means of every metric over ``n`` walks."""
-        from ..baseline import random_baseline
-
         conv = NDH.check_convention(convention)
-        split = [
-            {"path_id": e["inst_idx"], "scan": e["scan"], "path": p, "num_instructions": 1}
-            for e, p in zip(self.entries, self.paths)
-        ]
         regions = self.regions
 
         def inputs(walks, ref_of):
@@ -547,7 +541,10 @@ class NDHBenchmark(Benchmark):
                 _REGION_FINAL: regions.distance(ref_of, walks.last()),
             }
 
-        return random_baseline(split, self.graphs, n, seed=seed, convention=conv, inputs=inputs, **kwargs)
+        scans = [e["scan"] for e in self.entries]
+        return score_random_walks(
+            self.graphs, scans, self.paths, n, seed=seed, convention=conv, inputs=inputs, **kwargs
+        )
 
 
 NDH = DatasetKind(

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .. import paths
 from .._io import atomic_write_bytes
 from .._typing import PathLike
+from ..baseline import score_random_walks
 from ..graphs import GraphSet
-from ..paths import collapse_repeats as _collapse_repeats
-from ..paths import first_start_mismatch
+from ..paths import Paths, first_start_mismatch
 from ._common import (
     MatchedEpisodes,
     check_viewpoints,
@@ -50,6 +53,7 @@ __all__ = [
     "load_r2r",
     "load_split_graphs",
     "match_predictions",
+    "random_baseline",
     "write_predictions",
 ]
 
@@ -412,7 +416,7 @@ def match_predictions(
                     ) from None
         raise
     if collapse_repeats:
-        qrys = _collapse_repeats(qrys)
+        qrys = paths.collapse_repeats(qrys)
     if strict:
         k = first_start_mismatch(refs, qrys)
         if k >= 0:
@@ -467,6 +471,80 @@ def load_matched(
     )
 
 
+def random_baseline(
+    split,
+    graphs: GraphSet,
+    n: int = 1_000_000,
+    *,
+    seed: int = 0,
+    threshold: float = 3.0,
+    convention="paper",
+    chunk: int = 250_000,
+    progress: bool = True,
+    workers: int = -1,
+    metrics: Iterable[str] | None = None,
+    inputs: Callable[[Paths, np.ndarray], dict[str, np.ndarray]] | None = None,
+) -> dict[str, float]:
+    """Scores ``n`` random walks against an R2R-format split's references with every metric
+    (``navdtw.random_baseline``): the nDTW paper's random agent (:mod:`navdtw.baseline`).
+
+    Parameters
+    ----------
+    split:
+        path to an R2R / R4R JSON split, or its loaded list of entries (:func:`load_r2r`).
+    graphs:
+        a :class:`navdtw.graphs.GraphSet` holding the split's scans (``navdtw.load_connectivity``).
+    n:
+        number of random trajectories (default one million, as the paper).
+    seed:
+        walks depend only on (seed, walk index): same seed -> identical numbers.
+    threshold, convention:
+        as :func:`navdtw.evaluate` (default 3.0 m, ``"paper"``).
+    chunk:
+        walks scored per step; bounds memory (about 1 KB per walk).
+    progress:
+        show a tqdm bar when there is more than one chunk and tqdm is installed.
+    workers:
+        threads (-1 = all cores); the numbers do not depend on it.
+    metrics:
+        names to compute (default: every metric that applies to node paths and the ``inputs``).
+    inputs:
+        optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
+        :func:`navdtw.evaluate` for a chunk of walks (node :class:`navdtw.Paths`, before any
+        collapsing) and the split entry each walk serves, e.g. REVERIE's ``success`` /
+        ``oracle_success``.
+
+    Returns
+    -------
+    dict mapping metric names (``pl, ne, one, sr, osr, spl, sed, cls, ad, md, dtw, ndtw, sdtw``) to
+    means over the walks, rates as fractions (not percent).
+
+    Raises
+    ------
+    ValueError
+        for a malformed split (naming the file and entry), an unknown scan or viewpoint, and the
+        bad options of :func:`navdtw.baseline.score_random_walks`.
+    TypeError
+        when ``graphs`` is not a :class:`navdtw.graphs.GraphSet`.
+    """
+    # A graphs argument of the wrong type is reported by score_random_walks, after the options.
+    entries = load_r2r(split, graphs=graphs if isinstance(graphs, GraphSet) else None)
+    return score_random_walks(
+        graphs,
+        [e["scan"] for e in entries],
+        [e["path"] for e in entries],
+        n,
+        seed=seed,
+        threshold=threshold,
+        convention=convention,
+        chunk=chunk,
+        progress=progress,
+        workers=workers,
+        metrics=metrics,
+        inputs=inputs,
+    )
+
+
 class R2RBenchmark(Benchmark):
     """An R2R-format split (R2R, R4R) with the graphs of its scans, ready to score agents."""
 
@@ -492,10 +570,9 @@ class R2RBenchmark(Benchmark):
         )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
-        from ..baseline import random_baseline
-
         conv = self.kind.check_convention(convention)
-        return random_baseline(self.entries, self.graphs, n, seed=seed, convention=conv, **kwargs)
+        scans, refs = [e["scan"] for e in self.entries], [e["path"] for e in self.entries]
+        return score_random_walks(self.graphs, scans, refs, n, seed=seed, convention=conv, **kwargs)
 
 
 _SPLIT_OPTIONS = (

@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._typing import PathLike
+from ..baseline import score_random_walks
 from ..graphs import GraphSet
-from ..paths import Paths, first_start_mismatch
-from ..paths import collapse_repeats as _collapse_repeats
+from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
     INPUT,
     MatchedEpisodes,
@@ -514,7 +514,7 @@ def match_predictions(
                 f"{preds[k].trajectory[0]!r}, but the reference starts at {records[k]['path'][0]!r} (strict)"
             )
     if conv.collapse_repeats:
-        qrys = _collapse_repeats(qrys)
+        qrys = collapse_repeats(qrys)
 
     flat, base = _goal_table(records, graphs, objects, "split")
     success, oracle = _visibility(flat, base, qrys)
@@ -582,18 +582,15 @@ class REVERIEBenchmark(Benchmark):
         """The random walker (steps drawn from the split's reference step counts) with success and
         oracle success by visibility of the target from the walks' nodes. ``rgs`` / ``rgspl`` are
         not reported: a random walker predicts no object."""
-        from ..baseline import random_baseline
-
         conv = self.kind.check_convention(convention)
         flat, base = self._goals
-        # random_baseline reads R2R-shaped entries: one per reference path, keyed by our unique id
-        refs = [{"path_id": e["id"], "scan": e["scan"], "path": e["path"], "num_instructions": 1} for e in self.entries]
 
         def inputs(walks: Paths, ref_of: np.ndarray) -> dict[str, np.ndarray]:
             success, oracle = _visibility(flat, base[ref_of], walks)
             return {"success": success, "oracle_success": oracle}
 
-        return random_baseline(refs, self.graphs, n, seed=seed, convention=conv, inputs=inputs, **kwargs)
+        scans, refs = [e["scan"] for e in self.entries], [e["path"] for e in self.entries]
+        return score_random_walks(self.graphs, scans, refs, n, seed=seed, convention=conv, inputs=inputs, **kwargs)
 
 
 REVERIE = DatasetKind(

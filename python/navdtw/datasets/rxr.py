@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._typing import PathLike
+from ..baseline import score_random_walks
 from ..graphs import GraphSet
 from . import r2r
 from ._common import (
@@ -294,10 +295,10 @@ class RxRBenchmark(Benchmark):
         return list(out.values())
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
-        from ..baseline import random_baseline
-
         conv = self.kind.check_convention(convention)
-        return random_baseline(self.paths(), self.graphs, n, seed=seed, convention=conv, **kwargs)
+        refs = self.paths()
+        scans, paths = [e["scan"] for e in refs], [e["path"] for e in refs]
+        return score_random_walks(self.graphs, scans, paths, n, seed=seed, convention=conv, **kwargs)
 
 
 RXR = DatasetKind(
