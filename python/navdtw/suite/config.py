@@ -1,0 +1,245 @@
+"""The suite file: reading a TOML suite (or the same content as a dict) and checking every key.
+
+A checked suite is a :class:`Suite`: its data sets (:class:`DatasetSpec`: the kind, its options
+with paths resolved, convention and threshold), its agents' predictions files and the
+``[settings]``. Every mistake raises :class:`SuiteError` naming the suite file and the key; nothing
+here reads a data set or a predictions file (that is :mod:`navdtw.suite.runner`'s work).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_SETTINGS", "DatasetSpec", "Suite", "SuiteError", "load_suite"]
+
+#: The ``[settings]`` of a suite file and their defaults.
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "resamples": 10_000,
+    "seed": 0,
+    "confidence": 0.95,
+    "method": "bca",
+    "alpha": 0.05,
+    "baseline_walks": 100_000,
+    "cluster": "path",
+    "workers": -1,
+}
+
+_TOP_KEYS = ("title", "datasets", "agents", "settings")
+
+
+class SuiteError(ValueError):
+    """A mistake in a suite: the message names the suite file and the key."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One ``[datasets.NAME]`` table, checked: the kind, its options (paths resolved), convention
+    and success threshold.
+
+    Attributes
+    ----------
+    name: the table's name in the suite file (``r2r_unseen``).
+    kind: the :class:`navdtw.datasets.DatasetKind` (``dataset = "r2r"``).
+    options: the kind's options (files and folders as absolute :class:`pathlib.Path`).
+    convention: the convention scores use (the kind's default unless the table names one).
+    threshold: the success distance in metres.
+    """
+
+    name: str
+    kind: Any  # navdtw.datasets.DatasetKind
+    options: dict[str, Any]
+    convention: str
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A checked suite: data sets and agents in file order; ``agents[agent][dataset]`` is the
+    predictions file; ``source`` names the suite in messages (the file name, or ``<suite>``)."""
+
+    source: str
+    datasets: dict[str, DatasetSpec]
+    agents: dict[str, dict[str, Path]]
+    settings: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SETTINGS))
+    title: str = ""
+
+
+def load_suite(suite, *, base: str | Path | None = None) -> Suite:
+    """Reads and checks a suite.
+
+    Parameters
+    ----------
+    suite:
+        a TOML file name, the same content as a dict, or a :class:`Suite` (returned as it is).
+    base:
+        the folder relative paths start from: default the suite file's folder, or the current
+        folder for a dict.
+
+    Returns
+    -------
+    The checked :class:`Suite`.
+
+    Raises
+    ------
+    SuiteError
+        (a ``ValueError``) for every mistake: a missing or malformed file, an unknown key or data
+        set kind, a missing option, a file that is not there, a bad setting. The message names the
+        suite file and the key.
+    """
+    if isinstance(suite, Suite):
+        return suite
+    if isinstance(suite, Mapping):
+        raw, src, root = dict(suite), "<suite>", Path(base or ".")
+    else:
+        path = Path(suite)
+        raw, src, root = _read_toml(path), path.name, Path(base) if base is not None else path.parent
+    unknown = [k for k in raw if k not in _TOP_KEYS]
+    if unknown:
+        raise SuiteError(f"{src}: unknown table or key {unknown[0]!r}; a suite has {', '.join(_TOP_KEYS)}")
+    title = raw.get("title", "")
+    if not isinstance(title, str):
+        raise SuiteError(f"{src}: title must be a string")
+    datasets_raw = _table(raw.get("datasets", {}), "datasets", src)
+    if not datasets_raw:
+        raise SuiteError(f"{src}: no [datasets.NAME] table")
+    datasets = {
+        str(name): _check_dataset(str(name), _table(t, f"datasets.{name}", src), root, src)
+        for name, t in datasets_raw.items()
+    }
+    agents_raw = _table(raw.get("agents", {}), "agents", src)
+    if not agents_raw:
+        raise SuiteError(f"{src}: no [agents.NAME] table")
+    agents: dict[str, dict[str, Path]] = {}
+    for agent, t in agents_raw.items():
+        t = _table(t, f"agents.{agent}", src)
+        if not t:
+            raise SuiteError(f'{src}: agents.{agent}: names no data set (add e.g. {next(iter(datasets))} = "FILE")')
+        files = {}
+        for ds, value in t.items():
+            where = f"{src}: agents.{agent}.{ds}"
+            if ds not in datasets:
+                raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
+            if not isinstance(value, str):
+                raise SuiteError(f"{where}: expected a predictions file name, got {type(value).__name__}")
+            path = (root / _expand(value, where)).resolve()
+            if not path.is_file():
+                raise SuiteError(f"{where}: predictions file not found: {path}")
+            files[ds] = path
+        agents[str(agent)] = files
+    settings = _check_settings(_table(raw.get("settings", {}), "settings", src), src)
+    return Suite(src, datasets, agents, settings, title)
+
+
+def _expand(value: str, where: str) -> str:
+    """A path as written in a suite file, with ``$VAR`` / ``${VAR}`` (e.g. ``${NAVDTW_DATA}``) and ``~``
+    expanded; an unset variable is an error naming the key."""
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    unset = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", expanded)
+    if unset:
+        raise SuiteError(f"{where}: environment variable {unset.group(1)} is not set (in {value!r})")
+    return expanded
+
+
+def _read_toml(path: Path) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: suite file not found") from None
+    except IsADirectoryError:
+        raise SuiteError(f"{path}: is a folder, not a suite file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"{path.name}: not valid TOML: {exc}") from None
+
+
+def _table(value, where: str, src: str) -> dict:
+    if not isinstance(value, Mapping):
+        raise SuiteError(f"{src}: {where} must be a table, got {type(value).__name__}")
+    return dict(value)
+
+
+def _check_settings(raw: Mapping, src: str) -> dict[str, Any]:
+    from ..engine import MAX_WORKERS
+
+    out = dict(DEFAULT_SETTINGS)
+    for key, value in raw.items():
+        where = f"{src}: settings.{key}"
+        if key not in DEFAULT_SETTINGS:
+            raise SuiteError(f"{where}: unknown setting; known: {', '.join(DEFAULT_SETTINGS)}")
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        is_num = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key == "resamples" and not (is_int and value >= 1):
+            raise SuiteError(f"{where}: expected an integer >= 1, got {value!r}")
+        if key == "baseline_walks" and not (is_int and value >= 0):
+            raise SuiteError(f"{where}: expected an integer >= 0 (0: no baseline), got {value!r}")
+        if key == "seed" and not (is_int and 0 <= value < 2**63):
+            raise SuiteError(f"{where}: expected an integer in [0, 2**63), got {value!r}")
+        if key in ("confidence", "alpha") and not (is_num and 0.0 < value < 1.0):
+            raise SuiteError(f"{where}: expected a number in (0, 1), got {value!r}")
+        if key == "method" and value not in ("bca", "percentile"):
+            raise SuiteError(f'{where}: expected "bca" or "percentile", got {value!r}')
+        if key == "cluster" and value not in ("path", "episode"):
+            raise SuiteError(f'{where}: expected "path" or "episode", got {value!r}')
+        if key == "workers" and not (is_int and (value == -1 or 1 <= value <= MAX_WORKERS)):
+            raise SuiteError(f"{where}: expected -1 (all cores) or 1..{MAX_WORKERS}, got {value!r}")
+        out[key] = float(value) if key in ("confidence", "alpha") else value
+    return out
+
+
+def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec:
+    from ..datasets import DATASETS
+    from ..engine import check_threshold
+
+    where = f"{src}: datasets.{name}"
+    if "dataset" not in raw:
+        raise SuiteError(f"{where}: missing 'dataset' (the kind: {', '.join(DATASETS)})")
+    kind_name = raw["dataset"]
+    if kind_name not in DATASETS:
+        raise SuiteError(f"{where}.dataset: unknown data set kind {kind_name!r}; choose one of {', '.join(DATASETS)}")
+    kind = DATASETS[kind_name]
+    known = {o.name: o for o in kind.options}
+    unknown = [k for k in raw if k not in known and k not in ("dataset", "convention", "threshold")]
+    if unknown:
+        keys = ", ".join(["dataset", *known, "convention", "threshold"])
+        raise SuiteError(f"{where}.{unknown[0]}: unknown key for a {kind_name} data set; keys: {keys}")
+    options: dict[str, Any] = {}
+    for opt in kind.options:
+        value = raw.get(opt.name)
+        if value is None:
+            if opt.required:
+                raise SuiteError(f"{where}: missing {opt.name!r} ({opt.help})")
+            continue
+        if not isinstance(value, str):
+            raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
+        if opt.kind in ("file", "dir", "path"):
+            path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
+            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
+                what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
+                raise SuiteError(f"{where}.{opt.name}: {what} not found: {path}")
+            options[opt.name] = path
+        else:
+            if opt.kind == "choice" and value not in opt.choices:
+                raise SuiteError(f"{where}.{opt.name}: expected one of {', '.join(opt.choices)}, got {value!r}")
+            options[opt.name] = value
+    try:
+        convention = kind.check_convention(raw.get("convention"))
+    except ValueError as exc:
+        raise SuiteError(f"{where}.convention: {exc}") from None
+    threshold = raw.get("threshold", 3.0)
+    try:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+            raise ValueError
+        threshold = check_threshold(float(threshold))
+    except ValueError:
+        raise SuiteError(f"{where}.threshold: expected a finite distance > 0 (metres), got {threshold!r}") from None
+    return DatasetSpec(name, kind, options, convention, threshold)
