@@ -10,6 +10,8 @@ command. See the README for a tour.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import datasets, humanaware, instruction_errors, registry
 from ._config import show_config
 from .datasets.matterport import load_connectivity
@@ -26,12 +28,37 @@ from .engine import (
     warping_path,
 )
 from .graphs import DistanceField, GraphSet, NavGraph
-from .metrics import CONVENTIONS, METRICS, Convention, Scores, evaluate
+from .metrics import CONVENTIONS, METRICS, Convention, Scores, Summary, evaluate
 from .paths import Paths
 from .reward import NDTWReward
 from .synthetic import SyntheticWorld
 
 __version__ = "0.2.0.dev0"
+
+if TYPE_CHECKING:  # type checkers see the lazy submodules as attributes
+    from . import cli as cli
+    from . import distributed as distributed
+    from . import plot as plot
+    from . import report as report
+    from . import stats as stats
+    from . import suite as suite
+
+#: Submodules that ``import navdtw`` does not import: their dependencies (Dask, matplotlib, the
+#: statistics, the suite) load when a name is first touched, e.g. ``navdtw.suite.run(...)`` (PEP 562).
+_LAZY_SUBMODULES = ("cli", "distributed", "plot", "report", "stats", "suite")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        from importlib import import_module
+
+        return import_module(f"{__name__}.{name}")  # binds it here too: later look-ups are plain
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
 
 __all__ = [
     "CONVENTIONS",
@@ -43,6 +70,7 @@ __all__ = [
     "NavGraph",
     "Paths",
     "Scores",
+    "Summary",
     "SyntheticWorld",
     "__version__",
     "datasets",

@@ -143,7 +143,8 @@ Example:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import CONVENTIONS, __version__
+    from . import __version__
+    from .metrics import CONVENTIONS
     from .registry import help_text
 
     conventions = sorted(CONVENTIONS)
@@ -440,8 +441,9 @@ def _skip_figures_note() -> None:
 
 
 def _cmd_demo(args) -> int:
-    from . import evaluate, warping_path
     from ._io import atomic_write_json
+    from .engine import warping_path
+    from .metrics import evaluate
     from .synthetic import PAIR_KINDS, SyntheticWorld
 
     out = Path(args.out)
@@ -571,8 +573,9 @@ def _dataset_values(args) -> list:
 
 
 def _cmd_score(args) -> int:
-    from . import CONVENTIONS, __version__
+    from . import __version__
     from ._io import atomic_write_json
+    from .metrics import CONVENTIONS
 
     pred_file = _need_file(args.predictions, "--predictions")
     out = Path(args.out)
@@ -846,7 +849,7 @@ def _cmd_compare(args) -> int:
 
 
 def _cmd_info(args) -> int:
-    from . import show_config
+    from ._config import show_config
 
     show_config()
     return 0

@@ -60,7 +60,7 @@ from .registry import STAT_INDEX, Context, Metric, safe_ratio, spl_ratio, succes
 
 __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
-__all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "evaluate"]
+__all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluate"]
 
 # The built-in metrics every pair of paths gets, in table order (those that need no extra
 # per-episode inputs; all built-in ones: navdtw.registry.builtin_names(); every registered one:
@@ -153,6 +153,48 @@ def as_convention(convention) -> Convention:
         raise ValueError(f"unknown convention {convention!r}; choose one of {sorted(CONVENTIONS)}") from None
 
 
+class Summary(dict):
+    """Means of metrics, as :meth:`Scores.summary` returns them: a plain ``dict`` keyed by metric
+    name (``{"all": means, label: means, ...}`` when grouped), so indexing, ``==`` with a dict,
+    ``json.dumps`` and pickling work as for a dict; Jupyter shows it as an HTML table with each
+    metric's label and unit from :mod:`navdtw.registry` (rates in percent, distances in metres).
+
+    Parameters
+    ----------
+    means:
+        the means: ``{metric: value}``, or ``{group: {metric: value}}`` when grouped.
+    records:
+        the registry record of every metric in ``means`` (only labels, units and whether a metric
+        is a rate are kept).
+    percent:
+        whether the rates in ``means`` are already in percent (``summary(percent=True)``).
+    """
+
+    def __init__(self, means: dict, *, records: dict[str, Metric], percent: bool = False) -> None:
+        super().__init__(means)
+        self._shown = {k: (m.label, m.unit, bool(m.rate)) for k, m in records.items()}
+        self._percent = bool(percent)
+
+    def _repr_html_(self) -> str:
+        from ._html import html_table
+
+        grouped = bool(self) and all(isinstance(v, dict) for v in self.values())
+        rows = list(self.items()) if grouped else [("mean", dict(self))]
+        names: dict[str, None] = {}
+        for _, means in rows:
+            names.update(dict.fromkeys(means))
+        shown = [self._shown.get(k, (k, "", False)) for k in names]
+        cells = [(str(label), [self._cell(means.get(k), s[2]) for k, s in zip(names, shown)]) for label, means in rows]
+        return html_table([s[0] for s in shown], cells, units=["%" if s[2] else s[1] for s in shown])
+
+    def _cell(self, value, rate: bool) -> str:
+        if value is None or value != value:  # absent or NaN
+            return "-"
+        if value in (float("inf"), float("-inf")):
+            return str(value)
+        return f"{value * (100.0 if rate and not self._percent else 1.0):.2f}"
+
+
 class Scores:
     """Per-episode metric arrays (float64, one value per episode), keyed by lowercase name.
 
@@ -216,12 +258,19 @@ class Scores:
         summary = ", ".join(f"{k}={v:.4g}" for k, v in self.summary().items())
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
-    def summary(self, *, percent: bool = False, by=None) -> dict:
+    def summary(self, *, percent: bool = False, by=None) -> Summary:
         """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
 
         ``by``: the name of a per-episode column of :attr:`groups` (``"language"``) or a sequence
         of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
         overall means and the means over each label's episodes (labels as strings, sorted).
+
+        Returns a :class:`Summary`: a dict, shown in Jupyter as a table with units.
+
+        Raises
+        ------
+        ValueError
+            for an unknown group column, a ``by`` of the wrong length, or a group called ``"all"``.
         """
 
         def means(sel) -> dict[str, float]:
@@ -233,7 +282,7 @@ class Scores:
             return out
 
         if by is None:
-            return means(None)
+            return Summary(means(None), records=self._records, percent=percent)
         if isinstance(by, str):
             if by not in self.groups:
                 known = ", ".join(self.groups) or "none"
@@ -248,7 +297,7 @@ class Scores:
         out = {"all": means(None)}
         for g, name in enumerate(names.tolist()):
             out[name] = means(index == g)
-        return out
+        return Summary(out, records=self._records, percent=percent)
 
     def to_dict(self) -> dict[str, np.ndarray]:
         """The per-episode arrays (copies)."""

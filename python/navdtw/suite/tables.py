@@ -309,7 +309,7 @@ def format_leaderboard_html(results: Mapping) -> str:
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
         body = []
         for agent, cells in rows:
-            line = [f"<th>{html.escape(agent)}</th>"]
+            line = [f'<th style="text-align: left">{html.escape(agent)}</th>']
             for m in metrics:
                 if m not in cells:
                     line.append("<td></td>")
@@ -318,15 +318,15 @@ def format_leaderboard_html(results: Mapping) -> str:
                 rate = metric_info(m)["rate"]
                 text = html.escape(_fmt(mean, rate))
                 text = f"<strong>{text}</strong>" if mark == "best" else f"{text}†" if mark == "tied" else text
-                if lo is not None or hi is not None:
-                    text += f" <small>[{html.escape(_fmt(lo, rate))}, {html.escape(_fmt(hi, rate))}]</small>"
-                line.append(f'<td style="text-align: right">{text}</td>')
+                if lo is not None or hi is not None:  # the interval on a line of its own, under the mean
+                    text += f" <br><small>[{html.escape(_fmt(lo, rate))}, {html.escape(_fmt(hi, rate))}]</small>"
+                line.append(f'<td style="text-align: right; white-space: nowrap">{text}</td>')
             body.append("<tr>" + "".join(line) + "</tr>")
         head = "".join(f'<th style="text-align: right">{html.escape(_header(m))}</th>' for m in metrics)
         parts.append(
             "<table>"
             f"<caption>{html.escape(_caption(name, ds, settings))}</caption>"
-            f"<thead><tr><th>agent</th>{head}</tr></thead>"
+            f'<thead><tr><th style="text-align: left">agent</th>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody>"
             "</table>"
         )

@@ -1,0 +1,311 @@
+"""The package's import rules (docs/design.md), read from the source with ``ast``:
+
+* imports run one way: a module imports only from its own layer or the layers below it (LAYERS),
+  and the imports between navdtw's modules form no circle;
+* no leading-underscore name crosses a module line: not imported (``from .x import _y``), not
+  reached through another module's name (``x._y``, ``Paths._y``), not hidden under a private alias
+  (``import y as _y``); internal modules (``_core``, ``_io``, ``datasets/_common``, ...) may be imported;
+* nothing imports from the package's facade (``navdtw/__init__.py``) but ``__version__``;
+* ``import navdtw`` leaves the optional parts unimported until they are touched
+  (``navdtw.suite.run(...)`` works: PEP 562 module ``__getattr__``).
+
+Every import counts: at the top of a module, inside a function, under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import navdtw
+
+PACKAGE = Path(navdtw.__file__).resolve().parent
+
+#: Every module's layer, lowest first; a module may import from its own layer and those below.
+#: A name covers its submodules (``navdtw.datasets`` covers ``navdtw.datasets.r2r``). A new module
+#: must be placed here (test_every_module_has_a_layer).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config")),
+    ("engine", ("navdtw.paths", "navdtw.engine")),
+    (
+        "model",
+        (
+            "navdtw.registry",
+            "navdtw.graphs",
+            "navdtw.metrics",
+            "navdtw.humanaware",
+            "navdtw.instruction_errors",
+            "navdtw.baseline",
+            "navdtw.reward",
+            "navdtw.synthetic",
+        ),
+    ),
+    ("readers", ("navdtw.datasets",)),
+    ("analysis", ("navdtw.stats", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed")),
+    ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
+]
+
+
+def layer_of(module: str) -> int:
+    best, rank = -1, -1
+    for k, (_, names) in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, rank = len(name), k
+    return rank
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    line: int
+    target: str  # the imported navdtw module
+    names: tuple[str, ...]  # names taken from it (empty for ``import x``)
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def is_module(name: str, root: Path) -> bool:
+    """``navdtw.x.y`` is a module or package of the tree (``_core`` by its stub)."""
+    rel = Path(*name.split(".")[1:]) if "." in name else Path()
+    base = root / rel
+    return base.is_dir() or any(base.with_suffix(s).is_file() for s in (".py", ".pyi"))
+
+
+def modules(root: Path) -> dict[str, tuple[Path, ast.Module]]:
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            out[module_name(path, root)] = (path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    return out
+
+
+def resolve(source: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module name of a ``from ... import`` (relative or not)."""
+    if not node.level:
+        return node.module or ""
+    base = source.split(".") if is_package else source.split(".")[:-1]
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(mods: dict[str, tuple[Path, ast.Module]], root: Path) -> list[Import]:
+    out = []
+    for source, (path, tree) in mods.items():
+        package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out += [Import(source, node.lineno, a.name, ()) for a in node.names if a.name.split(".")[0] == "navdtw"]
+            elif isinstance(node, ast.ImportFrom):
+                target = resolve(source, package, node)
+                if target.split(".")[0] != "navdtw":
+                    continue
+                plain = []
+                for a in node.names:  # ``from . import x``: x may be a submodule
+                    if is_module(f"{target}.{a.name}", root):
+                        out.append(Import(source, node.lineno, f"{target}.{a.name}", ()))
+                    else:
+                        plain.append(a.name)
+                if plain:
+                    out.append(Import(source, node.lineno, target, tuple(plain)))
+    return out
+
+
+def layer_violations(root: Path) -> list[str]:
+    mods = modules(root)
+    bad = []
+    for imp in imports(mods, root):
+        if imp.target == "navdtw" and imp.source != "navdtw":
+            if set(imp.names) - {"__version__"}:
+                bad.append(f"{imp.source}:{imp.line}: imports {sorted(imp.names)} from the package facade (navdtw)")
+            continue
+        if layer_of(imp.target) > layer_of(imp.source):
+            src, dst = LAYERS[layer_of(imp.source)][0], LAYERS[layer_of(imp.target)][0]
+            bad.append(f"{imp.source}:{imp.line}: imports {imp.target} ({src} layer imports the {dst} layer above it)")
+    return bad
+
+
+def circles(root: Path) -> list[list[str]]:
+    """Every circle of the import graph between navdtw's modules (``__version__`` reads left out)."""
+    mods = modules(root)
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for imp in imports(mods, root):
+        if imp.target in mods and imp.target != imp.source and imp.names != ("__version__",):
+            edges[imp.source].add(imp.target)
+    found, state, stack = [], {}, []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges[m]):
+            if state.get(n) == 1:
+                found.append([*stack[stack.index(n) :], n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(mods):
+        if m not in state:
+            visit(m)
+    return found
+
+
+def private_name_violations(root: Path) -> list[str]:
+    mods = modules(root)
+    bad = []
+    for source, (path, tree) in mods.items():
+        package = path.name == "__init__.py"
+        bound: dict[str, str] = {}  # local name -> the navdtw module it came from
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                target = resolve(source, package, node)
+                if target.split(".")[0] != "navdtw":
+                    continue
+                for a in node.names:
+                    internal_module = is_module(f"{target}.{a.name}", root)
+                    if a.name.startswith("_") and not a.name.startswith("__") and not internal_module:
+                        bad.append(f"{source}:{node.lineno}: imports the private name {a.name} from {target}")
+                    if a.asname and a.asname.startswith("_") and not a.asname.startswith("__"):
+                        bad.append(
+                            f"{source}:{node.lineno}: imports {target}.{a.name} under a private alias {a.asname}"
+                        )
+                    bound[a.asname or a.name] = f"{target}.{a.name}" if internal_module else target
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == "navdtw":
+                        bound[a.asname or a.name.split(".")[0]] = a.name
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound
+                and bound[node.value.id] != source
+            ):
+                bad.append(f"{source}:{node.lineno}: reaches the private {node.value.id}.{node.attr} of another module")
+    return bad
+
+
+# --------------------------------------------------------------------------------------------
+# the package as it is
+# --------------------------------------------------------------------------------------------
+
+
+def test_every_module_has_a_layer():
+    unplaced = [m for m in modules(PACKAGE) if layer_of(m) < 0]
+    assert not unplaced, f"place these modules in LAYERS (tests/test_import_rules.py) and docs/design.md: {unplaced}"
+
+
+def test_imports_run_down_the_layers():
+    assert layer_violations(PACKAGE) == []
+
+
+def test_no_import_circles():
+    assert circles(PACKAGE) == []
+
+
+def test_no_private_name_crosses_a_module():
+    assert private_name_violations(PACKAGE) == []
+
+
+# --------------------------------------------------------------------------------------------
+# the checks catch what they are for (a copy of the package with one bad import each)
+# --------------------------------------------------------------------------------------------
+
+
+def _tree_with(tmp_path: Path, module: str, code: str) -> Path:
+    root = tmp_path / "navdtw"
+    for path in PACKAGE.rglob("*.py*"):
+        if "__pycache__" not in path.parts and path.suffix in (".py", ".pyi"):
+            dest = root / path.relative_to(PACKAGE)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(path.read_bytes())
+    target = root / Path(*module.split(".")[1:]).with_suffix(".py")
+    target.write_text(target.read_text(encoding="utf-8") + "\n" + textwrap.dedent(code), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("module", "code", "check", "expected"),
+    [
+        ("navdtw.graphs", "from .datasets import load_r2r\n", layer_violations, "model layer imports the readers"),
+        ("navdtw.metrics", "def f():\n    from .suite import run\n", layer_violations, "imports navdtw.suite"),
+        ("navdtw.stats", "from . import evaluate\n", layer_violations, "from the package facade"),
+        ("navdtw.baseline", "from .metrics import _check_inputs\n", private_name_violations, "private name"),
+        (
+            "navdtw.plot",
+            "from . import engine\nengine._method(None, None)\n",
+            private_name_violations,
+            "engine._method",
+        ),
+        ("navdtw.reward", "from .paths import Paths\nPaths._x\n", private_name_violations, "Paths._x"),
+        ("navdtw.datasets.r2r", "from ..paths import as_paths as _as\n", private_name_violations, "a private alias"),
+    ],
+)
+def test_a_bad_import_is_caught(tmp_path, module, code, check, expected):
+    found = check(_tree_with(tmp_path, module, code))
+    assert len(found) == 1 and expected in found[0] and found[0].startswith(module + ":"), found
+
+
+def test_a_circle_is_caught(tmp_path):
+    # engine imports paths; paths importing engine back (inside a function) closes a circle
+    found = circles(_tree_with(tmp_path, "navdtw.paths", "def f():\n    from .engine import dtw\n"))
+    assert any(set(c) == {"navdtw.engine", "navdtw.paths"} for c in found), found
+
+
+# --------------------------------------------------------------------------------------------
+# lazy submodules
+# --------------------------------------------------------------------------------------------
+
+LAZY = ("navdtw.suite", "navdtw.stats", "navdtw.distributed", "navdtw.plot", "navdtw.report", "navdtw.cli")
+OPTIONAL = ("matplotlib", "dask", "pyarrow", "tqdm", "pandas")
+
+
+def _python(code: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_import_navdtw_leaves_the_optional_parts_unimported():
+    out = _python(
+        f"""
+        import sys
+        import navdtw
+        print(sorted(m for m in {LAZY + OPTIONAL!r} if m in sys.modules))
+        """
+    )
+    assert out.strip() == "[]"
+
+
+def test_submodules_are_attributes_when_touched():
+    out = _python(
+        """
+        import sys
+        import navdtw
+        assert "navdtw.suite" not in sys.modules
+        assert callable(navdtw.suite.run) and callable(navdtw.suite.compare) and callable(navdtw.suite.load_suite)
+        assert "navdtw.suite" in sys.modules and "navdtw.distributed" not in sys.modules
+        assert callable(navdtw.stats.analyze) and callable(navdtw.distributed.score_arrow)
+        assert "suite" in dir(navdtw) and "stats" in dir(navdtw)
+        import navdtw.suite
+        assert navdtw.suite is sys.modules["navdtw.suite"]
+        print("ok")
+        """
+    )
+    assert out.strip() == "ok"
+    with pytest.raises(AttributeError, match="has no attribute 'nonexistent'"):
+        navdtw.nonexistent  # noqa: B018
