@@ -14,6 +14,7 @@ fails on a missed target. Without the data (../shared/data beside the repository
 it says so and exits 0.
 
     python benchmarks/bench_datasets.py --repeat 9
+    python benchmarks/bench_datasets.py --tiny        # one run of each step: checks the script runs (CI)
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of each step (default 5)")
     ap.add_argument("--workers", type=int, default=-1, help="threads (-1 = all cores)")
+    ap.add_argument("--tiny", action="store_true", help="one run of each step: checks the script runs (CI)")
     args = ap.parse_args(argv)
+    if args.tiny:
+        args.repeat = 1
 
     data = find_data_dir()
     if data is None:

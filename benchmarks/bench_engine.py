@@ -18,6 +18,7 @@ of ``--repeat`` runs. Peers: navdtw workers=1 and 2, dtaidistance (C, per-pair P
 shared): read the ``x navdtw/w1`` ratio column.
 
     python benchmarks/bench_engine.py --quick            # ~20x smaller smoke run
+    python benchmarks/bench_engine.py --tiny             # seconds: checks the script runs (CI); figures mean nothing
     python benchmarks/bench_engine.py --json out.json     # full run
     python benchmarks/bench_engine.py --workloads W1,W3 --engines navdtw-w1,navdtw-w2
 """
@@ -50,6 +51,14 @@ FULL = {
     "W3": {"pairs": 200, "length": 2000},
 }
 QUICK_DIV = 20
+#: --tiny: the smallest sizes that still run every code path, for CI (the figures mean nothing).
+TINY = {
+    "W1": {"pairs": 2_000, "graphs": 3, "nodes": 150},
+    "W2": {"pairs": 200},
+    "W3": {"pairs": 2, "length": 64},
+}
+#: --tiny measures one thread count of each engine family (every code path, fewer subprocesses).
+TINY_ENGINES = "navdtw-w1,navdtw-single-w1,navdtw-core-w1,numba-w1,dtaidistance,fastdtw-pkg"
 
 # (workload, method, engine, metric, threshold) ; metric "pairs/s", "cells/s" or "speedup_vs"
 TARGETS = [
@@ -63,11 +72,18 @@ TARGETS = [
     ("W3", "exact", "navdtw-single-w2", "cells/s", 6e9),
 ]
 
+ALL_ENGINES = (
+    "navdtw-w1,navdtw-w2,navdtw-single-w1,navdtw-single-w2,navdtw-core-w1,navdtw-core-w2,"
+    "numba-w1,numba-w2,dtaidistance,fastdtw-pkg"
+)
+
 # engine -> methods it runs per workload (None = not applicable, with the reason)
 W3_METHODS = ["exact", "band", "fastdtw-r1", "fastdtw-r10"]
 
 
-def sizes(quick: bool) -> dict:
+def sizes(quick: bool, tiny: bool = False) -> dict:
+    if tiny:
+        return {k: dict(v) for k, v in TINY.items()}
     s = {k: dict(v) for k, v in FULL.items()}
     if quick:
         s["W1"]["pairs"] //= QUICK_DIV
@@ -579,7 +595,7 @@ def print_table(results, skipped, quick):
     print()
     print(
         "Targets (2 threads; a MISS never fails the script)"
-        + ("  [--quick: sizes differ from the issue's]" if quick else "")
+        + ("  [--quick / --tiny: sizes differ from the issue's]" if quick else "")
     )
     idx = {(r["workload"], r["method"], r["engine"]): r for r in results}
     for wl, method, eng, metric, thr in TARGETS:
@@ -607,12 +623,16 @@ def print_table(results, skipped, quick):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shrink every workload ~20x (smoke run)")
+    ap.add_argument(
+        "--tiny",
+        action="store_true",
+        help="the smallest sizes, one repetition, one thread count per engine: checks the script runs (CI)",
+    )
     ap.add_argument("--workloads", default="W1,W2,W3", help="comma list of W1,W2,W3")
     ap.add_argument(
         "--engines",
-        default="navdtw-w1,navdtw-w2,navdtw-single-w1,navdtw-single-w2,navdtw-core-w1,navdtw-core-w2,"
-        "numba-w1,numba-w2,dtaidistance,fastdtw-pkg",
-        help="comma list (default: all)",
+        default=None,
+        help="comma list (default: all; with --tiny: " + TINY_ENGINES + ")",
     )
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions per measurement (best is kept)")
     ap.add_argument("--budget", type=float, default=8.0, help="stop repeating after this many seconds")
@@ -631,14 +651,18 @@ def main(argv=None):
     for w in workloads:
         if w not in FULL:
             ap.error(f"unknown workload {w}")
+    if args.engines is None:
+        args.engines = TINY_ENGINES if args.tiny else ALL_ENGINES
+    if args.tiny:
+        args.repeat, args.budget = 1, 0.5
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
-    s = sizes(args.quick)
+    s = sizes(args.quick, args.tiny)
+    mode = "tiny" if args.tiny else "quick" if args.quick else "full"
     import navdtw
 
     print(
         f"navdtw {navdtw.__version__} | numpy {np.__version__} | python {platform.python_version()} | "
-        f"{os.cpu_count()} cpus | {'QUICK' if args.quick else 'FULL'} sizes: "
-        + ", ".join(f"{w}={s[w]['pairs']} pairs" for w in workloads)
+        f"{os.cpu_count()} cpus | {mode.upper()} sizes: " + ", ".join(f"{w}={s[w]['pairs']} pairs" for w in workloads)
     )
     print("load average (1/5/15 min) at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for mod in ("dtaidistance", "fastdtw", "numba"):
@@ -654,7 +678,7 @@ def main(argv=None):
     results, skipped = [], []
     try:
         for wl in workloads:
-            folder = os.path.join(root, f"{wl}-{'quick' if args.quick else 'full'}")
+            folder = os.path.join(root, f"{wl}-{mode}")
             if not os.path.exists(os.path.join(folder, "qo.npy")):
                 t0 = time.perf_counter()
                 if wl == "W1":
@@ -665,7 +689,7 @@ def main(argv=None):
                     d = gen_w3(s["W3"]["pairs"], s["W3"]["length"])
                 save_data(d, folder)
                 print(f"[{wl}] generated data in {time.perf_counter() - t0:.1f} s", flush=True)
-            for wl_, method, eng, extra, skip in plan([wl], engines, s, args.quick):
+            for wl_, method, eng, extra, skip in plan([wl], engines, s, args.quick or args.tiny):
                 if skip:
                     skipped.append((wl_, method, eng, skip))
                     continue
@@ -697,7 +721,7 @@ def main(argv=None):
 
     verify(results)
     print()
-    print_table(results, skipped, args.quick)
+    print_table(results, skipped, args.quick or args.tiny)
     print(
         f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; load average at end: "
         "%.2f %.2f %.2f" % os.getloadavg()
@@ -707,6 +731,7 @@ def main(argv=None):
             json.dump(
                 {
                     "quick": args.quick,
+                    "tiny": args.tiny,
                     "sizes": s,
                     "results": results,
                     "skipped": [{"workload": a, "method": b, "engine": c, "reason": d} for a, b, c, d in skipped],

@@ -14,6 +14,7 @@ all 3-D float32 random walks of 0.25 m steps (directions uniform on the sphere; 
   the same kind of state arrays, and the wrapper's individual numpy operations.
 
 Usage: python benchmarks/bench_reward.py [--B 1024] [--ref-len 100] [--steps 500] [--repeat 3]
+       python benchmarks/bench_reward.py --tiny    # B = 16, |R| = 10, 20 steps: checks the script runs (CI)
 """
 
 from __future__ import annotations
@@ -128,7 +129,10 @@ def main():
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions, best kept")
     ap.add_argument("--py-envs", type=int, default=3, help="environments timed for the Python DP")
+    ap.add_argument("--tiny", action="store_true", help="B = 16, |R| = 10, 20 steps, 1 run: checks the script runs")
     args = ap.parse_args()
+    if args.tiny:
+        args.B, args.ref_len, args.steps, args.repeat, args.py_envs = 16, 10, 20, 1, 1
     B, n, T = args.B, args.ref_len, args.steps
     rng = np.random.default_rng(0)
     refs = list(random_walks(rng, B, n))

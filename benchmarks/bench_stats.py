@@ -15,6 +15,7 @@ statistics should take a small part of it. Printed, never asserted.
     PYTHONPATH=python python benchmarks/bench_stats.py     # 10,000 resamples, BCa (or installed navdtw)
     python benchmarks/bench_stats.py --resamples 2000 --method percentile --repeat 3
     python benchmarks/bench_stats.py --scipy     # also scipy.stats one column / pair at a time, for scale
+    python benchmarks/bench_stats.py --tiny      # 50 resamples, 1 run: checks the script runs (CI)
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ def main(argv=None) -> int:
     ap.add_argument("--method", default="bca", choices=["bca", "percentile"])
     ap.add_argument("--repeat", type=int, default=3, help="timed runs; best and median are printed")
     ap.add_argument("--scipy", action="store_true", help="also time scipy.stats on one column and one pair")
+    ap.add_argument("--tiny", action="store_true", help="50 resamples, 1 run: checks the script runs (CI)")
     args = ap.parse_args(argv)
+    if args.tiny:
+        args.resamples, args.repeat = 50, 1
     print(f"navdtw.stats: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")
     print(f"{AGENTS} agents x {METRICS} metrics, {args.resamples} resamples, {args.method}, all pairs per metric")
     rng = np.random.default_rng(0)
