@@ -187,7 +187,6 @@ def test_results_json_shape(done):
     assert on_disk["datasets"]["grid_paper"]["agents"]["near_miss"]["sr"]["mean"] == pytest.approx(1 - 15 / 120)
 
 
-
 def test_results_show_as_leaderboards_in_notebooks(done):
     # a dict (results.json's content) that Jupyter shows as one HTML table per data set
     _, results = done
@@ -195,6 +194,7 @@ def test_results_show_as_leaderboards_in_notebooks(done):
     text = results._repr_html_()
     assert text.count("<table>") == len(results["datasets"]) == 2
     assert all(text.count(f">{agent}</th>") == 2 for agent in AGENTS)
+
 
 def test_holm_is_applied_per_dataset_and_metric(done):
     from navdtw.stats import holm
