@@ -16,8 +16,6 @@ from .. import stats
 from .clusters import cluster_labels
 from .scoring import DatasetRun
 
-__all__ = ["analyze_dataset", "json_number"]
-
 
 def json_number(x) -> float | None:
     """A finite float, or None (``null`` in ``results.json``) for NaN and infinities."""

@@ -15,8 +15,6 @@ from typing import Any
 
 from .config import DatasetSpec
 
-__all__ = ["BASELINE_ROW", "cached_baseline"]
-
 #: The name of the baseline's row in the leaderboards (and of its "agent" in ``failures``).
 BASELINE_ROW = "random walk"
 

@@ -3,7 +3,8 @@
 ``results.json`` (the run's content), the leaderboards (``leaderboard.md``, ``.csv``, ``.tex``:
 :mod:`navdtw.suite.tables`), the per-episode values (``episodes.parquet``, or ``episodes.csv``
 without pyarrow) and ``report.html`` (:mod:`navdtw.report`, from :mod:`navdtw.suite.report_data`).
-Each file is written atomically (a temporary file renamed over it).
+Each file is written atomically (a temporary file renamed over it). Internal to :mod:`navdtw.suite`
+(``navdtw.suite.OUTPUTS`` is the public name of the list).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from .config import Suite
 from .report_data import report_data
 from .scoring import DatasetRun
 from .tables import format_leaderboard_csv, format_leaderboard_md, format_leaderboard_tex
-
-__all__ = ["OUTPUTS", "write_outputs", "write_report"]
 
 #: The output files of a run (``episodes.csv`` replaces ``episodes.parquet`` without pyarrow).
 OUTPUTS = (

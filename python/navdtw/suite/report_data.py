@@ -14,8 +14,6 @@ from .config import Suite
 from .marks import metric_info
 from .scoring import DatasetRun
 
-__all__ = ["report_data"]
-
 
 def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_scenes: int, report) -> dict[str, Any]:
     """The ``data`` dict of :func:`navdtw.report.write_report` for a run.

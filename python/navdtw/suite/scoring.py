@@ -17,8 +17,6 @@ import numpy as np
 
 from .config import DatasetSpec, Suite
 
-__all__ = ["DatasetRun", "failure_record", "score_agents"]
-
 
 @dataclass
 class DatasetRun:
