@@ -6,6 +6,10 @@ distance matrices, multithreaded with the GIL released. On top of it: every navi
 (:func:`evaluate`), Matterport3D graphs (:func:`load_connectivity`), dataset readers, random
 baselines (:func:`random_baseline`), an RL reward, the paper's synthetic world, and the ``navdtw``
 command. See the README for a tour.
+
+Benchmark suites (:mod:`navdtw.suite`), statistics (:mod:`navdtw.stats`), the HTML report, figures,
+Dask scoring and the command line are submodules that load on first use: ``import navdtw`` then
+``navdtw.suite.run(...)`` works without importing them up front.
 """
 
 from __future__ import annotations
