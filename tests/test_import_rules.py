@@ -15,6 +15,7 @@ Every import counts: at the top of a module, inside a function, under ``TYPE_CHE
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 import textwrap
@@ -83,7 +84,9 @@ def is_module(name: str, root: Path) -> bool:
     return base.is_dir() or any(base.with_suffix(s).is_file() for s in (".py", ".pyi"))
 
 
+@functools.cache
 def modules(root: Path) -> dict[str, tuple[Path, ast.Module]]:
+    """Every module of the tree at ``root``, parsed (once per tree and session)."""
     out = {}
     for path in sorted(root.rglob("*.py")):
         if "__pycache__" not in path.parts:
