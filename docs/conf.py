@@ -44,7 +44,7 @@ exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
 # targets that live in other projects' documentation are named here, and nothing of navdtw's is.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:(class|obj|data)", r"(numpy|np|numpy\.typing|npt|collections\.abc|typing|pathlib|os|pyarrow|dask\..*)\..+"),
+    (r"py:(class|obj|data)", r"(numpy|np|numpy\.typing|npt|collections\.abc|typing|pathlib|os|pyarrow|pa|dask)\..+"),
     (r"py:(class|obj)", r"(ArrayLike|PathLike|Path|Sequence|Mapping|Iterable|Iterator|Callable|Generator)"),
     (r"py:class", r"(argparse\.\w+|matplotlib\..+|concurrent\.futures\..+|io\.\w+)"),
 ]
@@ -64,7 +64,7 @@ autodoc_class_signature = "separated"
 autodoc_preserve_defaults = True
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
-napoleon_use_rtype = False
+napoleon_use_rtype = True
 napoleon_custom_sections = [("Cost modes", "notes"), ("Methods", "notes"), ("Precision", "notes")]
 
 html_theme = "furo"
