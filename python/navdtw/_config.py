@@ -33,7 +33,7 @@ def config() -> dict[str, Any]:
 
 def show_config() -> dict[str, Any]:
     """Prints which kernels this build and CPU use (as ``numpy.show_config()`` does) and returns
-    the same facts as a dict (:func:`config`)."""
+    the same facts as a dict."""
     c = config()
     e = c["engine"]
     simd = e["simd_kernel"] + (" (compiled: " + ", ".join(e["simd_compiled"]) + ")" if e["simd_compiled"] else "")

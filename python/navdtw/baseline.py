@@ -29,7 +29,7 @@ __all__ = ["RandomWalker", "score_random_walks"]
 class RandomWalker:
     """Seeded random walks from the starts of a split's references, over their scans' graphs.
 
-    ``references`` are node :class:`Paths` (one per split entry) and ``env`` their scan index
+    ``references`` are node :class:`~navdtw.Paths` (one per split entry) and ``env`` their scan index
     into ``graphs_list`` (a list of :class:`navdtw.graphs.NavGraph`).
     """
 
@@ -116,7 +116,7 @@ def score_random_walks(
         names to compute (default: every metric that applies to node paths and the ``inputs``).
     inputs:
         optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
-        :func:`navdtw.evaluate` for a chunk of walks (node :class:`Paths`, before any collapsing)
+        :func:`navdtw.evaluate` for a chunk of walks (node :class:`~navdtw.Paths`, before any collapsing)
         and the reference each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
 
     Returns

@@ -387,6 +387,8 @@ def score_arrow(
     keep:
         columns carried to the result (default: every column except the two path columns).
 
+    Notes
+    -----
     Returns a ``pyarrow.Table``: the kept columns (zero-copy) then one float64 column per metric,
     one row per input row. Per pair, values are bitwise those of ``navdtw.evaluate`` on the
     whole batch.
@@ -646,6 +648,8 @@ def score_parquet(
         ``False``: one task per file; ``True``: one per row group; an int ``k``: ``k`` row
         groups per task.
 
+    Notes
+    -----
     The frame's columns and dtypes come from the first file's schema (every file should share
     it). The frame has one partition per task, in file then row-group order, so ``compute()`` lists
     the rows in input order (each partition has its own 0-based index). Each task runs the

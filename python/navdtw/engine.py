@@ -262,10 +262,33 @@ def dtw(
 ) -> float:
     """DTW(R, Q): the minimum, over warpings, of the summed distances (metres).
 
-    ``reference`` and ``query`` are node paths (1-D ints, with ``distances`` a ``[V, V]``
-    matrix) or coordinate paths (``[n, D]``, Euclidean). ``window`` / ``radius`` select the band
-    or FastDTW (see the module docs); neither means exact. ``precision``: ``"double"`` (default)
-    or ``"single"`` (float32 sums; see the module docs).
+    Parameters
+    ----------
+    reference, query:
+        node paths (1-D ints, with ``distances``) or coordinate paths (``[n, D]``, Euclidean).
+    distances:
+        a ``[V, V]`` matrix of node-to-node distances (metres; ``inf`` = unreachable); rows are
+        reference nodes. ``None``: coordinate paths.
+    window:
+        Sakoe-Chiba band half-width in points (see the module docs).
+    radius:
+        FastDTW radius (coordinates only; see the module docs). Neither ``window`` nor
+        ``radius``: exact DTW.
+    precision:
+        ``"double"`` (default) or ``"single"`` (float32 sums; see the module docs).
+
+    Returns
+    -------
+    float
+        DTW in metres; ``inf`` when a needed node pair is unreachable.
+
+    Raises
+    ------
+    TypeError
+        A path, matrix or option of the wrong type.
+    ValueError
+        An empty path, a node id outside the matrix, a non-finite or too large coordinate, a
+        negative or non-square matrix, ``window`` with ``radius``, ``radius`` on node paths.
     """
     r, q, m = _pair(reference, query, distances)
     return _dtw_checked(r, q, m, window, radius, precision)
@@ -302,9 +325,19 @@ def ndtw(
     radius: int | None = None,
     precision: str = "double",
 ) -> float:
-    """nDTW = exp(-DTW(R, Q) / (|R| * threshold)), in (0, 1]; 0 when DTW is inf.
+    """nDTW = ``exp(-DTW(R, Q) / (|R| * threshold))``, in (0, 1]; 0 when DTW is inf.
 
-    ``threshold`` is the success distance d_th in metres (3.0 for R2R, R4R, RxR and R2R-CE).
+    Parameters
+    ----------
+    threshold:
+        the success distance d_th in metres (3.0 for R2R, R4R, RxR and R2R-CE); finite and > 0.
+    reference, query, distances, window, radius, precision:
+        as :func:`dtw`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`dtw`; also a threshold that is not a finite number > 0.
     """
     threshold = check_threshold(threshold)
     d = dtw(reference, query, distances=distances, window=window, radius=radius, precision=precision)
@@ -337,8 +370,20 @@ def sdtw(
 ) -> float:
     """SDTW = SR * nDTW with SR = 1 if d(q_last, r_last) <= threshold else 0.
 
-    Success follows the nDTW paper's Table 3 (``<=``, as ``evaluate(convention="paper")``);
-    ``inclusive=False`` counts success with ``<`` as the R2R / VLN-DUET / VLN-CE evaluators do.
+    Parameters
+    ----------
+    threshold:
+        the success distance d_th in metres; finite and > 0.
+    inclusive:
+        success is ``<=`` (the nDTW paper's Table 3, as ``evaluate(convention="paper")``);
+        ``False`` counts success with ``<`` as the R2R / VLN-DUET / VLN-CE evaluators do.
+    reference, query, distances, window, radius, precision:
+        as :func:`dtw`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`dtw`; also a threshold that is not a finite number > 0.
     """
     threshold = check_threshold(threshold)
     r, q, m = _pair(reference, query, distances)
@@ -352,7 +397,7 @@ def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[
     """The exact DTW value and its optimal alignment.
 
     Returns ``(dtw, path)`` with ``path`` an int64 ``[K, 2]`` array of (reference index, query
-    index) from (0, 0) to (|R|-1, |Q|-1). Ties prefer the diagonal step, then advancing the
+    index) from (0, 0) to ``(|R|-1, |Q|-1)``. Ties prefer the diagonal step, then advancing the
     reference. Memory is one byte per DP cell (refused beyond 2**32 cells).
     """
     r, q, m = _pair(reference, query, distances)
@@ -364,7 +409,7 @@ def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[
 
 
 def dtw_prefix(reference, query, *, distances: Matrix | None = None) -> np.ndarray:
-    """DTW(R, q_1..q_j) for every j = 1..|Q| in one O(|R||Q|) pass (float64 ``[|Q|]``).
+    """DTW(R, q_1..q_j) for every prefix length j of the query, in one ``O(|R||Q|)`` pass (float64 ``[|Q|]``).
 
     ``dtw_prefix(R, Q)[-1] == dtw(R, Q)``. Useful for per-step rewards and partial trajectories.
     """
@@ -523,13 +568,33 @@ def dtw_batch(
 ) -> np.ndarray:
     """DTW of many pairs in one call (float64 ``[B]``, metres).
 
-    ``references`` / ``queries``: :class:`navdtw.Paths` or lists of paths. Pairs are element-wise
-    (reference i with query i) unless ``pairs`` (``[B, 2]`` int rows of (reference index, query
-    index)) picks them, so one reference can serve many queries without copies. ``distances`` is
-    one ``[V, V]`` matrix or a sequence of them; with a sequence, ``env`` (``[B]`` ints) names the
-    matrix of each pair, so a split spanning many scans scores in one call. ``workers``: threads
-    (-1 = all cores, 1 = the calling thread); results are identical for every value.
-    ``precision="single"`` sums in float32 (faster on long paths; see the module docs).
+    Parameters
+    ----------
+    references, queries:
+        :class:`navdtw.Paths` or lists of paths (node ids or ``[n, D]`` coordinates).
+    distances:
+        one ``[V, V]`` matrix or a sequence of them (node paths); ``None`` for coordinates.
+    env:
+        with a sequence of matrices, ``[B]`` ints naming the matrix of each pair, so a split
+        spanning many scans scores in one call.
+    pairs:
+        ``[B, 2]`` int rows of (reference index, query index); default element-wise (reference i
+        with query i). One reference can serve many queries without copies.
+    window, radius, precision:
+        as :func:`dtw`.
+    workers:
+        threads (-1 = all cores, 1 = the calling thread); results are identical for every value.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[B]``, one DTW per pair (metres).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`dtw`, naming the path or pair index; also unequal batch lengths without
+        ``pairs``, an index out of range in ``pairs`` or ``env``.
     """
     return Batch(references, queries, distances, env, pairs).dtw(window, radius, workers, precision)
 
@@ -547,7 +612,7 @@ def ndtw_batch(
     workers: int = -1,
     precision: str = "double",
 ) -> np.ndarray:
-    """nDTW of many pairs: exp(-DTW / (|R| * threshold)); arguments as :func:`dtw_batch`."""
+    """nDTW of many pairs: ``exp(-DTW / (|R| * threshold))``; arguments as :func:`dtw_batch`."""
     threshold = check_threshold(threshold)
     batch = Batch(references, queries, distances, env, pairs)
     d = batch.dtw(window, radius, workers, precision)

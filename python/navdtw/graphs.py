@@ -68,12 +68,14 @@ class NavGraph:
     edges:
         ``[E, 2]`` integer node index pairs, undirected. Indices must be in ``0..V-1``; self
         loops are rejected; duplicates and both orientations of a pair are merged, so
-        :attr:`edges` holds each undirected edge once as ``(i, j)`` with ``i < j``, sorted.
+        ``edges`` holds each undirected edge once as ``(i, j)`` with ``i < j``, sorted.
     ids:
         Viewpoint id strings, one per node (default ``"0", "1", ...``); must be unique.
     name:
         A label used in error messages (the scan id for Matterport3D graphs).
 
+    Notes
+    -----
     The weight of edge ``(i, j)`` is ``||positions[i] - positions[j]||`` (zero-length edges are
     kept as edges). Nodes may be isolated; their distances to every other node are ``inf``.
     """
@@ -206,7 +208,7 @@ class NavGraph:
 
         Raises ``ValueError`` when ``b`` is unreachable from ``a``. Ties between equally short
         paths are broken by Dijkstra's visiting order from ``a`` (``scipy.sparse.csgraph.dijkstra``
-        over :attr:`adjacency`, whose neighbour lists are sorted): deterministic for a given graph.
+        over ``adjacency``, whose neighbour lists are sorted): deterministic for a given graph.
         """
         a = self._node(a, "start node")
         b = self._node(b, "end node")
@@ -246,7 +248,7 @@ class NavGraph:
 
     def encode(self, viewpoints: Iterable[str]) -> np.ndarray:
         """Viewpoint ids -> node indices (int64). An unknown id raises
-        :class:`UnknownViewpointError` (a ``ValueError``) naming the graph and the id."""
+        :class:`~navdtw.graphs.UnknownViewpointError` (a ``ValueError``) naming the graph and the id."""
         if isinstance(viewpoints, str):
             raise TypeError("encode needs a sequence of viewpoint ids, not a single string")
         viewpoints = list(viewpoints)
@@ -452,6 +454,8 @@ class DistanceField:
         ``[P, P]`` distances between the points (metres; ``inf`` = unreachable), e.g. shortest
         paths around obstacles. Stored as float32, read-only.
 
+    Notes
+    -----
     Straight-line (Euclidean) DTW lets a path that runs through a wall look close to one that goes
     around it. Ilharco et al. (2019) recommend, for continuous environments with obstacles,
     measuring with geodesic distances instead. Snap both paths to the field and score them in node

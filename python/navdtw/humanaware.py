@@ -199,8 +199,10 @@ def evaluate(
 
     Raises
     ------
-    ValueError / TypeError
+    ValueError
         On unequal lengths or an invalid value; the message names the argument and episode index.
+    TypeError
+        On a value of the wrong type, named likewise.
     """
     s = _as_success(success, "success")
     c = _as_counts(collision_count, "collision_count")

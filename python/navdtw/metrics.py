@@ -72,20 +72,30 @@ METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).input
 class Convention:
     """One evaluator's choices, as data.
 
-    success_inclusive: success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
-    spl_length: SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
+    Attributes
+    ----------
+    success_inclusive:
+        success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
+    spl_length:
+        SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
-    fastdtw_radius: None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats: merge consecutive repeated nodes of node paths (references and queries)
+    fastdtw_radius:
+        None for exact DTW, else FastDTW with this radius (coordinates only).
+    collapse_repeats:
+        merge consecutive repeated nodes of node paths (references and queries)
         before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
         VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
-    drop_repeated_positions: drop a query position equal to the previous one (coordinate paths),
+    drop_repeated_positions:
+        drop a query position equal to the previous one (coordinate paths),
         as VLN-CE ``NDTW.update_metric`` does.
-    checks: the evaluator's input checks that the data-set matchers enforce under this convention
+    checks:
+        the evaluator's input checks that the data-set matchers enforce under this convention
         (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
         reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
-    spl_floor: SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
-    success_from_inputs: success is not a distance test: it comes from the per-episode inputs
+    spl_floor:
+        SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
+    success_from_inputs:
+        success is not a distance test: it comes from the per-episode inputs
         ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
     """
 
@@ -261,7 +271,7 @@ class Scores:
     def summary(self, *, percent: bool = False, by=None) -> Summary:
         """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
 
-        ``by``: the name of a per-episode column of :attr:`groups` (``"language"``) or a sequence
+        ``by``: the name of a per-episode column of ``groups`` (``"language"``) or a sequence
         of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
         overall means and the means over each label's episodes (labels as strings, sorted).
 

@@ -68,6 +68,8 @@ class Paths:
     offsets:
         ``[len + 1]`` int64, starting at 0, non-decreasing, ending at ``N``.
 
+    Notes
+    -----
     ``paths[i]`` is a view of path ``i``; ``len(paths)`` the number of paths. Build from a list
     of arrays with :meth:`from_list`.
     """

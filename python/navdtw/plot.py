@@ -200,14 +200,17 @@ def plot_alignment(
     ax:
         Draw into these matplotlib axes (default: a new figure).
     threshold:
-        Success distance d_th for nDTW = exp(-DTW / (|R| d_th)) in the title (default 3.0 m).
+        Success distance d_th for nDTW = ``exp(-DTW / (|R| d_th))`` in the title (default 3.0 m).
     dtw:
         The DTW value to show (e.g. a graph-distance DTW when ``path`` comes from a node-mode
         :func:`navdtw.warping_path`); default the Euclidean cost of the alignment.
     percent:
         show nDTW in percent (as the ``navdtw`` command's tables) instead of a fraction.
 
-    Returns the matplotlib figure.
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     ref = _xy(reference_xy, "reference_xy")
     qry = _xy(query_xy, "query_xy")
@@ -278,7 +281,10 @@ def plot_pairs_grid(
     scale_bar:
         Draw a scale bar (metres, one length for every panel) in each panel.
 
-    Returns the matplotlib figure.
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     from .metrics import Scores
 

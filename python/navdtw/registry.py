@@ -118,7 +118,7 @@ class Metric:
 
     @property
     def header(self) -> str:
-        """The label with its unit, as in tables: ``"NE (m)"``, ``"SR (%)"`` (rates in percent)."""
+        """The label with its unit, as in tables, e.g. ``"NE (m)"`` or ``"SR (%)"`` (rates in percent)."""
         unit = "%" if self.rate else self.unit
         return f"{self.label} ({unit})" if unit else self.label
 

@@ -36,7 +36,7 @@ class NDTWReward:
         one reference path per episode (:class:`navdtw.Paths` or a list): coordinates ``[n, D]``
         (Euclidean, metres) or node ids (with ``distances``).
     threshold:
-        success distance d_th in metres (default 3.0); nDTW = exp(-DTW / (|R| d_th)).
+        success distance d_th in metres (default 3.0); nDTW = ``exp(-DTW / (|R| d_th))``.
     distances, env:
         node mode: a ``[V, V]`` matrix, or a list of them with ``env`` ([B] ints) naming each
         episode's matrix.
@@ -48,6 +48,8 @@ class NDTWReward:
         threads for a step (-1 = all cores, the default everywhere in navdtw; pass 1 when the
         environment loop owns the parallelism, e.g. one reward per vectorised-env worker process).
 
+    Notes
+    -----
     After ``t >= 1`` steps, :attr:`dtw` and :attr:`ndtw` equal ``navdtw.dtw`` / ``navdtw.ndtw`` of the
     reference against the points stepped so far. The first step of an episode returns 0 (there is
     no previous prefix), so an episode's rewards sum to its final nDTW minus its first-step nDTW.

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 BLOCK = 500
-"""Resamples per block: the unit of random-number generation (each block has its own generator)."""
+"""The number of resamples per block, the unit of random-number generation (each block has its own generator)."""
 _GROUP = 4  # blocks per matrix product (memory: _GROUP * BLOCK * clusters floats)
 
 _BOOTSTRAP_STREAM = 0

@@ -136,23 +136,35 @@ class MatchedEpisodes:
 
     Attributes
     ----------
-    ids: the data set's episode ids (``instr_id`` strings, NDH's ``inst_idx`` ints, ...), in split order.
-    scans: scan id of every episode (``""`` when the data set does not say).
-    env: int64 ``[B]`` environment index into ``graphs.scans`` for node paths; ``None`` for
+    ids:
+        the data set's episode ids (``instr_id`` strings, NDH's ``inst_idx`` ints, ...), in split order.
+    scans:
+        scan id of every episode (``""`` when the data set does not say).
+    env:
+        int64 ``[B]`` environment index into ``graphs.scans`` for node paths; ``None`` for
         coordinate paths.
-    references: the reference paths (:class:`navdtw.Paths`: node indices or ``[n, 3]`` points).
-    queries: the predicted trajectories, encoded like ``references``.
-    shortest_distance: float64 ``[B]`` start-to-goal distance (metres) that SPL's l uses under the
+    references:
+        the reference paths (:class:`navdtw.Paths`: node indices or ``[n, 3]`` points).
+    queries:
+        the predicted trajectories, encoded like ``references``.
+    shortest_distance:
+        float64 ``[B]`` start-to-goal distance (metres) that SPL's l uses under the
         ``"shortest"`` conventions; ``inf`` if unreachable.
-    graphs: the :class:`navdtw.GraphSet` that node indices refer to (``None`` for coordinates).
-    id_name: the name of the id column in the data set's files (``"instr_id"``, ``"episode_id"``).
-    extra: per-episode extra inputs some data sets' metrics need, by name, each with one entry per
+    graphs:
+        the :class:`navdtw.GraphSet` that node indices refer to (``None`` for coordinates).
+    id_name:
+        the name of the id column in the data set's files (``"instr_id"``, ``"episode_id"``).
+    extra:
+        per-episode extra inputs some data sets' metrics need, by name, each with one entry per
         episode (e.g. a predicted object id); empty for R2R and R2R-CE.
-    groups: per-episode labels to summarise by, by name (RxR's ``"language"``); they become
+    groups:
+        per-episode labels to summarise by, by name (RxR's ``"language"``); they become
         ``Scores.groups``, so ``scores.summary(by="language")`` works. Empty when the data set has none.
-    left_out: ids of split episodes the convention's evaluator does not score (the R2R evaluator
+    left_out:
+        ids of split episodes the convention's evaluator does not score (the R2R evaluator
         scores only ``<path_id>_0..2``), in split order; empty when every episode is scored.
-    notes: one line per thing the matcher did that the user should know (ids left out,
+    notes:
+        one line per thing the matcher did that the user should know (ids left out,
         predictions ignored), for the command line and ``summary.json``; empty when none.
     """
 
@@ -180,7 +192,7 @@ class MatchedEpisodes:
     def evaluate(self, **kwargs) -> Scores:
         """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
         and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
-        ``workers``, more ``inputs``, ...) go through. The scores carry :attr:`groups`
+        ``workers``, more ``inputs``, ...) go through. The scores carry ``groups``
         (``Scores.groups``)."""
         from ..metrics import evaluate
 

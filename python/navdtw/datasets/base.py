@@ -31,12 +31,19 @@ __all__ = ["Benchmark", "DatasetKind", "Option"]
 class Option:
     """One input of a data set kind: a ``navdtw score`` option and a suite-file key.
 
-    name: the suite key (``"split"``); the command-line flag is ``--`` + name with ``_`` as ``-``.
-    help: one line for ``--help``.
-    kind: ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
+    Attributes
+    ----------
+    name:
+        the suite key (``"split"``); the command-line flag is ``--`` + name with ``_`` as ``-``.
+    help:
+        one line for ``--help``.
+    kind:
+        ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
         file in suite runs) or ``"choice"``.
-    required: whether the data set cannot be opened without it.
-    choices / default: for ``"choice"`` options.
+    required:
+        whether the data set cannot be opened without it.
+    choices, default:
+        for ``"choice"`` options.
     """
 
     name: str

@@ -141,7 +141,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
 
 
 def instructions(split) -> list[dict[str, Any]]:
-    """Expands a split (the output of :func:`load_r2r`, or a file name for it) into instruction
+    """Expands a split (the output of :func:`~navdtw.datasets.load_r2r`, or a file name for it) into instruction
     records: one per instruction, ``instr_id = f"{path_id}_{k}"`` for ``k`` over ``instructions``
     (or ``range(num_instructions)``).
 
@@ -279,7 +279,7 @@ def write_predictions(path: PathLike, predictions) -> None:
 def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
     """Reads a split and the connectivity graphs of its scans: ``(entries, graphs)``.
 
-    ``split``: a split file (or parsed list) as :func:`load_r2r` reads it; ``connectivity``: the
+    ``split``: a split file (or parsed list) as :func:`~navdtw.datasets.load_r2r` reads it; ``connectivity``: the
     folder of ``<scan>_connectivity.json``. Only the split's scans are loaded, in order of first
     appearance (environment ``k`` is the ``k``-th scan met). An empty split, a scan without a
     connectivity file or a viewpoint that is not in its scan raise ``ValueError`` naming the split
@@ -306,7 +306,7 @@ def match_predictions(
     """Pairs every instruction of a split with its predicted trajectory and encodes both.
 
     ``split_instructions``: instruction records (from :func:`instructions`); a split of path
-    entries (from :func:`load_r2r`) or a split file name is expanded first. ``predictions``: a
+    entries (from :func:`~navdtw.datasets.load_r2r`) or a split file name is expanded first. ``predictions``: a
     dict from :func:`load_predictions`, or a results file name / parsed list.
 
     Every instruction must have a prediction and every prediction an instruction: otherwise a
@@ -491,7 +491,7 @@ def random_baseline(
     Parameters
     ----------
     split:
-        path to an R2R / R4R JSON split, or its loaded list of entries (:func:`load_r2r`).
+        path to an R2R / R4R JSON split, or its loaded list of entries (:func:`~navdtw.datasets.load_r2r`).
     graphs:
         a :class:`navdtw.graphs.GraphSet` holding the split's scans (``navdtw.load_connectivity``).
     n:

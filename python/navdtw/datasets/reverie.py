@@ -178,7 +178,7 @@ def instructions(split) -> list[dict[str, Any]]:
 
 class VisibleObjects:
     """Per scan and viewpoint, the ids (strings) of the objects visible there (``visible_pos``
-    non-empty), as read by :func:`load_objects`. ``source`` names the box file or folder."""
+    non-empty), as read by :func:`~navdtw.datasets.load_objects`. ``source`` names the box file or folder."""
 
     def __init__(self, scans: dict[str, dict[str, frozenset]], source: str = "<input>") -> None:
         self._scans = scans

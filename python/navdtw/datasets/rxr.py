@@ -108,7 +108,7 @@ def load_rxr_guide(path_or_list, *, graphs: GraphSet | None = None) -> list[dict
 
     Each line needs ``instruction_id`` (int, unique), ``scan`` (str), ``path`` (non-empty list of
     viewpoint ids) and ``language`` (str); ``path_id`` (int) when present, ``heading`` a finite
-    number when present. Every record is a copy of its line plus ``instr_id`` (:func:`instr_id`).
+    number when present. Every record is a copy of its line plus ``instr_id`` (:func:`~navdtw.datasets.rxr.instr_id`).
     ``graphs``: if given, every scan and viewpoint must exist. Errors name the file and line
     (``"rxr_val_unseen_guide.jsonl.gz: line 12 (instruction_id 41): 'path' is empty"``).
     """

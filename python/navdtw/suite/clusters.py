@@ -26,7 +26,7 @@ def _vlnce_trajectories(bench, ids: Sequence[str]) -> list[str] | None:
     return None if any(x is None for x in labels) else [str(x) for x in labels]
 
 
-#: Per data set kind: episode ids -> path ids (the cluster of each episode), or None (episodes are
+#: For each data set kind, episode ids -> path ids (the cluster of each episode), or None (episodes are
 #: independent). R2R / R4R instr_id "<path_id>_<k>"; RxR (VLN-HAMT ids) "<path_id>_<instruction_id>";
 #: REVERIE "<path_id>_<objId>_<k>"; R2R-CE episodes share a path when they share trajectory_id.
 #: Kinds not listed (NDH: one dialog per episode) resample episodes. A Benchmark may define
@@ -47,7 +47,7 @@ def cluster_labels(bench, ids: Sequence[str]) -> list[str] | None:
     ----------
     bench:
         an open :class:`navdtw.datasets.Benchmark`; its own ``cluster_of(ids)`` wins over
-        :data:`CLUSTER_RULES`.
+        :data:`~navdtw.suite.clusters.CLUSTER_RULES`.
     ids:
         the episode ids, in the order of the values to resample.
 

@@ -11,7 +11,7 @@ __all__ = ["SuiteResults"]
 class SuiteResults(dict):
     """The content of a run's ``results.json``: a plain ``dict`` (indexing, ``==`` with dicts,
     ``json.dumps``, pickling all work as for a dict) that Jupyter shows as one HTML leaderboard
-    per data set (:func:`navdtw.suite.tables.format_leaderboard_html`).
+    per data set (``navdtw.suite.tables.format_leaderboard_html``).
 
     Keys: ``navdtw_version``, ``settings``, ``datasets`` (per data set: ``agents``, ``baseline``,
     ``comparisons``, ...) and ``failures``; see docs/suite.md.

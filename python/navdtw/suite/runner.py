@@ -43,7 +43,7 @@ def run(
         a TOML file name, a dict of the same content, or a :class:`navdtw.suite.Suite`.
     out_dir:
         if given, the leaderboards, ``results.json``, the per-episode values and (with ``report``)
-        ``report.html`` are written there (:mod:`navdtw.suite.outputs`).
+        ``report.html`` are written there (``navdtw.suite.outputs``).
     progress:
         show a progress bar (needs the ``[progress]`` extra, tqdm).
     report:

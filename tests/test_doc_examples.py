@@ -1,22 +1,39 @@
-"""The README's Python examples run as written, each block on its own, and print what it says.
+"""The Python examples of the README and of the documentation (docs/**/*.md) run as written, each
+block on its own, and print what they say.
 
 Every ```python block runs alone in a fresh namespace and working folder, so a reader can paste any
 one of them. A line ``expression  # -> value`` states a result: the test evaluates the expression
 and checks it against the value (numbers to the digits shown, anything else by its repr). Blocks
 that read the real data (they call ``navdtw.data_path``) run only when the data is present; the
-test points ``NAVDTW_DATA`` at it as a reader would."""
+test points ``NAVDTW_DATA`` at it as a reader would. A block that cannot run here (it needs a Ray or
+Spark cluster) says so in an HTML comment just above it, ``<!-- not run: the reason -->``, and is
+reported as skipped with that reason."""
 
 from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 from conftest import REPO, find_data_dir
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+PAGES = [REPO / "README.md", *sorted(p for p in (REPO / "docs").rglob("*.md") if "_build" not in p.parts)]
 CLAIM = re.compile(r"^(?P<code>[^#\n]*?\S)\s*#\s*->\s*(?P<value>.+?)\s*$")
+FENCE = re.compile(r"(?:<!--\s*not run:\s*(?P<skip>.*?)\s*-->\s*\n)?```python\n(?P<code>.*?)```", re.S)
+
+
+def _text(page: Path) -> str:
+    return page.read_text(encoding="utf-8")
+
+
+def _blocks(page: Path) -> list[tuple[int, str, str | None]]:
+    """(line number, code, reason it is not run or None) of every ```python block of a page."""
+    text = _text(page)
+    return [(text.count("\n", 0, m.start("code")) + 1, m["code"], m["skip"]) for m in FENCE.finditer(text)]
+
+
+BLOCKS = [(page, line, code, skip) for page in PAGES for line, code, skip in _blocks(page)]
 
 
 def _needs_data(block: str) -> bool:
@@ -42,7 +59,7 @@ def _tolerance(text: str) -> float:
 
 
 def _matches(value, stated: str) -> bool:
-    """``value`` equals what the README states, numbers to the digits shown (also inside lists,
+    """``value`` equals what the page states, numbers to the digits shown (also inside lists,
     tuples and dicts)."""
     try:
         node = ast.parse(stated, mode="eval").body
@@ -79,20 +96,21 @@ def _matches_node(value, node, text: str) -> bool:
     return abs(number - expected) <= _tolerance(text.lstrip("-")) + 1e-12
 
 
-def _block_id(k: int, block: str) -> str:
-    first = next((ln for ln in block.splitlines() if ln.strip() and not ln.startswith("import")), "")
-    return f"block{k}:{first[:40]}"
+def _block_id(page: Path, line: int) -> str:
+    return f"{page.relative_to(REPO).as_posix()}:{line}"
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[_block_id(k, b) for k, b in enumerate(BLOCKS)])
-def test_readme_block_runs_alone(block, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("page", "line", "block", "skip"), BLOCKS, ids=[_block_id(p, ln) for p, ln, _, _ in BLOCKS])
+def test_block_runs_alone(page, line, block, skip, tmp_path, monkeypatch):
+    if skip:
+        pytest.skip(f"not run: {skip}")
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     if _needs_data(block):
         data = find_data_dir()
         if data is None:
             pytest.skip("needs the real VLN data (NAVDTW_DATA or ../shared/data)")
         monkeypatch.setenv("NAVDTW_DATA", str(data))
-    ns: dict = {"__name__": "readme"}
+    ns: dict = {"__name__": "docs_example"}
     claims = {line: (expr, stated) for line, expr, stated in _claims(block)}
     checked = 0
     # Statement by statement, so a stated result is the value the reader's own run produces
@@ -100,29 +118,35 @@ def test_readme_block_runs_alone(block, tmp_path, monkeypatch):
     for stmt in ast.parse(block).body:
         claim = next((claims[ln] for ln in range(stmt.lineno, stmt.end_lineno + 1) if ln in claims), None)
         if claim is not None and isinstance(stmt, ast.Expr):
-            value = eval(compile(ast.Expression(stmt.value), "README block", "eval"), ns)
+            value = eval(compile(ast.Expression(stmt.value), f"{page.name}:{line}", "eval"), ns)
         else:
-            exec(compile(ast.Module([stmt], type_ignores=[]), "README block", "exec"), ns)
+            exec(compile(ast.Module([stmt], type_ignores=[]), f"{page.name}:{line}", "exec"), ns)
             if claim is None:
                 continue
             assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name), claim
             value = ns[stmt.targets[0].id]
-        assert _matches(value, claim[1]), f"README says `{claim[0]}` gives {claim[1]}, it gives {value!r}"
+        assert _matches(value, claim[1]), f"{page.name}:{line} says `{claim[0]}` gives {claim[1]}, it gives {value!r}"
         checked += 1
     assert checked == len(claims)
 
 
-def test_readme_has_checked_claims():
-    """The README states results, and this test checks them (a rewrite cannot drop them all)."""
-    assert sum(len(_claims(b)) for b in BLOCKS) >= 10
+def test_pages_have_checked_claims():
+    """The README and the documentation state results, and this test checks them (a rewrite cannot
+    drop them all): the README's tour and the pages that took over the README's examples."""
+    claims = {page.relative_to(REPO).as_posix(): 0 for page in PAGES}
+    for page, _, code, skip in BLOCKS:
+        claims[page.relative_to(REPO).as_posix()] += 0 if skip else len(_claims(code))
+    assert claims["README.md"] >= 10
+    assert sum(claims.values()) >= 55
 
 
-def test_readme_commands_exist():
-    """Every `navdtw <command>` the README shows is a real subcommand."""
+def test_commands_exist():
+    """Every `navdtw <command>` the README and the documentation show is a real subcommand."""
     from navdtw.cli import build_parser
 
-    commands = set(re.findall(r"^navdtw (\w+)", README, re.M))
-    assert commands >= {"demo", "score", "baseline"}
+    shell = "\n".join(b for page in PAGES for b in re.findall(r"```bash\n(.*?)```", _text(page), re.S))
+    commands = set(re.findall(r"^navdtw (\w+)", shell, re.M))
+    assert commands >= {"demo", "score", "baseline", "suite", "compare"}
     parser = build_parser()
     for cmd in commands:
         with pytest.raises(SystemExit) as exit_info:
@@ -139,19 +163,20 @@ def test_claim_checker_is_strict():
     assert _matches(True, "True") and not _matches(False, "True")
 
 
-def test_readme_suite_runs(tmp_path, monkeypatch):
-    """The README's suite (its agents' files written by the README's own block) runs and gives the
-    data sets, agents and outputs the README shows."""
+def test_suite_page_example_runs(tmp_path, monkeypatch):
+    """docs/suite.md's worked suite (its agents' files written by the page's own block) runs and
+    gives the data sets, agents and outputs the page shows."""
     data = find_data_dir()
     if data is None:
         pytest.skip("needs the real VLN data (NAVDTW_DATA or ../shared/data)")
     from navdtw import suite
 
+    page = REPO / "docs" / "suite.md"
     monkeypatch.setenv("NAVDTW_DATA", str(data))
     monkeypatch.chdir(tmp_path)
-    writer = next(b for b in BLOCKS if "reverie_perturbed.json" in b)
-    exec(compile(writer, "README block", "exec"), {"__name__": "readme"})
-    (toml,) = re.findall(r"```toml\n(.*?)```", README, re.S)
+    writer = next(code for _, code, _ in _blocks(page) if "reverie_perturbed.json" in code)
+    exec(compile(writer, "suite.md", "exec"), {"__name__": "docs_example"})
+    (toml,) = [t for t in re.findall(r"```toml\n(.*?)```", _text(page), re.S) if "reverie_perturbed" in t]
     (tmp_path / "suite.toml").write_text(toml + "\n[settings]\nresamples = 200\nbaseline_walks = 2000\n")
     results = suite.run(tmp_path / "suite.toml", tmp_path / "out", progress=False)
     assert not results["failures"]
