@@ -823,6 +823,11 @@ def _cmd_compare(args) -> int:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
     kind = DATASETS[args.dataset]
     files = [_need_file(p, "predictions") for p in args.predictions]
+    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
+    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
+    extra = sorted(given - {o.name for o in kind.options})
+    if extra:
+        raise UserError(f"--dataset {args.dataset} does not take {', '.join(flags[e] for e in extra)}")
     options = {}
     for opt in kind.options:
         value = getattr(args, f"ds_{opt.name}", None)
@@ -843,11 +848,6 @@ def _cmd_compare(args) -> int:
                 except ValueError as exc:
                     raise UserError(f"{opt.flag}: {exc}") from None
             options[opt.name] = value
-    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
-    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
-    extra = sorted(given - {o.name for o in kind.options})
-    if extra:
-        raise UserError(f"--dataset {args.dataset} does not take {', '.join(flags[e] for e in extra)}")
     out = Path(args.out) if args.out else None
     if out is not None:
         paths = [Path(options[o.name]) for o in kind.options if o.kind in ("file", "dir", "path") and o.name in options]

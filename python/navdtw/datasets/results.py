@@ -238,6 +238,7 @@ def _read_raw(path: PathLike) -> _Raw:
 
 
 def _read_json(text: str, name: str) -> _Raw:
+    """A text that starts with ``[`` or ``{``: a JSON list, an object, or JSON Lines."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -249,15 +250,10 @@ def _read_json(text: str, name: str) -> _Raw:
             if not isinstance(row, dict):
                 raise ValueError(f"{name}: entry {k}: expected an object (one episode), got {type(row).__name__}")
         return _Raw(name, _columns_of(data), len(data), lambda k: f"entry {k}")
-    if isinstance(data, dict):
-        if data and all(isinstance(v, dict) for v in data.values()):  # {episode_id: {metric: value}}
-            keys = [str(k) for k in data]
-            return _Raw(name, _columns_of(list(data.values())), len(keys), lambda k: f"entry {k}", keys=keys)
-        return _Raw(name, _columns_of([data]), 1, lambda k: "line 1")  # one JSON line
-    raise ValueError(
-        f"{name}: expected per-episode results (JSON Lines, a list of objects or an object keyed by "
-        f"episode id), got a JSON {type(data).__name__}"
-    )
+    if data and all(isinstance(v, dict) for v in data.values()):  # {episode_id: {metric: value}}
+        keys = [str(k) for k in data]
+        return _Raw(name, _columns_of(list(data.values())), len(keys), lambda k: f"entry {k}", keys=keys)
+    return _Raw(name, _columns_of([data]), 1, lambda k: "line 1")  # one object: one JSON line
 
 
 def _json_lines(text: str, name: str) -> _Raw:
@@ -794,7 +790,7 @@ def _build(
             low = np.flatnonzero(v < 0)
             if low.size:
                 k = int(low[0])
-                raise ValueError(f"{name}: {entry(k)}: {col!r} is a distance and must be >= 0, got {v[k]!r}")
+                raise ValueError(f"{name}: {entry(k)}: {col!r} is a distance and must be >= 0, got {float(v[k])!r}")
         values[target], kept[col] = v, target
         directions[target] = direction
         if rate:
@@ -874,7 +870,7 @@ def _targets(
         else:
             out[col] = (col, None, False, False)  # unknown: kept if numeric, no direction
     for target, cs in claims.items():
-        cs.sort()
+        cs.sort(key=lambda c: c[0])  # by level, file order within a level
         top = [c for level, c in cs if level == cs[0][0]]
         if len(top) > 1:
             raise ValueError(
