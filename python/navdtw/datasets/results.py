@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import gc
 import io
 import itertools
 import json
@@ -299,35 +300,40 @@ def _add_column(out: dict[str, list], key: str, values: list) -> None:
 def _read_csv(text: str, name: str, tab: bool) -> _Raw:
     first = text.lstrip("\r\n").split("\n", 1)[0]
     delimiter = "\t" if tab or ("\t" in first and "," not in first) else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
+
+    def reader():
+        return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+
     try:
-        for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue  # a blank line
-            if header is None:
-                header = [h.strip() for h in row]
-                seen = Counter(header)
-                twice = [h for h, c in seen.items() if c > 1]
-                if twice:
-                    raise ValueError(f"{name}: line {reader.line_num}: the column {twice[0]!r} appears twice")
-                continue
-            if len(row) != len(header):
-                raise ValueError(
-                    f"{name}: line {reader.line_num}: {len(row)} fields where the header has {len(header)}"
-                )
-            rows.append(row)
-            lines.append(reader.line_num)
+        rows = [r for r in reader() if r and (len(r) > 1 or r[0].strip())]  # blank lines skipped
     except csv.Error as exc:
-        raise ValueError(f"{name}: line {reader.line_num}: malformed CSV ({exc})") from None
-    if header is None:
+        bad = reader()
+        with contextlib.suppress(csv.Error):
+            for _ in bad:
+                pass
+        raise ValueError(f"{name}: line {bad.line_num}: malformed CSV ({exc})") from None
+    if not rows:
         raise ValueError(f"{name}: empty file (no rows)")
+    lines: list[int] = []
+
+    def line(k: int) -> str:  # row k's line, found only when a message needs it
+        if not lines:
+            r = reader()
+            lines.extend(r.line_num for row in r if row and (len(row) > 1 or row[0].strip()))
+        return f"line {lines[k]}"
+
+    header = [h.strip() for h in rows[0]]
+    twice = [h for h, c in Counter(header).items() if c > 1]
+    if twice:
+        raise ValueError(f"{name}: {line(0)}: the column {twice[0]!r} appears twice")
+    rows = rows[1:]
     if not rows:
         raise ValueError(f"{name}: a header and no rows")
+    if len(set(map(len, rows))) > 1 or len(rows[0]) != len(header):
+        k = next(k for k, r in enumerate(rows) if len(r) != len(header))
+        raise ValueError(f"{name}: {line(k + 1)}: {len(rows[k])} fields where the header has {len(header)}")
     columns = dict(zip(header, (list(c) for c in zip(*rows))))
-    return _Raw(name, columns, len(rows), lambda k: f"line {lines[k]}", text_parsed=True)
+    return _Raw(name, columns, len(rows), lambda k: line(k + 1), text_parsed=True)
 
 
 def _read_parquet(path: Path, name: str) -> _Raw:
@@ -663,6 +669,24 @@ def load_results(
     columns = parse_columns(columns)
     percent = parse_percent(percent)
     select = parse_select(select)
+    with _gc_paused():
+        return _load(path, columns, percent, id_column, path_column, select)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Millions of new lists and strings, none in a reference cycle: the cyclic garbage collector's
+    passes over them cost a third of a large CSV's reading time, and find nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load(path, columns, percent, id_column, path_column, select) -> ResultsTable:
     if is_path(path):
         raw = _read_raw(path)
     else:
@@ -745,7 +769,7 @@ def _build(
         if c is not None:
             reserved.add(c)
     paths = None if path_col is None else _ids_of(cols[path_col], raw, path_col)
-    scans = [""] * raw.n if scan_col is None else [_scan(s) for s in _text_of(cols[scan_col], raw.n)]
+    scans = [""] * raw.n if scan_col is None else _scans(_text_of(cols[scan_col], raw.n))
     groups = {_norm(c): _text_of(cols[c], raw.n) for c in group_cols}
 
     # which column is which metric
@@ -821,9 +845,10 @@ def _build(
     )
 
 
-def _scan(text: str) -> str:
-    """``mp3d/X/X.glb`` -> ``X``; a plain scan id as it is."""
-    return Path(text).stem if "/" in text or text.endswith(".glb") else text
+def _scans(texts: list[str]) -> list[str]:
+    """``mp3d/X/X.glb`` -> ``X``; a plain scan id as it is (each distinct text converted once)."""
+    stem = {t: Path(t).stem if "/" in t or t.endswith(".glb") else t for t in set(texts)}
+    return [stem[t] for t in texts]
 
 
 def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
