@@ -51,7 +51,7 @@ class Option:
     cli:
         for ``"value"`` options: the command-line flags, ``((flag, argparse keywords), ...)``, all
         writing this option (e.g. a repeatable ``--column NAME=METRIC``); the first is
-        :attr:`flag`. Empty: one flag ``--name`` taking a value.
+        ``flag``. Empty: one flag ``--name`` taking a value.
     """
 
     name: str

@@ -115,7 +115,7 @@ ALIASES: dict[str, str] = {
     "steps_taken": "steps",
 }
 
-#: Known columns that are not registry metrics -> (higher is better: True / False / None, is a rate).
+#: Known columns that are not registry metrics, each with (higher is better, is a rate).
 EXTRA_COLUMNS: dict[str, tuple[bool | None, bool]] = {
     "steps": (None, False),  # actions taken (VLN-CE steps_taken)
     "oracle_spl": (True, True),  # VLN-CE OracleSPL
@@ -126,7 +126,8 @@ EXTRA_COLUMNS: dict[str, tuple[bool | None, bool]] = {
 #: Metrics whose NaN is 0 by their formula where the named indicator is 0 (success, RGS).
 FORMULA_ZERO: dict[str, str] = {"spl": "sr", "sdtw": "sr", "sed": "sr", "rgspl": "rgs"}
 
-#: The "convention" of a results table: the values are the table's evaluator's; navdtw computes none.
+#: The convention of every results table, ``"external"``. The values are the table's evaluator's and
+#: navdtw computes none, so nothing of it applies but the name.
 EXTERNAL = Convention("external", False, "shortest", source="the evaluator that wrote the table")
 
 _DIRECTIONS = {"+": True, "-": False}
@@ -536,6 +537,11 @@ class ResultsTable:
     def __repr__(self) -> str:
         return f"ResultsTable({self.source}: {len(self)} episodes; {', '.join(self.values)})"
 
+    def start_note(self, source: str) -> None:
+        """None: a results table holds no trajectories whose starts could be checked (the same
+        method as :class:`~navdtw.datasets.MatchedEpisodes`, for the suite)."""
+        return None
+
     def records(self) -> dict[str, Metric]:
         """The :class:`navdtw.registry.Metric` record of every kept column: the registry's for a
         metric, else one with the column's name as label, its direction and whether it is a rate."""
@@ -640,12 +646,12 @@ def load_results(
     path:
         a JSON Lines, JSON, CSV / TSV or Parquet file (gzipped or not), or the rows as a list of dicts.
     columns:
-        explicit column mappings (:func:`parse_columns`): ``{"Oracle SR": "osr", "TCR": "-",
+        explicit column mappings (:func:`~navdtw.datasets.results.parse_columns`): ``{"Oracle SR": "osr", "TCR": "-",
         "instruction": "ignore"}``.
     percent:
         ``True`` when every rate column is in percent, or the columns that are (``["spl"]``).
     id_column:
-        the id column (default: the first of :data:`ID_COLUMNS`; a keyed JSON object's keys).
+        the id column (default: the first of :data:`~navdtw.datasets.results.ID_COLUMNS`; a keyed JSON object's keys).
     path_column:
         the column of path ids (default: the first of ``path_id``, ``trajectory_id``).
     select:
@@ -654,7 +660,7 @@ def load_results(
 
     Returns
     -------
-    :class:`ResultsTable`
+    :class:`~navdtw.datasets.results.ResultsTable`
 
     Raises
     ------
@@ -1109,11 +1115,11 @@ def id_shape_clusters(ids: Sequence[str], kind: str | None = None) -> tuple[list
 
 
 class ResultsBenchmark(Benchmark):
-    """Results tables of one data set: each agent's file is read (:func:`load_results`) with the
+    """Results tables of one data set: each agent's file is read (:func:`~navdtw.datasets.load_results`) with the
     same options, checked against the split when one is given, and its columns are its scores.
 
     Attributes: ``split`` (the split's episodes, or None), ``dataset_kind`` (the kind whose split
-    and id shapes apply, or None), ``options`` (the keyword arguments of :func:`load_results`),
+    and id shapes apply, or None), ``options`` (the keyword arguments of :func:`~navdtw.datasets.load_results`),
     ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
     """
 
@@ -1203,7 +1209,7 @@ class ResultsBenchmark(Benchmark):
         return matched.evaluate(threshold=kwargs.get("threshold"), metrics=kwargs.get("metrics"))
 
     def cluster_of(self, ids: Sequence[str]) -> list[str] | None:
-        """The path of each episode for the path bootstrap (:mod:`navdtw.suite.clusters`): from the
+        """The path of each episode for the path bootstrap (``navdtw.suite.clusters``): from the
         split, else from the tables' path column, else from the ids' shape (R2R, REVERIE; the
         ``dataset_kind``'s), else None (episodes are resampled)."""
         ids = [str(i) for i in ids]
@@ -1223,6 +1229,7 @@ class ResultsBenchmark(Benchmark):
         return labels
 
 
+#: The data set kind ``results`` (``navdtw.datasets.DATASETS["results"]``).
 RESULTS = DatasetKind(
     "results",
     "Results tables",
