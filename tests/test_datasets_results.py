@@ -738,3 +738,35 @@ def test_percent_is_a_division_by_100(values):
     if top > 1:
         with pytest.raises(ValueError, match="a percentage"):
             load_results(rows)
+
+
+def test_json_lines_are_read_in_blocks(tmp_path, monkeypatch):
+    """Blocks of lines: a column that appears in a later block, blank lines, and the line named in
+    an error are those of the whole file."""
+    monkeypatch.setattr(rs, "_BLOCK", 4)
+    rows = [{"id": i, "sr": float(i % 2)} for i in range(10)]
+    rows[7]["steps"] = 3
+    text = "\n".join(json.dumps(r) for r in rows[:5]) + "\n\n\n" + "\n".join(json.dumps(r) for r in rows[5:]) + "\n"
+    (tmp_path / "t.jsonl").write_text(text)
+    raw = rs._read_raw(tmp_path / "t.jsonl")
+    assert raw.n == 10 and raw.columns["steps"] == [None] * 7 + [3, None, None]
+    assert [raw.entry(k) for k in (4, 5, 9)] == ["line 5", "line 8", "line 12"]
+    (tmp_path / "t.jsonl").write_text(text.replace('{"id": 8,', '{"id": 8,,'))
+    with pytest.raises(ValueError, match=r"^t\.jsonl: line 11: malformed JSON at column 10"):
+        load_results(tmp_path / "t.jsonl")
+
+
+def test_csv_in_blocks_quoted_newlines_and_line_numbers(tmp_path, monkeypatch):
+    monkeypatch.setattr(rs, "_BLOCK", 3)
+    text = 'id,instruction,ne\n1,"walk\nto the door",1.5\n\n2,x,2.5\r\n3,y,3.5\n4,z,-1\n'
+    (tmp_path / "t.csv").write_text(text)
+    with pytest.raises(ValueError, match=r"^t\.csv: line 7 \(id 4\): 'ne' is a distance and must be >= 0, got -1\.0$"):
+        load_results(tmp_path / "t.csv")
+    (tmp_path / "t.csv").write_text(text.replace("-1", "4.5"))
+    t = load_results(tmp_path / "t.csv")
+    assert t.ids == ["1", "2", "3", "4"] and same(t.values["ne"], [1.5, 2.5, 3.5, 4.5])
+    raw = rs._read_raw(tmp_path / "t.csv")
+    assert raw.columns["instruction"][0] == "walk\nto the door"
+    (tmp_path / "t.csv").write_text(text.replace("4,z,-1", "4,z"))
+    with pytest.raises(ValueError, match=r"^t\.csv: line 7: 2 fields where the header has 3$"):
+        load_results(tmp_path / "t.csv")

@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import gc
-import io
 import itertools
 import json
 import math
@@ -259,22 +258,55 @@ def _read_json(text: str, name: str) -> _Raw:
 
 
 def _json_lines(text: str, name: str) -> _Raw:
-    lines = text.splitlines()
-    numbers = [k + 1 for k, line in enumerate(lines) if line.strip()]
+    """JSON Lines, read in blocks of lines: only one block's objects exist at a time, the columns
+    grow block by block (a million rows as dicts would take several times their columns' memory)."""
+    columns: dict[str, list] = {}
+    numbers: list[int] = []
+    lines = text.split("\n")  # at "\n" only, as JSON Lines is split (not str.splitlines)
+    first = 1
+    while lines:
+        block = [(first + j, line) for j, line in enumerate(lines[:_BLOCK]) if line.strip()]
+        first += min(_BLOCK, len(lines))
+        del lines[:_BLOCK]  # the block's lines are freed as the columns grow
+        if block:
+            rows = _parse_lines(block, name)
+            _extend(columns, _columns_of(rows), len(numbers), len(rows))
+            numbers.extend(k for k, _ in block)
+    return _Raw(name, columns, len(numbers), lambda k: f"line {numbers[k]}")
+
+
+#: lines of JSON Lines parsed at once
+_BLOCK = 50_000
+
+
+def _parse_lines(block: list[tuple[int, str]], name: str) -> list[dict]:
     rows = None
     with contextlib.suppress(json.JSONDecodeError):  # one parse; line by line only to name a bad line
-        rows = json.loads("[" + ",".join(lines[k - 1] for k in numbers) + "]")
-    if rows is None or len(rows) != len(numbers) or not all(isinstance(r, dict) for r in rows):
-        rows = []
-        for k in numbers:
-            try:
-                row = json.loads(lines[k - 1])
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{name}: line {k}: expected an object (one episode), got {type(row).__name__}")
-            rows.append(row)
-    return _Raw(name, _columns_of(rows), len(rows), lambda k: f"line {numbers[k]}")
+        rows = json.loads("[" + ",".join(line for _, line in block) + "]")
+    if rows is not None and len(rows) == len(block) and all(type(r) is dict for r in rows):
+        return rows
+    rows = []
+    for k, line in block:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{name}: line {k}: expected an object (one episode), got {type(row).__name__}")
+        rows.append(row)
+    return rows
+
+
+def _extend(columns: dict[str, list], part: dict[str, list], before: int, added: int) -> None:
+    """Appends a block's columns (``added`` rows) to ``columns`` (``before`` rows); a column one of
+    them lacks is None there."""
+    for key, values in part.items():
+        if key not in columns:
+            columns[key] = [None] * before
+        columns[key].extend(values)
+    for key, values in columns.items():
+        if key not in part:
+            values.extend([None] * added)
 
 
 def _columns_of(rows: list[dict]) -> dict[str, list]:
@@ -299,42 +331,67 @@ def _add_column(out: dict[str, list], key: str, values: list) -> None:
 
 
 def _read_csv(text: str, name: str, tab: bool) -> _Raw:
+    """CSV (or TSV), read in blocks of rows: the columns grow block by block, each line's text is
+    freed once parsed (a list of rows, or a StringIO's copy of the text, would take several times
+    the columns' memory)."""
     first = text.lstrip("\r\n").split("\n", 1)[0]
     delimiter = "\t" if tab or ("\t" in first and "," not in first) else ","
 
-    def reader():
-        return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    def reader(consume: bool = False):
+        lines = text.split("\n")
 
+        def each():
+            for i in range(len(lines)):
+                line = lines[i]
+                if consume:
+                    lines[i] = ""  # freed once parsed
+                yield line + "\n"  # put back: a quoted field may span lines
+
+        return csv.reader(each(), delimiter=delimiter)
+
+    lines: list[int] = []
+
+    def line(k: int) -> str:  # row k's line, found only when a message needs it
+        if not lines:
+            lines.extend(r.line_num for r in [reader()] for row in r if _filled(row))
+        return f"line {lines[k]}"
+
+    rows = reader(consume=True)
+    header: list[str] | None = None
+    columns: list[list[str]] = []
+    n = 0
     try:
-        rows = [r for r in reader() if r and (len(r) > 1 or r[0].strip())]  # blank lines skipped
+        while block := [r for r in itertools.islice(rows, _BLOCK) if _filled(r)]:
+            if header is None:
+                header = [h.strip() for h in block[0]]
+                twice = [h for h, c in Counter(header).items() if c > 1]
+                if twice:
+                    raise ValueError(f"{name}: {line(0)}: the column {twice[0]!r} appears twice")
+                columns = [[] for _ in header]
+                block = block[1:]
+            if any(len(r) != len(header) for r in block):
+                k = next(k for k, r in enumerate(block) if len(r) != len(header))
+                where = line(n + k + 1)
+                raise ValueError(f"{name}: {where}: {len(block[k])} fields where the header has {len(header)}")
+            for col, values in zip(columns, zip(*block)):
+                col.extend(values)
+            n += len(block)
     except csv.Error as exc:
         bad = reader()
         with contextlib.suppress(csv.Error):
             for _ in bad:
                 pass
         raise ValueError(f"{name}: line {bad.line_num}: malformed CSV ({exc})") from None
-    if not rows:
+    if header is None:
         raise ValueError(f"{name}: empty file (no rows)")
-    lines: list[int] = []
-
-    def line(k: int) -> str:  # row k's line, found only when a message needs it
-        if not lines:
-            r = reader()
-            lines.extend(r.line_num for row in r if row and (len(row) > 1 or row[0].strip()))
-        return f"line {lines[k]}"
-
-    header = [h.strip() for h in rows[0]]
-    twice = [h for h, c in Counter(header).items() if c > 1]
-    if twice:
-        raise ValueError(f"{name}: {line(0)}: the column {twice[0]!r} appears twice")
-    rows = rows[1:]
-    if not rows:
+    if n == 0:
         raise ValueError(f"{name}: a header and no rows")
-    if len(set(map(len, rows))) > 1 or len(rows[0]) != len(header):
-        k = next(k for k, r in enumerate(rows) if len(r) != len(header))
-        raise ValueError(f"{name}: {line(k + 1)}: {len(rows[k])} fields where the header has {len(header)}")
-    columns = dict(zip(header, (list(c) for c in zip(*rows))))
-    return _Raw(name, columns, len(rows), lambda k: line(k + 1), text_parsed=True)
+    return _Raw(name, dict(zip(header, columns)), n, lambda k: line(k + 1), text_parsed=True)
+
+
+def _filled(row: list[str]) -> bool:
+    """Not a blank line."""
+    return bool(row) and (len(row) > 1 or bool(row[0].strip()))
 
 
 def _read_parquet(path: Path, name: str) -> _Raw:
