@@ -539,7 +539,7 @@ def test_split_r2r_ce_episodes_with_instruction_ids(tmp_path, data_dir):
     )
     assert bench.cluster_of(t.ids) == [str(e["trajectory_id"]) for e in eps[:50]]
     with pytest.raises(
-        ValueError, match=r"<input>: 1 episode_id values are not episodes of val_unseen\.json\.gz: 999999 \(1 in all\)"
+        ValueError, match=r"<input>: episode_id 999999 \(1 in all\): not episodes of val_unseen\.json\.gz"
     ):
         bench.match([{"episode_id": 999999, "success": 1.0}])
 
@@ -573,9 +573,9 @@ def test_align_names_the_file_and_the_ids():
     b = replace_source(load_results([{"id": i, "sr": 0} for i in range(2, 10)]), "b.jsonl")
     c = replace_source(load_results([{"id": i, "sr": 0} for i in range(12)]), "c.jsonl")
     assert rs.align([a, a]) == a.ids
-    with pytest.raises(ValueError, match=r"^b\.jsonl: no row for 2 ids that <input> has: 0, 1 \(2 in all\)$"):
+    with pytest.raises(ValueError, match=r"^b\.jsonl: no row for id 0, 1 \(2 in all\), which <input> has$"):
         rs.align([a, b])
-    with pytest.raises(ValueError, match=r"^c\.jsonl: 2 ids that <input> does not have: 10, 11 \(2 in all\)$"):
+    with pytest.raises(ValueError, match=r"^c\.jsonl: rows for id 10, 11 \(2 in all\), which <input> does not have$"):
         rs.align([a, c])
 
 

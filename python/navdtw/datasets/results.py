@@ -1055,10 +1055,10 @@ def align(tables: Sequence[ResultsTable]) -> list[str]:
         have = set(t.ids)
         missing = [i for i in first.ids if i not in have]
         if missing:
-            raise ValueError(f"{t.source}: no row for {len(missing)} ids that {first.source} has: {few(missing)}")
+            raise ValueError(f"{t.source}: no row for {t.id_name} {few(missing)}, which {first.source} has")
         extra = [i for i in t.ids if i not in ref]
         if extra:
-            raise ValueError(f"{t.source}: {len(extra)} ids that {first.source} does not have: {few(extra)}")
+            raise ValueError(f"{t.source}: rows for {t.id_name} {few(extra)}, which {first.source} does not have")
     return list(first.ids)
 
 
@@ -1233,10 +1233,7 @@ class ResultsBenchmark(Benchmark):
         ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
         if unknown:
-            raise ValueError(
-                f"{table.source}: {len(unknown)} {table.id_name} values are not episodes of {split.name}: "
-                f"{few(unknown)}"
-            )
+            raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
             twice = [i for i, c in Counter(ids).items() if c > 1]
             raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")
