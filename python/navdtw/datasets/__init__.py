@@ -7,6 +7,7 @@
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 * :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
+* :mod:`~navdtw.datasets.results`: results tables, per-episode metrics computed by other evaluators.
 
 Every data-set module reads its split and its predictions, matches them into a
 :class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
@@ -25,13 +26,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, ndh, r2r, reverie, rxr, vlnce
+from . import havln, matterport, ndh, r2r, results, reverie, rxr, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
 from .ndh import load_ndh, load_ndh_predictions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
+from .results import load_results
 from .reverie import load_objects, load_reverie
 from .reverie import load_predictions as load_reverie_predictions
 from .rxr import load_rxr_guide, load_rxr_predictions
@@ -60,7 +62,7 @@ def data_path(*parts: str) -> Path:
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
 DATASETS: dict[str, DatasetKind] = {
-    k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR)
+    k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR, results.RESULTS)
 }
 
 
@@ -90,6 +92,7 @@ __all__ = [
     "load_objects",
     "load_predictions",
     "load_r2r",
+    "load_results",
     "load_reverie",
     "load_reverie_predictions",
     "load_rxr_guide",
@@ -102,6 +105,7 @@ __all__ = [
     "ndh",
     "open",
     "r2r",
+    "results",
     "reverie",
     "rxr",
     "vlnce",
