@@ -277,7 +277,8 @@ py::dict build_info() {
     d["simd_choice"] = choice_name(navdtw::simd_choice().load());
     const bool per_batch = navdtw::simd_choice().load() == navdtw::kSimdAuto && navdtw::avx512_supported();
     d["simd_per_batch"] = per_batch ? "avx512 for double-precision batches whose pairs average >= " +
-                                          std::to_string(static_cast<long>(navdtw::kAvx512MinCellsPerPair)) + " cells"
+                                          std::to_string(static_cast<long>(navdtw::kAvx512MinCellsPerPair)) +
+                                          " cells and fill 16-lane groups"
                                     : std::string();
     d["simd_kernels"] = py::cast(runnable_kernels());
     py::list compiled;
@@ -335,12 +336,12 @@ PYBIND11_MODULE(_core, m) {
         "True when batches use a SIMD lane kernel.");
     m.def(
         "simd_kernel_for",
-        [](double cells_per_pair, const std::string& precision) {
-            return navdtw::simd_name(navdtw::simd_for_batch(single_precision(precision), cells_per_pair));
+        [](index_t pairs, double cells_per_pair, const std::string& precision) {
+            return navdtw::simd_name(navdtw::simd_for_batch(single_precision(precision), cells_per_pair, pairs));
         },
-        py::arg("cells_per_pair"), py::arg("precision") = "double",
-        "The lane kernel an exact coordinate batch whose pairs average this many cells (|R| |Q|) runs now, "
-        "if it takes the lanes at all (at least 16 pairs of 64 cells on average).");
+        py::arg("pairs"), py::arg("cells_per_pair"), py::arg("precision") = "double",
+        "The lane kernel an exact coordinate batch of this many pairs averaging this many cells (|R| |Q|) runs "
+        "now, if it takes the lanes at all (at least 2 pairs of 64 cells on average).");
     m.def("build_info", &build_info, "How this build was made and which kernels it uses (see _core.pyi).");
     init_stats(m);
     init_walks(m);

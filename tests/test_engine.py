@@ -822,17 +822,30 @@ def test_build_info_reports_the_build_and_follows_the_simd_choice():
 
 
 def test_automatic_choice_takes_16_lanes_for_long_double_batches_only():
-    # AVX-512 measured faster for double sums over long pairs only; 8 lanes everywhere else
+    # AVX-512 measured faster for double sums over long pairs only, when the batch fills 16-lane
+    # groups about as well as 8-lane ones; 8 lanes everywhere else
     with simd("auto"):
         eight = navdtw._core.build_info()["simd_kernel"]
-        long_double = "avx512" if navdtw._core.build_info()["cpu_avx512"] else eight
-        assert navdtw._core.simd_kernel_for(65536.0) == long_double
-        assert navdtw._core.simd_kernel_for(4e6, "double") == long_double
-        assert navdtw._core.simd_kernel_for(65535.0) == eight
-        assert navdtw._core.simd_kernel_for(4e6, "single") == eight
+        wide = "avx512" if navdtw._core.build_info()["cpu_avx512"] else eight
+        assert navdtw._core.simd_kernel_for(200, 65536.0) == wide
+        assert navdtw._core.simd_kernel_for(200, 4e6, "double") == wide
+        assert navdtw._core.simd_kernel_for(200, 65535.0) == eight
+        assert navdtw._core.simd_kernel_for(200, 4e6, "single") == eight
+        # lanes computed: 16-lane groups vs 8-lane groups, at most 5% more
+        assert [navdtw._core.simd_kernel_for(b, 4e6) for b in (2, 8, 10, 16, 17, 24, 25, 31, 32)] == [
+            eight,
+            eight,
+            wide,
+            wide,
+            eight,
+            eight,
+            wide,
+            wide,
+            wide,
+        ]
     for kernel in navdtw._core.simd_kernels():
         with simd(kernel):
-            assert navdtw._core.simd_kernel_for(4e6) == navdtw._core.simd_kernel_for(100.0, "single") == kernel
+            assert navdtw._core.simd_kernel_for(200, 4e6) == navdtw._core.simd_kernel_for(2, 100.0, "single") == kernel
 
 
 def test_set_simd_refuses_unknown_and_missing_kernels():
@@ -952,7 +965,8 @@ def test_simd_lanes_row_pairs_and_every_end_row(kernel, precision):
     # the lane kernels sweep two rows at a time where they can, and one row where a lane's table
     # ends on the first of the two (its answer is read before the next row overwrites it): groups
     # whose lanes end on every row 1..24, odd and even, with equal and unequal row counts, and
-    # every group size up to 16 (the tail group), bit for bit against the portable kernel and the twin
+    # group size from 2 (batches of 2 pairs on take the lanes), bit for bit against the portable
+    # kernel and the twin
     rng = np.random.default_rng(24)
     lengths = [(int(n), int(m)) for n in range(1, 25) for m in (1, 2, 7, 24, 60)]
     order = rng.permutation(len(lengths))
@@ -960,7 +974,7 @@ def test_simd_lanes_row_pairs_and_every_end_row(kernel, precision):
     qrys = [rng.normal(size=(lengths[i][1], 3)).astype(np.float32) for i in order]
     sums = np.float32 if precision == "single" else float
     twin = [naive.dtw(naive.euclidean_cost(r, q, np.float32), sums=sums) for r, q in zip(refs, qrys)]
-    for size in (16, 17, 23, 31, 32, len(refs)):
+    for size in (2, 3, 9, 16, 17, 23, 31, 32, len(refs)):
         with simd(kernel):
             fast = navdtw.dtw_batch(refs[:size], qrys[:size], precision=precision)
         with simd(False):
@@ -977,7 +991,7 @@ def test_automatic_choice_on_long_pairs_keeps_the_bits():
     refs = [np.cumsum(rng.normal(size=(int(n), 3)), axis=0).astype(np.float32) for n in rng.integers(250, 300, 17)]
     qrys = [np.cumsum(rng.normal(size=(int(n), 3)), axis=0).astype(np.float32) for n in rng.integers(250, 300, 17)]
     with simd("auto"):
-        assert navdtw._core.simd_kernel_for(250 * 250) in LANE_KERNELS
+        assert navdtw._core.simd_kernel_for(len(refs), 250 * 250) in LANE_KERNELS
         auto = navdtw.dtw_batch(refs, qrys)
         auto_single = navdtw.dtw_batch(refs, qrys, precision="single")
     for kernel in navdtw._core.simd_kernels():

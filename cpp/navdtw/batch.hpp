@@ -255,12 +255,14 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
-    if (exact && B >= 16 && simd_in_use() != Simd::kPortable) {
+    // Lanes pay off from two pairs on (a group of lanes costs about what one pair costs the scalar
+    // kernel, which waits on its chain of mins and adds), once pairs have a few dozen cells
+    // (grouping costs a pass and a sort).
+    if (exact && B >= 2 && simd_in_use() != Simd::kPortable) {
         const ShapeOrder so = shape_order(R, Q, P, B);
         const double cells_per_pair = so.cells / static_cast<double>(B);
-        // Lanes pay off once pairs have a few dozen cells (grouping costs a pass and a sort).
         if (cells_per_pair >= 64.0) {
-            const Simd kernel = simd_for_batch(method.single, cells_per_pair);
+            const Simd kernel = simd_for_batch(method.single, cells_per_pair, B);
             run_lanes(so, simd_lanes(kernel), out, workers, poll,
                       [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {
                           LanePair lanes[kMaxLanes];

@@ -200,7 +200,9 @@ inline bool set_simd(int choice) {
 // (benchmarks/README.md): its float32 square root, which every cell needs, has the same
 // throughput per lane in 512-bit as in 256-bit registers, so 16 lanes lose 8-12% in single
 // precision; in double they save half the conversions and sums per cell and win 3-10% on pairs
-// of 250 x 250 points and up, but lose 3-10% on short pairs (per-group costs).
+// of 250 x 250 points and up, but lose 3-10% on short pairs (per-group costs). Nor do they pay
+// where 16-lane groups leave more lanes empty than 8-lane groups would (a batch of 2 pairs fills
+// 2 of 16 lanes, or of 8).
 constexpr double kAvx512MinCellsPerPair = 65536.0;
 
 // The 8-lane kernel of this build and CPU (or the portable one).
@@ -210,11 +212,14 @@ inline Simd simd_default() {
     return Simd::kPortable;
 }
 
-// The kernel a batch of exact coordinate pairs uses, given its mean cells (|R| |Q|) per pair.
-inline Simd simd_for_batch(bool single, double cells_per_pair) {
+// The kernel a batch of `pairs` exact coordinate pairs averaging `cells_per_pair` cells (|R| |Q|)
+// uses.
+inline Simd simd_for_batch(bool single, double cells_per_pair, std::int64_t pairs) {
     const int c = simd_choice().load(std::memory_order_relaxed);
     if (c != kSimdAuto) return static_cast<Simd>(c);
-    if (!single && cells_per_pair >= kAvx512MinCellsPerPair && avx512_supported()) return Simd::kAvx512;
+    const std::int64_t lanes16 = (pairs + 15) / 16 * 16, lanes8 = (pairs + 7) / 8 * 8;  // lanes computed
+    if (!single && cells_per_pair >= kAvx512MinCellsPerPair && 100 * lanes16 <= 105 * lanes8 && avx512_supported())
+        return Simd::kAvx512;
     return simd_default();
 }
 
