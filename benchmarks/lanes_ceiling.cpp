@@ -14,6 +14,10 @@
 //   no sqrt         double sums with the square root left out (wrong values, timing only)
 //   sqrt alone      independent square roots only: the square-root throughput bound
 //
+// Part 1 ends with the clock while 256-bit and 512-bit floating point runs beside a chain of
+// integer multiplies: where 512-bit work lowers the clock (the "AVX-512 license" of many Intel
+// cores), the chain slows down with it.
+//
 // Part 2 is the ceiling of benchmarks/README.md: a plain lane kernel, as one would write it in an
 // afternoon, with float32 distances and float32 sums (the cheapest recurrence), compiled with
 // -march=native: pairs sorted by shape, groups of 8 or 16 lanes padded by repeating last points,
@@ -188,6 +192,30 @@ double ns_per_cycle() {
     return best;
 }
 
+// Nanoseconds per cycle of a chain of integer multiplies that runs beside independent V-width
+// multiplies (4 per 12 cycles of the chain: the vector units stay busy, the chain sets the pace).
+template <class V>
+double ns_per_cycle_beside() {
+    const long n = 20000000;
+    double best = 1e9;
+    for (int rep = 0; rep < 3; ++rep) {
+        long x = 3;
+        typename V::F v[4];
+        for (int k = 0; k < 4; ++k) v[k] = V::set1(1.0f + static_cast<float>(k));
+        const auto m = V::set1(1.0000001f);
+        const double t0 = thread_seconds();
+        for (long i = 0; i < n; ++i) {
+            __asm__ volatile("imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0" : "+r"(x));
+            for (int k = 0; k < 4; ++k) {
+                v[k] = V::mul(v[k], m);
+                __asm__ volatile("" : "+v"(v[k]));
+            }
+        }
+        best = std::min(best, (thread_seconds() - t0) * 1e9 / static_cast<double>(n) / 12.0);
+    }
+    return best;
+}
+
 template <class V>
 void report_strip(double cycle, double* sink) {
     constexpr int L = V::kLanes;
@@ -345,6 +373,10 @@ int main(int argc, char** argv) {
     report_strip<Ymm>(cycle, &sink);
 #ifdef __AVX512F__
     report_strip<Zmm>(cycle, &sink);
+#endif
+    std::printf("clock beside 256-bit multiplies: %.2f GHz\n", 1.0 / ns_per_cycle_beside<Ymm>());
+#ifdef __AVX512F__
+    std::printf("clock beside 512-bit multiplies: %.2f GHz\n", 1.0 / ns_per_cycle_beside<Zmm>());
 #endif
     return sink == 42.0;  // keeps the results live
 }
