@@ -941,15 +941,24 @@ def test_simd_lanes_on_uneven_shapes(kernel):
         assert fast.tolist() == [naive.dtw(naive.euclidean_cost(r, q, np.float32)) for r, q in zip(refs, qrys)]
 
 
+def strip_edges(kernel: str, dim: int, sum_bytes: int) -> list[int]:
+    """Query lengths around the first two column-strip edges of a lane kernel: the kernel sweeps
+    strips of max(16, 16384 // (lanes * (sum_bytes + 4 dim))) columns (lanes_kernel.hpp)."""
+    width = max(16, 16384 // ((16 if kernel == "avx512" else 8) * (sum_bytes + 4 * dim)))
+    return [width - 1, width, width + 1, 2 * width, 2 * width + 1]
+
+
 @each_lane_kernel
 @pytest.mark.parametrize("dim", [1, 3, 7])
 def test_simd_lanes_across_column_strips(kernel, dim):
-    # the lanes kernel sweeps its table in strips of 51-170 columns (by dim): query lengths around
-    # and across strip edges, ends of lanes inside every strip, and the naive twin on a sample
+    # the lanes kernel sweeps its table in strips of 28-170 columns (by kernel and dim): query
+    # lengths around and across strip edges, ends of lanes inside every strip, and the naive twin
+    # on a sample
     rng = np.random.default_rng(dim)
     n_pairs = 40
     refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, n_pairs)]
-    qm = np.concatenate([[1, 50, 51, 52, 101, 102, 103, 170, 171, 340, 341, 400], rng.integers(1, 420, n_pairs - 12)])
+    edges = [1, *strip_edges(kernel, dim, 8), 400]
+    qm = np.concatenate([edges, rng.integers(1, 420, n_pairs - len(edges))])
     qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
     with simd(kernel):
         fast = navdtw.dtw_batch(refs, qrys)
@@ -1264,7 +1273,8 @@ def test_single_precision_simd_lanes_match_scalar(kernel, dim):
     # float32 lanes (one vector per 8 or 16 pairs) against the scalar float kernel, across column strips
     rng = np.random.default_rng(10 + dim)
     refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, 40)]
-    qm = np.concatenate([[1, 16, 17, 50, 51, 52, 101, 102, 103, 170, 171, 341], rng.integers(1, 420, 28)])
+    edges = [1, 16, 17, *strip_edges(kernel, dim, 4), 341]
+    qm = np.concatenate([edges, rng.integers(1, 420, 40 - len(edges))])
     qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
     with simd(kernel):
         fast = navdtw.dtw_batch(refs, qrys, precision="single")

@@ -164,6 +164,7 @@ inline std::vector<Simd> simd_compiled() {
 #endif
 }
 
+// The lane kernel k (one that simd_supported(k), not kPortable) on count <= simd_lanes(k) pairs.
 inline void dtw_lanes(Simd k, const LanePair* pairs, int count, int dim, bool single, double* out,
                       LaneScratch& scratch) {
 #if NAVDTW_AARCH64
@@ -198,11 +199,11 @@ inline bool set_simd(int choice) {
 // The automatic choice takes 8 lanes (AVX2, NEON) for every batch but double-precision batches
 // of long pairs, where 16 AVX-512 lanes measured faster. Measured on an AVX-512 Xeon
 // (benchmarks/README.md): its float32 square root, which every cell needs, has the same
-// throughput per lane in 512-bit as in 256-bit registers, so 16 lanes lose 8-12% in single
+// throughput per lane in 512-bit as in 256-bit registers, so 16 lanes lose 5-12% in single
 // precision; in double they save half the conversions and sums per cell and win 3-10% on pairs
-// of 250 x 250 points and up, but lose 3-10% on short pairs (per-group costs). Nor do they pay
-// where 16-lane groups leave more lanes empty than 8-lane groups would (a batch of 2 pairs fills
-// 2 of 16 lanes, or of 8).
+// of 250 x 250 points and up, and are within noise (0.96-1.03x) on shorter pairs. Nor do they
+// pay where 16-lane groups leave more lanes empty than 8-lane groups would (a batch of 2 pairs
+// fills 2 of 16 lanes, or of 8).
 constexpr double kAvx512MinCellsPerPair = 65536.0;
 
 // The 8-lane kernel of this build and CPU (or the portable one).
