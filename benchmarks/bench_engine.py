@@ -574,7 +574,7 @@ def verify(results):
 
 def print_table(results, skipped, quick):
     hdr = (
-        f"{'workload':8} {'method':11} {'engine':23} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
+        f"{'workload':8} {'method':11} {'engine':25} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
         f"{'cells/s':>9} {'x nav/w1':>8} {'peak+MB':>8} {'rss MB':>7} {'cpu':>4} {'rel.diff':>8}  note"
     )
     print(hdr)
@@ -592,13 +592,13 @@ def print_table(results, skipped, quick):
         if "compile_s" in r:
             note = f"compile {r['compile_s']:.1f}s (not timed); " + note
         print(
-            f"{r['workload']:8} {r['method']:11} {r['engine']:23} {r['pairs']:>8} {r['seconds']:>8.3f} "
+            f"{r['workload']:8} {r['method']:11} {r['engine']:25} {r['pairs']:>8} {r['seconds']:>8.3f} "
             f"{fmt(r['pairs_per_s']):>9} {fmt(r['cells_per_s']):>9} {fmt(ratio) + 'x' if ratio else '-':>8} "
             f"{r['extra_peak_mb']:>8.1f} {r['child_maxrss_mb']:>7.0f} {r.get('cpu_util', 0):>4.2f} "
             f"{(f'{d:.1e}') if d is not None else '-':>8}  {note}"
         )
     for wl, method, eng, why in skipped:
-        print(f"{wl:8} {method:11} {eng:23} {'skipped':>8}  {why}")
+        print(f"{wl:8} {method:11} {eng:25} {'skipped':>8}  {why}")
     print()
     print(
         "Targets (2 threads; a MISS never fails the script)"
