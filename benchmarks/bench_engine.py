@@ -306,25 +306,42 @@ def _reset_peak() -> bool:
 
 
 def timed(fn, repeat: int, budget: float):
-    """Best wall time of up to `repeat` calls (stops early once `budget` seconds are spent)."""
-    best, spent, out, n = float("inf"), 0.0, None, 0
+    """Best wall time of up to `repeat` calls (stops early once `budget` seconds are spent), and the
+    best CPU time of the calling thread (where workers=1 computes; other processes' share of the
+    core left out)."""
+    best, best_cpu, spent, out, n = float("inf"), float("inf"), 0.0, None, 0
     for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         out = fn()
-        dt = time.perf_counter() - t0
-        best, spent, n = min(best, dt), spent + dt, n + 1
+        dt, dc = time.perf_counter() - t0, time.thread_time() - c0
+        best, best_cpu, spent, n = min(best, dt), min(best_cpu, dc), spent + dt, n + 1
         if spent >= budget:
             break
-    return best, out, n, spent
+    return best, best_cpu, out, n, spent
+
+
+def split_engine(engine: str) -> tuple[str, str | None]:
+    """'navdtw-w1@avx2' -> ('navdtw-w1', 'avx2'): a navdtw row with its SIMD kernel forced
+    (NAVDTW_SIMD in the child); no suffix: the automatic choice."""
+    base, _, kernel = engine.partition("@")
+    return base, kernel or None
 
 
 def child(spec: dict) -> dict:
     wl, method, engine = spec["workload"], spec["method"], spec["engine"]
+    engine, _ = split_engine(engine)
     data = load_data(spec["data"])
     ro, qo = data["ro"], data["qo"]
     B = len(ro) - 1
     cells_all = (np.diff(ro) * np.diff(qo)).astype(np.float64)
-    res = {"workload": wl, "method": method, "engine": engine, "pairs": B, "cells": float(cells_all.sum()), "note": ""}
+    res = {
+        "workload": wl,
+        "method": method,
+        "engine": spec["engine"],
+        "pairs": B,
+        "cells": float(cells_all.sum()),
+        "note": "",
+    }
     repeat, budget = spec["repeat"], spec["budget"]
     kw = {}
     if method == "band":
@@ -364,6 +381,8 @@ def child(spec: dict) -> dict:
         workers = int(engine.split("-w")[1])
         if engine.startswith("navdtw-single"):
             kw["precision"] = "single"
+        if wl != "W1" and method == "exact":  # the lane kernel this batch runs
+            res["simd_kernel"] = navdtw._core.simd_kernel_for(B, float(cells_all.mean()), kw.get("precision", "double"))
         t0 = time.perf_counter()
         refs = navdtw.Paths(data["rv"], ro)
         qrys = navdtw.Paths(data["qv"], qo)
@@ -460,7 +479,7 @@ def child(spec: dict) -> dict:
     hwm_before = _status_kb("VmHWM")
     reset = _reset_peak()
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
-    secs, out, nrep, spent = timed(call, repeat, budget)
+    secs, thread_secs, out, nrep, spent = timed(call, repeat, budget)
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
     hwm_after = _status_kb("VmHWM")
     # CPU seconds per wall second over the timed calls: ~N for N busy threads; less means the
@@ -473,6 +492,7 @@ def child(spec: dict) -> dict:
     res["seconds"] = secs * (B / n_timed)  # full-batch seconds (extrapolated if sampled)
     res["pairs_per_s"] = n_timed / secs
     res["cells_per_s"] = float(cells_all[sample_idx].sum()) / secs
+    res["cells_per_thread_cpu_s"] = float(cells_all[sample_idx].sum()) / max(thread_secs, 1e-9)
     res["repeats"] = nrep
     res["extra_peak_mb"] = ((hwm_after - rss_before) if reset else max(0, hwm_after - hwm_before)) / 1024.0
     res["peak_method"] = "VmHWM reset" if reset else "VmHWM delta"
@@ -536,6 +556,9 @@ def plan(workloads, engines, s, quick):
 def run_child(spec, timeout):
     cmd = [sys.executable, HERE, "--child", json.dumps(spec)]
     env = dict(os.environ)
+    kernel = split_engine(spec["engine"])[1]
+    if kernel:
+        env["NAVDTW_SIMD"] = kernel
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     for line in p.stdout.splitlines():
         if line.startswith(RESULT_TAG):
@@ -567,7 +590,7 @@ def verify(results):
 
 def print_table(results, skipped, quick):
     hdr = (
-        f"{'workload':8} {'method':11} {'engine':17} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
+        f"{'workload':8} {'method':11} {'engine':25} {'pairs':>8} {'time s':>8} {'pairs/s':>9} "
         f"{'cells/s':>9} {'x nav/w1':>8} {'peak+MB':>8} {'rss MB':>7} {'cpu':>4} {'rel.diff':>8}  note"
     )
     print(hdr)
@@ -585,13 +608,13 @@ def print_table(results, skipped, quick):
         if "compile_s" in r:
             note = f"compile {r['compile_s']:.1f}s (not timed); " + note
         print(
-            f"{r['workload']:8} {r['method']:11} {r['engine']:17} {r['pairs']:>8} {r['seconds']:>8.3f} "
+            f"{r['workload']:8} {r['method']:11} {r['engine']:25} {r['pairs']:>8} {r['seconds']:>8.3f} "
             f"{fmt(r['pairs_per_s']):>9} {fmt(r['cells_per_s']):>9} {fmt(ratio) + 'x' if ratio else '-':>8} "
             f"{r['extra_peak_mb']:>8.1f} {r['child_maxrss_mb']:>7.0f} {r.get('cpu_util', 0):>4.2f} "
             f"{(f'{d:.1e}') if d is not None else '-':>8}  {note}"
         )
     for wl, method, eng, why in skipped:
-        print(f"{wl:8} {method:11} {eng:17} {'skipped':>8}  {why}")
+        print(f"{wl:8} {method:11} {eng:25} {'skipped':>8}  {why}")
     print()
     print(
         "Targets (2 threads; a MISS never fails the script)"
@@ -620,6 +643,116 @@ def print_table(results, skipped, quick):
         )
 
 
+# ------------------------------------------------------------------------------------------------
+# --ceiling: navdtw's public API against the plain lane kernels of benchmarks/lanes_ceiling.cpp
+# ------------------------------------------------------------------------------------------------
+
+CEILING_SRC = os.path.join(os.path.dirname(HERE), "lanes_ceiling.cpp")
+# (workload, engine, goal): the issue's goals against the widest ceiling kernel of the same round
+CEILING_GOALS = [
+    ("W2", "navdtw-single-w1", 0.8),
+    ("W3", "navdtw-single-w1", 0.8),
+    ("W2", "navdtw-w1", 0.6),
+    ("W3", "navdtw-w1", 0.6),
+]
+
+
+def compile_ceiling(folder: str) -> str:
+    """benchmarks/lanes_ceiling.cpp built with -O2 -march=native ($CXX, else c++, g++ or clang++)."""
+    import shutil
+
+    cxx = os.environ.get("CXX") or next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
+    if cxx is None:
+        raise RuntimeError("no C++ compiler found (set CXX)")
+    exe = os.path.join(folder, "lanes_ceiling")
+    subprocess.run(
+        [cxx, "-std=c++17", "-O2", "-march=native", CEILING_SRC, "-o", exe], check=True, capture_output=True, text=True
+    )
+    return exe
+
+
+def run_ceiling_binary(exe: str, folder: str, repeat: int, timeout: float) -> dict:
+    p = subprocess.run([exe, folder, str(repeat)], capture_output=True, text=True, timeout=timeout)
+    for line in p.stdout.splitlines():
+        if line.startswith("@@CEILING "):
+            return json.loads(line[len("@@CEILING ") :])
+    raise RuntimeError(f"lanes_ceiling failed ({p.returncode}): {p.stderr[-2000:]}")
+
+
+def ceiling_engines() -> list[str]:
+    """navdtw single and double with the automatic kernel choice, then each lane kernel forced."""
+    import navdtw
+
+    engines = ["navdtw-single-w1", "navdtw-w1"]
+    for kernel in navdtw._core.simd_kernels():
+        if kernel != "portable":
+            engines += [f"navdtw-single-w1@{kernel}", f"navdtw-w1@{kernel}"]
+    return engines
+
+
+def run_ceiling(args, s: dict, root: str) -> dict:
+    """Rounds of (ceiling kernels, navdtw rows), interleaved, on W2 and W3; prints medians, ranges and
+    the ratios to the widest ceiling kernel of the same round. Returns the raw figures."""
+    import statistics
+
+    workloads = [w for w in (x.strip().upper() for x in args.workloads.split(",")) if w in ("W2", "W3")]
+    if not workloads:
+        raise SystemExit("--ceiling runs on W2 and/or W3 (--workloads)")
+    engines = [e for e in args.engines.split(",") if e.strip()] if args.engines_given else ceiling_engines()
+    exe = compile_ceiling(root)
+    folders = {}
+    for wl in workloads:
+        folders[wl] = os.path.join(root, f"{wl}-{'quick' if args.quick else 'full'}")
+        if not os.path.exists(os.path.join(folders[wl], "qo.npy")):
+            d = gen_w2(s["W2"]["pairs"]) if wl == "W2" else gen_w3(s["W3"]["pairs"], s["W3"]["length"])
+            save_data(d, folders[wl])
+    figures: dict = {}  # (workload, row) -> list of cells/s, one per round
+    kernels: dict = {}
+    for rnd in range(args.rounds):
+        for wl in workloads:
+            c = run_ceiling_binary(exe, folders[wl], args.repeat, args.timeout)
+            for key, row in (("lanes8", "ceiling: 8 lanes (AVX2)"), ("lanes16", "ceiling: 16 lanes (AVX-512)")):
+                if key in c:
+                    figures.setdefault((wl, row), []).append(c[key])
+            for eng in engines:
+                spec = {"workload": wl, "method": "exact", "engine": eng, "data": folders[wl]}
+                spec.update(repeat=args.repeat, budget=1e9)
+                r = run_child(spec, args.timeout)
+                figures.setdefault((wl, eng), []).append(r["cells_per_thread_cpu_s"])
+                kernels[(wl, eng)] = r.get("simd_kernel", "")
+            print(f"[round {rnd + 1}/{args.rounds} {wl}] done", flush=True)
+
+    def widest(wl):
+        wide = "ceiling: 16 lanes (AVX-512)"
+        return wide if (wl, wide) in figures else "ceiling: 8 lanes (AVX2)"
+
+    def ratios(wl, row):
+        return [a / b for a, b in zip(figures[(wl, row)], figures[(wl, widest(wl))])]
+
+    def span(v, fmt_="{:.2f}"):
+        return f"{fmt_.format(statistics.median(v))} [{fmt_.format(min(v))}-{fmt_.format(max(v))}]"
+
+    print()
+    print(
+        f"1 thread, CPU time, best of {args.repeat} calls per round, {args.rounds} rounds interleaved: "
+        "median [min-max] over rounds; ratio = row / the widest ceiling kernel of the same round"
+    )
+    print(f"{'workload':8} {'row':32} {'kernel':8} {'G cells/s':>20} {'x widest ceiling':>20}")
+    for wl in workloads:
+        for row in [r for (w, r) in figures if w == wl]:
+            g = [x / 1e9 for x in figures[(wl, row)]]
+            print(f"{wl:8} {row:32} {kernels.get((wl, row), ''):8} {span(g):>20} {span(ratios(wl, row)):>20}")
+    print()
+    print("Goals (the issue's; a MISS never fails the script):")
+    for wl, eng, goal in CEILING_GOALS:
+        if (wl, eng) not in figures:
+            continue
+        v = ratios(wl, eng)
+        verdict = "PASS" if statistics.median(v) >= goal else "MISS"
+        print(f"  {wl} {eng:18} >= {goal}x the widest ceiling: {span(v)}x  {verdict}")
+    return {f"{wl} {row}": v for (wl, row), v in figures.items()}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shrink every workload ~20x (smoke run)")
@@ -639,8 +772,16 @@ def main(argv=None):
     ap.add_argument("--json", metavar="OUT", help="write the results to this JSON file")
     ap.add_argument("--data-dir", help="cache directory for generated data (default: a temp dir)")
     ap.add_argument("--timeout", type=float, default=600.0, help="per-measurement subprocess timeout (s)")
+    ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="instead of the peers table: navdtw on W2 and W3 (1 thread) against the plain lane kernels of "
+        "benchmarks/lanes_ceiling.cpp (compiled here with -march=native), in interleaved rounds",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="--ceiling: interleaved rounds (default 3)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.engines_given = any(a == "--engines" or a.startswith("--engines=") for a in (argv or sys.argv[1:]))
 
     if args.child:
         res = child(json.loads(args.child))
@@ -674,6 +815,17 @@ def main(argv=None):
     if root is None:
         tmp = tempfile.TemporaryDirectory(prefix="navdtw-bench-")
         root = tmp.name
+    if args.ceiling:
+        try:
+            figures = run_ceiling(args, s, root)
+        finally:
+            if tmp is not None:
+                tmp.cleanup()
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"quick": args.quick, "ceiling": figures}, f, indent=1)
+            print(f"wrote {args.json}")
+        return 0
     t_start = time.perf_counter()
     results, skipped = [], []
     try:

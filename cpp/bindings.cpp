@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -15,7 +17,7 @@
 #include "navdtw/batch.hpp"
 
 // Safe without the GIL (free-threaded CPython): the module keeps no mutable state but the SIMD
-// switch, an atomic, and the once-initialised CPU check; every call works on the arrays it is
+// choice, two atomics, and the once-initialised CPU checks; every call works on the arrays it is
 // given, as the batch functions already do with the GIL released. pybind11 2.13 knows the flag.
 #if PYBIND11_VERSION_HEX >= 0x020D0000
 #define NAVDTW_GIL_NOT_USED 1
@@ -188,14 +190,102 @@ std::string compiler_id() {
     return id;
 }
 
+// ---- the SIMD choice: set_simd() and NAVDTW_SIMD ----
+
+constexpr navdtw::Simd kAllSimd[] = {navdtw::Simd::kAvx512, navdtw::Simd::kAvx2, navdtw::Simd::kNeon,
+                                     navdtw::Simd::kPortable};
+
+std::string choice_name(int choice) {
+    return choice == navdtw::kSimdAuto ? "auto" : navdtw::simd_name(static_cast<navdtw::Simd>(choice));
+}
+
+// "auto" or a kernel's name -> the choice; nullopt for any other string.
+std::optional<int> parse_choice(const std::string& name) {
+    if (name == "auto") return navdtw::kSimdAuto;
+    for (navdtw::Simd k : kAllSimd)
+        if (name == navdtw::simd_name(k)) return static_cast<int>(k);
+    return std::nullopt;
+}
+
+// The kernels this build and CPU run, widest first (the portable one last).
+std::vector<std::string> runnable_kernels() {
+    std::vector<std::string> names;
+    for (navdtw::Simd k : kAllSimd)
+        if (navdtw::simd_supported(k)) names.emplace_back(navdtw::simd_name(k));
+    return names;
+}
+
+// What set_simd(True) restores: the choice made at import (NAVDTW_SIMD, else auto).
+std::atomic<int>& import_choice() {
+    static std::atomic<int> choice{navdtw::kSimdAuto};
+    return choice;
+}
+
+void set_simd(const py::object& what) {
+    int choice;
+    if (py::isinstance<py::bool_>(what)) {
+        choice = what.cast<bool>() ? import_choice().load() : static_cast<int>(navdtw::Simd::kPortable);
+    } else if (py::isinstance<py::str>(what)) {
+        const std::string name = what.cast<std::string>();
+        const std::optional<int> parsed = parse_choice(name);
+        if (!parsed)
+            throw py::value_error("set_simd: unknown kernel '" + name +
+                                  "'; expected True, False, 'auto', 'avx512', 'avx2', 'neon' or 'portable'");
+        choice = *parsed;
+    } else {
+        throw py::type_error("set_simd: expected a bool or a kernel name (str), not " +
+                             std::string(py::str(py::type::of(what).attr("__name__"))));
+    }
+    if (!navdtw::set_simd(choice)) {
+        std::string runs;
+        for (const std::string& k : runnable_kernels()) runs += (runs.empty() ? "" : ", ") + k;
+        throw py::value_error("set_simd: this CPU or build has no " + choice_name(choice) + " kernel; it runs " + runs);
+    }
+}
+
+// NAVDTW_SIMD at import: a kernel this CPU lacks becomes the widest one it runs that is not wider
+// (results are identical with every kernel, so a wrong setting costs speed only and warns).
+void choose_from_environment() {
+    const char* env = std::getenv("NAVDTW_SIMD");
+    if (env == nullptr || *env == '\0') return;
+    const std::string value = env;
+    std::optional<int> choice = parse_choice(value);
+    std::string warning;
+    if (!choice) {
+        warning = "NAVDTW_SIMD='" + value + "' is not one of auto, avx512, avx2, neon, portable; using auto";
+        choice = navdtw::kSimdAuto;
+    } else if (*choice != navdtw::kSimdAuto && !navdtw::simd_supported(static_cast<navdtw::Simd>(*choice))) {
+        const int wanted = navdtw::simd_lanes(static_cast<navdtw::Simd>(*choice));
+        navdtw::Simd fallback = navdtw::Simd::kPortable;
+        for (navdtw::Simd k : kAllSimd)
+            if (navdtw::simd_supported(k) && navdtw::simd_lanes(k) <= wanted) {
+                fallback = k;
+                break;
+            }
+        warning = "NAVDTW_SIMD='" + value + "': this CPU or build has no " + value + " kernel; using " +
+                  navdtw::simd_name(fallback);
+        choice = static_cast<int>(fallback);
+    }
+    navdtw::set_simd(*choice);
+    import_choice().store(*choice);
+    if (!warning.empty() && PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+}
+
 py::dict build_info() {
     py::dict d;
-    const char* lanes = navdtw::lanes_kernel_name();
-    d["simd_kernel"] = navdtw::use_lanes() ? lanes : "portable";
+    d["simd_kernel"] = navdtw::simd_name(navdtw::simd_in_use());
+    d["simd_choice"] = choice_name(navdtw::simd_choice().load());
+    const bool per_batch = navdtw::simd_choice().load() == navdtw::kSimdAuto && navdtw::avx512_supported();
+    d["simd_per_batch"] = per_batch ? "avx512 for double-precision batches whose pairs average >= " +
+                                          std::to_string(static_cast<long>(navdtw::kAvx512MinCellsPerPair)) +
+                                          " cells and fill 16-lane groups"
+                                    : std::string();
+    d["simd_kernels"] = py::cast(runnable_kernels());
     py::list compiled;
-    if (*navdtw::lanes_kernels_compiled() != '\0') compiled.append(navdtw::lanes_kernels_compiled());
+    for (navdtw::Simd k : navdtw::simd_compiled()) compiled.append(navdtw::simd_name(k));
     d["simd_compiled"] = compiled;
     d["cpu_avx2"] = navdtw::avx2_supported();
+    d["cpu_avx512"] = navdtw::avx512_supported();
     d["compiler"] = compiler_id();
     d["hardware_threads"] = std::thread::hardware_concurrency();
     d["pybind11"] = std::to_string(PYBIND11_VERSION_MAJOR) + "." + std::to_string(PYBIND11_VERSION_MINOR) + "." +
@@ -231,13 +321,27 @@ PYBIND11_MODULE(_core, m) {
     m.def("warping_path_points", &warping_path_points, py::arg("reference"), py::arg("query"));
     m.def("warping_path_nodes", &warping_path_nodes, py::arg("reference"), py::arg("query"), py::arg("distances"));
     m.attr("MAX_PATH_CELLS") = kMaxPathCells;
+    choose_from_environment();
     m.def(
-        "simd_available", [] { return navdtw::lanes_kernel_name() != nullptr; },
-        "True when this build and CPU have a SIMD lane kernel (AVX2 or NEON).");
+        "simd_available", [] { return navdtw::simd_widest() != navdtw::Simd::kPortable; },
+        "True when this build and CPU have a SIMD lane kernel (AVX-512, AVX2 or NEON).");
+    m.def("simd_kernels", &runnable_kernels,
+          "The kernels this build and CPU run, widest first: e.g. ['avx512', 'avx2', 'portable'].");
+    m.def("set_simd", &set_simd, py::arg("kernel"),
+          "Chooses the kernels batches use (tests and benchmarks; results are identical): a kernel's name, "
+          "'auto' (per batch, the fastest for its shape), True (the choice made at import: NAVDTW_SIMD, else "
+          "'auto') or False ('portable').");
     m.def(
-        "set_simd", [](bool on) { navdtw::simd_enabled().store(on); }, py::arg("enabled"),
-        "Enable or disable the SIMD kernels (tests and benchmarks; results are identical).");
-    m.def("simd_enabled", &navdtw::use_lanes, "True when batches use a SIMD lane kernel.");
+        "simd_enabled", [] { return navdtw::simd_in_use() != navdtw::Simd::kPortable; },
+        "True when batches use a SIMD lane kernel.");
+    m.def(
+        "simd_kernel_for",
+        [](index_t pairs, double cells_per_pair, const std::string& precision) {
+            return navdtw::simd_name(navdtw::simd_for_batch(single_precision(precision), cells_per_pair, pairs));
+        },
+        py::arg("pairs"), py::arg("cells_per_pair"), py::arg("precision") = "double",
+        "The lane kernel an exact coordinate batch of this many pairs averaging this many cells (|R| |Q|) runs "
+        "now, if it takes the lanes at all (at least 2 pairs of 64 cells on average).");
     m.def("build_info", &build_info, "How this build was made and which kernels it uses (see _core.pyi).");
     init_stats(m);
     init_walks(m);

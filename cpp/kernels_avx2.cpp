@@ -40,16 +40,17 @@ namespace {
 // The vector type of lanes_kernel.hpp: 8 floats in one register; the 8 sums in two double
 // registers or one float register.
 struct Avx2 {
-    using F8 = __m256;
-    NAVDTW_AVX2 static F8 load(const float* p) { return _mm256_loadu_ps(p); }
-    NAVDTW_AVX2 static void store(float* p, F8 x) { _mm256_storeu_ps(p, x); }
-    NAVDTW_AVX2 static F8 gather(const float* const* at, int d) {
+    static constexpr int kLanes = 8;
+    using F = __m256;
+    NAVDTW_AVX2 static F load(const float* p) { return _mm256_loadu_ps(p); }
+    NAVDTW_AVX2 static void store(float* p, F x) { _mm256_storeu_ps(p, x); }
+    NAVDTW_AVX2 static F gather(const float* const* at, int d) {
         return _mm256_setr_ps(at[0][d], at[1][d], at[2][d], at[3][d], at[4][d], at[5][d], at[6][d], at[7][d]);
     }
-    NAVDTW_AVX2 static F8 sub(F8 a, F8 b) { return _mm256_sub_ps(a, b); }
-    NAVDTW_AVX2 static F8 mul(F8 a, F8 b) { return _mm256_mul_ps(a, b); }
-    NAVDTW_AVX2 static F8 add(F8 a, F8 b) { return _mm256_add_ps(a, b); }
-    NAVDTW_AVX2 static F8 sqrt(F8 a) { return _mm256_sqrt_ps(a); }
+    NAVDTW_AVX2 static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+    NAVDTW_AVX2 static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    NAVDTW_AVX2 static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    NAVDTW_AVX2 static F sqrt(F a) { return _mm256_sqrt_ps(a); }
 
     struct DoubleSums {
         __m256d lo, hi;
@@ -59,7 +60,7 @@ struct Avx2 {
             _mm256_storeu_pd(p, lo);
             _mm256_storeu_pd(p + 4, hi);
         }
-        NAVDTW_AVX2 static DoubleSums next(F8 cost, const DoubleSums& diag, const DoubleSums& up,
+        NAVDTW_AVX2 static DoubleSums next(F cost, const DoubleSums& diag, const DoubleSums& up,
                                            const DoubleSums& left) {
             const __m256d c_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(cost));
             const __m256d c_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(cost, 1));
@@ -72,12 +73,16 @@ struct Avx2 {
         NAVDTW_AVX2 static FloatSums load(const float* p) { return {_mm256_loadu_ps(p)}; }
         NAVDTW_AVX2 static FloatSums fill(float x) { return {_mm256_set1_ps(x)}; }
         NAVDTW_AVX2 void store(float* p) const { _mm256_storeu_ps(p, v); }
-        NAVDTW_AVX2 static FloatSums next(F8 cost, const FloatSums& diag, const FloatSums& up, const FloatSums& left) {
+        NAVDTW_AVX2 static FloatSums next(F cost, const FloatSums& diag, const FloatSums& up, const FloatSums& left) {
             return {_mm256_add_ps(cost, _mm256_min_ps(_mm256_min_ps(diag.v, up.v), left.v))};
         }
     };
     template <class T>
     using Sums = std::conditional_t<std::is_same_v<T, float>, FloatSums, DoubleSums>;
+    // Two rows per sweep (lanes_kernel.hpp): W2 and W3 1.08-1.13x faster than one row, in double
+    // and in single (benchmarks/README.md).
+    template <class T>
+    static constexpr int kRows = 2;
 };
 
 // copy_node_ids_avx2 for one path: 8 ids per masked load (lanes past the end read as 0 and never

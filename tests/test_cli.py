@@ -663,13 +663,19 @@ def test_info_and_show_config(capsys):
     out = capsys.readouterr().out
     assert "SIMD kernel in use" in out and navdtw.__version__ in out
     c = navdtw.show_config()
-    assert c["engine"]["simd_kernel"] in ("avx2", "neon", "portable")
-    assert c["engine"]["simd_kernel"] in c["engine"]["simd_compiled"] or c["engine"]["simd_kernel"] == "portable"
-    navdtw._core.set_simd(False)
+    kernels = c["engine"]["simd_kernels"]
+    assert f"SIMD kernels this CPU runs: {', '.join(kernels)}" in capsys.readouterr().out
+    assert c["engine"]["simd_kernel"] in kernels and kernels[-1] == "portable"
+    before = c["engine"]["simd_choice"]
     try:
+        navdtw._core.set_simd(False)
         assert navdtw.show_config()["engine"]["simd_kernel"] == "portable"
+        assert "SIMD kernel in use: portable (forced by set_simd or NAVDTW_SIMD)" in capsys.readouterr().out
+        navdtw._core.set_simd(kernels[0])
+        assert navdtw.show_config()["engine"]["simd_kernel"] == kernels[0]
+        assert f"SIMD kernel in use: {kernels[0]} (forced by" in capsys.readouterr().out
     finally:
-        navdtw._core.set_simd(True)
+        navdtw._core.set_simd(before)
 
 
 # ---- the benchmark suite's data sets through the command line (real data; skipped without it) ----

@@ -7,7 +7,9 @@ Property tests use hypothesis with moderate example counts so the file runs in w
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -761,44 +763,128 @@ def test_fastdtw_never_below_exact_strict():
 
 
 # --------------------------------------------------------------------------------------------
-# SIMD lanes (exact coordinate batches of >= 16 pairs take the 8-lane AVX2 or NEON kernel when available)
+# SIMD lanes: exact coordinate batches of >= 16 pairs take a lane kernel (AVX-512: 16 lanes; AVX2,
+# NEON: 8) when the CPU has one. Every test below runs with each lane kernel this CPU runs.
 # --------------------------------------------------------------------------------------------
 
-
-needs_simd_switch = pytest.mark.skipif(not hasattr(navdtw._core, "set_simd"), reason="no SIMD switch in this build")
+LANE_KERNELS = [k for k in navdtw._core.simd_kernels() if k != "portable"]
+each_lane_kernel = pytest.mark.parametrize(
+    "kernel", LANE_KERNELS or [pytest.param("none", marks=pytest.mark.skip(reason="no SIMD lane kernel on this CPU"))]
+)
 
 
 @contextlib.contextmanager
-def simd(enabled: bool):
-    """Forces the SIMD kernels on or off (on = used when the CPU has AVX2, or NEON) and restores the setting."""
-    before = navdtw._core.simd_enabled()
-    navdtw._core.set_simd(enabled)
+def simd(kernel: bool | str):
+    """Forces a kernel ('avx512', 'avx2', 'neon', 'portable', 'auto'; True = the choice made at
+    import, False = 'portable') and restores the choice before."""
+    before = navdtw._core.build_info()["simd_choice"]
+    navdtw._core.set_simd(kernel)
     try:
         yield
     finally:
         navdtw._core.set_simd(before)
 
 
-def test_build_info_reports_the_build_and_follows_the_simd_switch():
+def test_build_info_reports_the_build_and_follows_the_simd_choice():
     info = navdtw._core.build_info()
     assert set(info) == {
         "simd_kernel",
+        "simd_choice",
+        "simd_per_batch",
+        "simd_kernels",
         "simd_compiled",
         "cpu_avx2",
+        "cpu_avx512",
         "compiler",
         "hardware_threads",
         "pybind11",
         "gil_not_used",
     }
-    assert info["simd_compiled"] in ([], ["avx2"], ["neon"])
+    assert info["simd_compiled"] in ([], ["avx512", "avx2"], ["neon"])
+    assert info["simd_kernels"][-1] == "portable" and set(info["simd_kernels"][:-1]) <= set(info["simd_compiled"])
+    assert ("avx2" in info["simd_kernels"]) == info["cpu_avx2"]
+    assert ("avx512" in info["simd_kernels"]) == info["cpu_avx512"]
     assert info["compiler"].split()[0] in ("GCC", "Clang", "MSVC") and info["hardware_threads"] >= 0
-    assert isinstance(info["cpu_avx2"], bool) and isinstance(info["gil_not_used"], bool)
-    with simd(True):
-        on = navdtw._core.build_info()["simd_kernel"]
-        assert on == ("portable" if not navdtw._core.simd_available() else info["simd_compiled"][0])
-        assert navdtw._core.simd_enabled() == (on != "portable")
+    assert isinstance(info["gil_not_used"], bool)
+    for kernel in info["simd_kernels"]:
+        with simd(kernel):
+            now = navdtw._core.build_info()
+            assert now["simd_kernel"] == now["simd_choice"] == kernel and now["simd_per_batch"] == ""
+            assert navdtw._core.simd_enabled() == (kernel != "portable")
     with simd(False):
         assert navdtw._core.build_info()["simd_kernel"] == "portable" and not navdtw._core.simd_enabled()
+    with simd("auto"):
+        auto = navdtw._core.build_info()
+        # the automatic choice: the 8-lane kernel for most batches (benchmarks/README.md)
+        eight = [k for k in ("avx2", "neon") if k in info["simd_kernels"]]
+        assert auto["simd_kernel"] == (eight[0] if eight else "portable")
+        assert (auto["simd_per_batch"] != "") == info["cpu_avx512"]
+
+
+def test_automatic_choice_takes_16_lanes_for_long_double_batches_only():
+    # AVX-512 measured faster for double sums over long pairs only, when the batch fills 16-lane
+    # groups about as well as 8-lane ones; 8 lanes everywhere else
+    with simd("auto"):
+        eight = navdtw._core.build_info()["simd_kernel"]
+        wide = "avx512" if navdtw._core.build_info()["cpu_avx512"] else eight
+        assert navdtw._core.simd_kernel_for(200, 65536.0) == wide
+        assert navdtw._core.simd_kernel_for(200, 4e6, "double") == wide
+        assert navdtw._core.simd_kernel_for(200, 65535.0) == eight
+        assert navdtw._core.simd_kernel_for(200, 4e6, "single") == eight
+        # lanes computed: 16-lane groups vs 8-lane groups, at most 5% more
+        assert [navdtw._core.simd_kernel_for(b, 4e6) for b in (2, 8, 10, 16, 17, 24, 25, 31, 32)] == [
+            eight,
+            eight,
+            wide,
+            wide,
+            eight,
+            eight,
+            wide,
+            wide,
+            wide,
+        ]
+    for kernel in navdtw._core.simd_kernels():
+        with simd(kernel):
+            assert navdtw._core.simd_kernel_for(200, 4e6) == navdtw._core.simd_kernel_for(2, 100.0, "single") == kernel
+
+
+def test_set_simd_refuses_unknown_and_missing_kernels():
+    before = navdtw._core.build_info()["simd_choice"]
+    with pytest.raises(ValueError, match=r"set_simd: unknown kernel 'avx-512'; expected True, False, 'auto'"):
+        navdtw._core.set_simd("avx-512")
+    with pytest.raises(TypeError, match=r"set_simd: expected a bool or a kernel name \(str\), not int"):
+        navdtw._core.set_simd(2)
+    missing = [k for k in ("avx512", "avx2", "neon") if k not in navdtw._core.simd_kernels()]
+    no_kernel = rf"set_simd: this CPU or build has no {missing[0]} kernel; it runs .*portable"
+    with pytest.raises(ValueError, match=no_kernel):
+        navdtw._core.set_simd(missing[0])
+    assert navdtw._core.build_info()["simd_choice"] == before  # a refused choice changes nothing
+
+
+def _engine_info(env_value: str) -> tuple[dict, str]:
+    """build_info() and stderr of a fresh interpreter started with NAVDTW_SIMD=env_value."""
+    code = "import json, navdtw; print(json.dumps(navdtw._core.build_info()))"
+    env = {**os.environ, "NAVDTW_SIMD": env_value}
+    cmd = [sys.executable, "-W", "always", "-c", code]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return json.loads(proc.stdout), proc.stderr
+
+
+def test_navdtw_simd_environment_variable():
+    kernels = navdtw._core.simd_kernels()
+    for kernel in kernels:
+        info, err = _engine_info(kernel)
+        assert info["simd_choice"] == info["simd_kernel"] == kernel and err == ""
+    info, err = _engine_info("auto")
+    assert info["simd_choice"] == "auto" and err == ""
+    # a kernel this CPU lacks: the widest it runs that is not wider, with one warning line
+    missing = [k for k in ("avx512", "avx2", "neon") if k not in kernels]
+    info, err = _engine_info(missing[0])
+    assert info["simd_choice"] in kernels and info["simd_choice"] != "auto"
+    assert f"RuntimeWarning: NAVDTW_SIMD='{missing[0]}': this CPU or build has no {missing[0]} kernel; using " in err
+    info, err = _engine_info("fastest")
+    assert info["simd_choice"] == "auto"
+    assert "RuntimeWarning: NAVDTW_SIMD='fastest' is not one of auto, avx512, avx2, neon, portable; using auto" in err
 
 
 def test_core_precision_is_double_or_single():
@@ -819,12 +905,12 @@ def lane_batch(draw):
     return refs, qrys
 
 
-@needs_simd_switch
+@each_lane_kernel
 @FEW
-@given(lane_batch())
-def test_simd_lanes_match_scalar_and_twin(batch):
+@given(batch=lane_batch())
+def test_simd_lanes_match_scalar_and_twin(kernel, batch):
     refs, qrys = batch
-    with simd(True):
+    with simd(kernel):
         fast = navdtw.dtw_batch(refs, qrys)
         mat = navdtw.dtw_matrix(refs[:16], qrys[:16])
     with simd(False):
@@ -837,16 +923,16 @@ def test_simd_lanes_match_scalar_and_twin(batch):
         assert got == naive.dtw(naive.euclidean_cost(r, q, np.float32))
 
 
-@needs_simd_switch
-def test_simd_lanes_on_uneven_shapes():
-    # one group mixing very different shapes (padding) and a tail group of fewer than 8 pairs
+@each_lane_kernel
+def test_simd_lanes_on_uneven_shapes(kernel):
+    # one group mixing very different shapes (padding) and a tail group of fewer than 8 (16) pairs
     rng = np.random.default_rng(21)
     lengths = [(1, 1), (1, 40), (40, 1), (2, 3), (33, 35), (60, 7), (7, 60), (5, 5)] * 3 + [(9, 11)] * 5
     for dim in (1, 2, 3, 4):
         refs = [rng.normal(size=(n, dim)).astype(np.float32) for n, _ in lengths]
         qrys = [rng.normal(size=(m, dim)).astype(np.float32) for _, m in lengths]
         pairs = rng.integers(0, len(refs), size=(50, 2))
-        with simd(True):
+        with simd(kernel):
             fast = navdtw.dtw_batch(refs, qrys, workers=3)
             fast_pairs = navdtw.dtw_batch(refs, qrys, pairs=pairs)
         with simd(False):
@@ -855,22 +941,73 @@ def test_simd_lanes_on_uneven_shapes():
         assert fast.tolist() == [naive.dtw(naive.euclidean_cost(r, q, np.float32)) for r, q in zip(refs, qrys)]
 
 
-@needs_simd_switch
+def strip_edges(kernel: str, dim: int, sum_bytes: int) -> list[int]:
+    """Query lengths around the first two column-strip edges of a lane kernel: the kernel sweeps
+    strips of max(16, 16384 // (lanes * (sum_bytes + 4 dim))) columns (lanes_kernel.hpp)."""
+    width = max(16, 16384 // ((16 if kernel == "avx512" else 8) * (sum_bytes + 4 * dim)))
+    return [width - 1, width, width + 1, 2 * width, 2 * width + 1]
+
+
+@each_lane_kernel
 @pytest.mark.parametrize("dim", [1, 3, 7])
-def test_simd_lanes_across_column_strips(dim):
-    # the lanes kernel sweeps its table in strips of 51-170 columns (by dim): query lengths around
-    # and across strip edges, ends of lanes inside every strip, and the naive twin on a sample
+def test_simd_lanes_across_column_strips(kernel, dim):
+    # the lanes kernel sweeps its table in strips of 28-170 columns (by kernel and dim): query
+    # lengths around and across strip edges, ends of lanes inside every strip, and the naive twin
+    # on a sample
     rng = np.random.default_rng(dim)
     n_pairs = 40
     refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, n_pairs)]
-    qm = np.concatenate([[1, 50, 51, 52, 101, 102, 103, 170, 171, 340, 341, 400], rng.integers(1, 420, n_pairs - 12)])
+    edges = [1, *strip_edges(kernel, dim, 8), 400]
+    qm = np.concatenate([edges, rng.integers(1, 420, n_pairs - len(edges))])
     qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
-    with simd(True):
+    with simd(kernel):
         fast = navdtw.dtw_batch(refs, qrys)
     with simd(False):
         assert fast.tobytes() == navdtw.dtw_batch(refs, qrys).tobytes()
     for r, q, got in list(zip(refs, qrys, fast))[:12]:
         assert got == naive.dtw(naive.euclidean_cost(r, q, np.float32))
+
+
+@each_lane_kernel
+@pytest.mark.parametrize("precision", ["double", "single"])
+def test_simd_lanes_row_pairs_and_every_end_row(kernel, precision):
+    # the lane kernels sweep two rows at a time where they can, and one row where a lane's table
+    # ends on the first of the two (its answer is read before the next row overwrites it): groups
+    # whose lanes end on every row 1..24, odd and even, with equal and unequal row counts, and
+    # group size from 2 (batches of 2 pairs on take the lanes), bit for bit against the portable
+    # kernel and the twin
+    rng = np.random.default_rng(24)
+    lengths = [(int(n), int(m)) for n in range(1, 25) for m in (1, 2, 7, 24, 60)]
+    order = rng.permutation(len(lengths))
+    refs = [rng.normal(size=(lengths[i][0], 3)).astype(np.float32) for i in order]
+    qrys = [rng.normal(size=(lengths[i][1], 3)).astype(np.float32) for i in order]
+    sums = np.float32 if precision == "single" else float
+    twin = [naive.dtw(naive.euclidean_cost(r, q, np.float32), sums=sums) for r, q in zip(refs, qrys)]
+    for size in (2, 3, 9, 16, 17, 23, 31, 32, len(refs)):
+        with simd(kernel):
+            fast = navdtw.dtw_batch(refs[:size], qrys[:size], precision=precision)
+        with simd(False):
+            slow = navdtw.dtw_batch(refs[:size], qrys[:size], precision=precision)
+        assert fast.tobytes() == slow.tobytes()
+        assert fast.tolist() == twin[:size]
+
+
+@pytest.mark.skipif(not LANE_KERNELS, reason="no SIMD lane kernel on this CPU")
+def test_automatic_choice_on_long_pairs_keeps_the_bits():
+    # batches whose pairs average >= 65536 cells take the 16-lane AVX-512 kernel in double on
+    # AVX-512 CPUs (and the 8-lane kernel otherwise): same bits as every forced kernel
+    rng = np.random.default_rng(65)
+    refs = [np.cumsum(rng.normal(size=(int(n), 3)), axis=0).astype(np.float32) for n in rng.integers(250, 300, 17)]
+    qrys = [np.cumsum(rng.normal(size=(int(n), 3)), axis=0).astype(np.float32) for n in rng.integers(250, 300, 17)]
+    with simd("auto"):
+        assert navdtw._core.simd_kernel_for(len(refs), 250 * 250) in LANE_KERNELS
+        auto = navdtw.dtw_batch(refs, qrys)
+        auto_single = navdtw.dtw_batch(refs, qrys, precision="single")
+    for kernel in navdtw._core.simd_kernels():
+        with simd(kernel):
+            assert navdtw.dtw_batch(refs, qrys).tobytes() == auto.tobytes()
+            assert navdtw.dtw_batch(refs, qrys, precision="single").tobytes() == auto_single.tobytes()
+    assert auto[:2].tolist() == [naive.dtw(naive.euclidean_cost(r, q, np.float32)) for r, q in zip(refs[:2], qrys[:2])]
 
 
 def test_short_row_kernel_every_small_shape():
@@ -894,7 +1031,7 @@ def test_short_row_kernel_every_small_shape():
             assert np.float64(got).tobytes() == np.float64(want).tobytes(), (n, m, rn, qn)
 
 
-@needs_simd_switch
+@pytest.mark.skipif("avx2" not in navdtw._core.simd_kernels(), reason="no AVX2 on this CPU")
 @pytest.mark.parametrize("precision", ["double", "single"])
 def test_short_node_pairs_avx2_copy_matches_portable(precision):
     # exact node pairs with a side of <= 8 ids run a VEX-encoded copy of the short-row kernel on
@@ -911,7 +1048,7 @@ def test_short_node_pairs_avx2_copy_matches_portable(precision):
     env = rng.integers(0, 2, len(shapes))
     for ids in (np.int32, np.int64):
         r, q = [x.astype(ids) for x in refs], [x.astype(ids) for x in qrys]
-        with simd(True):
+        with simd("avx2"):
             fast = navdtw.dtw_batch(r, q, distances=mats, env=env, precision=precision)
         with simd(False):
             slow = navdtw.dtw_batch(r, q, distances=mats, env=env, precision=precision)
@@ -1130,15 +1267,16 @@ def test_single_precision_nodes_match_float32_twin(case, window):
     assert f32_bits(navdtw.dtw(r, q, distances=m, window=window, precision="single")) == f32_bits(want)
 
 
-@needs_simd_switch
+@each_lane_kernel
 @pytest.mark.parametrize("dim", [1, 3, 7])
-def test_single_precision_simd_lanes_match_scalar(dim):
-    # float32 lanes (one vector per 8 pairs) against the scalar float kernel, across column strips
+def test_single_precision_simd_lanes_match_scalar(kernel, dim):
+    # float32 lanes (one vector per 8 or 16 pairs) against the scalar float kernel, across column strips
     rng = np.random.default_rng(10 + dim)
     refs = [rng.normal(size=(int(n), dim)).astype(np.float32) for n in rng.integers(1, 90, 40)]
-    qm = np.concatenate([[1, 16, 17, 50, 51, 52, 101, 102, 103, 170, 171, 341], rng.integers(1, 420, 28)])
+    edges = [1, 16, 17, *strip_edges(kernel, dim, 4), 341]
+    qm = np.concatenate([edges, rng.integers(1, 420, 40 - len(edges))])
     qrys = [rng.normal(size=(int(m), dim)).astype(np.float32) for m in qm]
-    with simd(True):
+    with simd(kernel):
         fast = navdtw.dtw_batch(refs, qrys, precision="single")
         fast2 = navdtw.dtw_batch(refs, qrys, precision="single", workers=3)
     with simd(False):

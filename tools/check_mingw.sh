@@ -23,7 +23,7 @@ fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 FLAGS=(-std=c++17 -O2 -Wall -Wextra -Wconversion -Wshadow -Werror -ffp-contract=off -fno-math-errno -I cpp)
-SOURCES=(tools/check_portability.cpp cpp/kernels_avx2.cpp cpp/kernels_neon.cpp)
+SOURCES=(tools/check_portability.cpp cpp/kernels_avx2.cpp cpp/kernels_avx512.cpp cpp/kernels_neon.cpp)
 
 for target in x86_64 i686; do
     "$target-w64-mingw32-g++-posix" "${FLAGS[@]}" "${SOURCES[@]}" -static -o "$OUT/check_$target.exe"

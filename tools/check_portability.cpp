@@ -2,9 +2,14 @@
 // (tools/check_mingw.sh): every header of cpp/navdtw/ with its batch templates instantiated, so a
 // cross-compiler (mingw-w64 for Windows, 32-bit included) sees the code the bindings compile.
 // Run natively it also checks portability.hpp: the 32-bit-halves multiply equals the 128-bit
-// product (unsigned __int128 or _umul128) on edge cases and a million pseudo-random pairs.
+// product (unsigned __int128 or _umul128) on edge cases and a million pseudo-random pairs; and
+// every lane kernel this CPU runs (navdtw::dtw_lanes, called directly, as a fuzzing harness
+// would) returns the portable kernel's bits (navdtw::dtw_points_pair), in double and in single.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "navdtw/batch.hpp"
@@ -82,16 +87,59 @@ void node_batches(const navdtw::NodeSet<I>& R, const std::vector<navdtw::Distanc
     return bad == 0 ? 0 : 1;
 }
 
+// Random 3-D pairs of 1 .. 300 points, in groups of each kernel's width (the tail group short),
+// through every lane kernel this CPU runs against the portable kernel, bit for bit.
+int check_lane_kernels() {
+    std::uint64_t state = 22;
+    const auto next = [&](std::uint64_t bound) { return navdtw::mix64(state += 0x9e3779b97f4a7c15ULL) % bound; };
+    const int n_pairs = 37, dim = 3;
+    std::vector<std::vector<float>> paths(2 * n_pairs);
+    for (std::vector<float>& path : paths) {
+        path.resize(static_cast<std::size_t>(1 + next(300)) * dim);
+        for (float& x : path) x = static_cast<float>(next(2000)) * 0.01f;
+    }
+    const auto length = [&](int i) { return static_cast<index_t>(paths[static_cast<std::size_t>(i)].size() / dim); };
+    int bad = 0, checked = 0;
+    std::string kernels;
+    for (navdtw::Simd kernel : {navdtw::Simd::kAvx512, navdtw::Simd::kAvx2, navdtw::Simd::kNeon}) {
+        if (!navdtw::simd_supported(kernel)) continue;
+        kernels += std::string(kernels.empty() ? "" : ", ") + navdtw::simd_name(kernel);
+        const int width = navdtw::simd_lanes(kernel);
+        navdtw::LaneScratch scratch;
+        navdtw::Workspace ws;
+        for (const bool single : {false, true})
+            for (int first = 0; first < n_pairs; first += width) {
+                const int count = std::min(width, n_pairs - first);
+                navdtw::LanePair group[navdtw::kMaxLanes];
+                for (int l = 0; l < count; ++l) {
+                    const int r = 2 * (first + l), q = r + 1;
+                    group[l] = {paths[static_cast<std::size_t>(r)].data(), length(r),
+                                paths[static_cast<std::size_t>(q)].data(), length(q)};
+                }
+                double out[navdtw::kMaxLanes];
+                navdtw::dtw_lanes(kernel, group, count, dim, single, out, scratch);
+                const navdtw::Method method{-1, -1, single};
+                for (int l = 0; l < count; ++l, ++checked) {
+                    const double want =
+                        navdtw::dtw_points_pair(group[l].ref, group[l].n, group[l].qry, group[l].m, dim, method, ws);
+                    if (std::memcmp(&out[l], &want, sizeof(double)) != 0) ++bad;
+                }
+            }
+    }
+    std::printf("check_portability: lane kernels run here: %s; %d of %d results %s the portable kernel's bits\n",
+                kernels.empty() ? "none" : kernels.c_str(), checked - bad, checked, bad == 0 ? "equal" : "DIFFER from");
+    return bad == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main() {
 #if defined(__SIZEOF_INT128__) || (defined(_MSC_VER) && defined(_M_X64))
-    const int status = check_mul128();
+    int status = check_mul128();
 #else
     std::printf("check_portability: no 128-bit product to compare against on this target\n");
-    const int status = 0;
+    int status = 0;
 #endif
-    std::printf("check_portability: CPU AVX2 %s; lane kernels compiled: '%s'\n", navdtw::cpu_has_avx2() ? "yes" : "no",
-                navdtw::lanes_kernels_compiled());
+    status |= check_lane_kernels();
     return status;
 }

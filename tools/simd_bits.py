@@ -1,7 +1,8 @@
-"""The SIMD lane kernel (AVX2 or NEON) against the portable one: identical bits, and their speed.
+"""Every SIMD lane kernel this CPU runs (AVX-512, AVX2 or NEON) against the portable one:
+identical bits, and their speed.
 
     python tools/simd_bits.py            # asserts identical bytes on coordinate batches
-    python tools/simd_bits.py --bench    # also times a W2-like batch both ways (a ratio)
+    python tools/simd_bits.py --bench    # also times a W2-like batch with each kernel (ratios)
 
 Used by tools/check_aarch64.sh under qemu; runs natively as well. Exits non-zero on any
 difference. The ratio is what the benchmarks/README.md NEON line reports.
@@ -29,9 +30,12 @@ def walks(rng: np.random.Generator, count: int, lo: int, hi: int, dim: int) -> l
     return out
 
 
-def batch(refs, qrys, precision: str, simd: bool) -> np.ndarray:
-    before = _core.simd_enabled() if hasattr(_core, "simd_enabled") else True
-    _core.set_simd(simd)
+LANE_KERNELS = [k for k in _core.simd_kernels() if k != "portable"]
+
+
+def batch(refs, qrys, precision: str, kernel: str) -> np.ndarray:
+    before = _core.build_info()["simd_choice"]
+    _core.set_simd(kernel)
     try:
         return navdtw.dtw_batch(refs, qrys, precision=precision, workers=1)
     finally:
@@ -45,15 +49,16 @@ def check_bits() -> int:
         refs = walks(rng, 200, lo, hi, dim)
         qrys = walks(rng, 200, lo, hi, dim)
         for precision in ("double", "single"):
-            a = batch(refs, qrys, precision, simd=True)
-            b = batch(refs, qrys, precision, simd=False)
-            if a.tobytes() != b.tobytes():
-                bad = np.flatnonzero(a.view(np.uint64) != b.view(np.uint64))
-                print(f"simd_bits: dim {dim}, {precision}: {bad.size} results differ, first at pair {bad[0]}")
-                return 1
-            cases += a.size
-    info = _core.build_info()
-    print(f"simd_bits: {cases} results identical with the {info['simd_kernel']} kernel and the portable one")
+            want = batch(refs, qrys, precision, "portable")
+            for kernel in LANE_KERNELS:
+                got = batch(refs, qrys, precision, kernel)
+                if got.tobytes() != want.tobytes():
+                    bad = np.flatnonzero(got.view(np.uint64) != want.view(np.uint64))
+                    where = f"{kernel}, dim {dim}, {precision}"
+                    print(f"simd_bits: {where}: {bad.size} results differ, first at pair {bad[0]}")
+                    return 1
+                cases += got.size
+    print(f"simd_bits: {cases} results identical with the {', '.join(LANE_KERNELS)} and portable kernels")
     return 0
 
 
@@ -63,16 +68,18 @@ def bench() -> None:
     qrys = walks(rng, 400, 20, 400, 3)
     for precision in ("double", "single"):
         times = {}
-        for simd in (True, False):
+        for kernel in [*LANE_KERNELS, "portable"]:
             best = float("inf")
             for _ in range(3):
                 t0 = time.perf_counter()
-                batch(refs, qrys, precision, simd)
+                batch(refs, qrys, precision, kernel)
                 best = min(best, time.perf_counter() - t0)
-            times[simd] = best
+            times[kernel] = best
         print(
-            f"simd_bits: W2-like 400 pairs, {precision}: simd {times[True]:.3f} s, portable {times[False]:.3f} s, "
-            f"ratio {times[False] / times[True]:.2f}x"
+            f"simd_bits: W2-like 400 pairs, {precision}: "
+            + ", ".join(f"{k} {t:.3f} s" for k, t in times.items())
+            + "; portable / "
+            + ", ".join(f"{k} {times['portable'] / times[k]:.2f}x" for k in LANE_KERNELS)
         )
 
 
@@ -80,7 +87,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", action="store_true", help="also time both kernels")
     args = parser.parse_args()
-    if _core.build_info()["simd_kernel"] == "portable":
+    if not LANE_KERNELS:
         print("simd_bits: no SIMD lane kernel on this build and CPU; nothing to compare")
         return 0
     status = check_bits()

@@ -172,7 +172,7 @@ inline double dtw_points_pair(const float* a, index_t n, const float* q, index_t
     return dtw_points_pair_t<double>(a, n, q, m, dim, method.window, ws);
 }
 
-// ---- SIMD lanes: pairs validated, then visited in (|R|, |Q|) order in groups of 8 ----
+// ---- SIMD lanes: pairs validated, then visited in (|R|, |Q|) order in groups of 8 or 16 ----
 
 struct ShapeOrder {
     std::vector<std::pair<index_t, index_t>> rq;  // (reference, query) of every pair
@@ -228,20 +228,20 @@ ShapeOrder shape_order(const RSet& R, const QSet& Q, const PairIndex& P, index_t
     return so;
 }
 
-// Runs group(pair_ids, count, results, scratch) over groups of kLanes pairs in shape order and
+// Runs group(pair_ids, count, results, scratch) over groups of `lanes` pairs in shape order and
 // writes every result to its own slot.
 template <class GroupFn>
-void run_lanes(const ShapeOrder& so, double* out, int workers, const Poll& poll, const GroupFn& group) {
+void run_lanes(const ShapeOrder& so, int lanes, double* out, int workers, const Poll& poll, const GroupFn& group) {
     const auto B = static_cast<index_t>(so.order.size());
-    const index_t groups = (B + kLanes - 1) / kLanes;
+    const index_t groups = (B + lanes - 1) / lanes;
     run_parallel(
         groups, workers, std::max<index_t>(1, default_chunk(groups, workers) / 4),
         [&](index_t g0, index_t g1) {
             LaneScratch scratch;
-            double res[kLanes];
+            double res[kMaxLanes];
             for (index_t g = g0; g < g1; ++g) {
-                const index_t first = g * kLanes;
-                const int count = static_cast<int>(std::min<index_t>(kLanes, B - first));
+                const index_t first = g * lanes;
+                const int count = static_cast<int>(std::min<index_t>(lanes, B - first));
                 const index_t* ids = so.order.data() + first;
                 group(ids, count, res, scratch);
                 for (int l = 0; l < count; ++l) out[ids[l]] = res[l];
@@ -255,18 +255,23 @@ inline void dtw_points_batch(const PointSet& R, const PointSet& Q, const PairInd
     check_method(method);
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     const bool exact = method.window < 0 && method.radius < 0;
-    if (exact && B >= 2 * kLanes && use_lanes()) {
+    // Lanes pay off from two pairs on (a group of lanes costs about what one pair costs the scalar
+    // kernel, which waits on its chain of mins and adds), once pairs have a few dozen cells
+    // (grouping costs a pass and a sort).
+    if (exact && B >= 2 && simd_in_use() != Simd::kPortable) {
         const ShapeOrder so = shape_order(R, Q, P, B);
-        // Lanes pay off once pairs have a few dozen cells (grouping costs a pass and a sort).
-        if (so.cells >= 64.0 * static_cast<double>(B)) {
-            run_lanes(so, out, workers, poll, [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {
-                LanePair lanes[kLanes];
-                for (int l = 0; l < count; ++l) {
-                    const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
-                    lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
-                }
-                dtw_lanes(lanes, count, R.dim, method.single, res, scratch);
-            });
+        const double cells_per_pair = so.cells / static_cast<double>(B);
+        if (cells_per_pair >= 64.0) {
+            const Simd kernel = simd_for_batch(method.single, cells_per_pair, B);
+            run_lanes(so, simd_lanes(kernel), out, workers, poll,
+                      [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {
+                          LanePair lanes[kMaxLanes];
+                          for (int l = 0; l < count; ++l) {
+                              const auto [r, q] = so.rq[static_cast<std::size_t>(ids[l])];
+                              lanes[l] = {R.path(r), R.length(r), Q.path(q), Q.length(q)};
+                          }
+                          dtw_lanes(kernel, lanes, count, R.dim, method.single, res, scratch);
+                      });
             return;
         }
     }

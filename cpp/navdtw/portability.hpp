@@ -1,15 +1,17 @@
 // navdtw: every compiler- and target-specific piece of the C++ code, so that the algorithms are
 // plain C++17 for GCC, Clang and MSVC alike.
 //
-// - NAVDTW_X86_64 / NAVDTW_AARCH64: the SIMD targets (AVX2 with a run-time check, built where
-//   NAVDTW_AVX2_KERNELS; NEON, always present on aarch64). Any other target (32-bit x86, ARMv7,
-//   ppc64le, ...) runs the portable kernels only.
-// - NAVDTW_TARGET_AVX2: lets one function use AVX2 in a file compiled for the baseline CPU. GCC and
-//   Clang need target("avx2"); MSVC emits AVX2 intrinsics in any function, so the file needs no
-//   /arch:AVX2 (which would also let the compiler put AVX2 code into inline library functions that
-//   the linker may then pick for every caller).
+// - NAVDTW_X86_64 / NAVDTW_AARCH64: the SIMD targets (AVX2 and AVX-512 with run-time checks,
+//   built where NAVDTW_AVX2_KERNELS; NEON, always present on aarch64). Any other target (32-bit
+//   x86, ARMv7, ppc64le, ...) runs the portable kernels only.
+// - NAVDTW_TARGET_AVX2, NAVDTW_TARGET_AVX512: let one function use AVX2 / AVX-512F in a file
+//   compiled for the baseline CPU. GCC and Clang need target("avx2") / target("avx512f"); MSVC
+//   emits AVX2 and AVX-512 intrinsics in any function, so the file needs no /arch:AVX2 or
+//   /arch:AVX512 (which would also let the compiler put such code into inline library functions
+//   that the linker may then pick for every caller).
 // - NAVDTW_ALWAYS_INLINE, NAVDTW_COLD: inlining hints in each compiler's spelling.
-// - cpu_has_avx2(): CPU and OS support of AVX2 (the OS must save the YMM registers).
+// - cpu_has_avx2(), cpu_has_avx512(): CPU and OS support of AVX2 (the OS must save the YMM
+//   registers) and of AVX-512F (the OS must save the ZMM and mask registers too).
 // - mul_64x64(): the full 128-bit product of two 64-bit integers.
 #pragma once
 
@@ -28,7 +30,8 @@
 #define NAVDTW_X86_64 0
 #endif
 
-// The AVX2 kernels need a compiler that can target AVX2 per function (see NAVDTW_TARGET_AVX2).
+// The AVX2 and AVX-512 kernels need a compiler that can target them per function (see
+// NAVDTW_TARGET_AVX2).
 #if NAVDTW_X86_64 && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
 #define NAVDTW_AVX2_KERNELS 1
 #else
@@ -45,14 +48,17 @@
 #define NAVDTW_ALWAYS_INLINE __attribute__((always_inline)) inline
 #define NAVDTW_COLD __attribute__((cold, noinline))
 #define NAVDTW_TARGET_AVX2 __attribute__((target("avx2")))
+#define NAVDTW_TARGET_AVX512 __attribute__((target("avx512f")))
 #elif defined(_MSC_VER)
 #define NAVDTW_ALWAYS_INLINE __forceinline
 #define NAVDTW_COLD __declspec(noinline)
 #define NAVDTW_TARGET_AVX2
+#define NAVDTW_TARGET_AVX512
 #else
 #define NAVDTW_ALWAYS_INLINE inline
 #define NAVDTW_COLD
 #define NAVDTW_TARGET_AVX2
+#define NAVDTW_TARGET_AVX512
 #endif
 
 namespace navdtw {
@@ -71,6 +77,22 @@ inline bool cpu_has_avx2() {
     if ((_xgetbv(0) & 0x6) != 0x6) return false;  // the OS saves XMM and YMM state
     __cpuidex(r, 7, 0);
     return (r[1] & (1 << 5)) != 0;  // EBX bit 5: AVX2
+#else
+    return false;
+#endif
+}
+
+inline bool cpu_has_avx512() {
+#if NAVDTW_AVX2_KERNELS && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");  // checks the OS's ZMM and mask state too
+#elif NAVDTW_AVX2_KERNELS && defined(_MSC_VER)
+    if (!cpu_has_avx2()) return false;
+    int r[4];
+    __cpuidex(r, 7, 0);
+    if ((r[1] & (1 << 16)) == 0) return false;  // EBX bit 16: AVX512F
+    // the OS saves XMM, YMM, the mask registers and both halves of the ZMM registers
+    return (_xgetbv(0) & 0xe6) == 0xe6;
 #else
     return false;
 #endif

@@ -12,7 +12,8 @@ __all__ = ["config", "show_config"]
 
 def config() -> dict[str, Any]:
     """This installation as a dict: version, Python, platform, and the compiled engine's build
-    (which SIMD kernel batches use, what was compiled in, compiler, threads, GIL-free declaration)."""
+    (which SIMD kernel batches use and why, which kernels this CPU runs and which were compiled in,
+    compiler, threads, GIL-free declaration)."""
     import numpy
     import scipy
 
@@ -36,13 +37,17 @@ def show_config() -> dict[str, Any]:
     the same facts as a dict."""
     c = config()
     e = c["engine"]
-    simd = e["simd_kernel"] + (" (compiled: " + ", ".join(e["simd_compiled"]) + ")" if e["simd_compiled"] else "")
+    how = "chosen automatically" if e["simd_choice"] == "auto" else "forced by set_simd or NAVDTW_SIMD"
+    if e["simd_per_batch"]:
+        how += "; " + e["simd_per_batch"]
+    compiled = ", ".join(e["simd_compiled"]) or "none"
     lines = [
         f"navdtw {c['navdtw']} on Python {c['python']}, {c['platform']}",
         f"  numpy {c['numpy']}, scipy {c['scipy']}",
         f"  engine: {c['extension']}",
         f"  compiler: {e['compiler']}, pybind11 {e['pybind11']}",
-        f"  SIMD kernel in use: {simd}; CPU supports AVX2: {'yes' if e['cpu_avx2'] else 'no'}",
+        f"  SIMD kernel in use: {e['simd_kernel']} ({how})",
+        f"  SIMD kernels this CPU runs: {', '.join(e['simd_kernels'])}; compiled in: {compiled}",
         f"  threads: workers=-1 uses {c['workers']['cores']} cores (hardware threads {e['hardware_threads']})",
         f"  free-threaded Python: {'declared safe without the GIL' if e['gil_not_used'] else 'needs the GIL'}",
     ]

@@ -15,16 +15,26 @@ NodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 MAX_PATH_CELLS: int
 
+SimdKernel = Literal["avx512", "avx2", "neon", "portable"]
+
 def simd_available() -> bool: ...
 def simd_enabled() -> bool: ...
-def set_simd(enabled: bool) -> None: ...
+def simd_kernels() -> list[SimdKernel]: ...
+def set_simd(kernel: bool | Literal["auto", "avx512", "avx2", "neon", "portable"]) -> None: ...
+def simd_kernel_for(
+    pairs: int, cells_per_pair: float, precision: Literal["double", "single"] = "double"
+) -> SimdKernel: ...
 
 class BuildInfo(TypedDict):
     """What ``build_info()`` returns (``navdtw.show_config()`` prints it)."""
 
-    simd_kernel: Literal["avx2", "neon", "portable"]  # lane kernel batches use now (set_simd(False): portable)
-    simd_compiled: list[str]  # lane kernels built into this module: ["avx2"], ["neon"] or []
+    simd_kernel: SimdKernel  # lane kernel batches use now (most batches, when chosen automatically)
+    simd_choice: Literal["auto", "avx512", "avx2", "neon", "portable"]  # "auto", or the kernel forced
+    simd_per_batch: str  # the automatic choice's exception, e.g. avx512 for long double batches ("" if none)
+    simd_kernels: list[SimdKernel]  # kernels this build and CPU run, widest first, "portable" last
+    simd_compiled: list[str]  # lane kernels built into this module: ["avx512", "avx2"], ["neon"] or []
     cpu_avx2: bool  # this CPU and OS run AVX2 (False off x86-64)
+    cpu_avx512: bool  # this CPU and OS run AVX-512F (False off x86-64)
     compiler: str  # e.g. "GCC 12.2.0", "Clang 14.0.6", "MSVC 193933523"
     hardware_threads: int  # std::thread::hardware_concurrency() (0 if unknown)
     pybind11: str  # pybind11 version the module was built with

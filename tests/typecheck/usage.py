@@ -14,6 +14,10 @@ cost: float = value
 stats: tuple = _core.STATS
 simd: bool = _core.simd_available()
 kernel: str = _core.build_info()["simd_kernel"]
+kernels: list[str] = list(_core.simd_kernels())
+_core.set_simd("portable")
+_core.set_simd(True)
+long_kernel: str = _core.simd_kernel_for(200, 1e6, "single")
 threads: int = _core.build_info()["hardware_threads"]
 single: float = navdtw.dtw(r, q)
 batch = navdtw.dtw_batch([r], [q], workers=1)
