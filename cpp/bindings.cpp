@@ -340,7 +340,7 @@ PYBIND11_MODULE(_core, m) {
             return navdtw::simd_name(navdtw::simd_for_batch(single_precision(precision), cells_per_pair, pairs));
         },
         py::arg("pairs"), py::arg("cells_per_pair"), py::arg("precision") = "double",
-        "The lane kernel an exact coordinate batch of this many pairs averaging this many cells (|R| |Q|) runs "
+        "The lane kernel an exact coordinate batch of this many pairs averaging this many cells (``|R| |Q|``) runs "
         "now, if it takes the lanes at all (at least 2 pairs of 64 cells on average).");
     m.def("build_info", &build_info, "How this build was made and which kernels it uses (see _core.pyi).");
     init_stats(m);
