@@ -172,11 +172,11 @@ class PositionWalker:
 
     Walk ``w`` serves reference ``w mod len(references)``: it starts at the reference's first point
     and has as many points as the reference; every step is as long as the reference's mean step
-    (PL(R) / (|R| - 1), 0 for a one-point reference), in a direction drawn uniformly from the unit
-    sphere of the axes along which the reference's points spread (a flat reference gives a flat
-    walk), and the walk is reflected at the faces of the reference's axis-aligned bounding box. The
-    random numbers of walk ``w`` come from a stream keyed by ``(seed, w // BLOCK)``, so a walk does
-    not depend on how the walks are chunked.
+    (its length divided by its number of points less one; 0 for a one-point reference), in a
+    direction drawn uniformly from the unit sphere of the axes along which the reference's points
+    spread (a flat reference gives a flat walk), and the walk is reflected at the faces of the
+    reference's axis-aligned bounding box. The random numbers of walk ``w`` come from a stream
+    keyed by ``(seed, w // BLOCK)``, so a walk does not depend on how the walks are chunked.
     """
 
     #: Walks drawn from one random stream; chunks of walks are whole blocks.
@@ -229,29 +229,32 @@ class PositionWalker:
         offsets = np.zeros(len(m) + 1, dtype=np.int64)
         np.cumsum(m, out=offsets[1:])
         ref_of_point = np.repeat(ref_of, m)
-        later = np.ones(offsets[-1], dtype=bool)
-        later[offsets[:-1]] = False  # a walk's first point is the reference's start
-        k = ref_of_point[later]
-        steps = rng.standard_normal((len(k), self.start.shape[1]))
-        steps *= self.high[k] > self.low[k]  # only along the axes the reference spreads over
+        # one free step per point; a walk's first "step" is 0 (it starts at the reference's start)
+        steps = rng.standard_normal((int(offsets[-1]), self.start.shape[1]))
+        steps[offsets[:-1]] = 0.0
+        low, width = self.low[ref_of_point], (self.high - self.low)[ref_of_point]
+        steps *= width > 0  # only along the axes the reference spreads over
         norm = np.linalg.norm(steps, axis=1, keepdims=True)
         np.divide(steps, norm, out=steps, where=norm > 0)
-        steps *= self.step[k][:, None]
-        free = np.zeros((offsets[-1], self.start.shape[1]))
-        free[later] = steps
-        np.cumsum(free, axis=0, out=free)
-        free -= np.repeat(free[offsets[:-1]], m, axis=0)
-        free += self.start[ref_of_point]
-        return _reflect(free, self.low[ref_of_point], self.high[ref_of_point]), offsets, ref_of
+        steps *= self.step[ref_of_point][:, None]
+        free = np.cumsum(steps, axis=0, out=steps)
+        free -= np.repeat(free[offsets[:-1]], m, axis=0)  # each walk's own sum
+        free += self.start[ref_of_point] - low  # relative to the box's low corner
+        return _reflect(free, width) + low, offsets, ref_of
 
 
-def _reflect(x: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Positions of a free walk folded into the box [low, high] (mirror at every face): the walk
-    reflected at the box's walls. A zero-width axis stays at its one value."""
-    width = high - low
+def _reflect(u: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Offsets ``u`` of a free walk from the box's low corner, folded into [0, width] (a mirror at
+    every face): the walk reflected at the box's walls. On a zero-width axis a walk never moves,
+    so ``u`` is 0 there and stays 0."""
     span = np.where(width > 0, 2.0 * width, 1.0)
-    t = np.mod(x - low, span)
-    return low + np.where(width > 0, np.minimum(t, span - t), 0.0)
+    t = np.floor(u / span)
+    t *= span
+    np.subtract(u, t, out=t)  # u mod span, in [0, span)
+    t -= width
+    np.abs(t, out=t)
+    np.subtract(width, t, out=t)
+    return t
 
 
 def score_random_positions(
@@ -297,7 +300,8 @@ def score_random_positions(
 
     Returns
     -------
-    dict mapping metric names to means over the walks (rates as fractions).
+    dict mapping metric names (those that apply to coordinates and the ``inputs``) to means over
+    the walks, rates as fractions (not percent).
 
     Raises
     ------

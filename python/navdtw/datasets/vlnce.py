@@ -16,7 +16,6 @@ metres): the reference is the dense ``locations`` of the ``*_gt`` file, about 0.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ import numpy as np
 from .._typing import PathLike
 from ..baseline import score_random_positions
 from ..paths import as_paths
-from ._common import MatchedEpisodes, is_int, is_path, is_real, malformed, points_array, read_text, source
+from ._common import MatchedEpisodes, finite_real, is_int, is_path, malformed, points_array, read_text, show, source
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -201,7 +200,7 @@ def shortest_distances(episodes, references) -> np.ndarray:
     for k, (e, r) in enumerate(zip(episodes, references)):
         info = e.get("info")
         g = info.get("geodesic_distance") if isinstance(info, dict) else None
-        if is_real(g) and math.isfinite(g) and g >= 0:
+        if finite_real(g) and g >= 0:
             out[k] = float(g)
         else:
             out[k] = float(np.linalg.norm(r[-1] - r[0]))
@@ -267,7 +266,7 @@ def match_predictions(
             extra = sum(1 for p in predictions if episode_of(str(p)) is None)
             more = f" ({extra} such entries)" if extra > 1 else ""
             what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
-            raise ValueError(f"{pred_name}: entry {k} ({what} {key}): no such episode in {ep_name}{more}")
+            raise ValueError(f"{pred_name}: entry {k} ({what} {show(key)}): no such episode in {ep_name}{more}")
         if eid in keyed:
             raise ValueError(f"{pred_name}: entry {k} (id {key}): a second prediction for episode {eid}")
         keyed[eid] = pts
@@ -297,7 +296,7 @@ def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
     no_gt = [i for i in ids if i not in gt]
     if no_gt:
         raise ValueError(
-            f"{gt_name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
+            f"{gt_name}: no ground truth for episode_id {', '.join(map(show, no_gt[:5]))} "
             f"({len(no_gt)} of the {len(ids)} episodes of {ep_name})"
         )
     return [gt[i]["locations"] for i in ids]
