@@ -24,6 +24,7 @@ def test_every_script_is_checked():
         "bench_distributed.py",
         "bench_engine.py",
         "bench_metrics.py",
+        "bench_results.py",
         "bench_reward.py",
         "bench_stats.py",
         "bench_suite.py",

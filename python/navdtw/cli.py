@@ -268,8 +268,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_COMPARE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    comp.add_argument("predictions", nargs="+", metavar="PREDICTIONS", help="predictions files, one per agent")
-    comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ...)")
+    comp.add_argument(
+        "predictions", nargs="+", metavar="PREDICTIONS", help="predictions files (or results tables), one per agent"
+    )
+    comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ..., results)")
     _dataset_options(comp)
     comp.add_argument("--convention", choices=conventions, default=None, help="definitions (default: the kind's)")
     comp.add_argument(
@@ -302,6 +304,8 @@ def _add_dataset_options(parser: argparse.ArgumentParser, *, walks: bool = False
     )
     seen: dict[str, list] = {}
     for kind in kinds:
+        if kind.reads_scores:  # results tables: compared with `navdtw compare`, not scored
+            continue
         for opt in kind.options:
             seen.setdefault(opt.name, []).append((kind, opt))
     for name, uses in seen.items():
@@ -588,8 +592,14 @@ def _dataset_values(args) -> list:
 def _cmd_score(args) -> int:
     from . import __version__
     from ._io import atomic_write_json
+    from .datasets import DATASETS
     from .metrics import CONVENTIONS
 
+    if args.dataset is not None and DATASETS[args.dataset].reads_scores:
+        raise UserError(
+            f"--dataset {args.dataset}: a results table holds scores already, there is nothing to score; "
+            f"compare tables (one gives its means with intervals): navdtw compare TABLE ... --dataset {args.dataset}"
+        )
     pred_file = _need_file(args.predictions, "--predictions")
     out = Path(args.out)
     input_paths = [pred_file] + [Path(v) for v in _dataset_values(args) if isinstance(v, str)]
@@ -754,9 +764,15 @@ Example:
 """
 
 _COMPARE_EPILOG = """\
+Results tables (--dataset results): per-episode metrics computed by another evaluator,
+as JSON Lines, JSON (a list, or an object keyed by episode id), CSV or Parquet; columns
+are matched to navdtw's metrics by name (docs/datasets/results.md lists the aliases).
+
 Example:
   navdtw compare mine.json ablation.json --dataset r2r \\
       --split R2R_val_unseen.json --connectivity connectivity/
+  navdtw compare mine.jsonl theirs.jsonl --dataset results --column "Oracle SR=osr" \\
+      --percent-columns spl,ndtw
 """
 
 
@@ -769,7 +785,11 @@ def _dataset_options(parser: argparse.ArgumentParser) -> None:
         for opt in kind.options:
             if opt.name not in seen:
                 seen.add(opt.name)
-                parser.add_argument(opt.flag, dest=f"ds_{opt.name}", metavar=opt.kind.upper(), help=opt.help)
+                for flag, extra in opt.cli or ((opt.flag, {}),):
+                    spec = {"metavar": opt.kind.upper(), "help": opt.help.replace("%", "%%"), **extra}
+                    if spec.get("action") == "store_const":
+                        spec.pop("metavar")
+                    parser.add_argument(flag, dest=f"ds_{opt.name}", **spec)
 
 
 def _print_suite(results: dict, out: Path | None) -> int:
@@ -819,6 +839,11 @@ def _cmd_compare(args) -> int:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
     kind = DATASETS[args.dataset]
     files = [_need_file(p, "predictions") for p in args.predictions]
+    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
+    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
+    extra = sorted(given - {o.name for o in kind.options})
+    if extra:
+        raise UserError(f"--dataset {args.dataset} does not take {', '.join(flags[e] for e in extra)}")
     options = {}
     for opt in kind.options:
         value = getattr(args, f"ds_{opt.name}", None)
@@ -831,15 +856,18 @@ def _cmd_compare(args) -> int:
                 _need_dir(value, opt.flag)
             elif opt.kind == "path" and not Path(value).exists():
                 raise UserError(f"{opt.flag} {value}: no such file or folder")
+            elif opt.kind == "choice" and value not in opt.choices:
+                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
+            elif opt.kind in ("text", "value"):
+                try:
+                    value = opt.read(value)
+                except ValueError as exc:
+                    raise UserError(f"{opt.flag}: {exc}") from None
             options[opt.name] = value
-    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
-    extra = sorted(given - {o.name for o in kind.options})
-    if extra:
-        flags = ", ".join("--" + e.replace("_", "-") for e in extra)
-        raise UserError(f"--dataset {args.dataset} does not take {flags}")
     out = Path(args.out) if args.out else None
     if out is not None:
-        _check_out(out, OUTPUTS, files + [Path(v) for v in options.values()])
+        paths = [Path(options[o.name]) for o in kind.options if o.kind in ("file", "dir", "path") and o.name in options]
+        _check_out(out, OUTPUTS, files + paths)
     if args.baseline_walks < 0:
         raise UserError(f"--baseline-walks {args.baseline_walks}: expected an integer >= 0")
     settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": args.baseline_walks}

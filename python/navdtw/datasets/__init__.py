@@ -9,6 +9,7 @@
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 * :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
+* :mod:`~navdtw.datasets.results`: results tables, per-episode metrics computed by other evaluators.
 
 Every data-set module reads its split and its predictions, matches them into a
 :class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, ndh, positions, r2r, reverie, rxr, rxrce, vlnce
+from . import havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
@@ -35,6 +36,7 @@ from .matterport import load_connectivity
 from .ndh import load_ndh, load_ndh_predictions
 from .positions import load_positions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
+from .results import load_results
 from .reverie import load_objects, load_reverie
 from .reverie import load_predictions as load_reverie_predictions
 from .rxr import load_rxr_guide, load_rxr_predictions
@@ -65,7 +67,17 @@ def data_path(*parts: str) -> Path:
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
 DATASETS: dict[str, DatasetKind] = {
     k.name: k
-    for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR, rxrce.RXR_CE, positions.POSITIONS)
+    for k in (
+        r2r.R2R,
+        r2r.R4R,
+        vlnce.R2R_CE,
+        reverie.REVERIE,
+        ndh.NDH,
+        rxr.RXR,
+        rxrce.RXR_CE,
+        positions.POSITIONS,
+        results.RESULTS,
+    )
 }
 
 
@@ -96,6 +108,7 @@ __all__ = [
     "load_positions",
     "load_predictions",
     "load_r2r",
+    "load_results",
     "load_reverie",
     "load_reverie_predictions",
     "load_rxr_guide",
@@ -110,6 +123,7 @@ __all__ = [
     "open",
     "positions",
     "r2r",
+    "results",
     "reverie",
     "rxr",
     "rxrce",

@@ -17,8 +17,8 @@ record, and one line in ``navdtw/datasets/__init__.py``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +39,19 @@ class Option:
         one line for ``--help``.
     kind:
         ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
-        file in suite runs) or ``"choice"``.
+        file in suite runs), ``"choice"``, ``"text"`` (any string) or ``"value"`` (a string,
+        number, list or table that ``check`` reads).
     required:
         whether the data set cannot be opened without it.
     choices, default:
         for ``"choice"`` options.
+    check:
+        for ``"value"`` options: ``check(value) -> value`` reads what a suite file, the command
+        line or Python gave (and its own result again) or raises ``ValueError`` saying what is wrong.
+    cli:
+        for ``"value"`` options: the command-line flags, ``((flag, argparse keywords), ...)``, all
+        writing this option (e.g. a repeatable ``--column NAME=METRIC``); the first is
+        ``flag``. Empty: one flag ``--name`` taking a value.
     """
 
     name: str
@@ -51,18 +59,29 @@ class Option:
     kind: str = "file"
     required: bool = True
     choices: tuple[str, ...] = ()
-    default: str | None = None
+    default: Any = None
+    check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    cli: tuple[tuple[str, Mapping[str, Any]], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return self.cli[0][0] if self.cli else "--" + self.name.replace("_", "-")
+
+    def read(self, value) -> Any:
+        """A ``"text"`` or ``"value"`` option's value, checked (``ValueError`` naming the problem);
+        other kinds' values are returned as they are."""
+        if self.kind == "text" and not isinstance(value, str):
+            raise ValueError(f"expected a string, got {type(value).__name__}")
+        if self.kind == "value" and self.check is not None:
+            return self.check(value)
+        return value
 
 
 class Benchmark(ABC):
     """A data set's split read once (with its graphs and any annotations), ready to score agents.
 
     Attributes: ``kind`` (the :class:`DatasetKind`), ``inputs`` (the option values it was opened
-    with, as strings), ``n`` (number of episodes an agent is scored on under the default
+    with; paths as absolute strings), ``n`` (number of episodes an agent is scored on under the default
     convention), ``graphs`` (the :class:`navdtw.GraphSet`, or ``None`` for continuous paths).
     """
 
@@ -103,6 +122,8 @@ class DatasetKind:
     opener: Callable[..., Benchmark]
     id_name: str = "instr_id"
     description: str = ""
+    #: the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does not apply.
+    reads_scores: bool = False
 
     @property
     def has_baseline(self) -> bool:
@@ -134,6 +155,11 @@ class DatasetKind:
                 value = path
             elif opt.kind == "choice" and value not in opt.choices:
                 raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")
+            elif opt.kind in ("text", "value"):
+                try:
+                    value = opt.read(value)
+                except ValueError as exc:
+                    raise ValueError(f"{opt.flag}: {exc}") from None
             values[name] = value
         bench = self.opener(**values)
         bench.kind = self

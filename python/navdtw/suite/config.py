@@ -219,6 +219,12 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             if opt.required:
                 raise SuiteError(f"{where}: missing {opt.name!r} ({opt.help})")
             continue
+        if opt.kind == "value":  # a table, list, flag or string, read by the kind's own check
+            try:
+                options[opt.name] = opt.read(value)
+            except ValueError as exc:
+                raise SuiteError(f"{where}.{opt.name}: {exc}") from None
+            continue
         if not isinstance(value, str):
             raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
         if opt.kind in ("file", "dir", "path"):
