@@ -355,3 +355,20 @@ def test_real_layout_ground_truth_scores_one(real_layout, tmp_path):
     means = bench.evaluate(bench.match(preds["rxr"])).summary(by="language")
     for lang in ("all", *LANGS):
         assert means[lang]["sr"] == 1.0 and means[lang]["ndtw"] == 1.0, lang
+
+
+def test_results_tables_on_the_rxrce_split(tmp_path):
+    """A results table of a VLN-CE RxR evaluation checked against the RxR-CE episodes
+    (``dataset_kind="rxr-ce"``): the languages come from the split, and a table keyed by
+    ``instruction_id`` finds the episodes with those instructions, not those with those ids."""
+    episodes = [{"episode_id": k, "reference_path": [[0, 0, 0], [1.0, 0, 0]]} for k in range(4)]
+    ep, _ = rxrce_layout(episodes, {str(k): {"locations": [[0, 0, 0]]} for k in range(4)}, tmp_path)
+    bench = navdtw.datasets.open("results", split=ep, dataset_kind="rxr-ce")
+    # rxrce_layout: episode k has instruction 3 - k; success only for instruction 0 (episode "3")
+    by_instruction = bench.match([{"instruction_id": i, "success": float(i == 0)} for i in range(4)])
+    by_episode = bench.match([{"episode_id": str(k), "success": float(k == 3)} for k in range(4)])
+    for table in (by_instruction, by_episode):
+        assert table.ids == ["0", "1", "2", "3"] and table.groups["language"] == list(LANGS)
+        assert table.evaluate()["sr"].tolist() == [0.0, 0.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match=r"instruction_id 9 \(1 in all\): not episodes of val_unseen_guide\.json\.gz"):
+        bench.match([{"instruction_id": 9, "success": 1.0}])
