@@ -8,6 +8,8 @@
 (c) Matching the 3,521 instructions with ground-truth-path predictions (``bench.match``), for
     information; and scoring them with every metric (``bench.evaluate``: sr, osr, spl, rgs, rgspl,
     ndtw, sdtw, cls, ... under ``reverie``): target "well under 50 ms" after loading.
+(d) The continuous kinds (rxr-ce, positions) on R2R-CE val unseen, and their random baseline,
+    for information (``continuous``).
 
 Best and median of ``--repeat`` runs; CPU time beside wall time (the machine is shared). Never
 fails on a missed target. Without the data (../shared/data beside the repository, or $NAVDTW_DATA)
@@ -94,7 +96,67 @@ def main(argv=None) -> int:
     report(f"evaluate {len(matched)} instructions, {len(scores.keys())} metrics", w, c, target=0.05)
     summary = scores.summary()
     print("  " + ", ".join(f"{k} {v:.6f}" for k, v in summary.items()))
+    continuous(data, args)
     return 0
+
+
+def continuous(data: Path, args) -> None:
+    """(d) The continuous kinds on R2R-CE val unseen (1,839 episodes): ``rxr-ce`` (the RxR-CE layout
+    written from it, languages in turn) and ``positions`` (its ground truth as records), each
+    opened, matched with a shifted copy of the ground truth and scored; and the continuous random
+    baseline (``score_random_positions``: 100,000 walks, ``--tiny`` 4,096), for information."""
+    import gzip
+    import json
+    import tempfile
+
+    import numpy as np
+
+    base = data / "r2r_vlnce" / "R2R_VLNCE_v1-3_preprocessed" / "val_unseen"
+    if not base.is_dir():
+        print(f"bench_datasets: {base} missing; the continuous part is skipped")
+        return
+    episodes = json.loads(gzip.decompress((base / "val_unseen.json.gz").read_bytes()))["episodes"]
+    gt = json.loads(gzip.decompress((base / "val_unseen_gt.json.gz").read_bytes()))
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        langs = ("en-US", "en-IN", "hi-IN", "te-IN")
+        for k, e in enumerate(episodes):
+            e["episode_id"] = str(e["episode_id"])
+            e["instruction"] = {"instruction_id": str(k), "language": langs[k % 4]}
+        (tmp / "guide.json.gz").write_bytes(gzip.compress(json.dumps({"episodes": episodes}).encode()))
+        (tmp / "guide_gt.json.gz").write_bytes(gzip.compress(json.dumps(gt).encode()))
+        shifted = {e["episode_id"]: (np.array(gt[e["episode_id"]]["locations"]) + 0.5).tolist() for e in episodes}
+        with open(tmp / "preds.jsonl", "w") as f:
+            for k, e in enumerate(episodes):
+                f.write(json.dumps({"instruction_id": k, "path": shifted[e["episode_id"]]}) + "\n")
+        with open(tmp / "refs.jsonl", "w") as f:
+            for e in episodes:
+                ref = {"episode_id": e["episode_id"], "path": gt[e["episode_id"]]["locations"]}
+                f.write(json.dumps({**ref, "geodesic_distance": e["info"]["geodesic_distance"]}) + "\n")
+        with open(tmp / "shifted.jsonl", "w") as f:
+            f.writelines(json.dumps({"episode_id": k, "path": p}) + "\n" for k, p in shifted.items())
+        walks = 4096 if args.tiny else 100_000
+        kinds = {
+            "rxr-ce": ({"rxrce_episodes": tmp / "guide.json.gz", "rxrce_gt": tmp / "guide_gt.json.gz"}, "preds.jsonl"),
+            "positions": ({"references": tmp / "refs.jsonl"}, "shifted.jsonl"),
+        }
+        for kind, (files, preds) in kinds.items():
+            measure_kind(kind, files, tmp / preds, walks, args)
+
+
+def measure_kind(kind: str, files: dict, preds: Path, walks: int, args) -> None:
+    """Open, match, evaluate and the random baseline of one continuous kind."""
+    import navdtw
+
+    bench, w, c = timed(lambda: navdtw.datasets.open(kind, **files), args.repeat)
+    report(f"open {kind} ({bench.n} episodes)", w, c)
+    matched, w, c = timed(lambda: bench.match(preds), args.repeat)
+    report(f"match {kind}", w, c)
+    scores, w, c = timed(lambda: bench.evaluate(matched, workers=args.workers), args.repeat)
+    report(f"evaluate {kind} ({scores.convention.name}), {len(scores.keys())} metrics", w, c)
+    means, w, c = timed(lambda: bench.baseline(walks, progress=False, workers=args.workers), 1)
+    report(f"random baseline {kind}, {walks} walks", w, c)
+    print(f"  sr {means['sr']:.4f}, spl {means['spl']:.4f}, ndtw {means['ndtw']:.4f}")
 
 
 if __name__ == "__main__":

@@ -743,3 +743,53 @@ def test_dataset_options_are_checked(tiny, capsys):
     _one_error_line(capsys, "--connectivity is required for --dataset ndh")
     assert main([*args, "--convention", "reverie"]) == 2
     _one_error_line(capsys, "convention 'reverie' does not apply to r2r")
+
+
+# ---- the README's commands for the continuous kinds, run as written ----
+
+
+def _readme_command(flag: str) -> list[str]:
+    import re
+    import shlex
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (command,) = [c for c in re.findall(r"```bash\n(.*?)```", readme, re.S) if flag in c]
+    words = shlex.split(command.strip())
+    assert words[0] == "navdtw"
+    return words[1:]
+
+
+def test_readme_rxrce_command_runs(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    from vlnce_layouts import predictions, rxrce_layout
+
+    monkeypatch.chdir(tmp_path)
+    episodes = [
+        {"episode_id": k, "reference_path": [[0, 0, 0], [k + 1.0, 0, 0]], "info": {"geodesic_distance": k + 1.0}}
+        for k in range(8)
+    ]
+    gt = {str(k): {"locations": [[x * 0.25, 0.0, 0.0] for x in range(4 * k + 5)]} for k in range(8)}
+    ep, _ = rxrce_layout(episodes, gt, tmp_path)
+    written = json.loads(gzip.decompress(ep.read_bytes()))["episodes"]
+    predictions(written, {k: v["locations"][::2] for k, v in gt.items()}, tmp_path)
+    (tmp_path / "preds_rxr.jsonl").rename(tmp_path / "predictions.jsonl")
+    assert main(_readme_command("--dataset rxr-ce")) == 0
+    out = capsys.readouterr().out
+    assert "RxR-CE, 4 episodes, convention 'vlnce'" in out and "language en-US" in out
+    summary = json.loads((tmp_path / "navdtw_scores" / "summary.json").read_text())
+    assert summary["means"]["sr"] == 1.0 and set(summary["means_by_language"]) == {"en-US", "en-IN"}
+
+
+def test_readme_positions_command_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    refs = [{"episode_id": k, "path": [[0, 0, 50], [100.0 * (k + 1), 0, 50]]} for k in range(3)]
+    preds = [{"episode_id": k, "path": [[0, 0, 50], [100.0 * (k + 1) - 15, 5, 50]]} for k in range(3)]
+    (tmp_path / "refs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in refs))
+    (tmp_path / "preds.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
+    assert main(_readme_command("--dataset positions")) == 0
+    assert "positions, 3 episodes" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "navdtw_scores" / "summary.json").read_text())
+    assert summary["threshold"] == 20.0 and summary["means"]["sr"] == 1.0

@@ -181,3 +181,47 @@ def test_real_vlnce(data_dir):
     preds = {k: v["locations"] for k, v in list(gt.items())}
     m = vlnce.match_predictions(eps, gt, preds)
     assert len(m) == 1839 and np.isfinite(m.shortest_distance).all()
+
+
+def test_instruction_ids_are_not_taken_for_episode_ids(tmp_path):
+    """VLN-CE's rxr inference format keys records by instruction_id, and instruction ids can be
+    other episodes' ids (RxR-CE: episode "1" has instruction "0"): a record's instruction_id must
+    find the episode with that instruction, never the episode with that id."""
+    eps = {
+        "episodes": [
+            {"episode_id": 1, "reference_path": [[0, 0, 0], [4, 0, 0]], "instruction": {"instruction_id": 2}},
+            {"episode_id": 2, "reference_path": [[0, 0, 0], [0, 0, 2]], "instruction": {"instruction_id": 1}},
+        ]
+    }
+    ep, gt = write(tmp_path, "val.json", eps), write(tmp_path, "val_gt.json", GT)
+    by_episode = write(tmp_path, "a.json", {"1": GT["1"]["locations"], "2": GT["2"]["locations"]})
+    by_instruction = tmp_path / "b.jsonl"
+    by_instruction.write_text(
+        json.dumps({"instruction_id": 2, "path": GT["1"]["locations"]})
+        + "\n"
+        + json.dumps({"instruction_id": 1, "path": GT["2"]["locations"]})
+        + "\n"
+    )
+    a = vlnce.load_matched(ep, gt, by_episode).evaluate(convention="vlnce")
+    b = vlnce.load_matched(ep, gt, by_instruction).evaluate(convention="vlnce")
+    assert a["ndtw"].tolist() == b["ndtw"].tolist() == [1.0, 1.0]
+    # an instruction id that no episode has is named as one
+    bad = tmp_path / "c.jsonl"
+    bad.write_text(by_instruction.read_text() + json.dumps({"instruction_id": 7, "path": [[0, 0, 0]]}) + "\n")
+    with pytest.raises(ValueError, match=r"c\.jsonl: entry 2 \(instruction_id 7\): no such episode in val\.json"):
+        vlnce.load_matched(ep, gt, bad)
+    # a dict keeps the old rule (episode ids first) unless id_keys says how each id was written
+    preds, keys = vlnce.read_predictions(by_instruction)
+    assert keys == {"2": "instruction_id", "1": "instruction_id"}
+    swapped = vlnce.match_predictions(ds.load_vlnce_episodes(ep), ds.load_vlnce_gt(gt), preds).evaluate()
+    assert swapped["ndtw"].tolist() != [1.0, 1.0]
+    right = vlnce.match_predictions(ds.load_vlnce_episodes(ep), ds.load_vlnce_gt(gt), preds, id_keys=keys)
+    assert right.evaluate()["ndtw"].tolist() == [1.0, 1.0]
+
+
+def test_r2rce_random_baseline(ce):
+    bench = navdtw.datasets.open("r2r-ce", vlnce_episodes=ce[0], vlnce_gt=ce[1])
+    a = bench.baseline(2000, seed=1, progress=False)
+    assert a == bench.baseline(2000, seed=1, progress=False, chunk=700)
+    assert 0.0 <= a["sr"] <= a["osr"] <= 1.0 and a["ndtw"] < 1.0 and "sed" not in a
+    assert navdtw.datasets.DATASETS["r2r-ce"].has_baseline

@@ -149,6 +149,66 @@ def test_val_unseen_ndtw_as_vlnce(val_unseen_pairs):
     assert navdtw.ndtw_batch(refs, qrys, threshold=3.0, radius=1).tolist() == single
 
 
+def vlnce_ndtw_measure(positions, gt_locations, success_distance: float) -> float:
+    """VLN-CE ``habitat_extensions/measures.py`` ``NDTW`` at the end of an episode, step by step:
+    ``update_metric`` appends the agent's position unless it equals the previous one, then
+    ``fastdtw(locations, gt_locations, dist=euclidean)[0]`` and
+    ``exp(-dtw / (len(gt_locations) * SUCCESS_DISTANCE))``."""
+    locations: list[list[float]] = []
+    for p in positions:
+        if locations and p == locations[-1]:
+            continue
+        locations.append(p)
+    dtw = fastdtw(np.array(locations), np.array(gt_locations), dist=euclidean)[0]
+    return math.exp(-dtw / (len(gt_locations) * success_distance))
+
+
+#: ``NDTW.SUCCESS_DISTANCE`` of VLN-CE's RxR configuration (``rxr_vlnce_english_task.yaml``).
+RXR_SUCCESS_DISTANCE = 3.0
+
+
+@pytest.mark.data
+def test_rxrce_layout_ndtw_is_vlnce_measure(data_dir, tmp_path):
+    """The RxR-CE layout built from R2R-CE val unseen (languages assigned), scored as ``rxr-ce``
+    from VLN-CE's ``rxr`` inference format: every episode's nDTW is VLN-CE's NDTW measure with the
+    RxR success distance (150 episodes; noisy paths whose agent turns in place, prefixes,
+    subsamples, other episodes' paths; positions float32 as habitat reports them)."""
+    from vlnce_layouts import predictions, rxrce_layout
+
+    base = data_dir.joinpath(*GT[:-1])
+    raw = json.loads(gzip.decompress((base / "val_unseen.json.gz").read_bytes()))["episodes"][:150]
+    gt = json.loads(gzip.decompress((base / "val_unseen_gt.json.gz").read_bytes()))
+    gt = {str(e["episode_id"]): gt[str(e["episode_id"])] for e in raw}
+    ep, gt_file = rxrce_layout(raw, gt, tmp_path)
+    episodes = json.loads(gzip.decompress(ep.read_bytes()))["episodes"]
+    rng = np.random.default_rng(2021)
+    refs = [np.asarray(gt[str(e["episode_id"])]["locations"], dtype=np.float32) for e in raw]
+    paths = {}
+    for k, ref in enumerate(refs):
+        kind = ("noisy", "prefix", "subsampled", "other")[k % 4]
+        if kind == "noisy":
+            q = (ref + rng.normal(0.0, 0.3, size=ref.shape)).astype(np.float32)
+            q = np.repeat(q, rng.integers(1, 3, size=len(q)), axis=0)  # turning in place
+        elif kind == "prefix":
+            q = ref[: int(rng.integers(1, len(ref) + 1))]
+        elif kind == "subsampled":
+            q = ref[:: int(rng.integers(2, 5))]
+        else:
+            q = refs[(7 * k) % len(refs)]
+        paths[str(raw[k]["episode_id"])] = q.astype(np.float64).tolist()
+    preds = predictions(episodes, paths, tmp_path)
+    bench = navdtw.datasets.open("rxr-ce", rxrce_episodes=ep, rxrce_gt=gt_file)
+    scores = bench.evaluate(bench.match(preds["rxr"]), threshold=RXR_SUCCESS_DISTANCE)
+    assert scores.convention.name == "vlnce" and len(scores) == 150
+    agree = 0
+    for eid, ours in zip(scores.ids, scores["ndtw"]):
+        theirs = vlnce_ndtw_measure(paths[eid], gt[eid]["locations"], RXR_SUCCESS_DISTANCE)
+        agree += math.isclose(ours, theirs, rel_tol=RTOL, abs_tol=1e-9)
+    print(f"\nRxR-CE layout, rxr-ce vs VLN-CE's NDTW measure: {agree} of {len(scores)} episodes agree")
+    assert agree / len(scores) >= MIN_AGREEMENT, agree
+    np.testing.assert_array_equal(scores["sdtw"], scores["sr"] * scores["ndtw"])
+
+
 @pytest.mark.data
 def test_val_unseen_fastdtw_upper_bounds_exact(val_unseen_pairs):
     refs = [r for _, r, _ in val_unseen_pairs]

@@ -270,3 +270,39 @@ def test_havln_summary_keys():
     r = navdtw.humanaware.evaluate([1, 0], [0, 2], [0, 0], [1.0, 4.0])
     assert list(r.summary()) == ["sr", "tcr", "cr", "ne"]
     assert list(r.summary(keys="havln")) == ["SR", "TCR", "CR", "NE"]
+
+
+def test_goal_distance_inputs_replace_ne_and_one():
+    """``distance_to_goal`` / ``oracle_distance_to_goal`` (a goal that is not the reference's last
+    point, or a simulator's geodesic distance) replace NE and ONE, and every success test follows."""
+    refs = [np.array([[0.0, 0.0], [4.0, 0.0]]), np.array([[0.0, 0.0], [0.0, 4.0]])]
+    qrys = [np.array([[0.0, 0.0], [4.0, 0.0]]), np.array([[0.0, 0.0], [0.0, 1.0]])]
+    plain = navdtw.evaluate(refs, qrys, convention="r2r")
+    assert plain["sr"].tolist() == [1.0, 0.0]
+    given = {"distance_to_goal": [np.inf, 2.0], "oracle_distance_to_goal": [1.0, 2.0]}
+    s = navdtw.evaluate(refs, qrys, convention="r2r", inputs=given)
+    assert s["ne"].tolist() == [np.inf, 2.0] and s["one"].tolist() == [1.0, 2.0]
+    assert s["sr"].tolist() == [0.0, 1.0] and s["osr"].tolist() == [1.0, 1.0]
+    assert s["spl"][0] == 0.0 and s["spl"][1] == pytest.approx(1.0)  # l = 4 m, PL = 1 m: capped at 1
+    assert s["sdtw"].tolist() == (s["sr"] * s["ndtw"]).tolist()
+    for k in ("pl", "cls", "ad", "md", "dtw", "ndtw"):  # path fidelity is about the reference, unchanged
+        assert s[k].tolist() == plain[k].tolist(), k
+    assert s.spl_curve([0.5, 3.0]).tolist() == [0.0, 0.5]
+    for k in s:
+        assert not np.isnan(s[k]).any(), k
+
+
+@pytest.mark.parametrize(
+    "inputs, match",
+    [
+        ({"distance_to_goal": [1.0]}, r"replace NE and ONE together; got only \['distance_to_goal'\]"),
+        ({"distance_to_goal": [np.nan], "oracle_distance_to_goal": [1.0]}, r"\['distance_to_goal'\]\[0\] = nan"),
+        ({"distance_to_goal": [1.0], "oracle_distance_to_goal": [-1.0]}, r"a distance must be >= 0"),
+        ({"distance_to_goal": [1.0], "oracle_distance_to_goal": [2.0]}, r"exceeds inputs\['distance_to_goal'\]"),
+        ({"distance_to_goal": ["a"], "oracle_distance_to_goal": [1.0]}, r"one distance \(metres\) per episode"),
+        ({"distance_to_goal": [[1.0]], "oracle_distance_to_goal": [1.0]}, r"one distance \(metres\) per episode"),
+    ],
+)
+def test_goal_distance_inputs_are_checked(inputs, match):
+    with pytest.raises(ValueError, match=match):
+        navdtw.evaluate([np.zeros((1, 2))], [np.ones((1, 2))], inputs=inputs)

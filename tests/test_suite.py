@@ -669,7 +669,8 @@ def test_pairs_are_all_pairs(done):
 
 
 def test_continuous_dataset_suite(tmp_path):
-    """An R2R-CE data set: coordinates, no random-walk baseline, paths grouped by trajectory_id."""
+    """An R2R-CE data set: coordinates, the random walks over each reference's extent, paths grouped
+    by trajectory_id."""
     rng = np.random.default_rng(3)
     episodes, gt = [], {}
     for e in range(30):
@@ -687,11 +688,13 @@ def test_continuous_dataset_suite(tmp_path):
     (tmp_path / "suite.toml").write_text(
         '[datasets.ce]\ndataset = "r2r-ce"\nvlnce_episodes = "val.json"\nvlnce_gt = "val_gt.json"\n'
         '[agents.exact]\nce = "exact.json"\n[agents.stay]\nce = "stay.json"\n[settings]\nresamples = 500\n'
+        "baseline_walks = 3000\n"
     )
     results = S.run(tmp_path / "suite.toml", tmp_path / "out", progress=False)
     ds = results["datasets"]["ce"]
     assert results["failures"] == [] and ds["n"] == 30 and ds["convention"] == "vlnce"
-    assert ds["baseline"] == {} and ds["resampling"] == "path"
+    assert ds["resampling"] == "path"
+    assert 0.0 < ds["baseline"]["ndtw"]["mean"] < ds["agents"]["exact"]["ndtw"]["mean"] == 1.0
     assert ds["agents"]["exact"]["sr"]["mean"] == 1.0 and ds["agents"]["stay"]["pl"]["mean"] == 0.0
     assert S.leaderboard_marks(ds)["ndtw"] == {"best": ["exact"], "tied": []}
 

@@ -6,9 +6,15 @@ chosen neighbour at every step (backtracking allowed). Walk ``w`` serves referen
 and is generated in C++ from a counter-based stream keyed by ``(seed, w)``, so the numbers are
 identical for every ``workers`` and ``chunk`` value. Memory is bounded by ``chunk``.
 
+Continuous paths (positions, :func:`score_random_positions`) have no graph to walk on; their walker
+stays inside each reference's own extent: from the reference's start, as many points as the
+reference has, every step as long as the reference's mean step, in a uniformly random direction
+among the axes along which the reference extends, reflected at the faces of the reference's
+bounding box.
+
 This module knows graphs and metrics, not file formats: :func:`navdtw.random_baseline` (an R2R-format
 split) and each data set's ``Benchmark.baseline`` live with their readers in :mod:`navdtw.datasets`
-and call :func:`score_random_walks` here.
+and call :func:`score_random_walks` or :func:`score_random_positions` here.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from . import _core
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import GraphSet
 from .metrics import as_convention, score_batch, wanted_metrics
-from .paths import Paths, collapse_repeats, unchecked_paths
+from .paths import Paths, as_paths, collapse_repeats, unchecked_paths
 
-__all__ = ["RandomWalker", "score_random_walks"]
+__all__ = ["PositionWalker", "RandomWalker", "score_random_positions", "score_random_walks"]
 
 
 class RandomWalker:
@@ -133,15 +139,7 @@ def score_random_walks(
     TypeError
         when ``graphs`` is not a :class:`navdtw.graphs.GraphSet` or ``workers`` not an integer.
     """
-    conv = as_convention(convention)
-    threshold = check_threshold(threshold)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
-    workers = resolve_workers(workers)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    conv, threshold, workers = _check_walk_args(convention, threshold, n, chunk, workers, seed)
     if not isinstance(graphs, GraphSet):
         raise TypeError(
             f"graphs must be a navdtw.GraphSet (navdtw.load_connectivity(...)), got {type(graphs).__name__}"
@@ -155,23 +153,211 @@ def score_random_walks(
     if conv.collapse_repeats:
         refs = collapse_repeats(refs)
     walker = RandomWalker(graph_list, refs, env, seed=seed)
+
+    def score(first: int, count: int, wanted):
+        walks, ref_of = walker.walks(first, count, workers=workers)
+        extra = inputs(walks, ref_of) if inputs is not None else {}
+        wanted = wanted or wanted_metrics(metrics, nodes=True, inputs=extra)
+        if conv.collapse_repeats:
+            walks = collapse_repeats(walks)
+        pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
+        batch = Batch(refs, walks, matrices, env[ref_of], pairs)
+        return score_batch(batch, conv, threshold, wanted, workers, inputs=extra)[0], wanted
+
+    return _mean_over_walks(score, int(n), int(chunk), progress)
+
+
+class PositionWalker:
+    """Seeded random walks over the extent of coordinate references (:func:`score_random_positions`).
+
+    Walk ``w`` serves reference ``w mod len(references)``: it starts at the reference's first point
+    and has as many points as the reference; every step is as long as the reference's mean step
+    (its length divided by its number of points less one; 0 for a one-point reference), in a
+    direction drawn uniformly from the unit sphere of the axes along which the reference's points
+    spread (a flat reference gives a flat walk), and the walk is reflected at the faces of the
+    reference's axis-aligned bounding box. The random numbers of walk ``w`` come from a stream
+    keyed by ``(seed, w // BLOCK)``, so a walk does not depend on how the walks are chunked.
+    """
+
+    #: Walks drawn from one random stream; chunks of walks are whole blocks.
+    BLOCK = 4096
+
+    def __init__(self, references, *, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        refs = as_paths(references, "references")
+        if refs.is_nodes or len(refs) == 0:
+            raise ValueError("PositionWalker walks over coordinate references ([n, D] positions); got none")
+        self.seed = int(seed)
+        self.references = refs
+        v = refs.values.astype(np.float64)
+        starts, ends = refs.offsets[:-1], refs.offsets[1:]
+        self.lengths = refs.lengths
+        self.start = v[starts]
+        self.low = np.minimum.reduceat(v, starts, axis=0)
+        self.high = np.maximum.reduceat(v, starts, axis=0)
+        step = np.linalg.norm(np.diff(v, axis=0), axis=1)
+        path_of_step = np.repeat(np.arange(len(refs)), self.lengths)[1:]
+        inside = np.ones(len(step), dtype=bool)
+        inside[ends[:-1] - 1] = False  # the gaps between consecutive references
+        total = np.bincount(path_of_step[inside], weights=step[inside], minlength=len(refs))
+        self.step = np.divide(total, self.lengths - 1, out=np.zeros(len(refs)), where=self.lengths > 1)
+
+    def walks(self, first: int, count: int) -> tuple[Paths, np.ndarray]:
+        """Walks ``first .. first + count - 1``: (coordinate Paths, reference index of each)."""
+        first, count = int(first), int(count)
+        values, lengths, refs = [], [], []
+        w = first
+        while w < first + count:
+            block = w // self.BLOCK
+            stop = min((block + 1) * self.BLOCK, first + count)
+            pts, offsets, ref_of = self._block(block)
+            lo, hi = w - block * self.BLOCK, stop - block * self.BLOCK
+            values.append(pts[offsets[lo] : offsets[hi]])
+            lengths.append(np.diff(offsets[lo : hi + 1]))
+            refs.append(ref_of[lo:hi])
+            w = stop
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(lengths), out=offsets[1:])
+        return Paths(np.concatenate(values), offsets, name="walks"), np.concatenate(refs)
+
+    def _block(self, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every walk of one block: float64 ``[P, D]`` points, their offsets and the references."""
+        rng = np.random.default_rng([self.seed, block])
+        ref_of = np.arange(block * self.BLOCK, (block + 1) * self.BLOCK, dtype=np.int64) % len(self.lengths)
+        m = self.lengths[ref_of]
+        offsets = np.zeros(len(m) + 1, dtype=np.int64)
+        np.cumsum(m, out=offsets[1:])
+        ref_of_point = np.repeat(ref_of, m)
+        # one free step per point; a walk's first "step" is 0 (it starts at the reference's start)
+        steps = rng.standard_normal((int(offsets[-1]), self.start.shape[1]))
+        steps[offsets[:-1]] = 0.0
+        low, width = self.low[ref_of_point], (self.high - self.low)[ref_of_point]
+        steps *= width > 0  # only along the axes the reference spreads over
+        norm = np.linalg.norm(steps, axis=1, keepdims=True)
+        np.divide(steps, norm, out=steps, where=norm > 0)
+        steps *= self.step[ref_of_point][:, None]
+        free = np.cumsum(steps, axis=0, out=steps)
+        free -= np.repeat(free[offsets[:-1]], m, axis=0)  # each walk's own sum
+        free += self.start[ref_of_point] - low  # relative to the box's low corner
+        return _reflect(free, width) + low, offsets, ref_of
+
+
+def _reflect(u: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Offsets ``u`` of a free walk from the box's low corner, folded into [0, width] (a mirror at
+    every face): the walk reflected at the box's walls. On a zero-width axis a walk never moves,
+    so ``u`` is 0 there and stays 0."""
+    span = np.where(width > 0, 2.0 * width, 1.0)
+    t = np.floor(u / span)
+    t *= span
+    np.subtract(u, t, out=t)  # u mod span, in [0, span)
+    t -= width
+    np.abs(t, out=t)
+    np.subtract(width, t, out=t)
+    return t
+
+
+def score_random_positions(
+    references,
+    n: int = 100_000,
+    *,
+    seed: int = 0,
+    threshold: float = 3.0,
+    convention="paper",
+    chunk: int = 4096 * 16,
+    progress: bool = True,
+    workers: int = -1,
+    metrics: Iterable[str] | None = None,
+    shortest_distance=None,
+    inputs: Callable[[Paths, np.ndarray], dict[str, np.ndarray]] | None = None,
+) -> dict[str, float]:
+    """Scores ``n`` random walks over the extent of coordinate reference paths (:class:`PositionWalker`).
+
+    The continuous counterpart of :func:`score_random_walks`, for data sets whose paths are
+    positions (R2R-CE, RxR-CE, ``positions``): a chance-level agent that moves as far per step as
+    the reference and stays in the reference's bounding box.
+
+    Parameters
+    ----------
+    references:
+        the reference paths, ``[n, D]`` coordinates (metres).
+    n:
+        number of walks; walk ``w`` serves reference ``w mod len(references)``.
+    seed:
+        walks depend only on (seed, walk index): same seed -> identical numbers, whatever ``chunk``.
+    threshold, convention:
+        as :func:`navdtw.evaluate`.
+    chunk:
+        walks scored per step (rounded up to whole blocks of :attr:`PositionWalker.BLOCK`).
+    progress, workers, metrics:
+        as :func:`score_random_walks`.
+    shortest_distance:
+        optional SPL's l per reference (float ``[len(references)]``), used under the ``"shortest"``
+        conventions as by :func:`navdtw.evaluate`.
+    inputs:
+        optional ``f(walks, ref_of) -> {name: array}``: per-walk extra inputs (e.g. the distances
+        to a goal that is not the reference's last point).
+
+    Returns
+    -------
+    dict mapping metric names (those that apply to coordinates and the ``inputs``) to means over
+    the walks, rates as fractions (not percent).
+
+    Raises
+    ------
+    ValueError
+        for an unknown convention or metric, a bad threshold, ``n``, ``chunk`` or seed, or
+        references that are not coordinate paths.
+    """
+    conv, threshold, workers = _check_walk_args(convention, threshold, n, chunk, workers, seed)
+    walker = PositionWalker(references, seed=seed)
+    refs = walker.references
+    sd = None
+    if shortest_distance is not None:
+        sd = np.asarray(shortest_distance, dtype=np.float64)
+        if sd.shape != (len(refs),):
+            raise ValueError(f"shortest_distance must have one entry per reference ({len(refs)}), got shape {sd.shape}")
+    chunk = -(-int(chunk) // PositionWalker.BLOCK) * PositionWalker.BLOCK
+
+    def score(first: int, count: int, wanted):
+        walks, ref_of = walker.walks(first, count)
+        extra = inputs(walks, ref_of) if inputs is not None else {}
+        wanted = wanted or wanted_metrics(metrics, nodes=False, inputs=extra)
+        if conv.drop_repeated_positions:
+            walks = collapse_repeats(walks)
+        pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
+        batch = Batch(refs, walks, None, None, pairs)
+        length = None if sd is None else sd[ref_of]
+        return score_batch(batch, conv, threshold, wanted, workers, length, inputs=extra)[0], wanted
+
+    return _mean_over_walks(score, int(n), chunk, progress)
+
+
+def _check_walk_args(convention, threshold, n, chunk, workers, seed):
+    conv = as_convention(convention)
+    threshold = check_threshold(threshold)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    workers = resolve_workers(workers)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    return conv, threshold, workers
+
+
+def _mean_over_walks(score, n: int, chunk: int, progress: bool) -> dict[str, float]:
+    """Means over ``n`` walks scored ``chunk`` at a time by ``score(first, count, wanted)`` ->
+    ``(values, wanted)``, summed in fixed blocks (bit-identical whatever the chunk)."""
     wanted = None
     sums = None
-    starts = range(0, int(n), int(chunk))
+    starts = range(0, n, chunk)
     bar = _progress(len(starts), progress)
     try:
         for first in starts:
-            count = min(int(chunk), int(n) - first)
-            walks, ref_of = walker.walks(first, count, workers=workers)
-            extra = inputs(walks, ref_of) if inputs is not None else {}
-            if wanted is None:
-                wanted = wanted_metrics(metrics, nodes=True, inputs=extra)
+            values, wanted = score(first, min(chunk, n - first), wanted)
+            if sums is None:
                 sums = _BlockSums([m.name for m in wanted])
-            if conv.collapse_repeats:
-                walks = collapse_repeats(walks)
-            pairs = np.stack([ref_of, np.arange(count, dtype=np.int64)], axis=1)
-            batch = Batch(refs, walks, matrices, env[ref_of], pairs)
-            values, _, _ = score_batch(batch, conv, threshold, wanted, workers, inputs=extra)
             sums.add(values)
             if bar is not None:
                 bar.update(1)

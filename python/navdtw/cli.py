@@ -215,7 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
     base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     base.add_argument(
-        "--convention", choices=conventions, default="paper", help="definitions (default paper, as the nDTW paper)"
+        "--convention",
+        choices=conventions,
+        default=None,
+        help="definitions (default paper, as the nDTW paper; the kind's own where paper does not apply)",
     )
     base.add_argument(
         "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
@@ -297,7 +300,7 @@ def _add_dataset_options(parser: argparse.ArgumentParser, *, walks: bool = False
         "--dataset",
         choices=[k.name for k in kinds],
         default=None,
-        help="data set kind (default r2r, or r2r-ce when --vlnce-episodes is given)",
+        help="data set kind (default r2r; r2r-ce, rxr-ce or positions when their files are given)",
     )
     seen: dict[str, list] = {}
     for kind in kinds:
@@ -321,8 +324,7 @@ def _open_dataset(args):
     """The data set kind the options name and its :class:`~navdtw.datasets.Benchmark`, opened."""
     from .datasets import DATASETS
 
-    continuous = getattr(args, "vlnce_episodes", None) or getattr(args, "vlnce_gt", None)
-    name = args.dataset or ("r2r-ce" if continuous else "r2r")
+    name = args.dataset or _kind_of_files(args)
     kind = DATASETS[name]
     mine = {o.name for o in kind.options}
     for other in {o for k in DATASETS.values() for o in k.options if o.name not in mine}:
@@ -332,6 +334,16 @@ def _open_dataset(args):
         if opt.required and getattr(args, opt.name) is None:
             raise UserError(f"{opt.flag} is required for --dataset {name} ({opt.help})")
     return kind, kind.open(**{o.name: getattr(args, o.name) for o in kind.options})
+
+
+def _kind_of_files(args) -> str:
+    """The kind whose own files are given when --dataset is not: r2r-ce, rxr-ce, positions, else r2r."""
+    names = ("vlnce_episodes", "vlnce_gt", "rxrce_episodes", "rxrce_gt", "references")
+    given = {name for name in names if getattr(args, name, None) is not None}
+    for kind, files in (("r2r-ce", {"vlnce_episodes", "vlnce_gt"}), ("rxr-ce", {"rxrce_episodes", "rxrce_gt"})):
+        if given & files:
+            return kind
+    return "positions" if "references" in given else "r2r"
 
 
 def _flags(kind) -> str:
@@ -570,9 +582,10 @@ def _cmd_demo(args) -> int:
 
 
 def _dataset_values(args) -> list:
+    """The files and folders given to the data set options (not the choices)."""
     from .datasets import DATASETS
 
-    names = {o.name for k in DATASETS.values() for o in k.options}
+    names = {o.name for k in DATASETS.values() for o in k.options if o.kind in ("file", "dir", "path")}
     return [getattr(args, n, None) for n in sorted(names) if getattr(args, n, None) is not None]
 
 
@@ -676,6 +689,8 @@ def _cmd_baseline(args) -> int:
     out = Path(args.out)
     _check_out(out, ["baseline.json"], [Path(v) for v in _dataset_values(args) if isinstance(v, str)])
     kind, bench = _open_dataset(args)
+    if args.convention is None:
+        args.convention = "paper" if "paper" in kind.conventions else kind.default_convention
     try:
         kind.check_convention(args.convention)
     except ValueError as exc:
@@ -692,14 +707,15 @@ def _cmd_baseline(args) -> int:
         workers=args.workers,
     )
     elapsed = time.perf_counter() - t0
+    split = Path(bench.inputs[kind.options[0].name])
     print(
         f"navdtw baseline: {kind.title}, {args.n} random walks over the {bench.n} episodes of "
-        f"{Path(args.split).name}, seed {args.seed}, convention {args.convention!r}, "
+        f"{split.name}, seed {args.seed}, convention {args.convention!r}, "
         f"threshold {args.threshold:g} m ({elapsed:.1f} s). {_SCALE_NOTE}"
     )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
-    if kind.name == "r2r" and _looks_like_r2r_val_unseen(Path(args.split)):
+    if kind.name == "r2r" and _looks_like_r2r_val_unseen(split):
         paper = {k: (v / 100.0 if registry.get(k).rate else v) for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))

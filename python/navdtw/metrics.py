@@ -27,7 +27,10 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
 Success from the data set: when ``inputs`` holds ``success`` and ``oracle_success`` (0/1 per
 episode, e.g. REVERIE's "the target object is visible from the final / any viewpoint"), they
 replace the distance tests of sr and osr under every convention, and so also SPL, SED and SDTW,
-which multiply sr. NE and ONE stay distances to the reference's last node.
+which multiply sr. NE and ONE stay distances to the reference's last node, unless ``inputs``
+holds ``distance_to_goal`` and ``oracle_distance_to_goal`` (metres per episode, ``inf`` where the
+goal is unreachable): they replace NE and ONE, and the success tests use them (the ``positions``
+data set gives them for a goal that is not the reference's last point, or a geodesic distance).
 
 Documented answers for degenerate input (never NaN):
 
@@ -461,7 +464,9 @@ def evaluate(
     inputs:
         optional extra per-episode inputs ``{name: array [B, ...]}`` for metrics that declare
         them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target;
-        ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success.
+        ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success;
+        ``distance_to_goal`` and ``oracle_distance_to_goal`` (metres >= 0, inf = unreachable,
+        together) replace NE and ONE, and so the success tests.
     """
     conv = as_convention(convention)
     threshold = check_threshold(threshold)
@@ -541,6 +546,10 @@ def score_batch(
             f"convention {conv.name!r} has no distance test for success: give the per-episode inputs "
             f"{list(registry.SUCCESS_INPUTS)} (evaluate(..., inputs={{...}}); a data set's Benchmark does)"
         )
+    if registry.GOAL_DISTANCE_INPUTS[0] in (inputs or {}):  # NE and ONE measured by the data set
+        stats = np.array(stats, dtype=np.float64)
+        stats[STAT_INDEX["ne"]] = inputs[registry.GOAL_DISTANCE_INPUTS[0]]
+        stats[STAT_INDEX["one"]] = inputs[registry.GOAL_DISTANCE_INPUTS[1]]
     col = {name: stats[k] for name, k in STAT_INDEX.items()}
     length = _spl_length(conv, col, shortest_distance, batch.size)
     ctx = Context(
@@ -572,7 +581,8 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
         return {}
     if not hasattr(inputs, "items"):
         raise TypeError(f"inputs must be a mapping name -> per-episode array, got {type(inputs).__name__}")
-    known = {k for m in registry.metrics() for k in m.inputs} | set(registry.SUCCESS_INPUTS)
+    known = {k for m in registry.metrics() for k in m.inputs}
+    known |= set(registry.SUCCESS_INPUTS) | set(registry.GOAL_DISTANCE_INPUTS)
     out = {}
     for name, value in inputs.items():
         if name not in known:
@@ -589,6 +599,26 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
     for name in given:
         if out[name].shape != (n,) or not np.isin(out[name], (0, 1)).all():
             raise ValueError(f"inputs[{name!r}] must be one 0/1 (or boolean) value per episode")
+    final, oracle = registry.GOAL_DISTANCE_INPUTS
+    given = [k for k in registry.GOAL_DISTANCE_INPUTS if k in out]
+    if len(given) == 1:
+        raise ValueError(f"inputs {list(registry.GOAL_DISTANCE_INPUTS)} replace NE and ONE together; got only {given}")
+    for name in given:
+        v = out[name]
+        if v.shape != (n,) or v.dtype.kind not in "iuf":
+            raise ValueError(f"inputs[{name!r}] must be one distance (metres) per episode")
+        bad = np.flatnonzero(~(v >= 0))  # NaN compares False
+        if len(bad):
+            raise ValueError(
+                f"inputs[{name!r}][{int(bad[0])}] = {v[bad[0]]}: a distance must be >= 0 (inf: unreachable)"
+            )
+        out[name] = v.astype(np.float64)
+    if given:
+        above = np.flatnonzero(out[oracle] > out[final])
+        if len(above):
+            raise ValueError(
+                f"inputs[{oracle!r}][{int(above[0])}] exceeds inputs[{final!r}]: the final point is a point of the path"
+            )
     return out
 
 

@@ -30,6 +30,12 @@ goal" (REVERIE: the target object is visible from the final viewpoint) gives the
 distance tests in ``ctx.sr`` and ``ctx.oracle_success``, so sr, osr and every metric built on sr
 (spl, sed, sdtw, ...) follow them, under any convention. A convention with
 ``success_from_inputs=True`` (``reverie``) requires them.
+
+Distances to the goal from the data set: a data set whose goal is not the reference's last point,
+or whose files give a simulator's geodesic distance to the goal, gives the inputs
+``distance_to_goal`` and ``oracle_distance_to_goal`` (:data:`GOAL_DISTANCE_INPUTS`, metres per
+episode, ``inf`` where the goal is unreachable). They replace the engine's NE and ONE, so ne, one
+and everything tested against them (sr, osr, spl, sdtw, ...) follow them.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ import numpy as np
 from . import _core
 
 __all__ = [
+    "GOAL_DISTANCE_INPUTS",
     "SUCCESS_INPUTS",
     "Context",
     "Metric",
@@ -61,6 +68,11 @@ STAT_INDEX: dict[str, int] = {name: k for k, name in enumerate(_core.STATS)}
 #: Per-episode inputs that replace the distance tests of success and oracle success when given
 #: (both together): ``evaluate(..., inputs={"success": s, "oracle_success": o})``.
 SUCCESS_INPUTS: tuple[str, str] = ("success", "oracle_success")
+
+#: Per-episode distances to the goal that replace NE and ONE when given (both together, metres,
+#: ``inf`` = unreachable): the final point's and the path's nearest point's,
+#: ``evaluate(..., inputs={"distance_to_goal": ne, "oracle_distance_to_goal": one})``.
+GOAL_DISTANCE_INPUTS: tuple[str, str] = ("distance_to_goal", "oracle_distance_to_goal")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@
 * :mod:`~navdtw.datasets.r2r`: R2R / R4R splits, R2R results files, matching them.
 * :mod:`~navdtw.datasets.rxr`: RxR guide annotations, HAMT / follower predictions, per-language scores.
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
+* :mod:`~navdtw.datasets.rxrce`: RxR-CE (VLN-CE's RxR_VLNCE_v0) episodes by language, as R2R-CE.
+* :mod:`~navdtw.datasets.positions`: any continuous benchmark, paths as records of positions.
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 * :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
@@ -26,17 +28,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, ndh, r2r, results, reverie, rxr, vlnce
+from . import havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
 from .ndh import load_ndh, load_ndh_predictions
+from .positions import load_positions
 from .r2r import instructions, load_predictions, load_r2r, match_predictions, write_predictions
 from .results import load_results
 from .reverie import load_objects, load_reverie
 from .reverie import load_predictions as load_reverie_predictions
 from .rxr import load_rxr_guide, load_rxr_predictions
+from .rxrce import load_rxrce_episodes
 from .vlnce import load_predictions as load_vlnce_predictions
 from .vlnce import load_vlnce_episodes, load_vlnce_gt
 
@@ -62,7 +66,18 @@ def data_path(*parts: str) -> Path:
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
 DATASETS: dict[str, DatasetKind] = {
-    k.name: k for k in (r2r.R2R, r2r.R4R, vlnce.R2R_CE, reverie.REVERIE, ndh.NDH, rxr.RXR, results.RESULTS)
+    k.name: k
+    for k in (
+        r2r.R2R,
+        r2r.R4R,
+        vlnce.R2R_CE,
+        reverie.REVERIE,
+        ndh.NDH,
+        rxr.RXR,
+        rxrce.RXR_CE,
+        positions.POSITIONS,
+        results.RESULTS,
+    )
 }
 
 
@@ -90,6 +105,7 @@ __all__ = [
     "load_ndh",
     "load_ndh_predictions",
     "load_objects",
+    "load_positions",
     "load_predictions",
     "load_r2r",
     "load_results",
@@ -97,6 +113,7 @@ __all__ = [
     "load_reverie_predictions",
     "load_rxr_guide",
     "load_rxr_predictions",
+    "load_rxrce_episodes",
     "load_vlnce_episodes",
     "load_vlnce_gt",
     "load_vlnce_predictions",
@@ -104,10 +121,12 @@ __all__ = [
     "matterport",
     "ndh",
     "open",
+    "positions",
     "r2r",
     "results",
     "reverie",
     "rxr",
+    "rxrce",
     "vlnce",
     "write_predictions",
 ]

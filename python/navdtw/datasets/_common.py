@@ -88,7 +88,10 @@ def is_real(x) -> bool:
 
 
 def finite_real(x) -> bool:
-    return is_real(x) and math.isfinite(x)
+    try:
+        return is_real(x) and math.isfinite(x)
+    except OverflowError:  # an int beyond float's range
+        return False
 
 
 def list_of(data, name: str, what: str) -> list:
@@ -103,9 +106,16 @@ def object_of(data, name: str, what: str) -> dict:
     return data
 
 
+def show(value) -> str:
+    """An id from a file as messages print it: as it is when it is plain text, else its ``repr``,
+    so a line break or a control character in an id cannot break a message in two."""
+    text = str(value)
+    return text if text.isprintable() else repr(text)
+
+
 def few(items: Sequence[str]) -> str:
     """Up to five ids and the count: ``"7_1, 9_0 (2 in all)"``."""
-    shown = ", ".join(items[:5])
+    shown = ", ".join(show(i) for i in items[:5])
     return shown + (f", ... ({len(items)} in all)" if len(items) > 5 else f" ({len(items)} in all)")
 
 

@@ -1140,6 +1140,7 @@ SPLIT_READERS: dict[str, Callable[[Path], _Split]] = {
     "reverie": _split_reverie,
     "ndh": _split_ndh,
     "r2r-ce": _split_episodes,
+    "rxr-ce": _split_episodes,
 }
 
 
@@ -1230,7 +1231,11 @@ class ResultsBenchmark(Benchmark):
         split = self.split
         assert split is not None
         known = set(split.ids)
-        ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
+        if table.id_name == "instruction_id" and split.other_ids:
+            # an instruction id is never taken for an episode id: the two overlap in RxR-CE
+            ids = [split.other_ids.get(i, "") for i in table.ids]
+        else:
+            ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
         if unknown:
             raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
@@ -1275,7 +1280,7 @@ class ResultsBenchmark(Benchmark):
         if ids and all(i in self._path_of for i in ids):
             self.clusters = "the tables' path column"
             return [self._path_of[i] for i in ids]
-        if self.dataset_kind in ("ndh", "r2r-ce"):
+        if self.dataset_kind in ("ndh", "r2r-ce", "rxr-ce"):
             self.clusters = ""
             return None
         labels, how = id_shape_clusters(ids, self.dataset_kind)

@@ -16,15 +16,16 @@ metres): the reference is the dense ``locations`` of the ``*_gt`` file, about 0.
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._typing import PathLike
+from ..baseline import score_random_positions
 from ..paths import as_paths
-from ._common import MatchedEpisodes, is_int, is_path, is_real, malformed, points_array, read_text, source
+from ._common import MatchedEpisodes, finite_real, is_int, is_path, malformed, points_array, read_text, show, source
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -117,10 +118,21 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
     Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
     step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
     "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
+
+    The dict does not say whether a record's id is an episode id or an instruction id;
+    :func:`match_predictions` given the file name knows (the two may overlap, as in RxR-CE).
     """
+    return read_predictions(path)[0]
+
+
+def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Internal: :func:`load_predictions`, and for the ids of records the key they came under:
+    ``"episode_id"`` or ``"instruction_id"`` (VLN-CE's ``rxr`` inference format). The keys of
+    the object form (VLN-CE's ``r2r`` inference format) are not listed: they are episode ids, or
+    instruction ids where no episode has that id, as before."""
     name = Path(path).name
     text = read_text(path)
-    records: list[tuple[str, Any, str]] = []  # (id, steps, where)
+    records: list[tuple[str, Any, str, str]] = []  # (id, steps, where, id key)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -140,18 +152,21 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
         records.append(_record(data, f"{name}: line 1"))
     elif isinstance(data, dict):
         for k, (eid, steps) in enumerate(data.items()):
-            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})"))
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})", ""))
     elif isinstance(data, list):
         for k, rec in enumerate(data):
             records.append(_record(rec, f"{name}: entry {k}"))
     else:
         raise ValueError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
     out: dict[str, np.ndarray] = {}
+    keys: dict[str, str] = {}
     first: dict[str, str] = {}
-    for key, steps, where in records:
+    for key, steps, where, id_key in records:
         if key in out:
             raise ValueError(f"{where}: duplicate id {key} (also {first[key]})")
         first[key] = where.split(": ", 1)[1]
+        if id_key:
+            keys[key] = id_key
         if not isinstance(steps, list) or not steps:
             raise ValueError(f"{where}: expected a non-empty list of steps")
         if isinstance(steps[0], dict):
@@ -162,19 +177,20 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
                 pts.append(s["position"])
             steps = pts
         out[key] = points_array(steps, where, "path")
-    return out
+    return out, keys
 
 
-def _record(rec, where: str) -> tuple[str, Any, str]:
-    """(id, steps, where) of one prediction record."""
+def _record(rec, where: str) -> tuple[str, Any, str, str]:
+    """(id, steps, where, id key) of one prediction record."""
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: expected an object, got {type(rec).__name__}")
-    key = rec.get("instruction_id", rec.get("episode_id"))
+    id_key = "instruction_id" if "instruction_id" in rec else "episode_id"
+    key = rec.get(id_key)
     if key is None or isinstance(key, (bool, dict, list)):
         raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
     if "path" not in rec:
         raise ValueError(f"{where} (id {key}): missing 'path'")
-    return str(key), rec["path"], f"{where} (id {key})"
+    return str(key), rec["path"], f"{where} (id {key})", id_key
 
 
 def shortest_distances(episodes, references) -> np.ndarray:
@@ -184,19 +200,29 @@ def shortest_distances(episodes, references) -> np.ndarray:
     for k, (e, r) in enumerate(zip(episodes, references)):
         info = e.get("info")
         g = info.get("geodesic_distance") if isinstance(info, dict) else None
-        if is_real(g) and math.isfinite(g) and g >= 0:
+        if finite_real(g) and g >= 0:
             out[k] = float(g)
         else:
             out[k] = float(np.linalg.norm(r[-1] - r[0]))
     return out
 
 
-def match_predictions(episodes, gt, predictions, *, names: tuple[str, str, str] | None = None) -> MatchedEpisodes:
+def match_predictions(
+    episodes,
+    gt,
+    predictions,
+    *,
+    names: tuple[str, str, str] | None = None,
+    id_keys: Mapping[str, str] | None = None,
+) -> MatchedEpisodes:
     """Pairs every episode with its ground truth and its predicted path.
 
     ``episodes``: from :func:`load_vlnce_episodes` (or its file); ``gt``: from
     :func:`load_vlnce_gt` (or its file); ``predictions``: from :func:`load_predictions` (or its
-    file), keyed by episode id or by the episode's ``instruction["instruction_id"]``.
+    file), keyed by episode id or by the episode's ``instruction["instruction_id"]``. Read from a
+    file, an id is looked up under the key it was written with (a record's ``instruction_id`` is
+    an instruction id, never an episode id); ``id_keys`` says the same for a dict (``{id:
+    "episode_id" | "instruction_id"}``); an id not in it is taken as an episode id first.
 
     Every episode needs exactly one prediction and a ground truth; a prediction for no episode, a
     second prediction for an episode, a missing prediction or ground truth raise ``ValueError``
@@ -216,24 +242,31 @@ def match_predictions(episodes, gt, predictions, *, names: tuple[str, str, str] 
     if is_path(gt):
         gt = load_vlnce_gt(gt)
     if is_path(predictions):
-        predictions = load_predictions(predictions)
+        predictions, id_keys = read_predictions(predictions)
+    id_keys = id_keys or {}
     if not episodes:
         raise ValueError(f"{ep_name}: no episodes")
     ids = [str(e["episode_id"]) for e in episodes]
-    instr = {}
-    for e, eid in zip(episodes, ids):
-        ins = e.get("instruction")
-        if isinstance(ins, dict) and "instruction_id" in ins:
-            instr[str(ins["instruction_id"])] = eid
+    instr = instruction_ids(episodes)
     known = set(ids)
+
+    def episode_of(key: str) -> str | None:
+        how = id_keys.get(key)
+        if how == "instruction_id":
+            return instr.get(key)
+        if how == "episode_id":
+            return key if key in known else None
+        return key if key in known else instr.get(key)
+
     keyed: dict[str, np.ndarray] = {}
     for k, (key, pts) in enumerate(predictions.items()):
         key = str(key)
-        eid = key if key in known else instr.get(key)
+        eid = episode_of(key)
         if eid is None:
-            extra = sum(1 for p in predictions if str(p) not in known and str(p) not in instr)
+            extra = sum(1 for p in predictions if episode_of(str(p)) is None)
             more = f" ({extra} such entries)" if extra > 1 else ""
-            raise ValueError(f"{pred_name}: entry {k} (id {key}): no such episode in {ep_name}{more}")
+            what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
+            raise ValueError(f"{pred_name}: entry {k} ({what} {show(key)}): no such episode in {ep_name}{more}")
         if eid in keyed:
             raise ValueError(f"{pred_name}: entry {k} (id {key}): a second prediction for episode {eid}")
         keyed[eid] = pts
@@ -244,13 +277,7 @@ def match_predictions(episodes, gt, predictions, *, names: tuple[str, str, str] 
             f"{pred_name}: no prediction for episode_id {shown} ({len(missing)} of the "
             f"{len(ids)} episodes of {ep_name})"
         )
-    no_gt = [i for i in ids if i not in gt]
-    if no_gt:
-        raise ValueError(
-            f"{gt_name}: no ground truth for episode_id {', '.join(no_gt[:5])} "
-            f"({len(no_gt)} of the {len(ids)} episodes of {ep_name})"
-        )
-    refs = [gt[i]["locations"] for i in ids]
+    refs = ground_truth(episodes, gt, gt_name, ep_name)
     return MatchedEpisodes(
         ids=ids,
         scans=[str(e.get("scan", "")) for e in episodes],
@@ -260,6 +287,30 @@ def match_predictions(episodes, gt, predictions, *, names: tuple[str, str, str] 
         shortest_distance=shortest_distances(episodes, refs),
         id_name="episode_id",
     )
+
+
+def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
+    """Internal: the dense ``locations`` of every episode, in order; an episode without ground
+    truth is a ``ValueError`` naming the files and the first few ids."""
+    ids = [str(e["episode_id"]) for e in episodes]
+    no_gt = [i for i in ids if i not in gt]
+    if no_gt:
+        raise ValueError(
+            f"{gt_name}: no ground truth for episode_id {', '.join(map(show, no_gt[:5]))} "
+            f"({len(no_gt)} of the {len(ids)} episodes of {ep_name})"
+        )
+    return [gt[i]["locations"] for i in ids]
+
+
+def instruction_ids(episodes) -> dict[str, str]:
+    """Internal: ``{str(instruction["instruction_id"]): str(episode_id)}`` of the episodes that
+    have one."""
+    out = {}
+    for e in episodes:
+        ins = e.get("instruction")
+        if isinstance(ins, dict) and "instruction_id" in ins:
+            out[str(ins["instruction_id"])] = str(e["episode_id"])
+    return out
 
 
 def load_matched(episodes: PathLike, gt: PathLike, predictions: PathLike) -> MatchedEpisodes:
@@ -272,7 +323,7 @@ class VLNCEBenchmark(Benchmark):
     """R2R-CE episodes with their dense ground truth, ready to score agents' continuous paths."""
 
     def __init__(self, vlnce_episodes, vlnce_gt) -> None:  # the R2R_CE option names
-        self._episodes_name = Path(vlnce_episodes).name
+        self.names = (Path(vlnce_episodes).name, Path(vlnce_gt).name)
         self.episodes = load_vlnce_episodes(vlnce_episodes)
         self.gt = load_vlnce_gt(vlnce_gt)
 
@@ -283,6 +334,17 @@ class VLNCEBenchmark(Benchmark):
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         self.kind.check_convention(convention)
         return match_predictions(self.episodes, self.gt, predictions)
+
+    def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        """Means over ``n`` random walks over the extent of each episode's dense ground truth
+        (:class:`navdtw.baseline.PositionWalker`: its start, its number of points, its mean step,
+        its bounding box), SPL's l as for agents (:func:`shortest_distances`)."""
+        conv = self.kind.check_convention(convention)
+        if not self.episodes:
+            raise ValueError(f"{self.names[0]}: no episodes")
+        refs = ground_truth(self.episodes, self.gt, self.names[1], self.names[0])
+        length = shortest_distances(self.episodes, refs)
+        return score_random_positions(refs, n, seed=seed, convention=conv, shortest_distance=length, **kwargs)
 
 
 R2R_CE = DatasetKind(

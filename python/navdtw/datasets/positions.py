@@ -1,0 +1,412 @@
+"""Any continuous benchmark whose paths are positions: references and predictions as records of
+points, scored with the definitions of ``docs/datasets/positions.md`` (so a paper can cite them).
+
+For aerial and outdoor instruction following, indoor drones and any new continuous task: a
+reference is the demonstrated path, a prediction the agent's positions, both in metres in one
+frame.
+
+* References (``--references``) and predictions (``--predictions``): JSON Lines (one record per
+  line), a JSON list of records, or a JSON object keyed by episode id whose values are records
+  or bare paths; gzipped or not. A record is ``{"episode_id": ..., "path": [[x, y, z], ...]}``
+  with, for a reference, the optional ``goal`` ([x, y, z]: where success is measured; default the
+  path's last point), ``geodesic_distance`` (the start-to-goal shortest distance, metres, or
+  ``Infinity``), ``path_id`` (episodes of one path share it) and ``scene``; for a prediction, the
+  optional ``distance_to_goal`` (the simulator's geodesic distance from the final position to the
+  goal, ``Infinity`` when unreachable). Other keys are ignored.
+* Ids are strings or integers, compared as text (``12`` and ``"12"`` are one episode), unique in
+  a file. Points have 2 or 3 coordinates, the same number in every point of a file and in both
+  files; they must be finite.
+
+Options: ``distance`` (``euclidean``, the default: every distance is the straight line;
+``geodesic``: SPL's l is the reference's ``geodesic_distance`` and NE the prediction's
+``distance_to_goal`` where the files give them) and ``dims`` (``all``, the default, or ``xy``,
+``xz``, ``yz``: the coordinates used, e.g. ``xz`` for habitat's floor plane). The success distance
+is the scorer's ``threshold`` (``--threshold``, default 3.0 m; 20 m is common outdoors).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..baseline import score_random_positions
+from ..engine import MAX_COORDINATE
+from ..metrics import evaluate
+from ..paths import Paths, as_paths
+from ..registry import GOAL_DISTANCE_INPUTS
+from ._common import INPUT, MatchedEpisodes, few, is_int, is_path, is_real, malformed, read_text, show
+from .base import Benchmark, DatasetKind, Option
+
+__all__ = [
+    "CONVENTIONS",
+    "DEFAULT_CONVENTION",
+    "DIMS",
+    "DISTANCES",
+    "POSITIONS",
+    "PositionsBenchmark",
+    "load_positions",
+    "match_predictions",
+]
+
+#: The conventions (``navdtw.CONVENTIONS``) that apply: each takes SPL's l from the data set.
+#: ``r2r``: success NE < d_th, exact DTW; ``r4r``: NE <= d_th, exact DTW; ``vlnce``: NE < d_th,
+#: FastDTW radius 1 with a position equal to the previous one dropped, as VLN-CE.
+CONVENTIONS: tuple[str, ...] = ("r2r", "r4r", "vlnce")
+#: The default convention: success NE < d_th, exact DTW.
+DEFAULT_CONVENTION = "r2r"
+#: The ``dims`` option: which coordinates are used (indices into each point), ``None`` = all.
+DIMS: dict[str, tuple[int, int] | None] = {"all": None, "xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}
+#: The ``distance`` option: straight lines only, or the files' geodesic values where given.
+DISTANCES: tuple[str, ...] = ("euclidean", "geodesic")
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------------
+
+
+def load_positions(path_or_obj) -> list[dict[str, Any]]:
+    """Reads a positions file (references or predictions): one record per episode, in file order.
+
+    Each record is a new dict with ``episode_id`` (str), ``path`` (float64 ``[n, D]``, D = 2 or 3,
+    the same for the whole file) and those of the optional fields that are present, checked:
+    ``goal`` (float64 ``[D]``), ``geodesic_distance`` and ``distance_to_goal`` (float, >= 0 or
+    ``inf``), ``path_id`` (str), ``scene`` (str); ``where`` says where it was read (for messages).
+    Accepts the forms the module docstring lists; ``path_or_obj`` may also be parsed JSON.
+
+    Raises ``ValueError`` naming the file and the entry for anything malformed: a missing or
+    empty path, a point with the wrong number of coordinates, a non-finite coordinate, a duplicate
+    id, a negative or NaN distance, no records at all.
+    """
+    raw, name = _entries(path_or_obj)
+    out: list[dict[str, Any]] = []
+    first: dict[str, str] = {}
+    dim_of: tuple[int, str] | None = None  # the file's dimension and where it was set
+    for at, entry in raw:
+        rec = _record(entry, at)
+        eid = rec["episode_id"]
+        where = rec["where"]
+        if eid in first:
+            raise ValueError(f"{where}: duplicate episode_id (also {first[eid]})")
+        first[eid] = at.split(": ", 1)[1]
+        d = rec["path"].shape[1]
+        if dim_of is None:
+            dim_of = (d, first[eid])
+        elif d != dim_of[0]:
+            raise ValueError(f"{where}: 'path' has {d}-D points; the file's points are {dim_of[0]}-D ({dim_of[1]})")
+        if "goal" in rec and rec["goal"].shape != (d,):
+            raise ValueError(f"{where}: 'goal' has {len(rec['goal'])} coordinates, the path's points {d}")
+        out.append(rec)
+    if not out:
+        raise ValueError(f"{name}: no records (expected {{'episode_id', 'path'}} objects)")
+    return out
+
+
+def _entries(path_or_obj) -> tuple[list[tuple[str, Any]], str]:
+    """``([(where, entry), ...], name)``: the raw entries of every accepted form."""
+    if is_path(path_or_obj):
+        name = Path(path_or_obj).name
+        text = read_text(path_or_obj)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise malformed(name, exc) from None
+            return _json_lines(text, name), name
+        except RecursionError:
+            raise ValueError(f"{name}: JSON nested too deeply to read") from None
+        except ValueError:  # an integer of more digits than Python converts
+            raise ValueError(f"{name}: a number has too many digits") from None
+        if isinstance(data, dict) and ("path" in data or "episode_id" in data):
+            return [(f"{name}: line 1", data)], name  # JSON Lines with a single record
+    else:
+        data, name = path_or_obj, INPUT
+    if isinstance(data, list):
+        return [(f"{name}: entry {k}", e) for k, e in enumerate(data)], name
+    if isinstance(data, dict):
+        out = []
+        for k, (key, value) in enumerate(data.items()):
+            if isinstance(value, dict):
+                if "episode_id" in value and str(value["episode_id"]) != str(key):
+                    raise ValueError(
+                        f"{name}: entry {k} (key {show(key)}): 'episode_id' {value['episode_id']!r} differs"
+                    )
+                value = {**value, "episode_id": key}
+            else:
+                value = {"episode_id": key, "path": value}
+            out.append((f"{name}: entry {k}", value))
+        return out, name
+    raise ValueError(
+        f"{name}: expected JSON Lines of records, a JSON list of records or an object keyed by "
+        f"episode_id, got {type(data).__name__}"
+    )
+
+
+def _json_lines(text: str, name: str) -> list[tuple[str, Any]]:
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((f"{name}: line {n}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name}: line {n}: malformed JSON at column {exc.colno}: {exc.msg}") from None
+        except (RecursionError, ValueError):
+            raise ValueError(f"{name}: line {n}: JSON nested too deeply or a number with too many digits") from None
+    return out
+
+
+def _record(entry, at: str) -> dict[str, Any]:
+    """One checked record (see :func:`load_positions`)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{at}: expected an object with 'episode_id' and 'path', got {type(entry).__name__}")
+    eid = entry.get("episode_id")
+    if not (is_int(eid) or (isinstance(eid, str) and eid)):
+        raise ValueError(f"{at}: 'episode_id' must be a string or an integer, got {eid!r}")
+    if not str(eid).isprintable():
+        raise ValueError(f"{at}: 'episode_id' {str(eid)!r} holds a line break or a control character")
+    where = f"{at} (episode_id {eid})"
+    if "path" not in entry:
+        raise ValueError(f"{where}: missing 'path'")
+    rec: dict[str, Any] = {"episode_id": str(eid), "where": where}
+    rec["path"] = _points(entry["path"], where, "path")
+    if "goal" in entry:
+        goal = entry["goal"]
+        if not (isinstance(goal, list) and len(goal) in (2, 3) and all(is_real(x) for x in goal)):
+            raise ValueError(f"{where}: 'goal' must be a point [x, y] or [x, y, z], got {str(goal)[:40]}")
+        try:
+            rec["goal"] = np.array(goal, dtype=np.float64)
+        except OverflowError:
+            rec["goal"] = np.array([math.inf])
+        if not (np.abs(rec["goal"]) <= MAX_COORDINATE).all():  # NaN compares False
+            raise ValueError(f"{where}: 'goal' is not finite (or beyond +-{MAX_COORDINATE:g} m)")
+    for key in ("geodesic_distance", "distance_to_goal"):
+        if key in entry:
+            value = entry[key]
+            try:
+                ok = is_real(value) and (float(value) >= 0)  # NaN compares False
+            except OverflowError:
+                ok = False
+            if not ok:
+                raise ValueError(
+                    f"{where}: {key!r} must be a distance >= 0 (metres; Infinity: unreachable), got {value!r}"
+                )
+            rec[key] = float(value)
+    for key in ("path_id", "scene"):
+        if key in entry:
+            value = entry[key]
+            if not (isinstance(value, str) or (key == "path_id" and is_int(value))):
+                raise ValueError(f"{where}: {key!r} must be a string, got {value!r}")
+            rec[key] = str(value)
+    return rec
+
+
+def _points(value, where: str, key: str) -> np.ndarray:
+    """A non-empty float64 ``[n, D]`` array, D in (2, 3), finite and within +-MAX_COORDINATE."""
+    if not isinstance(value, list) or not value:
+        what = "empty" if isinstance(value, list) else f"a {type(value).__name__}, not a list of points"
+        raise ValueError(f"{where}: {key!r} is {what}")
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        arr = None
+    if arr is None or arr.ndim != 2 or arr.shape[1] not in (2, 3):
+        lens = {len(p) if isinstance(p, list) else -1 for p in value}
+        shape = "points of different sizes" if len(lens) > 1 else f"shape {np.shape(value)}"
+        raise ValueError(f"{where}: {key!r} must be a list of [x, y] or [x, y, z] points, got {shape}")
+    bad = np.flatnonzero(~(np.abs(arr) <= MAX_COORDINATE).all(axis=1))  # NaN compares False
+    if len(bad):
+        k = int(bad[0])
+        problem = (
+            "is not finite" if not np.isfinite(arr[k]).all() else f"has a coordinate beyond +-{MAX_COORDINATE:g} m"
+        )
+        raise ValueError(f"{where}: {key!r} point {k} {problem}")
+    return arr
+
+
+# --------------------------------------------------------------------------------------------
+# distances to the goal
+# --------------------------------------------------------------------------------------------
+
+
+def _goal_distances(goals: np.ndarray, paths: Paths) -> tuple[np.ndarray, np.ndarray]:
+    """(d(q_last, goal), min over q of d(q, goal)) per path, computed by the engine (float32
+    coordinates, the same distances as every other metric)."""
+    refs = Paths(goals, np.arange(len(goals) + 1, dtype=np.int64), name="goals")
+    s = evaluate(refs, paths, convention="r2r", metrics=("ne", "one"))
+    return s["ne"], s["one"]
+
+
+def _project(points: np.ndarray, axes: tuple[int, int] | None) -> np.ndarray:
+    return points if axes is None else np.ascontiguousarray(points[..., list(axes)])
+
+
+class PositionsBenchmark(Benchmark):
+    """Reference paths of positions read once, ready to score agents' paths (:data:`POSITIONS`)."""
+
+    def __init__(self, references, distance: str = "euclidean", dims: str = "all") -> None:  # the option names
+        if distance not in DISTANCES:
+            raise ValueError(f"--distance must be one of {', '.join(DISTANCES)}, got {distance!r}")
+        if dims not in DIMS:
+            raise ValueError(f"--dims must be one of {', '.join(DIMS)}, got {dims!r}")
+        self.name = Path(references).name if is_path(references) else INPUT
+        self.records = load_positions(references)
+        self.distance, self.dims = distance, dims
+        self.dim = self.records[0]["path"].shape[1]
+        self.axes = DIMS[dims]
+        if self.axes is not None and max(self.axes) >= self.dim:
+            raise ValueError(f"--dims {dims} needs 3-D points; {self.name} has {self.dim}-D points")
+        self.ids = [r["episode_id"] for r in self.records]
+        self.references = as_paths([_project(r["path"], self.axes) for r in self.records], "references")
+        goals = [_project(r["goal"], self.axes) if "goal" in r else None for r in self.records]
+        ends = self.references.last().astype(np.float64)
+        self.goals = np.array([ends[k] if g is None else g for k, g in enumerate(goals)], dtype=np.float64)
+        starts = self.references.first()
+        straight, _ = _goal_distances(self.goals, Paths(starts, np.arange(len(starts) + 1), name="starts"))
+        given = np.array([r.get("geodesic_distance", math.nan) for r in self.records])
+        self.geodesic = distance == "geodesic"
+        use = ~np.isnan(given) if self.geodesic else np.zeros(len(given), dtype=bool)
+        #: SPL's l (and GP's start distance) per episode.
+        self.length = np.where(use, given, straight)
+        self.notes: list[str] = []
+        if self.geodesic:
+            self.notes.append(
+                f"--distance geodesic: SPL's l is {self.name}'s geodesic_distance for {int(use.sum())} of "
+                f"{len(use)} episodes"
+                + (" (the straight line from the start to the goal for the others)" if not use.all() else "")
+            )
+        elif (~np.isnan(given)).any():
+            self.notes.append(
+                f"{self.name} gives geodesic_distance for {int((~np.isnan(given)).sum())} episodes: not used "
+                "(--distance euclidean, the default; --distance geodesic uses them)"
+            )
+
+    @property
+    def n(self) -> int:
+        return len(self.records)
+
+    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        self.kind.check_convention(convention)
+        return match_predictions(self, predictions)
+
+    def cluster_of(self, ids) -> list[str] | None:
+        """Episodes that share a ``path_id`` (when every reference has one), else None."""
+        if not all("path_id" in r for r in self.records):
+            return None
+        path_of = {r["episode_id"]: r["path_id"] for r in self.records}
+        return [path_of[str(i)] for i in ids]
+
+    def goal_inputs(self, queries: Paths, ref_of: np.ndarray, given: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The per-episode inputs of :func:`navdtw.evaluate` for ``queries`` serving the references
+        ``ref_of``: NE and ONE to the goal (``given`` distances to the goal replace NE where not NaN;
+        ONE is then min(ONE, NE)), and GP's two distances (l and NE)."""
+        ne, one = _goal_distances(self.goals[ref_of], queries)
+        if given is not None:
+            ne = np.where(np.isnan(given), ne, given)
+            one = np.minimum(one, ne)
+        return {
+            GOAL_DISTANCE_INPUTS[0]: ne,
+            GOAL_DISTANCE_INPUTS[1]: one,
+            "region_start_distance": self.length[ref_of],
+            "region_final_distance": ne,
+        }
+
+    def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        """Means over ``n`` random walks over each reference's extent (:class:`navdtw.baseline.PositionWalker`),
+        measured to the episode's goal; SPL's l as for agents. Walks have no geodesic distance to
+        the goal: their NE is the straight line."""
+        conv = self.kind.check_convention(convention)
+        return score_random_positions(
+            self.references,
+            n,
+            seed=seed,
+            convention=conv,
+            shortest_distance=self.length,
+            inputs=lambda walks, ref_of: self.goal_inputs(walks, ref_of),
+            **kwargs,
+        )
+
+
+def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes:
+    """Pairs every reference of ``bench`` with its prediction (a file name, or parsed JSON in one of
+    the accepted forms).
+
+    Every reference needs exactly one prediction; a prediction whose id no reference has, a
+    duplicate, a missing one and points of another dimension than the references' are errors
+    naming the file and entry. Returns :class:`~navdtw.datasets.MatchedEpisodes` with the per-episode inputs that
+    measure NE and ONE to each goal (and GP), SPL's l in ``shortest_distance``, and ``notes``.
+    """
+    pred_name = Path(predictions).name if is_path(predictions) else INPUT
+    records = load_positions(predictions)
+    index = {eid: k for k, eid in enumerate(bench.ids)}
+    unknown = [r for r in records if r["episode_id"] not in index]
+    if unknown:
+        more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
+        raise ValueError(f"{unknown[0]['where']}: no such episode in {bench.name}{more}")
+    d = records[0]["path"].shape[1]
+    if d != bench.dim:
+        raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
+    by_id = {r["episode_id"]: r for r in records}
+    missing = [eid for eid in bench.ids if eid not in by_id]
+    if missing:
+        raise ValueError(
+            f"{pred_name}: no prediction for episode_id {few(missing)} of the {len(bench.ids)} episodes of {bench.name}"
+        )
+    ordered = [by_id[eid] for eid in bench.ids]
+    queries = as_paths([_project(r["path"], bench.axes) for r in ordered], "queries")
+    given = np.array([r.get("distance_to_goal", math.nan) for r in ordered])
+    notes = list(bench.notes)
+    if bench.geodesic:
+        used = int((~np.isnan(given)).sum())
+        notes.append(
+            f"--distance geodesic: NE is {pred_name}'s distance_to_goal for {used} of {len(ordered)} episodes"
+            + (" (the straight line to the goal for the others)" if used < len(ordered) else "")
+        )
+    else:
+        given = None
+    return MatchedEpisodes(
+        ids=list(bench.ids),
+        scans=[r.get("scene", "") for r in bench.records],
+        env=None,
+        references=bench.references,
+        queries=queries,
+        shortest_distance=bench.length,
+        id_name="episode_id",
+        extra=bench.goal_inputs(queries, np.arange(len(ordered)), given),
+        notes=tuple(notes),
+    )
+
+
+POSITIONS = DatasetKind(
+    "positions",
+    "positions",
+    (
+        Option("references", "reference paths: records {episode_id, path, (goal), (geodesic_distance)}"),
+        Option(
+            "distance",
+            "NE and SPL's l: euclidean (default) or geodesic (the files' geodesic_distance / "
+            "distance_to_goal where given)",
+            kind="choice",
+            required=False,
+            choices=DISTANCES,
+            default="euclidean",
+        ),
+        Option(
+            "dims",
+            "the coordinates used: all (default), xy, xz or yz",
+            kind="choice",
+            required=False,
+            choices=tuple(DIMS),
+            default="all",
+        ),
+    ),
+    CONVENTIONS,
+    DEFAULT_CONVENTION,
+    PositionsBenchmark,
+    id_name="episode_id",
+    description="any continuous benchmark: reference and predicted paths as positions (metres)",
+)
