@@ -541,7 +541,7 @@ _check_engine_stats()
 # --------------------------------------------------------------------------------------------
 
 
-def nonfinite_policy(values, *, ids, source: str) -> dict[str, np.ndarray]:
+def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None = None) -> dict[str, np.ndarray]:
     """Per-episode values of one agent (``{metric: float64 [B]}``) under navdtw's non-finite
     policy (docs/statistics.md, "Non-finite values"):
 
@@ -560,6 +560,9 @@ def nonfinite_policy(values, *, ids, source: str) -> dict[str, np.ndarray]:
         the episode ids, for messages.
     source:
         what the values come from (a file name), for messages.
+    errors:
+        if given, a metric that breaks the policy is left out of the result and its message
+        stored here (``{metric: message}``) instead of raised.
 
     Returns
     -------
@@ -568,33 +571,45 @@ def nonfinite_policy(values, *, ids, source: str) -> dict[str, np.ndarray]:
     Raises
     ------
     ValueError
-        ``"<source>: episode <id>: <metric> is NaN ..."``, naming the first bad value of each kind.
+        ``"<source>: episode <id>: <metric> is NaN ..."``, naming the first bad value, unless
+        ``errors`` is given.
     """
-    out = {m: np.array(v, dtype=np.float64) for m, v in values.items()}
+    given = {m: np.array(v, dtype=np.float64) for m, v in values.items()}
     ids = list(ids)
-    for m, v in out.items():
-        bad = np.isnan(v)
-        rule = _REGISTRY[m].zero_without if m in _REGISTRY else None
-        if bad.any() and rule is not None and rule in out:
-            zero = bad & (out[rule] == 0.0)
-            v[zero] = 0.0
-            bad &= ~zero
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            why = f" while {rule} is {out[rule][k]:g}" if rule is not None and rule in out else ""
-            raise ValueError(
-                f"{source}: episode {ids[k]}: {m} is NaN{why} ({int(bad.sum())} episode(s)); a NaN is not a "
-                "score: fix or drop it"
-            )
-        inf = np.isinf(v)
-        known = _REGISTRY.get(m)
-        if inf.any() and known is not None and (known.rate or known.unit != "m"):
-            k = int(np.flatnonzero(inf)[0])
-            raise ValueError(
-                f"{source}: episode {ids[k]}: {m} is {v[k]:g}; only distances (metres) may be infinite "
-                "(an unreachable goal)"
-            )
+    out = {}
+    for m, v in given.items():
+        try:
+            out[m] = _policy_column(m, v, given, ids, source)
+        except ValueError as exc:
+            if errors is None:
+                raise
+            errors[m] = str(exc)
     return out
+
+
+def _policy_column(m: str, v: np.ndarray, given: dict, ids: list, source: str) -> np.ndarray:
+    bad = np.isnan(v)
+    rule = _REGISTRY[m].zero_without if m in _REGISTRY else None
+    if bad.any() and rule is not None and rule in given:
+        zero = bad & (given[rule] == 0.0)
+        v = np.where(zero, 0.0, v)
+        bad &= ~zero
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        why = f" while {rule} is {given[rule][k]:g}" if rule is not None and rule in given else ""
+        raise ValueError(
+            f"{source}: episode {ids[k]}: {m} is NaN{why} ({int(bad.sum())} episode(s)); a NaN is not a score: "
+            "fix or drop it"
+        )
+    inf = np.isinf(v)
+    known = _REGISTRY.get(m)
+    if inf.any() and known is not None and (known.rate or known.unit != "m"):
+        k = int(np.flatnonzero(inf)[0])
+        raise ValueError(
+            f"{source}: episode {ids[k]}: {m} is {v[k]:g}; only distances (metres) may be infinite "
+            "(an unreachable goal)"
+        )
+    return v
 
 
 # --------------------------------------------------------------------------------------------
