@@ -610,7 +610,9 @@ def _cmd_demo(args) -> int:
                 suptitle="Reference / query pairs sorted by nDTW (pair = the 'pair' column of episodes.csv)",
             )
             written.append(plot.save(fig, out / "pairs_grid.png"))
-            fig = plot.plot_histograms(scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)")
+            fig = plot.plot_histograms(
+                scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)", counts="synthetic pairs"
+            )
             written.append(plot.save(fig, out / "histograms.png"))
         else:
             _skip_figures_note()

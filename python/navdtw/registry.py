@@ -81,9 +81,9 @@ class Metric:
     inputs: names of extra per-episode inputs (``evaluate(inputs={name: array})``).
     description: one line with the definition, used by the docs table and ``--help``.
     zero_without: the metric whose 0 makes this one 0 by its formula (``spl``: ``"sr"``), so a NaN
-        that another evaluator logs there counts as 0 (:func:`nonfinite_policy`).
+    that another evaluator logs there counts as 0 (:func:`nonfinite_policy`).
     staying_wins: a path that never leaves its start scores the best value (AD, MD: the start lies
-        on the reference), so "best" on this metric says nothing alone (no leaderboard marks).
+    on the reference), so "best" on this metric says nothing alone (no leaderboard marks).
     """
 
     name: str
@@ -566,7 +566,8 @@ def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None 
 
     Returns
     -------
-    A new dict with the NaN that the formulas define replaced.
+    dict
+        A new dict with the NaN that the formulas define replaced.
 
     Raises
     ------

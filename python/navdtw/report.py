@@ -59,7 +59,7 @@ The input, ``data``, is a plain dict (``results`` is required, the rest optional
 Rates are fractions in the data and shown as percentages; other metrics are shown in their unit.
 Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most
 ``max_scenes`` episodes per data set keep their map: with per-episode values, those a reader is
-shown first (:func:`scene_priority`: the first page of the episode table as it opens, sorted by the
+shown first (``scene_priority``: the first page of the episode table as it opens, sorted by the
 difference of the first two agents at either end, then the episodes where any two agents differ
 most), else an evenly spaced sample; the report says which and how many. ``scenes`` may carry
 ``"rules": {data set: "differences"}`` when the caller already chose its episodes that way.
@@ -126,7 +126,7 @@ def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict
 
 
 def natural_key(text: str) -> list:
-    """Sort key of the page's natural order of episode ids: runs of ASCII digits compared as
+    """Internal: the sort key of the page's natural order of episode ids: runs of ASCII digits compared as
     numbers (then the shorter spelling first: ``9`` before ``009``), other runs as text, a digit
     run against a text run by their first characters; ``report.js``'s ``natural`` compares alike."""
     key = []
@@ -147,8 +147,8 @@ def explore_view(values: dict, agents: list, metrics: list) -> dict:
 
 
 def explore_defaults(agents: list[str], metrics: list[str]) -> dict:
-    """The episode explorer as it opens: agents A and B (the first two with per-episode values) and
-    the metric of the difference (nDTW when there, else the first)."""
+    """Internal: the episode explorer as it opens: agents A and B (the first two with per-episode
+    values) and the metric of the difference (nDTW when there, else the first)."""
     return {
         "a": agents[0] if agents else None,
         "b": agents[1] if len(agents) > 1 else None,

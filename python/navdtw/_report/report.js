@@ -125,7 +125,7 @@
     return '<section id="provenance"><details><summary>Provenance: what produced these numbers</summary>' +
       (p.command ? '<p>Command: <span class="mono">' + esc(p.command) + "</span></p>" : "") +
       (p.suite_file ? '<p>Suite file: <span class="mono">' + esc(p.suite_file) + "</span></p>" : "") +
-      '<div class="scroll"><table class="data"><thead><tr><th>Data set</th><th>Agent</th><th>Input</th><th>Path</th><th>SHA-256</th></tr></thead><tbody>' + rows + "</tbody></table></div>" +
+      '<div class="scroll"><table class="data prov"><thead><tr><th>Data set</th><th>Agent</th><th>Input</th><th>Path</th><th>SHA-256</th></tr></thead><tbody>' + rows + "</tbody></table></div>" +
       "<p class=\"sub\">The full digests, the settings and the versions are in results.json.</p></details></section>";
   }
 

@@ -50,7 +50,8 @@ def leaderboard_marks(
     "unresolved": [agents]}``.
 
     * No marks on a metric without a direction (path length), on one that an agent which never
-      moves wins (AD, MD: :func:`unmarked_reason`), or with fewer than two agents that have a mean.
+      moves wins (AD, MD: :func:`~navdtw.suite.marks.unmarked_reason`), or with fewer than two
+      agents that have a mean.
     * ``best``: the agent(s) with the best mean (direction from ``higher_is_better``).
     * ``tied``: the other agents whose paired permutation test against a best agent has
       ``p_holm >= alpha``: not significantly different from the best.

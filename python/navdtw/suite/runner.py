@@ -181,7 +181,7 @@ def _unresolved_warnings(datasets: dict[str, dict], settings: dict) -> list[dict
                     None,
                     name,
                     None,
-                    f"{name}: {m}: {settings['resamples']} random sign flips cannot tell whether "
+                    f"{m}: {settings['resamples']} random sign flips cannot tell whether "
                     f"{', '.join(mk['unresolved'])} differ(s) from {', '.join(mk['best'])} ({pairs} pairs in Holm's "
                     f"family; the exact p-value may be below {settings['alpha']:g} / {pairs}): no mark is given; "
                     f"resamples = {need} would decide",
