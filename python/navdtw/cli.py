@@ -659,6 +659,14 @@ def _cmd_score(args) -> int:
     said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
     start = None if args.strict else matched.start_note(pred_file.name)
     said += [start] if start else []
+    infinite = {k: int(np.isinf(scores[k]).sum()) for k in scores if np.isinf(scores[k]).any()}
+    if infinite:
+        said.append(
+            f"{pred_file.name}: unreachable goals: "
+            + ", ".join(f"{scores.metric(k).label} inf on {n} episode(s)" for k, n in infinite.items())
+            + "; these means are inf (null in summary.json), as the evaluators' are; a suite run or "
+            "navdtw compare leaves such episodes out of the mean and counts them"
+        )
     said = list(dict.fromkeys(said))
     columns = {matched.id_name: matched.ids, "scan": matched.scans}
     columns.update({k: list(v) for k, v in matched.groups.items()})

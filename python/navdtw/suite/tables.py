@@ -95,9 +95,13 @@ def _fmt(x: float | None, rate: bool) -> str:
     return f"{x * 100:.1f}" if rate else f"{x:.2f}"
 
 
-def _left_out(cell: Cell, m: str) -> str:
+def _left_out(cell: Cell, m: str, short: bool = False) -> str:
+    """The count of episodes left out of a mean, as shown beside it (``short``: the terminal and
+    LaTeX, whose notes say what it is)."""
     if not cell.left_out:
         return ""
+    if short:
+        return f"({cell.left_out} out)"
     why = "unreachable" if metric_info(m)["unit"] == "m" else "infinite"
     return f"({cell.left_out} {why} left out)"
 
@@ -158,7 +162,10 @@ def _notes(
     if any_undefined:
         out.append(f"n/a interval: fewer than {settings.get('min_units', 2)} paths or episodes (min_units).")
     if any_left:
-        out.append("Infinite distances (an unreachable goal) are left out of their mean and counted.")
+        out.append(
+            "Infinite distances (an unreachable goal) are left out of their mean and counted beside it "
+            "((k out): k episodes)."
+        )
     return out
 
 
@@ -219,7 +226,7 @@ def format_leaderboard(results: Mapping) -> str:
                     line.append("")
                     continue
                 text = _fmt(c.mean, metric_info(m)["rate"]) + (_SYMBOLS[c.mark] or " ")
-                line.append(text + (" " + _left_out(c, m) if c.left_out else ""))
+                line.append(text + (" " + _left_out(c, m, short=True) if c.left_out else ""))
             body.append(line)
         widths = [max(_width(r[c]) for r in [head, *body]) for c in range(len(head))]
         lines = [term_escape(_caption(name, ds, settings))]
@@ -451,7 +458,7 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
                 elif c.mark in ("tied", "unresolved"):
                     text += r"$^\dagger$" if c.mark == "tied" else r"$^{?}$"
                 if c.left_out:
-                    text += rf" {{\scriptsize {tex_escape(_left_out(c, m))}}}"
+                    text += rf" {{\scriptsize {tex_escape(_left_out(c, m, short=True))}}}"
                 means.append(text)
                 spans.append("" if agent == BASELINE_ROW else f"[{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]")
             out.append(" & ".join(means) + r" \\")
