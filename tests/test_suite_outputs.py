@@ -340,3 +340,27 @@ def test_provenance(world, tmp_path, capsys):
 
     assert (p["numpy"], p["scipy"]) == (numpy.__version__, scipy.__version__) and p["python"]
     assert S.run(suite, None, progress=False)["provenance"]["command"] is None  # from Python: the suite file
+
+
+@pytest.mark.data
+def test_a_navigation_only_reverie_file_is_said(data_dir, tmp_path):
+    """A REVERIE file without predObjId is scored navigation-only (no RGS, RGSPL): said once."""
+    split = json.loads((data_dir / "reverie" / "REVERIE_val_unseen.json").read_text())
+    preds = [
+        {"instr_id": f"{e['id']}_{k}", "trajectory": trajectory(e["path"])}
+        for e in split
+        for k in range(len(e["instructions"]))
+    ]
+    (tmp_path / "nav_only.json").write_text(json.dumps(preds))
+    results = S.compare(
+        [tmp_path / "nav_only.json"],
+        dataset="reverie",
+        split=data_dir / "reverie" / "REVERIE_val_unseen.json",
+        connectivity=data_dir / "matterport3dsimulator" / "connectivity",
+        objects=data_dir / "reverie" / "BBox_val_scans.json.gz",
+        settings={"resamples": 100},
+        progress=False,
+    )
+    (w,) = results["warnings"]
+    assert w["agent"] == "nav_only" and "scored navigation-only, without RGS and RGSPL" in w["message"]
+    assert "rgs" not in results["datasets"]["reverie"]["agents"]["nav_only"]

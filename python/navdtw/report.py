@@ -381,20 +381,20 @@ def _payload(data: dict, max_scenes: int) -> dict:
         if name in scene_sets:
             given = scene_sets[name]
             ep = entry["episodes"]
-            priority = None if ep is None else scene_priority(ep["ids"], ep["values"], agents, names)
-            if priority is not None:  # the given scenes in the order the page needs them
+            ranked = ep is not None and len(given) > max_scenes
+            if ranked:  # more scenes than the limit: those the page shows first
+                priority = scene_priority(ep["ids"], ep["values"], agents, names)
                 place = {ep["ids"][k]: r for r, k in enumerate(priority)}
                 given = dict(sorted(given.items(), key=lambda kv: place.get(str(kv[0]), len(place))))
             entry["scenes"], kept = _pack_scenes(
-                given, scans_in, max_scenes, f"scenes['datasets'][{name!r}]", ranked=priority is not None
+                given, scans_in, max_scenes, f"scenes['datasets'][{name!r}]", ranked=ranked
             )
             entry["scenes_total"] = len(ep["ids"]) if ep is not None else len(scene_sets[name])
             rule = (scenes.get("rules") or {}).get(name)
             if len(entry["scenes"]) >= entry["scenes_total"]:
                 rule = "all"
             elif rule is None:
-                rule = "differences" if priority is not None and kept < len(scene_sets[name]) else "given"
-                rule = "even" if priority is None and kept < len(scene_sets[name]) else rule
+                rule = "given" if kept == len(scene_sets[name]) else "differences" if ranked else "even"
             entry["scenes_rule"] = rule
             scans_used.update(dict.fromkeys(s[0] for s in entry["scenes"].values()))
         out_sets.append(entry)
