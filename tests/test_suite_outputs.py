@@ -219,7 +219,9 @@ def _compile(folder: Path, tex: str, textwidth: str = "455pt") -> str:
     """pdfLaTeX on ``tex`` in a two-column article with ACL's text width (the narrowest of the common
     two-column venues); returns the log. Skips without pdflatex."""
     if not shutil.which("pdflatex"):
-        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+        pytest.skip(
+            "pdflatex is not installed (bash tools/install_latex.sh: texlive-latex-base, texlive-latex-recommended)"
+        )
     (folder / "lb.tex").write_text(tex)
     (folder / "paper.tex").write_text(
         "\\documentclass[10pt,twocolumn]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
