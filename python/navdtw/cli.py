@@ -681,7 +681,7 @@ def _cmd_score(args) -> int:
     for w in said:
         print(f"{PROG}: warning: {_term(w)}", file=sys.stderr)
     print()
-    rows = [(pred_file.name, len(scores), means)]
+    rows = [(_term(pred_file.name), len(scores), means)]
     by_group = {}
     for group in matched.groups:
         by_group[group] = scores.summary(by=group)
