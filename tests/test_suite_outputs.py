@@ -117,6 +117,16 @@ def test_a_failed_write_keeps_the_previous_outputs_and_names_the_output(world, t
     assert _files(out) == before  # all or nothing: the earlier run's files, no temporaries left
 
 
+def test_an_output_name_taken_by_a_folder(world, tmp_path, capsys):
+    out = tmp_path / "out"
+    (out / "leaderboard.md").mkdir(parents=True)
+    suite = write_suite(world, {"oracle": "oracle.json"}, name="dir.toml", settings=FAST)
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"navdtw: error: {out / 'leaderboard.md'}: cannot write: it exists and is not a file"]
+    assert [p.name for p in out.iterdir() if p.name != ".cache"] == ["leaderboard.md"]  # nothing written
+
+
 def test_other_commands_name_the_output_and_exit_3(tmp_path, monkeypatch, capsys):
     out = tmp_path / "demo"
     out.mkdir()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import hashlib
 import io
 import json
@@ -52,8 +53,9 @@ OUTPUTS = (
 
 
 def check_writable(out: Path) -> None:
-    """Creates ``out`` (and its parents) and proves that a file can be created in it, before a
-    run spends its time; :class:`OutputError` naming the folder otherwise."""
+    """Creates ``out`` (and its parents) and proves that a file can be created in it and that no
+    output's name is taken by a folder, before a run spends its time; :class:`OutputError` naming
+    the folder or the output otherwise."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".navdtw-probe.", dir=out)
@@ -61,6 +63,9 @@ def check_writable(out: Path) -> None:
         os.unlink(probe)
     except OSError as exc:
         raise OutputError(exc.errno, f"{out}: cannot write into the output folder: {exc.strerror or exc}") from None
+    for name in OUTPUTS:
+        if (out / name).exists() and not (out / name).is_file():
+            raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
 
 
 def plan_outputs(out: Path, results: dict, report: bool) -> list[str]:
