@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
@@ -398,6 +398,8 @@ def exact_sign_flip_p(d: np.ndarray) -> float:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(-10, 10, allow_subnormal=False), min_size=1, max_size=14))
+@example([4.0320523569183914e-162])  # d**2 underflows unless d is scaled first (found by hypothesis)
+@example([1e200, 1e200, -3e199])  # and overflows
 def test_tail_bound_is_an_upper_bound_of_the_exact_p(d):
     d = np.array(d)
     assert ns.sign_flip_tail_bound(d)[0] >= exact_sign_flip_p(d) - 1e-12

@@ -351,6 +351,8 @@ def sign_flip_tail_bound(d: Any) -> np.ndarray:
     Bernoulli 21(2), "A tight Gaussian bound for weighted sums of Rademacher random variables").
     Capped at 1; never below the smallest positive double (p is never 0)."""
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    top = np.abs(d).max(axis=1, keepdims=True) if d.size else np.ones((len(d), 1))
+    d = np.divide(d, top, out=np.zeros_like(d), where=top > 0)  # scale-free: no under/overflow in d**2
     t = np.abs(d.sum(axis=1))
     sigma = np.sqrt((d**2).sum(axis=1))
     # |T*| >= |T_obs| up to rounding: the bound of a slightly smaller statistic (conservative)
