@@ -176,7 +176,8 @@ def test_embedded_json_is_the_data(report, data):
     src = data["results"]["datasets"]["val_unseen"]
     for a in AGENTS:
         for m in METRICS:
-            mean, lo, hi = ds["board"][a][m]
+            mean, lo, hi, left_out = ds["board"][a][m]
+            assert left_out == 0
             assert mean == pytest.approx(src["agents"][a][m]["mean"])
             assert [lo, hi] == pytest.approx(src["agents"][a][m]["ci"])
     assert ds["episodes"]["ids"] == data["episodes"]["val_unseen"]["ids"]
@@ -219,23 +220,64 @@ def test_marks_best_and_not_significantly_different():
     metrics = {"sr": {"higher_is_better": True}, "ne": {"higher_is_better": False}, "pl": {"higher_is_better": None}}
     marks = leaderboard_marks(ds, metrics)
     assert "pl" not in marks
-    assert marks["sr"] == {"best": ["a"], "tied": ["b"]}
-    assert marks["ne"] == {"best": ["b"], "tied": ["a"]}  # c: p_holm 0.049 < 0.05 is a real difference
+    assert marks["sr"] == {"best": ["a"], "tied": ["b"], "unresolved": []}
+    assert marks["ne"] == {"best": ["b"], "tied": ["a"], "unresolved": []}  # c: p_holm 0.049 < 0.05 is real
+
+
+def test_one_mark_rule_with_the_suite():
+    """The report used to fall back to the raw p when p_holm was missing and to take an unknown
+    metric as higher-is-better; it now draws the suite's marks (navdtw.suite.leaderboard_marks)."""
+    from navdtw import suite
+
+    ds = {
+        "agents": {
+            "a": {"sr": {"mean": 0.6}, "mystery": {"mean": 3.0}, "ad": {"mean": 0.0}},
+            "b": {"sr": {"mean": 0.5}, "mystery": {"mean": 2.0}, "ad": {"mean": 1.0}},
+        },
+        "comparisons": [{"a": "a", "b": "b", "metric": "sr", "p": 0.5}],  # no p_holm
+    }
+    metrics = {"sr": {"higher_is_better": True}, "ad": {"higher_is_better": False, "staying_wins": True}}
+    marks = leaderboard_marks(ds, metrics)
+    assert marks == suite.leaderboard_marks(ds) == {"sr": {"best": ["a"], "tied": [], "unresolved": []}}
+    # a lone agent is nobody's best
+    assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics) == {}
 
 
 def test_scene_sample_is_limited_and_said(data, tmp_path):
+    from navdtw.report import natural_key
+
     payload = _embedded(render_report(data, max_scenes=7))
     ds = payload["datasets"][0]
     assert len(ds["scenes"]) == 7 and ds["scenes_total"] == 60 and payload["max_scenes"] == 7
-    ids = ds["episodes"]["ids"]
-    assert ids[0] in ds["scenes"] and ids[-1] in ds["scenes"]  # evenly spaced, both ends
+    assert ds["scenes_rule"] == "differences" and ds["explore"] == {"a": "strong", "b": "medium", "metric": "ndtw"}
+    # the maps of the rows the table shows first: the largest nDTW differences strong - medium
+    ep = data["episodes"]["val_unseen"]
+    d = {
+        i: round(x, 4) - round(y, 4)
+        for i, x, y in zip(ep["ids"], ep["agents"]["strong"]["ndtw"], ep["agents"]["medium"]["ndtw"])
+    }
+    first = sorted(ep["ids"], key=lambda i: (-d[i], natural_key(i)))[:7]
+    assert sorted(ds["scenes"]) == sorted(first)
+    # without per-episode values: an evenly spaced sample, said so
+    bare = {k: v for k, v in data.items() if k != "episodes"}
+    ds = _embedded(render_report(bare, max_scenes=7))["datasets"][0]
+    assert ds["scenes_rule"] == "even" and ds["scenes_total"] == 60 and len(ds["scenes"]) == 7
+    # all of them: every episode has its map
+    assert _embedded(render_report(data))["datasets"][0]["scenes_rule"] == "all"
+
+
+def test_natural_order_is_the_pages():
+    from navdtw.report import natural_key
+
+    ids = ["10_2", "9_1", "9_10", "9_2", "a", "A", "009_1", "_x", "-1", "4332_0"]
+    assert sorted(ids, key=natural_key) == ["-1", "9_1", "9_2", "9_10", "009_1", "10_2", "4332_0", "A", "_x", "a"]
 
 
 def test_nan_and_missing_parts(data):
     d = json.loads(json.dumps({k: data[k] for k in ("results", "metrics")}))
     d["results"]["datasets"]["val_seen"]["agents"]["weak"]["ne"] = {"mean": float("nan"), "ci": [None, None]}
     payload = _embedded(render_report(d))
-    assert payload["datasets"][1]["board"]["weak"]["ne"] == [None, None, None]
+    assert payload["datasets"][1]["board"]["weak"]["ne"] == [None, None, None, 0]
     assert payload["datasets"][0]["episodes"] is None and payload["scans"] == {}
 
 
@@ -492,6 +534,42 @@ def test_results_only_report_in_a_real_browser(data, tmp_path):
         assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
         assert len(drv.find_elements(By.CSS_SELECTOR, "#dist-body figure circle")) == len(AGENTS) * len(METRICS)
         assert "No per-episode values" in drv.find_element(By.ID, "explorer-body").text
+        errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+    finally:
+        drv.quit()
+
+
+def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
+    """Issue 19: with 500 of 2,349 maps sampled evenly, 48 of the first 200 rows had a map while the
+    caption said every episode had one. Now the maps go to the rows the table opens with (and the
+    other end of the same sort), and the caption says how many and which."""
+    from selenium.webdriver.common.by import By
+
+    from navdtw.report import natural_key
+
+    data = make_data(450)
+    path = tmp_path / "many.html"
+    write_report(path, data, max_scenes=250)
+    drv = _browser()
+    try:
+        drv.get(path.as_uri())
+        caption = drv.find_element(By.CSS_SELECTOR, "#explorer-body p.caption").text
+        assert "Maps are embedded for 250 of 450 episodes" in caption and "Every episode" not in caption
+
+        def rows():
+            return drv.find_elements(By.CSS_SELECTOR, "#ep-table tbody tr")
+
+        def without_map(trs):
+            return [r.get_attribute("data-id") for r in trs if r.find_elements(By.CSS_SELECTOR, "td:first-child .sub")]
+
+        first = rows()
+        assert len(first) == 200 and without_map(first) == []
+        drv.find_element(By.CSS_SELECTOR, '#ep-table th[data-key="diff"]').click()  # the other end
+        assert without_map(rows()[:50]) == []
+        drv.find_element(By.CSS_SELECTOR, '#ep-table th[data-key="id"]').click()  # the page's natural id order
+        ids = data["episodes"]["val_unseen"]["ids"]
+        assert [r.get_attribute("data-id") for r in rows()] == sorted(ids, key=natural_key)[:200]
         errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == [], errors
     finally:

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
@@ -331,28 +331,134 @@ def test_nan_is_refused_with_column_and_episode():
         ns.sign_test([np.nan], [1.0])
 
 
-def test_infinite_mean_propagates():
-    ne = np.array([1.0, 2.0, np.inf, 3.0])
-    assert ns.bootstrap_ci(ne, resamples=100) == (np.inf, np.inf, np.inf)
-    assert ns.bootstrap_ci(-ne, resamples=100) == (-np.inf, -np.inf, -np.inf)
-    with pytest.raises(ValueError, match="both \\+inf and -inf"):
-        ns.bootstrap_ci([np.inf, -np.inf, 1.0])
-    other = np.array([1.0, 1.0, 2.0, 1.0])
-    both = np.array([2.0, 0.0, np.inf, 5.0])
-    r = ns.analyze(np.stack([ne, other, both], axis=1), [(0, 1), (1, 0), (0, 2), (1, 1)], resamples=200)
-    means, c = r.means, r.comparisons
-    assert means.mean[1] == 1.25 and means.lo[1] <= 1.25 <= means.hi[1]  # finite columns unaffected
-    np.testing.assert_array_equal(c.diff[:2], [np.inf, -np.inf])
-    np.testing.assert_array_equal(c.lo[:2], c.diff[:2])
-    assert np.isnan(c.diff[2]) and np.isnan(c.p_permutation[:3]).all()
-    assert c.p_permutation[3] == 1.0
-    # the sign test needs only signs: ne - both = -1, +2, tie (inf vs inf), -2
-    m2, i, j = np.stack([ne, both], 1), np.array([0]), np.array([1])
-    assert ns._wins(ns._setup(m2, None), m2, i, j) == (1, 2)
-    assert c.p_sign[2] == pytest.approx(stats.binomtest(1, 3).pvalue)
-    assert ns.sign_test(ne, both) == pytest.approx(c.p_sign[2])
-    # by cluster, summed: -1 + 2 > 0 and inf - inf (a tie, 0) - 2 < 0
-    assert ns._wins(ns._setup(m2, [0, 0, 1, 1]), m2, i, j) == (1, 1)
+def test_infinite_values_are_left_out():
+    """An unreachable goal (NE = inf) is left out of its column's mean and interval, and a pair is
+    compared on the episodes finite in both (docs/statistics.md, "Non-finite values")."""
+    rng = np.random.default_rng(800)
+    ne = rng.lognormal(size=300)
+    ne[rng.choice(300, 30, replace=False)] = np.inf
+    finite = ne[np.isfinite(ne)]
+    mean, lo, hi = ns.bootstrap_ci(ne, method="percentile", resamples=4000, seed=8)
+    assert mean == pytest.approx(finite.mean(), rel=1e-12)
+    ref = stats.bootstrap((finite,), np.mean, method="percentile", n_resamples=4000, random_state=8).confidence_interval
+    # the same interval up to Monte-Carlo error (the number of finite values varies by resample)
+    assert lo == pytest.approx(ref.low, abs=0.1 * (ref.high - ref.low))
+    assert hi == pytest.approx(ref.high, abs=0.1 * (ref.high - ref.low))
+    assert ns.bootstrap_ci(-ne, resamples=100)[0] == pytest.approx(-finite.mean())
+    assert ns.bootstrap_ci([np.inf, -np.inf, 1.0, 3.0])[0] == 2.0  # both signs: left out alike
+    all_inf = ns.bootstrap_ci([np.inf, np.inf])
+    assert np.isnan(all_inf).all()  # nothing left to average
+    # pairs: the episodes finite in both, exactly as if the others were not there (exact test over 2**10 flips)
+    a = np.array([1.0, 2.0, np.inf, 3.0, 0.5, 4.0, 2.5, 1.5, np.inf, 0.2])
+    b = np.array([0.5, 1.0, 2.0, np.inf, 0.1, 3.0, 2.6, 1.0, np.inf, 0.1])
+    joint = np.isfinite(a) & np.isfinite(b)
+    r = ns.analyze(np.stack([a, b], axis=1), [(0, 1), (1, 0)], resamples=1024, seed=3)
+    assert r.means.mean[0] == pytest.approx(a[np.isfinite(a)].mean())
+    assert r.comparisons.diff[0] == pytest.approx(a[joint].mean() - b[joint].mean())
+    assert r.comparisons.diff[1] == pytest.approx(-r.comparisons.diff[0])
+    want_p = stats.permutation_test(
+        (a[joint] - b[joint],), np.sum, permutation_type="samples", n_resamples=np.inf
+    ).pvalue
+    assert r.comparisons.p_permutation[0] == pytest.approx(want_p)
+    assert ns.paired_permutation_test(a, b, resamples=1024) == pytest.approx(want_p)
+    wins = int((a[joint] > b[joint]).sum())
+    assert r.comparisons.p_sign[0] == pytest.approx(stats.binomtest(wins, int(joint.sum())).pvalue)
+    assert ns.sign_test(a, b) == pytest.approx(r.comparisons.p_sign[0])
+    d, dlo, dhi = ns.paired_difference(a, b, resamples=1024, seed=3)
+    assert (d, dlo, dhi) == pytest.approx((r.comparisons.diff[0], r.comparisons.lo[0], r.comparisons.hi[0]))
+    # no episode finite in both: no comparison
+    none = ns.analyze(np.array([[np.inf, 1.0], [1.0, np.inf]]), [(0, 1)], resamples=100).comparisons
+    assert np.isnan([none.diff[0], none.lo[0], none.p_permutation[0], none.p_sign[0]]).all()
+
+
+def test_intervals_are_undefined_below_min_units():
+    mean, lo, hi = ns.bootstrap_ci([5.0])
+    assert mean == 5.0 and np.isnan(lo) and np.isnan(hi)
+    assert np.isnan(ns.bootstrap_ci([1.0, 2.0, 3.0], clusters=[7, 7, 7])[1:]).all()  # one path
+    x = np.random.default_rng(9).normal(size=(9, 2))
+    r = ns.analyze(x, [(0, 1)], resamples=200, min_units=10)
+    assert np.isnan(r.means.lo).all() and np.isnan(r.comparisons.hi).all()
+    assert r.means.mean == pytest.approx(x.mean(axis=0)) and 0 < r.comparisons.p_permutation[0] <= 1
+    assert np.isfinite(ns.analyze(x, [(0, 1)], resamples=200, min_units=9).comparisons.lo).all()
+    # one unit: the paired "interval" [d, d] used to exclude 0 next to p = 1; now it is undefined
+    c = ns.analyze([[3.0, 1.0]], [(0, 1)], resamples=100).comparisons
+    assert c.p_permutation[0] == 1.0 and np.isnan([c.lo[0], c.hi[0]]).all()
+    with pytest.raises(ValueError, match="min_units"):
+        ns.analyze(x, min_units=0)
+
+
+# ------------------------------------------------------------------- resolution of small p-values
+
+
+def exact_sign_flip_p(d: np.ndarray) -> float:
+    """P(|sum s d| >= |sum d|) over all 2**len(d) sign vectors, by enumeration."""
+    signs = np.array(list(itertools.product((-1.0, 1.0), repeat=len(d))))
+    return float(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12 * np.abs(d).sum()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-10, 10, allow_subnormal=False), min_size=1, max_size=14))
+@example([4.0320523569183914e-162])  # d**2 underflows unless d is scaled first (found by hypothesis)
+@example([1e200, 1e200, -3e199])  # and overflows
+def test_tail_bound_is_an_upper_bound_of_the_exact_p(d):
+    d = np.array(d)
+    assert ns.sign_flip_tail_bound(d)[0] >= exact_sign_flip_p(d) - 1e-12
+
+
+def test_tail_bound_is_tight_where_the_paper_says():
+    # Bentkus & Dzindzalieta's extremal case: two equal weights at x = sqrt(2), one-sided 1/4
+    assert ns.sign_flip_tail_bound([1.0, 1.0])[0] == pytest.approx(exact_sign_flip_p(np.ones(2))) == 0.5
+    # far tails: within the constant of the normal tail, never 0
+    d = np.ones(400)
+    assert ns.sign_flip_tail_bound(d)[0] == pytest.approx(2 * 3.1787 * special.ndtr(-20.0), rel=1e-3)
+    assert ns.sign_flip_tail_bound(np.ones(5000))[0] == np.finfo(float).tiny
+
+
+def test_a_huge_difference_is_significant_in_a_large_family():
+    """The mark collapse of issue 19: with (hits + 1) / (resamples + 1) alone, Holm's smallest
+    adjusted p is pairs / (resamples + 1), so 33 agents at 10,000 resamples (528 pairs) or 11 at
+    1,000 (55 pairs) could never separate anything. The tail bound resolves a real difference."""
+    rng = np.random.default_rng(900)
+    for agents, resamples in ((33, 10_000), (11, 1_000)):
+        n = 783
+        m = (rng.random((n, agents)) < 0.3).astype(float)
+        m[:, 0] = (rng.random(n) < 0.9).astype(float)  # one agent far better (SR 0.9 vs 0.3)
+        pairs = list(itertools.combinations(range(agents), 2))
+        p = ns.analyze(m, pairs, resamples=resamples, seed=1, method="percentile").comparisons.p_permutation
+        adjusted = ns.holm(p)
+        assert len(pairs) / (resamples + 1) >= 0.05  # the old floor: nothing could be significant
+        first = [q for q, (x, _) in enumerate(pairs) if x == 0]
+        assert (adjusted[first] < 1e-20).all()
+
+
+def test_tail_bound_keeps_the_level_where_it_decides():
+    """With 19 random flips the Monte-Carlo p is never below 0.05: every rejection at 0.05 comes
+    from the bound. Under the null its rate stays at or below the level."""
+    a, b, _, _ = paired_ndtw(60, REPS, 0.5, 0.5, 0.7, np.random.default_rng(1000))
+    m, pairs = interleave(a, b)
+    p = ns.analyze(m, pairs, method="percentile", resamples=19, seed=10).comparisons.p_permutation
+    se = np.sqrt(0.05 * 0.95 / REPS)
+    assert rejection_rate(p, 0.05) <= 0.05 + 3 * se
+    assert rejection_rate(p, 0.01) <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / REPS)
+    # and with a true difference the bound does reject (power where the Monte-Carlo p cannot)
+    a, b, _, _ = paired_ndtw(60, 200, 1.5, 0.5, 0.3, np.random.default_rng(1001))
+    m, pairs = interleave(a, b)
+    p = ns.analyze(m, pairs, method="percentile", resamples=19, seed=10).comparisons.p_permutation
+    assert rejection_rate(p, 0.05) > 0.9
+
+
+def test_holm_controls_family_wise_error_in_a_large_family():
+    """Eleven agents with no difference at 1,000 resamples: 55 pairs, Holm's first threshold
+    0.05 / 55 ~ 1 / 1,001 is where the bound takes over from the Monte-Carlo floor."""
+    agents, n, reps = 11, 150, 400
+    rng = np.random.default_rng(1100)
+    z = rng.normal(size=(n, 1, reps))
+    m = (z + rng.normal(size=(n, agents, reps))).reshape(n, agents * reps, order="F")
+    pairs = [(r * agents + i, r * agents + j) for r in range(reps) for i, j in itertools.combinations(range(agents), 2)]
+    p = ns.analyze(m, pairs, method="percentile", resamples=1000, seed=11).comparisons.p_permutation
+    adjusted = np.apply_along_axis(ns.holm, 1, p.reshape(reps, -1))
+    fwer = np.mean((adjusted < 0.05).any(axis=1))
+    assert fwer <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
 
 
 # ------------------------------------------------------------------------------------ bad input
@@ -381,9 +487,7 @@ def test_bad_input(call, match):
 
 
 def test_degenerate_data():
-    assert ns.bootstrap_ci([5.0]) == (5.0, 5.0, 5.0)
     assert ns.bootstrap_ci([0.0] * 30) == (0.0, 0.0, 0.0)
-    assert ns.bootstrap_ci([1.0, 2.0, 3.0], clusters=[7, 7, 7]) == (2.0, 2.0, 2.0)
     assert ns.paired_difference([0.0] * 9, [0.0] * 9) == (0.0, 0.0, 0.0)
     assert ns.paired_permutation_test([1.0] * 40, [1.0] * 40) == 1.0
     assert ns.paired_permutation_test([3.0], [1.0]) == 1.0  # exact: both signs reach |2|

@@ -3,16 +3,14 @@ the test (grid scans, a split, agents of known quality), plus the real R2R files
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import json
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from synthetic_suite import AGENTS, csv_rows, make_world, suite_text, write_suite
 
 from navdtw import suite as S
 from navdtw.cli import main
@@ -22,123 +20,18 @@ from navdtw.datasets import r2r
 # a synthetic world: two 5 x 5 grid scans (2 m spacing), 40 paths x 3 instructions
 # ------------------------------------------------------------------------------------------
 
-SIDE = 5
-
-
-def _vp(scan: str, i: int, j: int) -> str:
-    return f"{scan}_{i}{j}"
-
-
-def _grid_connectivity(scan: str) -> list[dict]:
-    nodes = [(i, j) for i in range(SIDE) for j in range(SIDE)]
-    out = []
-    for i, j in nodes:
-        pose = [1.0, 0, 0, 2.0 * i, 0, 1.0, 0, 2.0 * j, 0, 0, 1.0, 1.5, 0, 0, 0, 1.0]
-        near = [abs(i - a) + abs(j - b) == 1 for a, b in nodes]
-        out.append({"image_id": _vp(scan, i, j), "pose": pose, "included": True, "unobstructed": near, "visible": near})
-    return out
-
-
-def _walk(rng, scan: str, steps: int, start=None) -> list[str]:
-    i, j = start if start is not None else (int(rng.integers(SIDE)), int(rng.integers(SIDE)))
-    path = [(i, j)]
-    while len(path) <= steps:
-        moves = [
-            (i + a, j + b) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1)) if 0 <= i + a < SIDE and 0 <= j + b < SIDE
-        ]
-        moves = [m for m in moves if m not in path] or moves
-        i, j = moves[int(rng.integers(len(moves)))]
-        path.append((i, j))
-    return [_vp(scan, a, b) for a, b in path]
-
-
-def _csv_rows(path: Path) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(path.read_text())))
-
-
-def _trajectory(vps):
-    return [[v, 0.0, 0.0] for v in vps]
-
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    """Files of a suite: connectivity, a split, and predictions of agents of known quality:
-    ``oracle`` follows every reference, ``near`` follows it but stops one step short on 1 path in
-    8, ``lost`` walks randomly from the start, ``broken`` is malformed JSON."""
-    root = tmp_path_factory.mktemp("suite")
-    conn = root / "data" / "connectivity"
-    conn.mkdir(parents=True)
-    for scan in ("scanA", "scanB"):
-        (conn / f"{scan}_connectivity.json").write_text(json.dumps(_grid_connectivity(scan)))
-    rng = np.random.default_rng(7)
-    split = []
-    for p in range(40):
-        scan = ("scanA", "scanB")[p % 2]
-        split.append(
-            {
-                "path_id": 100 + p,
-                "scan": scan,
-                "path": _walk(rng, scan, 4),
-                "heading": 0.0,
-                "distance": 8.0,
-                "instructions": ["go", "walk", "move"],
-            }
-        )
-    (root / "data" / "split.json").write_text(json.dumps(split))
-    runs = root / "runs"
-    runs.mkdir()
-    agents = {"oracle": [], "near": [], "lost": []}
-    for e in split:
-        for k in range(3):
-            iid = f"{e['path_id']}_{k}"
-            agents["oracle"].append({"instr_id": iid, "trajectory": _trajectory(e["path"])})
-            short = e["path"][:-1] if e["path_id"] % 8 == 0 else e["path"]
-            agents["near"].append({"instr_id": iid, "trajectory": _trajectory(short)})
-            i, j = (int(c) for c in e["path"][0].split("_")[1])
-            agents["lost"].append({"instr_id": iid, "trajectory": _trajectory(_walk(rng, e["scan"], 4, (i, j)))})
-    for name, preds in agents.items():
-        (runs / f"{name}.json").write_text(json.dumps(preds))
-    (runs / "broken.json").write_text('[{"instr_id": "100_0", "trajectory": [')
-    missing = agents["near"][1:]  # no prediction for the first instruction
-    (runs / "missing_one.json").write_text(json.dumps(missing))
-    return root
-
-
-def _suite_text(agents: dict[str, str], settings: str = "resamples = 2000\nbaseline_walks = 2000\n") -> str:
-    lines = [
-        'title = "synthetic"',
-        "[datasets.grid_val]",
-        'dataset = "r2r"',
-        'split = "data/split.json"',
-        'connectivity = "data/connectivity"',
-        'convention = "r2r"',
-        "",
-        "[datasets.grid_paper]",
-        'dataset = "r2r"',
-        'split = "data/split.json"',
-        'connectivity = "data/connectivity"',
-        'convention = "paper"',
-        "threshold = 1.5",
-    ]
-    for agent, file in agents.items():
-        lines += ["", f"[agents.{agent}]", f'grid_val = "runs/{file}"', f'grid_paper = "runs/{file}"']
-    lines += ["", "[settings]", settings]
-    return "\n".join(lines)
-
-
-def _write_suite(world, agents, name="suite.toml", **kw) -> Path:
-    path = world / name
-    path.write_text(_suite_text(agents, **kw))
-    return path
-
-
-AGENTS = {"oracle": "oracle.json", "near_miss": "near.json", "lost": "lost.json"}
+    """Files of a suite: connectivity, a split, and predictions of agents of known quality
+    (:func:`synthetic_suite.make_world`)."""
+    return make_world(tmp_path_factory.mktemp("suite"))
 
 
 @pytest.fixture(scope="module")
 def done(world, tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
-    results = S.run(_write_suite(world, AGENTS), out, progress=False)
+    results = S.run(write_suite(world, AGENTS), out, progress=False)
     return out, results
 
 
@@ -151,8 +44,17 @@ def test_results_json_shape(done):
     out, results = done
     on_disk = json.loads((out / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(results))
-    assert set(on_disk) == {"navdtw_version", "settings", "datasets", "failures"}
-    assert on_disk["failures"] == []
+    assert set(on_disk) == {
+        "navdtw_version",
+        "settings",
+        "metrics",
+        "datasets",
+        "failures",
+        "warnings",
+        "provenance",
+        "outputs",
+    }
+    assert on_disk["failures"] == [] and on_disk["warnings"] == [] and on_disk["metrics"] is None
     s = on_disk["settings"]
     assert (s["resamples"], s["seed"], s["confidence"]) == (2000, 0, 0.95)
     assert set(on_disk["datasets"]) == {"grid_val", "grid_paper"}
@@ -167,15 +69,29 @@ def test_results_json_shape(done):
         for values in ds["agents"].values():
             assert list(values) == metrics
             for v in values.values():
-                assert set(v) == {"mean", "ci"} and len(v["ci"]) == 2
+                assert set(v) == {"mean", "ci", "left_out"} and len(v["ci"]) == 2 and v["left_out"] == 0
                 assert v["ci"][0] <= v["mean"] + 1e-12 and v["mean"] <= v["ci"][1] + 1e-12
         assert set(ds["baseline"]) == set(metrics)
         assert all(set(v) == {"mean"} for v in ds["baseline"].values())
         assert 0.0 <= ds["baseline"]["sr"]["mean"] < 0.5  # random walks rarely succeed
         assert len(ds["comparisons"]) == len(metrics) * 3  # 3 pairs of 3 agents per metric
         for c in ds["comparisons"]:
-            assert {"a", "b", "metric", "diff", "ci", "p", "p_holm", "test"} <= set(c)
-            assert c["test"] == "permutation"
+            assert set(c) == {
+                "a",
+                "b",
+                "metric",
+                "diff",
+                "ci",
+                "dropped",
+                "p",
+                "p_holm",
+                "test",
+                "p_method",
+                "p_bounds",
+                "p_sign",
+            }
+            assert c["test"] == "permutation" and c["dropped"] == 0
+            assert c["p_method"] in ("monte carlo", "tail bound") and ds["units"] == 40
             a, b, m = c["a"], c["b"], c["metric"]
             assert c["diff"] == pytest.approx(ds["agents"][a][m]["mean"] - ds["agents"][b][m]["mean"], abs=1e-12)
             if c["p"] is not None:
@@ -215,7 +131,7 @@ def _expected_marks(ds: dict, alpha: float = 0.05) -> dict[str, tuple[set, set]]
     out = {}
     for m in ds["agents"]["oracle"]:
         better = S.metric_info(m)["higher_is_better"]
-        if better is None:
+        if better is None or m in ("ad", "md"):  # no direction; an agent that never moves wins AD, MD
             continue
         means = {a: v[m]["mean"] for a, v in ds["agents"].items()}
         top = (max if better else min)(means.values())
@@ -233,7 +149,7 @@ def _expected_marks(ds: dict, alpha: float = 0.05) -> dict[str, tuple[set, set]]
 
 def test_leaderboard_marks_follow_the_p_values(done):
     out, results = done
-    rows = _csv_rows(out / "leaderboard.csv")
+    rows = csv_rows(out / "leaderboard.csv")
     for name, ds in results["datasets"].items():
         expected = _expected_marks(ds)
         for m, (best, tied) in expected.items():
@@ -246,7 +162,7 @@ def test_leaderboard_marks_follow_the_p_values(done):
             assert got_best == best, (name, m)
             assert got_ok == best | tied, (name, m)
         assert "pl" not in expected  # path length has no direction: no marks
-        assert not any(r["best"] == "1" for r in rows if r["metric"] == "pl")
+        assert not any(r["best"] == "1" for r in rows if r["metric"] in ("pl", "ad", "md"))
     # the known facts: the oracle is best on nDTW; the random walker is significantly worse
     val = results["datasets"]["grid_val"]
     marks = S.leaderboard_marks(val)
@@ -260,10 +176,10 @@ def test_leaderboard_marks_follow_the_p_values(done):
 def test_leaderboard_files(done):
     out, _ = done
     md = (out / "leaderboard.md").read_text()
-    assert "## grid_val" in md and "## grid_paper" in md and "random walk" in md
+    assert "## grid\\_val" in md and "## grid\\_paper" in md and "random walk" in md
     assert "**100.0** [100.0, 100.0]" in md  # the oracle's nDTW: bold, with its interval
     assert "not significantly different from the best" in md
-    rows = _csv_rows(out / "leaderboard.csv")
+    rows = csv_rows(out / "leaderboard.csv")
     assert {r["agent"] for r in rows} == {*AGENTS, "random walk"}
     oracle_sr = next(r for r in rows if (r["dataset"], r["agent"], r["metric"]) == ("grid_val", "oracle", "sr"))
     assert float(oracle_sr["mean"]) == 1.0  # fractions in the CSV
@@ -290,12 +206,12 @@ def test_episodes_file(done):
 def test_episodes_csv_without_pyarrow(world, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
     S.run(
-        _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 0\n"),
+        write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 0\n"),
         tmp_path,
         progress=False,
         report=False,
     )
-    rows = _csv_rows(tmp_path / "episodes.csv")
+    rows = csv_rows(tmp_path / "episodes.csv")
     assert len(rows) == 2 * 120 and rows[0]["agent"] == "oracle" and float(rows[0]["ndtw"]) == 1.0
     assert not (tmp_path / "episodes.parquet").exists()
 
@@ -309,8 +225,10 @@ def test_report_written(done):
 
 def test_same_numbers_twice(world, done, tmp_path):
     _, results = done
-    again = S.run(_write_suite(world, AGENTS), tmp_path, progress=False, report=False)
-    assert json.dumps(again, sort_keys=True) == json.dumps(results, sort_keys=True)
+    again = S.run(write_suite(world, AGENTS), tmp_path, progress=False, report=False)
+    assert again.pop("outputs")["folder"] == str(tmp_path)  # the one difference: where it was written
+    same = {k: v for k, v in results.items() if k != "outputs"}
+    assert json.dumps(again, sort_keys=True) == json.dumps(same, sort_keys=True)
 
 
 # ------------------------------------------------------------------------------------------
@@ -320,7 +238,7 @@ def test_same_numbers_twice(world, done, tmp_path):
 
 def test_a_broken_predictions_file_is_listed_and_the_others_are_written(world, tmp_path):
     agents = {"oracle": "oracle.json", "broken": "broken.json", "gap": "missing_one.json"}
-    results = S.run(_write_suite(world, agents), tmp_path, progress=False, report=False)
+    results = S.run(write_suite(world, agents), tmp_path, progress=False, report=False)
     failures = results["failures"]
     assert {(f["agent"], f["dataset"]) for f in failures} == {
         (a, d) for a in ("broken", "gap") for d in ("grid_val", "grid_paper")
@@ -346,7 +264,7 @@ def test_baseline_is_cached(world, tmp_path, monkeypatch):
         return original(self, *a, **kw)
 
     monkeypatch.setattr(r2r.R2RBenchmark, "baseline", counting)
-    suite = _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 3000\n")
+    suite = write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 3000\n")
     first = S.run(suite, tmp_path, progress=False, report=False)
     assert sorted(calls) == ["paper", "r2r"]
     assert list((tmp_path / ".cache").glob("baseline-r2r-*.json"))
@@ -362,12 +280,31 @@ def test_baseline_is_cached(world, tmp_path, monkeypatch):
     assert len(calls) == 4
     # another seed is another baseline
     S.run(
-        _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 3000\nseed = 1\n"),
+        write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 200\nbaseline_walks = 3000\nseed = 1\n"),
         tmp_path,
         progress=False,
         report=False,
     )
     assert len(calls) == 6
+
+
+def test_baseline_command_and_suite_row_agree(world, tmp_path, capsys):
+    """One default everywhere: `navdtw baseline` used the paper convention where score and the
+    suite use the data set's own evaluator (NDH random SR 9.84% from the command, 8.3% in the row)."""
+    args = [
+        "baseline",
+        "--split",
+        str(world / "data" / "split.json"),
+        "--connectivity",
+        str(world / "data" / "connectivity"),
+    ]
+    assert main([*args, "-n", "3000", "--seed", "0", "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    capsys.readouterr()
+    command = json.loads((tmp_path / "b" / "baseline.json").read_text())
+    suite = write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 3000\n")
+    row = S.run(suite, None, progress=False)["datasets"]["grid_val"]["baseline"]
+    assert command["convention"] == "r2r"
+    assert command["means"] == pytest.approx({m: v["mean"] for m, v in row.items()}, rel=1e-12)
 
 
 def test_cluster_labels_and_episode_resampling(world, tmp_path):
@@ -380,7 +317,7 @@ def test_cluster_labels_and_episode_resampling(world, tmp_path):
     Bench.kind.name = "ndh"
     assert S.cluster_labels(Bench(), ["1", "2"]) is None
     by_episode = S.run(
-        _write_suite(
+        write_suite(
             world,
             {"near": "near.json", "oracle": "oracle.json"},
             settings='resamples = 2000\nbaseline_walks = 0\ncluster = "episode"\n',
@@ -389,7 +326,7 @@ def test_cluster_labels_and_episode_resampling(world, tmp_path):
         progress=False,
     )
     by_path = S.run(
-        _write_suite(
+        write_suite(
             world, {"near": "near.json", "oracle": "oracle.json"}, settings="resamples = 2000\nbaseline_walks = 0\n"
         ),
         None,
@@ -440,7 +377,7 @@ def test_cluster_labels_and_episode_resampling(world, tmp_path):
 )
 def test_suite_file_errors_name_the_file_and_key(world, tmp_path, capsys, edit, needle):
     path = world / f"bad_{abs(hash(needle))}.toml"
-    path.write_text(edit(_suite_text({"oracle": "oracle.json"})))
+    path.write_text(edit(suite_text({"oracle": "oracle.json"})))
     with pytest.raises(S.SuiteError) as err:
         S.load_suite(path)
     assert str(err.value).startswith(path.name + ": ") and needle in str(err.value)
@@ -468,7 +405,7 @@ def test_suite_from_a_dict(world):
 
 
 def test_cli_suite_run(world, tmp_path, capsys):
-    suite = _write_suite(world, AGENTS, settings="resamples = 500\nbaseline_walks = 500\n")
+    suite = write_suite(world, AGENTS, settings="resamples = 500\nbaseline_walks = 500\n")
     assert main(["suite", "run", str(suite), "--out", str(tmp_path), "--no-progress", "--no-report"]) == 0
     text = capsys.readouterr().out
     assert "grid_val: r2r, convention r2r, 120 episodes" in text and "oracle" in text and "nDTW" in text
@@ -478,7 +415,7 @@ def test_cli_suite_run(world, tmp_path, capsys):
 
 
 def test_cli_suite_run_with_a_failure_exits_1(world, tmp_path, capsys):
-    suite = _write_suite(world, {"oracle": "oracle.json", "broken": "broken.json"}, settings="resamples = 200\n")
+    suite = write_suite(world, {"oracle": "oracle.json", "broken": "broken.json"}, settings="resamples = 200\n")
     assert main(["suite", "run", str(suite), "--out", str(tmp_path), "--no-progress", "--no-report"]) == 1
     captured = capsys.readouterr()
     assert "failed: broken on grid_val: broken.json: malformed JSON" in captured.err
@@ -488,7 +425,7 @@ def test_cli_suite_run_with_a_failure_exits_1(world, tmp_path, capsys):
 def test_cli_suite_missing_file_and_out_is_input(world, tmp_path, capsys):
     assert main(["suite", "run", str(tmp_path / "none.toml"), "--no-progress"]) == 2
     assert "none.toml: no such file" in capsys.readouterr().err
-    suite = _write_suite(world, {"oracle": "oracle.json"})
+    suite = write_suite(world, {"oracle": "oracle.json"})
     assert main(["suite", "run", str(suite), "--out", str(world / "data" / "split.json"), "--no-progress"]) == 2
 
 
@@ -696,7 +633,7 @@ def test_continuous_dataset_suite(tmp_path):
     assert ds["resampling"] == "path"
     assert 0.0 < ds["baseline"]["ndtw"]["mean"] < ds["agents"]["exact"]["ndtw"]["mean"] == 1.0
     assert ds["agents"]["exact"]["sr"]["mean"] == 1.0 and ds["agents"]["stay"]["pl"]["mean"] == 0.0
-    assert S.leaderboard_marks(ds)["ndtw"] == {"best": ["exact"], "tied": []}
+    assert S.leaderboard_marks(ds)["ndtw"] == {"best": ["exact"], "tied": [], "unresolved": []}
 
 
 def test_marks_agree_with_the_report(done):
@@ -709,10 +646,10 @@ def test_marks_agree_with_the_report(done):
 
 def test_progress_bar_with_tqdm(world, tmp_path, capsys):
     pytest.importorskip("tqdm")
-    S.run(_write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"), None)
+    S.run(write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"), None)
     assert "suite" in capsys.readouterr().err
     S.run(
-        _write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"),
+        write_suite(world, {"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n"),
         None,
         progress=False,
     )
@@ -721,7 +658,7 @@ def test_progress_bar_with_tqdm(world, tmp_path, capsys):
 
 def test_a_dataset_that_cannot_be_opened_fails_its_agents_only(world, tmp_path):
     (tmp_path / "bad_split.json").write_text("[{")
-    text = _suite_text({"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n")
+    text = suite_text({"oracle": "oracle.json"}, settings="resamples = 100\nbaseline_walks = 0\n")
     text = text.replace('split = "data/split.json"', f'split = "{tmp_path / "bad_split.json"}"', 1)
     suite = world / "bad_split_suite.toml"
     suite.write_text(text)
@@ -734,7 +671,7 @@ def test_a_dataset_that_cannot_be_opened_fails_its_agents_only(world, tmp_path):
 
 
 def test_every_agent_failing_on_a_dataset(world, tmp_path):
-    suite = _write_suite(world, {"broken": "broken.json"}, settings="resamples = 100\nbaseline_walks = 500\n")
+    suite = write_suite(world, {"broken": "broken.json"}, settings="resamples = 100\nbaseline_walks = 500\n")
     results = S.run(suite, tmp_path, progress=False)
     ds = results["datasets"]["grid_val"]
     assert ds["agents"] == {} and ds["comparisons"] == [] and ds["baseline"]["sr"]["mean"] is not None

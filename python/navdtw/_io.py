@@ -1,4 +1,5 @@
-"""Atomic file output: write to a temporary file in the target folder, then rename over."""
+"""Atomic file output: write to a temporary file in the target folder, then rename over. A write
+that fails raises :class:`OutputError` naming the real output, never the temporary file."""
 
 from __future__ import annotations
 
@@ -12,12 +13,27 @@ from typing import Any
 from ._typing import PathLike
 
 
+class OutputError(OSError):
+    """An output file could not be written. ``str()`` is one line naming the output (the
+    ``navdtw`` command exits with status 3)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror or super().__str__())
+
+
+def output_error(path: PathLike, exc: OSError, more: str = "") -> OutputError:
+    """An :class:`OutputError` for ``path`` from the OSError that stopped writing it."""
+    return OutputError(exc.errno, f"{path}: cannot write: {exc.strerror or exc}{more}")
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
-    """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename)."""
+    """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename);
+    :class:`OutputError` naming ``path`` when it cannot be written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         # mkstemp creates 0600; give the file the permissions a plain open() would have.
@@ -25,9 +41,15 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise output_error(path, exc) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
     return path
 

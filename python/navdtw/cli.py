@@ -3,7 +3,9 @@
 ``main(argv=None) -> int`` is the console entry point (``navdtw = "navdtw.cli:main"``); it returns
 the exit status instead of exiting, so it can be called from Python and tests. Every mistake in the
 user's input (missing or malformed file, unknown scan or viewpoint, missing predictions, bad
-numbers) prints one line ``navdtw: error: <file>: <what is wrong>`` to stderr and returns 2.
+numbers) prints one line ``navdtw: error: <file>: <what is wrong>`` to stderr and returns 2; an
+output that cannot be written (a read-only folder, a full disk) prints one line naming the output
+and returns 3 (:data:`EXIT_STATUS`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,21 @@ import numpy as np
 __all__ = ["UserError", "build_parser", "main"]
 
 PROG = "navdtw"
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_OUTPUT = 3
+EXIT_INTERRUPTED = 130
+
+#: What each exit status of the ``navdtw`` command means (docs/cli.md).
+EXIT_STATUS = {
+    0: "success",
+    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written",
+    EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
+    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk); nothing half-written",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
 
 # The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent, as
 # transcribed in the README (which discusses where navdtw differs: SED and SPL).
@@ -36,9 +53,11 @@ PAPER_RANDOM_R2R_VAL_UNSEEN: dict[str, float] = {
     "sdtw": 3.6,
 }
 
+
 # The printed tables and episodes.csv take their columns, labels and units from the metric
 # registry (navdtw.registry): rates in percent, distances in metres.
-_SCALE_NOTE = "Rates in percent, distances in metres\n(summary.json and episodes.csv: rates as fractions)."
+def _scale_note(files: str) -> str:
+    return f"Rates in percent, distances in metres\n({files}: rates as fractions)."
 
 
 class UserError(Exception):
@@ -183,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score an agent's predictions with every navigation metric.",
         epilog=_SCORE_EPILOG
         + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
-        + help_text(),
+        + help_text()
+        + "\n\n"
+        + _EXIT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_dataset_options(score)
@@ -218,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--convention",
         choices=conventions,
         default=None,
-        help="definitions (default paper, as the nDTW paper; the kind's own where paper does not apply)",
+        help="whose definitions to follow (default: the data set's own evaluator, as score and suite runs; "
+        "paper: the nDTW paper's, whose Table 2 the R2R rows are compared with)",
     )
     base.add_argument(
         "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
@@ -258,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episode maps per data set in the report (default 500)",
     )
-    suite_run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    suite_run.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
+    _table_options(suite_run)
 
     comp = sub.add_parser(
         "compare",
@@ -287,8 +310,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="random-walk baseline row of N walks (default 0: none)",
     )
     comp.add_argument("--out", metavar="DIR", help="also write the suite outputs (leaderboards, report) there")
-    comp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    comp.add_argument("--no-report", action="store_true", help="with --out: do not write report.html")
+    comp.add_argument(
+        "--max-scenes",
+        type=_positive_int,
+        default=500,
+        metavar="N",
+        help="episode maps in the report (default 500)",
+    )
+    comp.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
+    _table_options(comp)
     return parser
+
+
+def _table_options(parser: argparse.ArgumentParser) -> None:
+    """What suite runs and compare share: the metrics reported, the LaTeX form, shared episodes."""
+    from .suite import LATEX_FORMS
+
+    parser.add_argument(
+        "--metrics",
+        metavar="LIST",
+        default=None,
+        help="the metrics to report, in order, comma-separated (e.g. sr,spl,ndtw; default: all, and "
+        "leaderboard.tex the headline ones)",
+    )
+    parser.add_argument(
+        "--latex",
+        choices=LATEX_FORMS,
+        default=None,
+        help="leaderboard.tex: intervals under the means (default) or the means alone (compact)",
+    )
+    parser.add_argument(
+        "--shared-episodes",
+        action="store_true",
+        help="compare agents on the episodes all of them have (default: an agent missing some fails)",
+    )
 
 
 def _add_dataset_options(parser: argparse.ArgumentParser, *, walks: bool = False) -> None:
@@ -486,7 +542,7 @@ def _cmd_demo(args) -> int:
     print(
         f"navdtw demo: the nDTW paper's synthetic world (seed {args.seed}): {world.num_nodes} nodes, "
         f"{len(world.edges)} edges; {len(refs)} pairs,\nconvention 'paper', success threshold "
-        f"{world.threshold:.3f} m. {_SCALE_NOTE}"
+        f"{world.threshold:.3f} m. {_scale_note('summary.json and episodes.csv')}"
     )
     print()
     print(format_table(rows, label="query kind"))
@@ -567,7 +623,9 @@ def _cmd_demo(args) -> int:
                 suptitle="Reference / query pairs sorted by nDTW (pair = the 'pair' column of episodes.csv)",
             )
             written.append(plot.save(fig, out / "pairs_grid.png"))
-            fig = plot.plot_histograms(scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)")
+            fig = plot.plot_histograms(
+                scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)", counts="synthetic pairs"
+            )
             written.append(plot.save(fig, out / "histograms.png"))
         else:
             _skip_figures_note()
@@ -611,23 +669,39 @@ def _cmd_score(args) -> int:
         convention = kind.check_convention(args.convention)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    matched = bench.match(pred_file, convention=convention, strict=args.strict)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        matched = bench.match(pred_file, convention=convention, strict=args.strict)
+        scores = bench.evaluate(
+            matched, convention=convention, threshold=args.threshold, strict=args.strict, workers=args.workers
+        )
     inputs = {**bench.inputs, "predictions": str(pred_file.resolve())}
-    scores = bench.evaluate(
-        matched, convention=convention, threshold=args.threshold, strict=args.strict, workers=args.workers
-    )
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    start = None if args.strict else matched.start_note(pred_file.name)
+    said += [start] if start else []
+    infinite = {k: int(np.isinf(scores[k]).sum()) for k in scores if np.isinf(scores[k]).any()}
+    if infinite:
+        said.append(
+            f"{pred_file.name}: unreachable goals: "
+            + ", ".join(f"{scores.metric(k).label} inf on {n} episode(s)" for k, n in infinite.items())
+            + "; these means are inf (null in summary.json), as the evaluators' are; a suite run or "
+            "navdtw compare leaves such episodes out of the mean and counts them"
+        )
+    said = list(dict.fromkeys(said))
     columns = {matched.id_name: matched.ids, "scan": matched.scans}
     columns.update({k: list(v) for k, v in matched.groups.items()})
     means = scores.summary()
     conv = CONVENTIONS[convention]
     print(
         f"navdtw score: {kind.title}, {len(scores)} episodes, convention {convention!r} ({conv.source}), "
-        f"threshold {args.threshold:g} m. {_SCALE_NOTE}"
+        f"threshold {args.threshold:g} m. {_scale_note('summary.json and episodes.csv')}"
     )
     for note in matched.notes:
-        print(f"note: {note}")
+        print(f"note: {_term(note)}")
+    for w in said:
+        print(f"{PROG}: warning: {_term(w)}", file=sys.stderr)
     print()
-    rows = [(pred_file.name, len(scores), means)]
+    rows = [(_term(pred_file.name), len(scores), means)]
     by_group = {}
     for group in matched.groups:
         by_group[group] = scores.summary(by=group)
@@ -654,6 +728,8 @@ def _cmd_score(args) -> int:
     if matched.notes:
         summary["notes"] = list(matched.notes)
         summary["left_out"] = list(matched.left_out)
+    if said:
+        summary["warnings"] = said
     for group, groups in by_group.items():
         summary[f"means_by_{group}"] = {label: _jsonable_means(m) for label, m in groups.items() if label != "all"}
     written = [atomic_write_json(out / "summary.json", summary)]
@@ -689,10 +765,8 @@ def _cmd_baseline(args) -> int:
     out = Path(args.out)
     _check_out(out, ["baseline.json"], [Path(v) for v in _dataset_values(args) if isinstance(v, str)])
     kind, bench = _open_dataset(args)
-    if args.convention is None:
-        args.convention = "paper" if "paper" in kind.conventions else kind.default_convention
     try:
-        kind.check_convention(args.convention)
+        convention = kind.check_convention(args.convention)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
@@ -701,7 +775,7 @@ def _cmd_baseline(args) -> int:
         args.n,
         seed=args.seed,
         threshold=args.threshold,
-        convention=args.convention,
+        convention=convention,
         chunk=chunk,
         progress=not args.no_progress,
         workers=args.workers,
@@ -710,23 +784,27 @@ def _cmd_baseline(args) -> int:
     split = Path(bench.inputs[kind.options[0].name])
     print(
         f"navdtw baseline: {kind.title}, {args.n} random walks over the {bench.n} episodes of "
-        f"{split.name}, seed {args.seed}, convention {args.convention!r}, "
-        f"threshold {args.threshold:g} m ({elapsed:.1f} s). {_SCALE_NOTE}"
+        f"{split.name}, seed {args.seed}, convention {convention!r}, "
+        f"threshold {args.threshold:g} m ({elapsed:.1f} s). {_scale_note('baseline.json')}"
     )
     print()
     rows = [(f"random (navdtw, seed {args.seed})", None, means)]
-    if kind.name == "r2r" and _looks_like_r2r_val_unseen(split):
+    paper_row = kind.name == "r2r" and _looks_like_r2r_val_unseen(split)
+    if paper_row and convention == "paper":
         paper = {k: (v / 100.0 if registry.get(k).rate else v) for k, v in PAPER_RANDOM_R2R_VAL_UNSEEN.items()}
         rows.append(("random (Ilharco et al. 2019, Table 2)", None, paper))
     print(format_table(rows, label="agent"))
     print()
+    if paper_row and convention != "paper":
+        print("note: --convention paper adds the nDTW paper's Table 2 row (its definitions) for comparison")
+        print()
     result = {
         "command": "baseline",
         "navdtw_version": __version__,
         "dataset": kind.name,
         "n": args.n,
         "seed": args.seed,
-        "convention": args.convention,
+        "convention": convention,
         "threshold": args.threshold,
         "inputs": bench.inputs,
         "episodes": bench.n,
@@ -756,17 +834,24 @@ A suite file (TOML) names data sets and agents; paths are relative to it:
   r2r_unseen = "runs/mine_val_unseen.json"
 
 Writes leaderboard.md/.csv/.tex, results.json, episodes.parquet (episodes.csv without
-pyarrow) and report.html to --out. Exit status 1 when some agent's file failed (the
-others' results are written; see results.json "failures"), 2 for a bad suite file.
+pyarrow) and report.html to --out, all together at the end; files of an earlier run
+there that this run does not write are removed (navdtw's own, unchanged ones only).
+Exit status 1 when some agent's file failed (the others' results are written; see
+results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
+written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
 
 Example:
   navdtw suite run suite.toml --out suite_results
+  navdtw suite run suite.toml --out paper --metrics sr,spl,ndtw --latex compact
 """
 
 _COMPARE_EPILOG = """\
 Results tables (--dataset results): per-episode metrics computed by another evaluator,
 as JSON Lines, JSON (a list, or an object keyed by episode id), CSV or Parquet; columns
 are matched to navdtw's metrics by name (docs/datasets/results.md lists the aliases).
+
+Exit status as for suite run: 1 when some agent failed, 2 for bad input, 3 when an
+output cannot be written.
 
 Example:
   navdtw compare mine.json ablation.json --dataset r2r \\
@@ -792,16 +877,36 @@ def _dataset_options(parser: argparse.ArgumentParser) -> None:
                     parser.add_argument(flag, dest=f"ds_{opt.name}", **spec)
 
 
+def _term(text: str) -> str:
+    """A message safe to print (control characters from names and files shown, not acted on)."""
+    from .suite.tables import term_escape
+
+    return term_escape(text)
+
+
 def _print_suite(results: dict, out: Path | None) -> int:
     from .suite import format_leaderboard
 
     print(format_leaderboard(results))
+    for w in results.get("warnings", []):
+        who = " on ".join(str(w[k]) for k in ("agent", "dataset") if w.get(k))
+        print(_term(f"{PROG}: warning: {who + ': ' if who else ''}{w['message']}"), file=sys.stderr)
     for f in results["failures"]:
         who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
-        print(f"{PROG}: failed: {who}: {f['error']}", file=sys.stderr)
-    if out is not None:
-        print(f"\nwrote {out}/ (leaderboard.md, leaderboard.csv, leaderboard.tex, results.json, episodes, report)")
-    return 1 if results["failures"] else 0
+        what = f" ({f['metric']})" if f.get("metric") else ""
+        print(_term(f"{PROG}: failed: {who}{what}: {f['error']}"), file=sys.stderr)
+    written = results.get("outputs")
+    if out is not None and written:
+        print()
+        print(_term(f"wrote {out}{os.sep} ({', '.join(written['files'])})"))
+        if written["removed"]:
+            print(_term(f"removed the earlier run's {', '.join(written['removed'])} from {out}{os.sep}"))
+    return EXIT_FAILED if results["failures"] else 0
+
+
+def _suite_overrides(args) -> dict[str, Any]:
+    """--metrics, --latex: the run's arguments of the same names."""
+    return {"metrics": args.metrics, "latex": args.latex}
 
 
 def _cmd_suite(args) -> int:
@@ -810,9 +915,11 @@ def _cmd_suite(args) -> int:
     out = Path(args.out)
     suite_file = _need_file(args.suite_file, "suite file")
     try:
-        suite = load_suite(suite_file)
+        suite = load_suite(suite_file, **_suite_overrides(args))
     except SuiteError as exc:
         raise UserError(str(exc)) from None
+    if args.shared_episodes:
+        suite.settings["episodes"] = "shared"
     inputs = [suite_file] + [
         Path(p) for s in suite.datasets.values() for p in s.options.values() if isinstance(p, Path)
     ]
@@ -827,6 +934,7 @@ def _cmd_suite(args) -> int:
         report=not args.no_report,
         cache_dir=args.cache,
         max_scenes=args.max_scenes,
+        command=[PROG, *args.argv],
     )
     return _print_suite(results, out)
 
@@ -871,6 +979,8 @@ def _cmd_compare(args) -> int:
     if args.baseline_walks < 0:
         raise UserError(f"--baseline-walks {args.baseline_walks}: expected an integer >= 0")
     settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": args.baseline_walks}
+    if args.shared_episodes:
+        settings["episodes"] = "shared"
     try:
         results = compare(
             files,
@@ -880,6 +990,10 @@ def _cmd_compare(args) -> int:
             threshold=args.threshold,
             settings=settings,
             progress=not args.no_progress,
+            report=not args.no_report,
+            max_scenes=args.max_scenes,
+            command=[PROG, *args.argv],
+            **_suite_overrides(args),
             **options,
         )
     except SuiteError as exc:
@@ -900,7 +1014,9 @@ def _cmd_info(args) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.filename is not None:
+    from ._io import OutputError
+
+    if isinstance(exc, OSError) and exc.filename is not None and not isinstance(exc, OutputError):
         msg = f"{exc.filename}: {exc.strerror or exc}"
     elif isinstance(exc, KeyError) and type(exc).__str__ is KeyError.__str__ and exc.args:
         msg = str(exc.args[0])  # KeyError's str() would quote the message
@@ -910,12 +1026,17 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the ``navdtw`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    """Runs the ``navdtw`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status
+    (:data:`EXIT_STATUS`)."""
+    from ._io import OutputError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    args.argv = argv
     commands = {
         "info": _cmd_info,
         "demo": _cmd_demo,
@@ -927,13 +1048,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except UserError as exc:
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
+    except OutputError as exc:  # names the output, never a temporary file
+        print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
+        return EXIT_OUTPUT
     except (ValueError, KeyError, OSError, json.JSONDecodeError) as exc:
         # the readers name the file and the entry in their messages
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     return EXIT_USAGE
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._typing import ArrayLike
 
-__all__ = ["Paths", "as_path", "as_paths", "collapse_repeats", "first_start_mismatch"]
+__all__ = ["Paths", "as_path", "as_paths", "collapse_repeats", "first_start_mismatch", "start_mismatches"]
 
 
 def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
@@ -246,12 +246,19 @@ def collapse_repeats(paths: Paths) -> Paths:
     return unchecked_paths(np.ascontiguousarray(v[keep]), offsets)
 
 
-def first_start_mismatch(references: Paths, queries: Paths) -> int:
-    """Index of the first query that does not start where its reference starts, or -1.
+def start_mismatches(references: Paths, queries: Paths) -> np.ndarray:
+    """Indices of the queries that do not start where their references start.
 
     Node paths compare node ids; coordinate paths allow 1e-6 m. The one start check of the package
-    (``evaluate(strict=True)``, the data-set matchers).
+    (``evaluate(strict=True)``, the data-set matchers, the warnings of ``navdtw score`` and suites).
     """
     r0, q0 = references.first(), queries.first()
     bad = r0 != q0 if references.is_nodes else np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-06
-    return int(np.argmax(bad)) if bad.any() else -1
+    return np.flatnonzero(bad)
+
+
+def first_start_mismatch(references: Paths, queries: Paths) -> int:
+    """Index of the first query that does not start where its reference starts, or -1
+    (:func:`start_mismatches`)."""
+    bad = start_mismatches(references, queries)
+    return int(bad[0]) if len(bad) else -1

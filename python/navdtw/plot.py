@@ -340,6 +340,7 @@ def plot_histograms(
     ncols: int = 3,
     title: str | None = None,
     percent: bool = True,
+    counts: str = "episodes",
 ):
     """Histograms of per-episode metrics of a scored run, one panel per metric.
 
@@ -347,7 +348,8 @@ def plot_histograms(
     were not computed are skipped; non-finite values (unreachable goals) are left out and counted
     in the panel title. Labels and units come from the metric registry; rates are drawn in
     percent on [0, 100] as in the ``navdtw`` command's tables (``percent=False``: fractions on
-    [0, 1]); the dashed line is the mean.
+    [0, 1]); the dashed line is the mean. ``counts`` names what the bars count (the y axis):
+    ``"episodes"``, or e.g. ``"synthetic pairs"``.
     """
     names = [str(m).lower() for m in metrics]
     present = [m for m in names if m in scores]
@@ -388,7 +390,7 @@ def plot_histograms(
         ax.set_title(name + (f"  ({dropped} inf left out)" if dropped else ""), fontsize="medium")
         if unit:
             ax.set_xlabel(unit)
-        ax.set_ylabel("episodes")
+        ax.set_ylabel(counts)
         ax.grid(True, axis="y", lw=0.4, alpha=0.4)
     if title:
         fig.suptitle(title)

@@ -58,6 +58,7 @@ __all__ = [
     "markdown_table",
     "metrics",
     "names",
+    "nonfinite_policy",
     "register_metric",
     "registered",
     "unregister_metric",
@@ -91,6 +92,10 @@ class Metric:
     success: depends on the success indicator (so on the convention and ``stopped=``).
     inputs: names of extra per-episode inputs (``evaluate(inputs={name: array})``).
     description: one line with the definition, used by the docs table and ``--help``.
+    zero_without: the metric whose 0 makes this one 0 by its formula (``spl``: ``"sr"``), so a NaN
+    that another evaluator logs there counts as 0 (:func:`nonfinite_policy`).
+    staying_wins: a path that never leaves its start scores the best value (AD, MD: the start lies
+    on the reference), so "best" on this metric says nothing alone (no leaderboard marks).
     """
 
     name: str
@@ -105,6 +110,8 @@ class Metric:
     success: bool = False
     inputs: tuple[str, ...] = ()
     description: str = ""
+    zero_without: str | None = None
+    staying_wins: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name != self.name.lower():
@@ -415,6 +422,7 @@ _BUILTIN_RECORDS = (
         stats=("ne", "pl_query", "start_goal", "pl_reference", "reference_start_goal"),
         success=True,
         description="sr * l / max(pl, l); l depends on the convention",
+        zero_without="sr",
     ),
     Metric(
         "sed",
@@ -426,6 +434,7 @@ _BUILTIN_RECORDS = (
         nodes=True,
         success=True,
         description="sr * (1 - ED(edges R, edges Q) / max(#edges)) (node paths only)",
+        zero_without="sr",
     ),
     Metric(
         "cls",
@@ -444,6 +453,7 @@ _BUILTIN_RECORDS = (
         higher_is_better=False,
         stats=("ad",),
         description="average deviation mean_q d(q, R)",
+        staying_wins=True,
     ),
     Metric(
         "md",
@@ -453,6 +463,7 @@ _BUILTIN_RECORDS = (
         higher_is_better=False,
         stats=("md",),
         description="maximum deviation max_q d(q, R)",
+        staying_wins=True,
     ),
     Metric(
         "dtw",
@@ -482,6 +493,7 @@ _BUILTIN_RECORDS = (
         dtw=True,
         success=True,
         description="success weighted by nDTW, sr * ndtw",
+        zero_without="sr",
     ),
     # data-set metrics: computed only when their per-episode inputs are given (evaluate(inputs=...))
     Metric(
@@ -512,6 +524,7 @@ _BUILTIN_RECORDS = (
         stats=("pl_query", "start_goal", "pl_reference", "reference_start_goal"),
         inputs=("object_found",),
         description="rgs * l / max(pl, l), l as in spl",
+        zero_without="rgs",
     ),
 )
 
@@ -533,6 +546,83 @@ def _check_engine_stats() -> None:
 
 
 _check_engine_stats()
+
+
+# --------------------------------------------------------------------------------------------
+# non-finite values: one policy for every table of per-episode values
+# --------------------------------------------------------------------------------------------
+
+
+def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+    """Per-episode values of one agent (``{metric: float64 [B]}``) under navdtw's non-finite
+    policy (docs/statistics.md, "Non-finite values"):
+
+    * a NaN where the metric's own formula gives a value is that value: a metric with
+      ``zero_without`` (SPL, SED, SDTW: ``sr``; RGSPL: ``rgs``) is 0 where that metric is 0;
+    * an infinite distance (a metric in metres, or one the registry does not know: NE, ONE, DTW,
+      PL, GP to an unreachable goal) stays infinite: the statistics leave it out of that metric's
+      mean and interval and count it (``left_out``);
+    * any other NaN, and an infinite rate or unitless value, is an error.
+
+    Parameters
+    ----------
+    values:
+        metric -> per-episode values, all of the same length.
+    ids:
+        the episode ids, for messages.
+    source:
+        what the values come from (a file name), for messages.
+    errors:
+        if given, a metric that breaks the policy is left out of the result and its message
+        stored here (``{metric: message}``) instead of raised.
+
+    Returns
+    -------
+    dict
+        A new dict with the NaN that the formulas define replaced.
+
+    Raises
+    ------
+    ValueError
+        ``"<source>: episode <id>: <metric> is NaN ..."``, naming the first bad value, unless
+        ``errors`` is given.
+    """
+    given = {m: np.array(v, dtype=np.float64) for m, v in values.items()}
+    ids = list(ids)
+    out = {}
+    for m, v in given.items():
+        try:
+            out[m] = _policy_column(m, v, given, ids, source)
+        except ValueError as exc:
+            if errors is None:
+                raise
+            errors[m] = str(exc)
+    return out
+
+
+def _policy_column(m: str, v: np.ndarray, given: dict, ids: list, source: str) -> np.ndarray:
+    bad = np.isnan(v)
+    rule = _REGISTRY[m].zero_without if m in _REGISTRY else None
+    if bad.any() and rule is not None and rule in given:
+        zero = bad & (given[rule] == 0.0)
+        v = np.where(zero, 0.0, v)
+        bad &= ~zero
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        why = f" while {rule} is {given[rule][k]:g}" if rule is not None and rule in given else ""
+        raise ValueError(
+            f"{source}: episode {ids[k]}: {m} is NaN{why} ({int(bad.sum())} episode(s)); a NaN is not a score: "
+            "fix or drop it"
+        )
+    inf = np.isinf(v)
+    known = _REGISTRY.get(m)
+    if inf.any() and known is not None and (known.rate or known.unit != "m"):
+        k = int(np.flatnonzero(inf)[0])
+        raise ValueError(
+            f"{source}: episode {ids[k]}: {m} is {v[k]:g}; only distances (metres) may be infinite "
+            "(an unreachable goal)"
+        )
+    return v
 
 
 # --------------------------------------------------------------------------------------------

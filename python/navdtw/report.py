@@ -19,14 +19,17 @@ The input, ``data``, is a plain dict (``results`` is required, the rest optional
                 "r2r_unseen": {
                     "dataset": "r2r", "convention": "r2r", "n": 2349,
                     "threshold": 3.0,                              # optional: success ring on maps
-                    "agents": {"mine": {"sr": {"mean": 0.57, "ci": [0.55, 0.59]}, ...}, ...},
+                    "agents": {"mine": {"sr": {"mean": 0.57, "ci": [0.55, 0.59]},   # "left_out": k optional
+                                        ...}, ...},
                     "baseline": {"sr": {"mean": 0.03}, ...},       # optional
                     "comparisons": [{"a": "mine", "b": "ablation", "metric": "sr", "diff": 0.02,
                                      "ci": [0.01, 0.03], "p": 0.001, "p_holm": 0.004,
-                                     "test": "permutation"}, ...],
+                                     "test": "permutation"}, ...],  # "dropped", "p_method", "p_bounds" optional
                 },
             },
             "failures": [...],                 # strings or dicts, shown as a warning list
+            "warnings": [...],                 # optional, the same
+            "provenance": {...},               # optional: command, suite_file, inputs (navdtw.suite)
         },
         "metrics": {                           # the metric registry, as a plain dict
             "sr": {"label": "SR", "unit": "", "rate": True, "higher_is_better": True},
@@ -55,10 +58,13 @@ The input, ``data``, is a plain dict (``results`` is required, the rest optional
 
 Rates are fractions in the data and shown as percentages; other metrics are shown in their unit.
 Per-episode values are embedded to 4 decimals; NaN or infinite values are shown as "n/a". At most
-``max_scenes`` episodes per data set keep their map (an evenly spaced sample in episode order; the
-report says how many). Coordinates are rounded to centimetres and scans are stored once, however
-many episodes use them. Alignments are embedded as step strings ('d' both advance, 'r' reference
-only, 'q' query only).
+``max_scenes`` episodes per data set keep their map: with per-episode values, those a reader is
+shown first (``scene_priority``: the first page of the episode table as it opens, sorted by the
+difference of the first two agents at either end, then the episodes where any two agents differ
+most), else an evenly spaced sample; the report says which and how many. ``scenes`` may carry
+``"rules": {data set: "differences"}`` when the caller already chose its episodes that way.
+Coordinates are rounded to centimetres and scans are stored once, however many episodes use them.
+Alignments are embedded as step strings ('d' both advance, 'r' reference only, 'q' query only).
 
 :func:`scan_layout` and :func:`episode_scene` build the ``scenes`` entries from navdtw graphs and
 node paths (the alignment by :func:`navdtw.warping_path` over the scan's shortest-path distances).
@@ -69,15 +75,19 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_SCENES", "episode_scene", "leaderboard_marks", "scan_layout", "write_report"]
+__all__ = ["MAX_SCENES", "PAGE", "episode_scene", "leaderboard_marks", "scan_layout", "write_report"]
 
 #: Default limit on the episodes per data set whose map is embedded (about 0.4 kB each per agent).
 MAX_SCENES = 3000
+
+#: Rows of the episode table shown at first (and per "Show more").
+PAGE = 200
 
 _MOVES = {(1, 1): "d", (1, 0): "r", (0, 1): "q"}  # alignment steps: diagonal, reference only, query only
 
@@ -106,35 +116,83 @@ def episode_scene(graph, reference, paths: dict) -> dict:
 
 
 def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict:
-    """Per metric of one data set's results: ``{"best": [agents], "tied": [agents]}``.
+    """Per metric of one data set's results: ``{"best": [agents], "tied": [agents], "unresolved":
+    [agents]}``: the suite's one rule, :func:`navdtw.suite.leaderboard_marks`, with the metrics'
+    directions taken from ``metrics`` (metric -> ``{"higher_is_better", ...}``; a metric without a
+    direction, or unknown to both ``metrics`` and the registry, gets no marks)."""
+    from .suite.marks import leaderboard_marks as marks
 
-    ``best`` holds the agent(s) with the best mean (highest, or lowest where ``higher_is_better``
-    is false); ``tied`` the other agents whose comparison with a best agent on that metric has a
-    Holm-adjusted p-value ``>= alpha`` (not significantly different). Agents without such a
-    comparison are in neither list. Metrics whose ``higher_is_better`` is None (path length:
-    neither direction is better) get no marks.
-    """
-    agents = dataset.get("agents", {})
-    pvalues: dict[tuple[str, str, str], float] = {}
-    for c in dataset.get("comparisons", []):
-        p = c.get("p_holm", c.get("p"))
-        if p is not None:
-            pvalues[(c["metric"], c["a"], c["b"])] = pvalues[(c["metric"], c["b"], c["a"])] = float(p)
-    out = {}
-    for m in _metric_names(dataset):
-        means = {a: _finite(v[m]["mean"]) for a, v in agents.items() if m in v}
-        means = {a: x for a, x in means.items() if x is not None}
-        if not means:
-            continue
-        better = metrics.get(m, {}).get("higher_is_better", True)
-        if better is None:  # e.g. path length: no agent is "best"
-            continue
-        sign = 1.0 if better else -1.0
-        top = max(sign * x for x in means.values())
-        best = [a for a, x in means.items() if sign * x == top]
-        tied = [a for a in means if a not in best and any(pvalues.get((m, a, b), -1.0) >= alpha for b in best)]
-        out[m] = {"best": best, "tied": tied}
-    return out
+    return marks(dataset, alpha, metrics=metrics)
+
+
+def natural_key(text: str) -> list:
+    """Internal: the sort key of the page's natural order of episode ids: runs of ASCII digits compared as
+    numbers (then the shorter spelling first: ``9`` before ``009``), other runs as text, a digit
+    run against a text run by their first characters; ``report.js``'s ``natural`` compares alike."""
+    key = []
+    for run in re.findall(r"[0-9]+|[^0-9]+", str(text)):
+        if run[0] in "0123456789":
+            digits = run.lstrip("0")
+            key.append((0x30, len(digits), digits, len(run)))
+        else:
+            key.append((ord(run[0]), run))
+    return key
+
+
+def explore_view(values: dict, agents: list, metrics: list) -> dict:
+    """Internal: the episode explorer as it opens, for a data set whose ``agents`` and ``metrics``
+    (leaderboard order) have per-episode ``values`` (agent -> metric -> values)."""
+    have = [a for a in agents if values.get(a)]
+    return explore_defaults(have, [m for m in metrics if any(m in values[a] for a in have)])
+
+
+def explore_defaults(agents: list[str], metrics: list[str]) -> dict:
+    """Internal: the episode explorer as it opens: agents A and B (the first two with per-episode
+    values) and the metric of the difference (nDTW when there, else the first)."""
+    return {
+        "a": agents[0] if agents else None,
+        "b": agents[1] if len(agents) > 1 else None,
+        "metric": "ndtw" if "ndtw" in metrics else (metrics[0] if metrics else None),
+    }
+
+
+def scene_priority(ids: list, values: dict, agents: list, metrics: list, page: int = PAGE) -> list[int]:
+    """Internal: the order in which episodes get a map when not all can (``ids``: the episode ids;
+    ``values``: agent -> metric -> per-episode values, as the page holds them; ``agents`` and
+    ``metrics``: the data set's, in the leaderboard's order).
+
+    First the rows the episode table shows as it opens (:func:`explore_defaults`): the ``page``
+    largest differences A - B on its metric, then the ``page`` smallest (the other end, one click
+    away); then every episode by its largest difference between any two agents on that metric;
+    with one agent, the table's first page in id order, then its lowest values. Values are
+    rounded to 4 decimals as on the page, ties broken by the page's natural id order, and episodes
+    without a value come last, so the page's own sort shows exactly these rows first."""
+    n = len(ids)
+    view = explore_view(values, agents, metrics)
+    m = view["metric"]
+    have = [a for a in agents if m in values[a]]
+    if m is None or not have:
+        return list(range(n))
+    order_id = sorted(range(n), key=lambda k: natural_key(ids[k]))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order_id] = np.arange(n)
+    v = {a: np.round(np.asarray(values[a][m], dtype=np.float64), 4) for a in have}
+    v = {a: np.where(np.isfinite(x), x, np.nan) for a, x in v.items()}
+
+    def by(key: np.ndarray) -> list[int]:
+        """Episodes by ``key`` descending (NaN last), ties in natural id order."""
+        k = np.where(np.isnan(key), -np.inf, key)
+        return np.lexsort((rank, np.isnan(key), -k)).tolist()
+
+    out: list[int] = []
+    if view["b"] is not None and view["b"] in v and view["a"] in v:
+        d = v[view["a"]] - v[view["b"]]
+        out += by(d)[:page] + by(-d)[:page]
+        spread = np.nanmax(np.stack(list(v.values())), axis=0) - np.nanmin(np.stack(list(v.values())), axis=0)
+        out += by(spread)
+    else:
+        out += order_id[:page] + by(-v[have[0]])
+    return list(dict.fromkeys(out + list(range(n))))
 
 
 def write_report(path, data: dict, *, max_scenes: int = MAX_SCENES) -> None:
@@ -181,7 +239,8 @@ def _finite(x) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _metric_names(dataset: dict) -> list[str]:
+def metric_names(dataset: dict) -> list[str]:
+    """Internal: the metrics of one data set of ``results.json``, in the leaderboard's order."""
     names: dict[str, None] = {}
     for values in dataset.get("agents", {}).values():
         names.update(dict.fromkeys(values))
@@ -271,7 +330,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
         if not isinstance(ds, dict):
             raise _fail(where, "expected a dict")
         agents = list(ds.get("agents", {}))
-        names = _metric_names(ds)
+        names = metric_names(ds)
         used.update(dict.fromkeys(names))
         board = {}
         for agent, values in ds.get("agents", {}).items():
@@ -280,7 +339,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
                 ci = v.get("ci") or [None, None]
                 if len(ci) != 2:
                     raise _fail(f"{where}['agents'][{agent!r}][{m!r}]['ci']", "expected [lo, hi]")
-                row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1])]
+                row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1]), int(v.get("left_out") or 0)]
             board[agent] = row
         baseline = {m: _finite(v.get("mean")) for m, v in (ds.get("baseline") or {}).items()}
         comparisons = [
@@ -293,6 +352,8 @@ def _payload(data: dict, max_scenes: int) -> dict:
                 "p": _finite(c.get("p")),
                 "p_holm": _finite(c.get("p_holm")),
                 "test": str(c.get("test", "")),
+                "p_method": str(c.get("p_method", "")),
+                "dropped": int(c.get("dropped") or 0),
             }
             for c in ds.get("comparisons", [])
         ]
@@ -310,13 +371,31 @@ def _payload(data: dict, max_scenes: int) -> dict:
             "episodes": None,
             "scenes": {},
             "scenes_total": 0,
+            "scenes_rule": "none",
+            "explore": explore_defaults([], []),
         }
         if name in episodes:
             entry["episodes"] = _pack_episodes(episodes[name], f"episodes[{name!r}]")
+            ep = entry["episodes"]
+            entry["explore"] = explore_view(ep["values"], agents, names)
         if name in scene_sets:
-            entry["scenes"], entry["scenes_total"] = _pack_scenes(
-                scene_sets[name], scans_in, max_scenes, f"scenes['datasets'][{name!r}]"
+            given = scene_sets[name]
+            ep = entry["episodes"]
+            ranked = ep is not None and len(given) > max_scenes
+            if ranked:  # more scenes than the limit: those the page shows first
+                priority = scene_priority(ep["ids"], ep["values"], agents, names)
+                place = {ep["ids"][k]: r for r, k in enumerate(priority)}
+                given = dict(sorted(given.items(), key=lambda kv: place.get(str(kv[0]), len(place))))
+            entry["scenes"], kept = _pack_scenes(
+                given, scans_in, max_scenes, f"scenes['datasets'][{name!r}]", ranked=ranked
             )
+            entry["scenes_total"] = len(ep["ids"]) if ep is not None else len(scene_sets[name])
+            rule = (scenes.get("rules") or {}).get(name)
+            if len(entry["scenes"]) >= entry["scenes_total"]:
+                rule = "all"
+            elif rule is None:
+                rule = "given" if kept == len(scene_sets[name]) else "differences" if ranked else "even"
+            entry["scenes_rule"] = rule
             scans_used.update(dict.fromkeys(s[0] for s in entry["scenes"].values()))
         out_sets.append(entry)
 
@@ -328,6 +407,23 @@ def _payload(data: dict, max_scenes: int) -> dict:
     for s in scans_used:
         scans[s] = _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]")
     failures = [_failure(f) for f in results.get("failures", [])]
+    warned = [_failure(w) for w in results.get("warnings", [])]
+    prov = results.get("provenance") or {}
+    provenance = {
+        "command": " ".join(map(str, prov["command"])) if prov.get("command") else "",
+        "suite_file": (prov.get("suite_file") or {}).get("path", ""),
+        "inputs": [
+            [
+                str(i.get("dataset") or ""),
+                str(i.get("agent") or ""),
+                str(i.get("option") or ""),
+                str(i.get("path")),
+                str(i.get("sha256") or ""),
+            ]
+            for i in prov.get("inputs", [])
+            if isinstance(i, dict)
+        ],
+    }
     return {
         "title": str(data.get("title") or "navdtw benchmark report"),
         "version": str(results.get("navdtw_version", "")),
@@ -335,7 +431,10 @@ def _payload(data: dict, max_scenes: int) -> dict:
         "confidence": confidence,
         "alpha": alpha,
         "max_scenes": int(max_scenes),
+        "page": PAGE,
         "failures": failures,
+        "warnings": warned,
+        "provenance": provenance,
         "order": shown,
         "metrics": info,
         "datasets": out_sets,
@@ -344,9 +443,11 @@ def _payload(data: dict, max_scenes: int) -> dict:
 
 
 def _failure(f) -> str:
-    """A failure of results.json as one line: "agent on data set: error" for the usual dict."""
+    """A failure or warning of results.json as one line: "agent on data set (metric): error" for
+    the usual dict."""
     if isinstance(f, dict) and ("error" in f or "message" in f):
         who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k) is not None)
+        who += f" ({f['metric']})" if f.get("metric") else ""
         text = str(f.get("error", f.get("message")))
         return f"{who}: {text}" if who else text
     return f if isinstance(f, str) else json.dumps(f, default=str)
@@ -384,8 +485,10 @@ def _pack_scan(scan: dict, where: str) -> dict:
     return {"p": np.round(pos, 2).ravel().tolist(), "e": edges.ravel().tolist()}
 
 
-def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str) -> tuple[dict, int]:
-    """The sampled episodes' scenes, checked and packed: ``{id: [scan, reference, {agent: [path, moves]}]}``.
+def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str, ranked: bool = False) -> tuple[dict, int]:
+    """The sampled episodes' scenes, checked and packed: ``{id: [scan, reference, {agent: [path, moves]}]}``,
+    and how many were kept: the first ``max_scenes`` when ``ranked`` (given in priority order),
+    else an evenly spaced sample.
 
     Paths and alignments of all episodes are checked and encoded in a few vectorised passes (a
     suite has tens of thousands of them); only when something is wrong are they checked one by one,
@@ -393,7 +496,9 @@ def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str) -> tu
     """
     keys = list(episodes)
     total = len(keys)
-    if total > max_scenes:
+    if total > max_scenes and ranked:
+        keys = keys[: max(max_scenes, 0)]
+    elif total > max_scenes:
         keep = np.unique(np.linspace(0, total - 1, max(max_scenes, 0)).round().astype(int))
         keys = [keys[k] for k in keep]
     sizes: dict[str, int] = {}
@@ -431,7 +536,7 @@ def _pack_scenes(episodes: dict, scans: dict, max_scenes: int, where: str) -> tu
     out = {}
     for key, scan, ref, agents in layout:
         out[str(key)] = [scan, nodes[ref], {a: [nodes[p], None if m is None else moves[m]] for a, p, m in agents}]
-    return out, total
+    return out, len(keys)
 
 
 def _split(flat: list, lengths: np.ndarray) -> list[list]:

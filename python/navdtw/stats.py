@@ -14,12 +14,18 @@ own generator ``SeedSequence(seed, spawn_key=(stream, k))``; the numbers depend 
 resamples whether it is bootstrapped alone (:func:`bootstrap_ci`) or with others
 (:func:`bootstrap_means`), so the same interval up to BLAS rounding.
 
-Non-finite values: NaN raises ``ValueError`` naming the column and episode. A column with +inf (or
--inf) somewhere, e.g. navigation error to an unreachable goal, has an infinite mean and the interval
-``(mean, mean)``; a column with both raises. Comparisons involving such a column report the IEEE
-difference of the means, the interval ``(diff, diff)`` and a permutation p-value of NaN (no test);
-the sign test is defined on signs alone (inf vs inf is a tie). :func:`holm` leaves NaN p-values out
-of the family and returns NaN for them.
+Non-finite values: NaN raises ``ValueError`` naming the column and episode (a NaN is not a score;
+:mod:`navdtw.suite` applies its documented policy before calling). An infinite value (+inf or
+-inf, e.g. the navigation error to an unreachable goal) is *left out*: a column's mean and interval
+are over its finite values, and a pair of columns is compared on the episodes finite in both (the
+caller counts what was left out: ``np.isinf``). Intervals need at least ``min_units`` units
+(clusters, or episodes) with a value; below that they are NaN (undefined).
+
+Permutation p-values: exact over all sign flips when there are at most ``resamples`` of them, else
+Monte Carlo, ``(hits + 1) / (resamples + 1)``. Where no random flip reaches the observed statistic
+(``hits == 0``), the p-value is the smaller of ``1 / (resamples + 1)`` and a rigorous upper bound
+on the exact permutation p-value (:func:`sign_flip_tail_bound`), so a huge difference is not stuck
+at the Monte-Carlo floor ``1 / (resamples + 1)``; the level stays exact (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from scipy import special, stats
 
 __all__ = [
     "BLOCK",
+    "MIN_UNITS",
     "Analysis",
     "Comparisons",
     "Intervals",
@@ -41,12 +48,16 @@ __all__ = [
     "holm",
     "paired_difference",
     "paired_permutation_test",
+    "sign_flip_tail_bound",
     "sign_test",
     "sign_tests",
 ]
 
 BLOCK = 500
 """The number of resamples per block, the unit of random-number generation (each block has its own generator)."""
+MIN_UNITS = 2
+"""The default least number of units (clusters, or episodes) with a value for an interval; below it
+the interval is NaN. One unit has no spread to resample (its "interval" would be one point)."""
 _GROUP = 4  # blocks per matrix product (memory: _GROUP * BLOCK * clusters floats)
 
 _BOOTSTRAP_STREAM = 0
@@ -102,10 +113,6 @@ def _matrix(matrix: Any, names: Sequence[str] | None) -> tuple[np.ndarray, list[
     if bad.any():
         e, j = np.argwhere(bad)[0]
         raise ValueError(f"stats: {labels[j]} is NaN at episode {e}; NaN is not a metric value (fix or drop it)")
-    both = np.isposinf(m).any(axis=0) & np.isneginf(m).any(axis=0)
-    if both.any():
-        j = int(np.flatnonzero(both)[0])
-        raise ValueError(f"stats: {labels[j]} has both +inf and -inf; its mean is undefined")
     return m, labels
 
 
@@ -124,7 +131,9 @@ def _cluster_index(clusters: Any, n: int) -> tuple[np.ndarray, int]:
     return inv, len(index)
 
 
-def _check(confidence: float, resamples: int, method: str) -> None:
+def _check(confidence: float, resamples: int, method: str, min_units: int = MIN_UNITS) -> None:
+    if isinstance(min_units, bool) or int(min_units) != min_units or min_units < 1:
+        raise ValueError(f"stats: min_units must be a positive integer, got {min_units}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"stats: confidence must be in (0, 1), got {confidence}")
     if int(resamples) != resamples or resamples < 1:
@@ -174,13 +183,14 @@ def _all_signs(g: int) -> np.ndarray:
 # ------------------------------------------------------------------------------------- intervals
 
 
-def _quantiles(boot: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Quantile ``q[..., j]`` of each row ``boot[j]`` ([k, B]), numpy's 'linear' rule; partitions
-    row by row around the few order statistics needed instead of sorting."""
-    b = boot.shape[1]
+def _quantiles(boot: np.ndarray, q: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Quantile ``q[..., j]`` of the first ``valid[j]`` values of each row ``boot[j]`` ([k, B]; the
+    others are +inf, empty resamples), numpy's 'linear' rule; partitions row by row around the few
+    order statistics needed instead of sorting."""
+    b = valid[None, :].astype(np.float64)
     h = np.clip(q, 0.0, 1.0) * (b - 1)  # [m, k]
     lo = np.floor(h).astype(np.intp)
-    hi = np.minimum(lo + 1, b - 1)
+    hi = np.minimum(lo + 1, valid[None, :] - 1)
     out = np.empty(h.shape)
     for j in range(boot.shape[0]):
         kth = np.unique(np.concatenate([lo[:, j], hi[:, j]]))
@@ -194,14 +204,21 @@ def _interval(
     boot: np.ndarray, theta: np.ndarray, jack: np.ndarray | None, confidence: float, method: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile or BCa interval for each row of ``boot`` [k, B] (estimates ``theta`` [k],
-    leave-one-cluster-out jackknife ``jack`` [k, G] for BCa)."""
+    leave-one-cluster-out jackknife ``jack`` [k, G] for BCa). NaN resamples (a resample without a
+    finite value of that row's column) are left out of the row's distribution."""
     alpha = (1.0 - confidence) / 2.0
     k, b = boot.shape
+    empty = np.isnan(boot)
+    if empty.any():  # rare: only columns with left-out values can draw a resample with none
+        boot = np.where(empty, np.inf, boot)
+        valid = b - empty.sum(axis=1)
+    else:
+        valid = np.full(k, b)
     q = np.repeat(np.array([[alpha], [1.0 - alpha]]), k, axis=1)
     if method == "bca" and jack is not None:
         # bias correction from the mid-rank of theta in its bootstrap distribution (ties count half)
         below = (boot < theta[:, None]).sum(axis=1) + 0.5 * (boot == theta[:, None]).sum(axis=1)
-        z0 = special.ndtri(np.clip(below / b, 0.5 / b, 1.0 - 0.5 / b))
+        z0 = special.ndtri(np.clip(below / valid, 0.5 / valid, 1.0 - 0.5 / valid))
         dev = jack.mean(axis=1, keepdims=True) - jack
         top = np.abs(dev).max(axis=1, keepdims=True)
         dev = np.divide(dev, top, out=np.zeros_like(dev), where=top > 0)  # scale-free; avoids under/overflow
@@ -210,15 +227,16 @@ def _interval(
             accel = np.where(den > 0, (dev**3).sum(axis=1) / (6.0 * den**1.5), 0.0)
         z = special.ndtri(np.array([alpha, 1.0 - alpha]))[:, None]
         q = special.ndtr(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
-    lo, hi = _quantiles(boot, q)
+    lo, hi = _quantiles(boot, q, valid)
     return lo, hi
 
 
 class _Setup(NamedTuple):
-    sums: np.ndarray  # [k, G] per-column, per-cluster sums (0 for non-finite columns)
+    sums: np.ndarray  # [k, G] per-column, per-cluster sums of the finite values
+    counts: np.ndarray | None  # [k, G] finite values per column and cluster; None when all are finite
     sizes: np.ndarray  # [G] episodes per cluster
-    mean: np.ndarray  # [k]
-    finite: np.ndarray  # [k] bool
+    mean: np.ndarray  # [k] mean of the finite values (NaN where there is none)
+    units: np.ndarray  # [k] clusters with at least one finite value
     inv: np.ndarray  # [n] cluster of each episode
     g: int
 
@@ -231,30 +249,67 @@ def _cluster_sums(x: np.ndarray, inv: np.ndarray, sizes: np.ndarray) -> np.ndarr
 
 
 def _setup(m: np.ndarray, clusters: Any) -> _Setup:
-    n, _ = m.shape
+    n, k = m.shape
     inv, g = _cluster_index(clusters, n)
     sizes = np.bincount(inv, minlength=g).astype(np.float64)
-    finite = np.isfinite(m).all(axis=0)
+    finite = np.isfinite(m)
+    if finite.all():
+        sums = np.ascontiguousarray(m.T) if clusters is None else _cluster_sums(m, inv, sizes)
+        return _Setup(sums, None, sizes, sums.sum(axis=1) / n, np.full(k, g), inv, g)
     work = np.where(finite, m, 0.0)
-    sums = np.ascontiguousarray(work.T) if clusters is None else _cluster_sums(work, inv, sizes)
-    mean = np.where(finite, sums.sum(axis=1) / n, m.sum(axis=0))  # inf columns: +-inf
-    return _Setup(sums, sizes, mean, finite, inv, g)
+    f = finite.astype(np.float64)
+    if clusters is None:
+        sums, counts = np.ascontiguousarray(work.T), np.ascontiguousarray(f.T)
+    else:
+        sums, counts = _cluster_sums(work, inv, sizes), _cluster_sums(f, inv, sizes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums.sum(axis=1) / counts.sum(axis=1)
+    return _Setup(sums, counts, sizes, mean, (counts > 0).sum(axis=1), inv, g)
 
 
 def _jackknife(s: _Setup) -> np.ndarray | None:
     """Leave-one-cluster-out means [k, G]; None with a single cluster (BCa falls back to percentile)."""
     if s.g < 2:
         return None
-    total, n = s.sums.sum(axis=1, keepdims=True), s.sizes.sum()
-    return (total - s.sums) / (n - s.sizes)
+    total = s.sums.sum(axis=1, keepdims=True)
+    if s.counts is None:
+        return (total - s.sums) / (s.sizes.sum() - s.sizes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (total - s.sums) / (s.counts.sum(axis=1, keepdims=True) - s.counts)
 
 
 def _bootstrap(s: _Setup, resamples: int, seed: int) -> np.ndarray:
-    """Bootstrap means [k, resamples]: clusters resampled with replacement, episodes kept together."""
+    """Bootstrap means [k, resamples]: clusters resampled with replacement, episodes kept together
+    (NaN for a resample that holds no finite value of a column)."""
     out = np.empty((resamples, s.sums.shape[0]))
     for start, c in _draws(seed, _BOOTSTRAP_STREAM, resamples, s.g, _counts):
-        out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
+        if s.counts is None:
+            out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.counts.T)
     return np.ascontiguousarray(out.T)
+
+
+def _intervals(
+    boot: np.ndarray,
+    theta: np.ndarray,
+    jack: np.ndarray | None,
+    units: np.ndarray,
+    confidence: float,
+    method: str,
+    min_units: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_interval` of the rows with at least ``min_units`` units (and a finite estimate); NaN
+    for the others (undefined)."""
+    lo, hi = np.full(len(theta), np.nan), np.full(len(theta), np.nan)
+    ok = (units >= max(min_units, 1)) & np.isfinite(theta)
+    if ok.any():
+        rows = np.flatnonzero(ok)
+        lo[rows], hi[rows] = _interval(
+            boot[rows], theta[rows], None if jack is None else jack[rows], confidence, method
+        )
+    return lo, hi
 
 
 # --------------------------------------------------------------------------------------- analysis
@@ -269,9 +324,53 @@ def _pairs(pairs: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     return p[:, 0], p[:, 1]
 
 
+def _paired_columns(m: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``m`` with two more columns per pair that touches a left-out (infinite) value: both columns
+    restricted to the episodes finite in both (the others set to inf, i.e. left out), so that the
+    pair is compared on the same episodes; and the pairs re-pointed at them."""
+    whole = np.isfinite(m).all(axis=0)
+    need = np.flatnonzero(~(whole[i] & whole[j]))
+    if not len(need):
+        return m, i, j
+    extra = np.empty((m.shape[0], 2 * len(need)))
+    for r, q in enumerate(need.tolist()):
+        joint = np.isfinite(m[:, i[q]]) & np.isfinite(m[:, j[q]])
+        extra[:, 2 * r] = np.where(joint, m[:, i[q]], np.inf)
+        extra[:, 2 * r + 1] = np.where(joint, m[:, j[q]], np.inf)
+    i, j = i.copy(), j.copy()
+    i[need] = m.shape[1] + 2 * np.arange(len(need))
+    j[need] = i[need] + 1
+    return np.hstack([m, extra]), i, j
+
+
+def sign_flip_tail_bound(d: Any) -> np.ndarray:
+    """A rigorous upper bound on the two-sided exact p-value of the sign-flip test of each row of
+    ``d`` ([pairs, units] of per-unit differences; or one row): ``P(|sum s_u d_u| >= |sum d_u|)``
+    over uniformly random signs ``s`` is at most ``2 c Phi(-|sum d| / ||d||)`` with
+    ``c = 1 / (4 Phi(-sqrt 2)) ~ 3.178``, the optimal constant of Bentkus and Dzindzalieta (2015,
+    Bernoulli 21(2), "A tight Gaussian bound for weighted sums of Rademacher random variables").
+    Capped at 1; never below the smallest positive double (p is never 0)."""
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    top = np.abs(d).max(axis=1, keepdims=True) if d.size else np.ones((len(d), 1))
+    d = np.divide(d, top, out=np.zeros_like(d), where=top > 0)  # scale-free: no under/overflow in d**2
+    t = np.abs(d.sum(axis=1))
+    sigma = np.sqrt((d**2).sum(axis=1))
+    # |T*| >= |T_obs| up to rounding: the bound of a slightly smaller statistic (conservative)
+    t = np.maximum(t - 1e-12 * np.abs(d).sum(axis=1), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sigma > 0, t / sigma, 0.0)
+    log_p = np.log(2.0 * _BD_CONSTANT) + special.log_ndtr(-z)
+    return np.clip(np.exp(log_p), np.finfo(np.float64).tiny, 1.0)
+
+
+_BD_CONSTANT = 1.0 / (4.0 * special.ndtr(-np.sqrt(2.0)))  # ~3.178
+
+
 def _permutation_p(s: _Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Two-sided sign-flip p-values for the pairs (i, j): exact over all 2**G flips when that is at
-    most ``resamples``, else (hits + 1) / (resamples + 1) over random flips."""
+    most ``resamples``, else (hits + 1) / (resamples + 1) over random flips, replaced where no flip
+    was as extreme (hits == 0) by :func:`sign_flip_tail_bound` when that is smaller. NaN for a pair
+    without an episode finite in both."""
     if len(i) == 0:
         return np.zeros(0)
     total, scale = s.sums.sum(axis=1), np.abs(s.sums).sum(axis=1)
@@ -286,7 +385,11 @@ def _permutation_p(s: _Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed
             t = np.ascontiguousarray((f @ s.sums.T).T)
             hits += (np.abs(t[i] - t[j]) >= threshold).sum(axis=1)
         p = (hits + 1.0) / (resamples + 1.0)
-    return np.where(s.finite[i] & s.finite[j], p, np.nan)
+        floor = np.flatnonzero(hits == 0)
+        if len(floor):
+            bound = sign_flip_tail_bound(s.sums[i[floor]] - s.sums[j[floor]])
+            p[floor] = np.minimum(p[floor], bound)
+    return np.where(np.minimum(s.units[i], s.units[j]) > 0, p, np.nan)
 
 
 def _sign_p(wins: np.ndarray, losses: np.ndarray) -> np.ndarray:
@@ -297,16 +400,11 @@ def _sign_p(wins: np.ndarray, losses: np.ndarray) -> np.ndarray:
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
-def _wins(s: _Setup, m: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, the number of episodes (or clusters, by summed difference) where i beats j and
-    where j beats i."""
+def _wins(s: _Setup, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair (columns with the same left-out episodes, see :func:`_paired_columns`), the number of
+    episodes (or clusters, by summed difference) where i beats j and where j beats i; a left-out
+    episode is neither."""
     d = s.sums[i] - s.sums[j]  # [pairs, G]
-    bad = np.flatnonzero(~(s.finite[i] & s.finite[j]))
-    if len(bad):  # infinite values: compare episode by episode, inf vs inf is a tie
-        a, b = m[:, i[bad]], m[:, j[bad]]
-        with np.errstate(invalid="ignore"):
-            e = np.where(a == b, 0.0, a - b)
-        d[bad] = _cluster_sums(e, s.inv, s.sizes)
     return (d > 0).sum(axis=1), (d < 0).sum(axis=1)
 
 
@@ -320,6 +418,7 @@ def analyze(
     seed: int = 0,
     clusters: Any = None,
     names: Sequence[str] | None = None,
+    min_units: int = MIN_UNITS,
 ) -> Analysis:
     """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
     ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
@@ -328,28 +427,31 @@ def analyze(
     suite (agents x metrics as columns) costs two matrix products per block of resamples.
     ``clusters`` (one label per episode, e.g. the path id) switches to the cluster bootstrap and
     cluster-level sign flips and sign test; ``names`` label the columns in error messages.
+
+    Infinite values are left out: of a column's mean and interval, and of a pair's comparison (on
+    the episodes finite in both; its ``diff`` is then the difference of the means over those
+    episodes). Intervals of columns and pairs with fewer than ``min_units`` units (clusters, or
+    episodes) holding a value are NaN. A NaN value raises ``ValueError``.
     """
-    _check(confidence, resamples, method)
+    _check(confidence, resamples, method, min_units)
     m, _ = _matrix(matrix, names)
-    i, j = _pairs(pairs, m.shape[1])
+    k = m.shape[1]
+    i, j = _pairs(pairs, k)
+    m, i, j = _paired_columns(m, i, j)
     s = _setup(m, clusters)
     boot = _bootstrap(s, int(resamples), seed)
     jack = _jackknife(s) if method == "bca" else None
 
-    lo, hi = _interval(boot, s.mean, jack, confidence, method)
-    lo, hi = np.where(s.finite, lo, s.mean), np.where(s.finite, hi, s.mean)
-    means = Intervals(s.mean, lo, hi)
+    lo, hi = _intervals(
+        boot[:k], s.mean[:k], None if jack is None else jack[:k], s.units[:k], confidence, method, min_units
+    )
+    means = Intervals(s.mean[:k], lo, hi)
 
-    with np.errstate(invalid="ignore"):
-        diff = s.mean[i] - s.mean[j]
-    ok = s.finite[i] & s.finite[j]
-    dlo, dhi = diff.copy(), diff.copy()
-    if ok.any():
-        ii, jj = i[ok], j[ok]
-        djack = None if jack is None else jack[ii] - jack[jj]
-        dlo[ok], dhi[ok] = _interval(boot[ii] - boot[jj], diff[ok], djack, confidence, method)
+    diff = s.mean[i] - s.mean[j]
+    djack = None if jack is None else jack[i] - jack[j]
+    dlo, dhi = _intervals(boot[i] - boot[j], diff, djack, s.units[i], confidence, method, min_units)
     p_perm = _permutation_p(s, i, j, int(resamples), seed)
-    p_sign = _sign_p(*_wins(s, m, i, j))
+    p_sign = np.where(s.units[i] > 0, _sign_p(*_wins(s, i, j)), np.nan)
     return Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
 
 
@@ -365,11 +467,20 @@ def bootstrap_means(
     seed: int = 0,
     clusters: Any = None,
     names: Sequence[str] | None = None,
+    min_units: int = MIN_UNITS,
 ) -> Intervals:
     """Mean and bootstrap interval of every column of ``matrix`` [episodes, k], all columns on the
-    same resamples (so column j's interval equals ``bootstrap_ci(matrix[:, j])`` with the same seed)."""
+    same resamples (so column j's interval equals ``bootstrap_ci(matrix[:, j])`` with the same seed).
+    Infinite values are left out; NaN intervals below ``min_units`` units (:func:`analyze`)."""
     return analyze(
-        matrix, confidence=confidence, resamples=resamples, method=method, seed=seed, clusters=clusters, names=names
+        matrix,
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        names=names,
+        min_units=min_units,
     ).means
 
 
@@ -384,7 +495,8 @@ def bootstrap_ci(
 ) -> tuple[float, float, float]:
     """``(mean, lo, hi)``: the mean of ``values`` (one per episode) and its bootstrap confidence
     interval, percentile or BCa; with ``clusters`` (one label per episode, e.g. path ids), whole
-    clusters are resampled."""
+    clusters are resampled. Infinite values are left out; with a single unit (one value, or one
+    cluster) the interval is undefined: ``lo`` and ``hi`` are NaN."""
     v = np.asarray(values, dtype=np.float64)
     if v.ndim != 1:
         raise ValueError(f"stats: values must be one-dimensional, got shape {v.shape}")
@@ -418,7 +530,8 @@ def paired_difference(
     clusters: Any = None,
 ) -> tuple[float, float, float]:
     """``(diff, lo, hi)``: ``mean(a) - mean(b)`` over the same episodes and its paired bootstrap
-    interval (each resample takes the same episodes, or clusters, for both)."""
+    interval (each resample takes the same episodes, or clusters, for both). Episodes where a or b
+    is infinite are left out; the interval is NaN with a single unit."""
     r = analyze(
         _two(a, b),
         [(0, 1)],
@@ -438,20 +551,23 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
     Under the null each episode's difference ``a - b`` (or each cluster's summed difference) is as
     likely to have either sign; the statistic is ``|sum of differences|``. Exact over all sign
     flips when there are at most ``resamples`` of them; otherwise ``(hits + 1) / (resamples + 1)``
-    over random flips, so p is never 0. NaN when a or b is not finite.
+    over random flips, so p is never 0, and where no random flip is as extreme (hits = 0) the
+    smaller of that and :func:`sign_flip_tail_bound`. Episodes where a or b is infinite are left
+    out; NaN when no episode is finite in both.
     """
     _check(0.95, resamples, "percentile")
     m, _ = _matrix(_two(a, b), ["a", "b"])
-    s = _setup(m, clusters)
-    return float(_permutation_p(s, np.array([0]), np.array([1]), int(resamples), seed)[0])
+    m, i, j = _paired_columns(m, np.array([0]), np.array([1]))
+    return float(_permutation_p(_setup(m, clusters), i, j, int(resamples), seed)[0])
 
 
 def sign_test(a: Any, b: Any, *, clusters: Any = None) -> float:
     """Two-sided sign test (``scipy.stats.binomtest`` on the non-tied pairs): how often a beats b
     against how often b beats a, episodes (or clusters, by summed difference) as the unit.
-    1.0 when every pair is tied."""
+    1.0 when every pair is tied. Episodes where a or b is infinite are left out."""
     m, _ = _matrix(_two(a, b), ["a", "b"])
-    wins, losses = (int(x[0]) for x in _wins(_setup(m, clusters), m, np.array([0]), np.array([1])))
+    m, i, j = _paired_columns(m, np.array([0]), np.array([1]))
+    wins, losses = (int(x[0]) for x in _wins(_setup(m, clusters), i, j))
     if wins + losses == 0:
         return 1.0
     return float(stats.binomtest(wins, wins + losses, 0.5).pvalue)
@@ -461,7 +577,8 @@ def sign_tests(matrix: Any, pairs: Sequence[tuple[int, int]], *, clusters: Any =
     """:func:`sign_test` for each ``(i, j)`` in ``pairs`` of columns of ``matrix``, vectorized."""
     m, _ = _matrix(matrix, None)
     i, j = _pairs(pairs, m.shape[1])
-    return _sign_p(*_wins(_setup(m, clusters), m, i, j))
+    m, i, j = _paired_columns(m, i, j)
+    return _sign_p(*_wins(_setup(m, clusters), i, j))
 
 
 def holm(pvalues: Any) -> np.ndarray:

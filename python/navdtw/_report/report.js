@@ -7,7 +7,7 @@
   // Okabe & Ito's colour-blind-safe palette, one colour per agent everywhere in the page (their black
   // is a dark grey here, as the reference path is drawn in black; their yellow is darkened for white).
   const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#555555", "#C8B400"];
-  const PAGE = 200;
+  const PAGE = D.page || 200;
 
   const state = { ds: 0, a: null, b: null, diff: null, sort: null, dir: 1, shown: PAGE, episode: null, query: "" };
 
@@ -74,8 +74,22 @@
     if (nx || ny) return nx === ny ? 0 : nx ? 1 : -1; // missing values sort last either way
     return x < y ? -1 : x > y ? 1 : 0;
   }
+  // Natural order of ids: runs of ASCII digits compared as numbers (then the shorter spelling
+  // first), other runs as text; the same order as navdtw.report.natural_key, which chooses the
+  // episodes that get a map.
   function natural(x, y) {
-    return String(x).localeCompare(String(y), undefined, { numeric: true });
+    const a = String(x).match(/[0-9]+|[^0-9]+/g) || [];
+    const b = String(y).match(/[0-9]+|[^0-9]+/g) || [];
+    for (let k = 0; k < Math.min(a.length, b.length); k++) {
+      const s = a[k], t = b[k];
+      if (/^[0-9]/.test(s) && /^[0-9]/.test(t)) {
+        const s2 = s.replace(/^0+/, ""), t2 = t.replace(/^0+/, "");
+        if (s2.length !== t2.length) return s2.length < t2.length ? -1 : 1;
+        if (s2 !== t2) return s2 < t2 ? -1 : 1;
+        if (s.length !== t.length) return s.length < t.length ? -1 : 1;
+      } else if (s !== t) return s < t ? -1 : 1;
+    }
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
   }
 
   // ---------------------------------------------------------------- page frame
@@ -91,9 +105,10 @@
       '<nav class="bar"><a href="#leaderboard">Leaderboard</a><a href="#distributions">Distributions</a><a href="#explorer">Episodes</a>' +
       '<span class="spacer"></span><label class="ctl">Data set <select id="ds-select">' + opts + "</select></label></nav>" +
       (D.failures.length ? '<div class="warn" id="failures"><strong>' + D.failures.length + " run(s) failed</strong> and are missing from the tables:<ul>" + D.failures.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
+      ((D.warnings || []).length ? '<div class="warn note" id="warnings"><strong>' + D.warnings.length + " warning(s)</strong>:<ul>" + D.warnings.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
       '<section id="leaderboard"><h2>Leaderboard</h2></section>' +
       '<section id="distributions"><h2>Distributions over episodes</h2><div id="dist-body"></div></section>' +
-      '<section id="explorer"><h2>Episode explorer</h2><div id="explorer-body"></div></section>';
+      '<section id="explorer"><h2>Episode explorer</h2><div id="explorer-body"></div></section>' + provenance();
     const sel = document.getElementById("ds-select");
     sel.addEventListener("change", () => {
       state.ds = Number(sel.value);
@@ -101,6 +116,17 @@
       renderDistributions();
       renderExplorer();
     });
+  }
+
+  function provenance() {
+    const p = D.provenance || {};
+    if (!p.command && !p.suite_file && !(p.inputs || []).length) return "";
+    const rows = (p.inputs || []).map((i) => "<tr><td>" + esc(i[0]) + "</td><td>" + esc(i[1] || "—") + "</td><td>" + esc(i[2]) + '</td><td class="mono">' + esc(i[3]) + '</td><td class="mono">' + esc(i[4].slice(0, 16)) + "…</td></tr>").join("");
+    return '<section id="provenance"><details><summary>Provenance: what produced these numbers</summary>' +
+      (p.command ? '<p>Command: <span class="mono">' + esc(p.command) + "</span></p>" : "") +
+      (p.suite_file ? '<p>Suite file: <span class="mono">' + esc(p.suite_file) + "</span></p>" : "") +
+      '<div class="scroll"><table class="data prov"><thead><tr><th>Data set</th><th>Agent</th><th>Input</th><th>Path</th><th>SHA-256</th></tr></thead><tbody>' + rows + "</tbody></table></div>" +
+      "<p class=\"sub\">The full digests, the settings and the versions are in results.json.</p></details></section>";
   }
 
   // ---------------------------------------------------------------- leaderboard
@@ -118,10 +144,12 @@
         const cells = ms.map((m) => {
           const v = (ds.board[a] || {})[m];
           if (!v) return "<td></td>";
-          const mk = ds.marks[m] || { best: [], tied: [] };
-          const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : "";
-          const ci = v[1] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";
-          return '<td class="' + cls + '" data-v="' + (v[0] === null ? "" : v[0]) + '">' + fmt(m, v[0]) + ci + "</td>";
+          const mk = ds.marks[m] || { best: [], tied: [], unresolved: [] };
+          const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : (mk.unresolved || []).indexOf(a) >= 0 ? "unresolved" : "";
+          const ci = v[0] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";
+          const left = v[3] ? '<span class="ci left-out">(' + v[3] + " " + (info(m).unit === "m" ? "unreachable" : "infinite") + " left out)</span>" : "";
+          const q = cls === "unresolved" ? '<span title="the resamples cannot tell whether it differs from the best; see the warnings">?</span>' : "";
+          return '<td class="' + cls + '" data-v="' + (v[0] === null ? "" : v[0]) + '">' + fmt(m, v[0]) + q + ci + left + "</td>";
         }).join("");
         return '<tr data-agent="' + esc(a) + '"><td class="agent"><span class="dot" style="background:' + agentColor(ds, a) + '"></span>' + esc(a) + "</td>" + cells + "</tr>";
       }).join("");
@@ -132,7 +160,9 @@
         '<div class="scroll"><table class="data leaderboard sticky" id="lb-' + k + '"><thead><tr><th class="sortable" data-key="agent">Agent<span class="arrow">⇅</span></th>' + heads + "</tr></thead><tbody>" + rows + "</tbody>" + (hasBase ? "<tfoot>" + base + "</tfoot>" : "") + "</table></div>" +
         '<p class="caption">Mean over episodes with its ' + Math.round(D.confidence * 100) + "% confidence interval in brackets; rates in percent. " +
         '<span style="background:var(--best);font-weight:700;padding:0 3px">Bold, shaded</span>: best agent; ' +
-        '<span style="background:var(--tied);padding:0 3px">shaded</span>: not significantly different from the best (paired test, Holm-adjusted p ≥ ' + D.alpha + "). Click a column to sort.</p>" +
+        '<span style="background:var(--tied);padding:0 3px">shaded</span>: not significantly different from the best (paired test, Holm-adjusted p ≥ ' + D.alpha + "). " +
+        (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc((D.settings || {}).resamples) + " resamples cannot tell whether it differs from the best (see the warnings); no mark given. " : "") +
+        "No marks with fewer than two agents, nor on metrics without a direction or that an agent staying at its start wins (AD, MD). n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". Click a column to sort.</p>" +
         comparisonsTable(ds) + "</div>"
       );
       sec.appendChild(block);
@@ -178,10 +208,10 @@
       const sig = c.p_holm !== null && c.p_holm < D.alpha;
       return "<tr><td>" + head(c.metric, false) + "</td><td>" + esc(c.a) + "</td><td>" + esc(c.b) + '</td><td class="num">' + fmt(c.metric, c.diff, true) +
         '</td><td class="num">[' + fmt(c.metric, c.ci[0], true) + ", " + fmt(c.metric, c.ci[1], true) + "]</td><td>" + fmtP(c.p) + "</td><td>" + fmtP(c.p_holm) +
-        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + "</td></tr>";
+        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + (c.p_method ? " (" + esc(c.p_method) + ")" : "") + '</td><td class="num">' + (c.dropped || "") + "</td></tr>";
     }).join("");
     return '<details><summary>Pairwise comparisons (' + ds.comparisons.length + ")</summary><div class=\"scroll\"><table class=\"data comparisons\"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>" + conf +
-      "% CI</th><th>p</th><th>p (Holm)</th><th></th><th>Test</th></tr></thead><tbody>" + rows + "</tbody></table></div></details>";
+      "% CI</th><th>p</th><th>p (Holm)</th><th></th><th>Test</th><th title=\"episodes left out: a value is infinite for A or B\">Dropped</th></tr></thead><tbody>" + rows + "</tbody></table></div></details>";
   }
 
   // ---------------------------------------------------------------- distributions
@@ -288,11 +318,11 @@
   // ---------------------------------------------------------------- episode explorer
   function resetExplorer() {
     const ds = D.datasets[state.ds];
-    const withEp = ds.episodes ? ds.agents.filter((a) => ds.episodes.values[a]) : [];
-    state.a = withEp[0] || null;
-    state.b = withEp[1] || null;
-    const ms = metricsOf(ds);
-    state.diff = ms.indexOf("ndtw") >= 0 ? "ndtw" : ms[0] || null;
+    // the view the report's maps were chosen for (navdtw.report.explore_defaults)
+    const view = ds.explore || {};
+    state.a = view.a || null;
+    state.b = view.b || null;
+    state.diff = view.metric || metricsOf(ds)[0] || null;
     state.sort = state.b ? "diff" : "id";
     state.dir = state.b ? -1 : 1;
     state.shown = PAGE;
@@ -326,11 +356,17 @@
     const ms = epMetrics(ds);
     const opt = (v, cur, text) => '<option value="' + esc(v) + '"' + (v === cur ? " selected" : "") + ">" + esc(text) + "</option>";
     const nScenes = Object.keys(ds.scenes).length;
+    const view = ds.explore || {};
+    const limit = " (at most " + D.max_scenes + " per data set: --max-scenes)";
     const sceneNote = !ds.scenes_total
       ? "No maps were provided for this data set."
-      : nScenes < ds.scenes_total
-        ? "Maps are embedded for " + nScenes + " of " + ds.scenes_total + " episodes (an evenly spaced sample; the limit is " + D.max_scenes + " per data set); the others show their metrics only."
-        : "Every episode has its map.";
+      : nScenes >= ds.scenes_total
+        ? "Every episode has its map."
+        : "Maps are embedded for " + nScenes + " of " + ds.scenes_total + " episodes" + limit + ": " +
+          (ds.scenes_rule === "differences"
+            ? (view.b ? "the table's first rows as it opens (Δ " + esc(info(view.metric).label) + " = " + esc(view.a) + " − " + esc(view.b) + ", largest and smallest first), then the episodes where any two agents differ most on " + esc(info(view.metric).label) : "the table's first rows as it opens, then the episodes where " + esc(view.a) + " scores lowest on " + esc(info(view.metric).label))
+            : ds.scenes_rule === "even" ? "an evenly spaced sample" : "those provided") +
+          "; rows marked · show their metrics only.";
     body.innerHTML =
       '<p class="caption">Pick an agent (A) and optionally a second one (B). The table lists A\'s metrics per episode and Δ = A − B on the chosen metric, coloured by the agent it favours; click a column to sort, a row (or ↑/↓) to see the episode. ' + sceneNote + "</p>" +
       '<div class="controls">' +
@@ -374,10 +410,12 @@
     if (key === "id") idx.sort((i, j) => dir * natural(ids[i], ids[j]));
     else {
       const val = key === "diff" ? (k) => diffOf(ds, k) : (k) => value(ds, state.a, key, k);
+      // ties: episodes with a map first, then by id (navdtw.report.scene_priority relies on it)
+      const mapped = (k) => (ds.scenes[ids[k]] ? 0 : 1);
       idx.sort((i, j) => {
         const x = val(i), y = val(j);
         const c = cmp(x, y);
-        return (x === null || y === null ? c : dir * c) || natural(ids[i], ids[j]);
+        return (x === null || y === null ? c : dir * c) || mapped(i) - mapped(j) || natural(ids[i], ids[j]);
       });
     }
     return idx;

@@ -194,6 +194,20 @@ class MatchedEpisodes:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def start_note(self, source: str) -> str | None:
+        """One line when some predicted trajectories do not start at their reference's start
+        (scored as they are; ``strict=True`` refuses them), else None. ``source`` names the file."""
+        from ..paths import start_mismatches
+
+        bad = start_mismatches(self.references, self.queries)
+        if not len(bad):
+            return None
+        ids = [str(self.ids[k]) for k in bad.tolist()]
+        return (
+            f"{source}: {len(ids)} of {len(self)} trajectories do not start at their reference's start "
+            f"({self.id_name} {few(ids)}); they are scored as they are (--strict refuses them)"
+        )
+
     @property
     def distances(self) -> list[np.ndarray] | None:
         """The distance matrices to pass with ``env`` to the batch scorers (``None`` for coordinates)."""

@@ -535,6 +535,11 @@ def match_predictions(
         graphs=graphs,
         id_name="instr_id",
         extra=extra,
+        notes=(
+            (f"{src}: no entry has a 'predObjId' (or 'pred_objid'): scored navigation-only, without RGS and RGSPL",)
+            if navigation_only
+            else ()
+        ),
     )
 
 

@@ -8,6 +8,9 @@ bootstrap intervals and paired tests (:mod:`navdtw.stats`) and writes the leader
 
 ::
 
+    metrics = ["sr", "spl", "ndtw"]          # optional: the metrics reported (default: all)
+    latex = "intervals"                      # optional: or "compact" (leaderboard.tex)
+
     [datasets.r2r_unseen]
     dataset = "r2r"                          # a kind of navdtw.datasets.DATASETS
     split = "data/R2R_val_unseen.json"       # the kind's options; paths relative to this file
@@ -27,6 +30,8 @@ bootstrap intervals and paired tests (:mod:`navdtw.stats`) and writes the leader
     baseline_walks = 100000                  # 0: no baseline row
     cluster = "path"                         # or "episode"
     workers = -1
+    episodes = "same"                        # or "shared": compare on the episodes all agents have
+    min_units = 10                           # paths (or episodes) an interval needs
 
 One module per concern (docs/design.md):
 
@@ -45,9 +50,10 @@ One module per concern (docs/design.md):
 
 from __future__ import annotations
 
+from .._io import OutputError
 from .clusters import CLUSTER_RULES as CLUSTER_RULES
 from .clusters import cluster_labels
-from .config import DEFAULT_SETTINGS, DatasetSpec, Suite, SuiteError, load_suite
+from .config import DEFAULT_SETTINGS, LATEX_FORMS, DatasetSpec, Suite, SuiteError, load_suite
 from .marks import leaderboard_marks, metric_info
 from .outputs import OUTPUTS as OUTPUTS
 from .results import SuiteResults
@@ -61,7 +67,9 @@ from .tables import tex_escape as tex_escape
 # 0.2's development; their homes are the submodules now.
 __all__ = [
     "DEFAULT_SETTINGS",
+    "LATEX_FORMS",
     "DatasetSpec",
+    "OutputError",
     "Suite",
     "SuiteError",
     "SuiteResults",

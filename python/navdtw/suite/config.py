@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_SETTINGS", "DatasetSpec", "Suite", "SuiteError", "load_suite"]
+__all__ = ["DEFAULT_SETTINGS", "LATEX_FORMS", "DatasetSpec", "Suite", "SuiteError", "load_suite"]
 
 #: The ``[settings]`` of a suite file and their defaults.
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -28,9 +28,15 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "baseline_walks": 100_000,
     "cluster": "path",
     "workers": -1,
+    "episodes": "same",
+    "min_units": 10,
 }
 
-_TOP_KEYS = ("title", "datasets", "agents", "settings")
+#: The forms of ``leaderboard.tex`` (the suite file's ``latex``, ``--latex``): each mean with its
+#: interval on a second line (default), or the means alone.
+LATEX_FORMS = ("intervals", "compact")
+
+_TOP_KEYS = ("title", "metrics", "latex", "datasets", "agents", "settings")
 
 
 class SuiteError(ValueError):
@@ -61,16 +67,22 @@ class DatasetSpec:
 @dataclass(frozen=True)
 class Suite:
     """A checked suite: data sets and agents in file order; ``agents[agent][dataset]`` is the
-    predictions file; ``source`` names the suite in messages (the file name, or ``<suite>``)."""
+    predictions file; ``source`` names the suite in messages (the file name, or ``<suite>``);
+    ``path`` is the suite file (None for a dict). ``metrics``: the metrics the run reports, in
+    this order (None: every metric of each data set); ``latex``: the form of ``leaderboard.tex``
+    (:data:`LATEX_FORMS`)."""
 
     source: str
     datasets: dict[str, DatasetSpec]
     agents: dict[str, dict[str, Path]]
     settings: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SETTINGS))
     title: str = ""
+    metrics: tuple[str, ...] | None = None
+    latex: str = "intervals"
+    path: Path | None = None
 
 
-def load_suite(suite, *, base: str | Path | None = None) -> Suite:
+def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: str | None = None) -> Suite:
     """Reads and checks a suite.
 
     Parameters
@@ -80,6 +92,9 @@ def load_suite(suite, *, base: str | Path | None = None) -> Suite:
     base:
         the folder relative paths start from: default the suite file's folder, or the current
         folder for a dict.
+    metrics, latex:
+        override the suite's ``metrics`` and ``latex`` (the command line's ``--metrics`` and
+        ``--latex``); ``metrics`` is a list of names or one comma-separated string.
 
     Returns
     -------
@@ -93,12 +108,22 @@ def load_suite(suite, *, base: str | Path | None = None) -> Suite:
         suite file and the key.
     """
     if isinstance(suite, Suite):
-        return suite
+        if metrics is None and latex is None:
+            return suite
+        import dataclasses
+
+        return dataclasses.replace(
+            suite,
+            metrics=suite.metrics if metrics is None else _check_metrics(metrics, "--metrics"),
+            latex=suite.latex if latex is None else _check_latex(latex, "--latex"),
+        )
+    suite_path = None
     if isinstance(suite, Mapping):
         raw, src, root = dict(suite), "<suite>", Path(base or ".")
     else:
-        path = Path(suite)
-        raw, src, root = _read_toml(path), path.name, Path(base) if base is not None else path.parent
+        suite_path = Path(suite).resolve()
+        raw, src = _read_toml(suite_path), suite_path.name
+        root = Path(base) if base is not None else suite_path.parent
     unknown = [k for k in raw if k not in _TOP_KEYS]
     if unknown:
         raise SuiteError(f"{src}: unknown table or key {unknown[0]!r}; a suite has {', '.join(_TOP_KEYS)}")
@@ -133,7 +158,34 @@ def load_suite(suite, *, base: str | Path | None = None) -> Suite:
             files[ds] = path
         agents[str(agent)] = files
     settings = _check_settings(_table(raw.get("settings", {}), "settings", src), src)
-    return Suite(src, datasets, agents, settings, title)
+    chosen = raw.get("metrics") if metrics is None else metrics
+    chosen = None if chosen is None else _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics")
+    form = raw.get("latex", "intervals") if latex is None else latex
+    form = _check_latex(form, f"{src}: latex" if latex is None else "--latex")
+    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path)
+
+
+def _check_metrics(value, where: str) -> tuple[str, ...]:
+    """A metric selection: registered names, each once, at least one."""
+    from .. import registry
+
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise SuiteError(f'{where}: expected a list of metric names (e.g. ["sr", "spl", "ndtw"]), got {value!r}')
+    known = registry.names()
+    for v in value:
+        if v not in known:
+            raise SuiteError(f"{where}: unknown metric {v!r}; known: {', '.join(known)}")
+    if len(set(value)) != len(value):
+        raise SuiteError(f"{where}: a metric is named twice in {list(value)}")
+    return tuple(value)
+
+
+def _check_latex(value, where: str) -> str:
+    if value not in LATEX_FORMS:
+        raise SuiteError(f"{where}: expected one of {', '.join(map(repr, LATEX_FORMS))}, got {value!r}")
+    return value
 
 
 def _expand(value: str, where: str) -> str:
@@ -192,6 +244,10 @@ def _check_settings(raw: Mapping, src: str) -> dict[str, Any]:
             raise SuiteError(f'{where}: expected "path" or "episode", got {value!r}')
         if key == "workers" and not (is_int and (value == -1 or 1 <= value <= MAX_WORKERS)):
             raise SuiteError(f"{where}: expected -1 (all cores) or 1..{MAX_WORKERS}, got {value!r}")
+        if key == "episodes" and value not in ("same", "shared"):
+            raise SuiteError(f'{where}: expected "same" (every agent on the same episodes) or "shared", got {value!r}')
+        if key == "min_units" and not (is_int and value >= 2):
+            raise SuiteError(f"{where}: expected an integer >= 2 (units for an interval), got {value!r}")
         out[key] = float(value) if key in ("confidence", "alpha") else value
     return out
 

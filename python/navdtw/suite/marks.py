@@ -1,6 +1,9 @@
 """Which agents the leaderboards mark: the best mean of each metric, and the agents not
 significantly different from it; and what each metric is (label, unit, direction) for the marks
 and the tables.
+
+:func:`leaderboard_marks` is the one rule: the text, Markdown, CSV, LaTeX and HTML tables and
+``report.html`` (:func:`navdtw.report.leaderboard_marks`) all draw their marks from it.
 """
 
 from __future__ import annotations
@@ -8,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["leaderboard_marks", "metric_info"]
+__all__ = ["leaderboard_marks", "metric_info", "unmarked_reason"]
 
 
 def metric_info(name: str) -> dict[str, Any]:
-    """``{"label", "unit", "rate", "higher_is_better"}`` of a metric, from its
+    """``{"label", "unit", "rate", "higher_is_better", "staying_wins"}`` of a metric, from its
     :mod:`navdtw.registry` record; a name the registry does not know gets its own name as label,
     no unit, not a rate, and no direction (no marks)."""
     from .. import registry
@@ -20,17 +23,45 @@ def metric_info(name: str) -> dict[str, Any]:
     try:
         m = registry.get(name)
     except (KeyError, ValueError):
-        return {"label": name, "unit": "", "rate": False, "higher_is_better": None}
-    return {"label": m.label, "unit": m.unit, "rate": bool(m.rate), "higher_is_better": m.higher_is_better}
+        return {"label": name, "unit": "", "rate": False, "higher_is_better": None, "staying_wins": False}
+    return {
+        "label": m.label,
+        "unit": m.unit,
+        "rate": bool(m.rate),
+        "higher_is_better": m.higher_is_better,
+        "staying_wins": bool(m.staying_wins),
+    }
 
 
-def leaderboard_marks(dataset: Mapping, alpha: float = 0.05) -> dict[str, dict[str, list[str]]]:
-    """Per metric of one data set of ``results.json``: ``{"best": [agents], "tied": [agents]}``.
+def unmarked_reason(info: Mapping[str, Any]) -> str | None:
+    """Why a metric gets no marks at all (None when it may get them): no direction (path length),
+    or a path that never leaves its start wins it (AD, MD)."""
+    if info.get("higher_is_better") is None:
+        return "no direction"
+    if info.get("staying_wins"):
+        return "staying at the start wins"
+    return None
 
-    ``best``: the agent(s) with the best mean (direction from the metric's ``higher_is_better``;
-    metrics without a direction, like path length, get no marks). ``tied``: the other agents whose
-    paired permutation test against a best agent has ``p_holm >= alpha``, i.e. not significantly
-    different from the best. The same rule as ``navdtw.report.leaderboard_marks``.
+
+def leaderboard_marks(
+    dataset: Mapping, alpha: float = 0.05, *, metrics: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, dict[str, list[str]]]:
+    """Per metric of one data set of ``results.json``: ``{"best": [agents], "tied": [agents],
+    "unresolved": [agents]}``.
+
+    * No marks on a metric without a direction (path length), on one that an agent which never
+      moves wins (AD, MD: :func:`~navdtw.suite.marks.unmarked_reason`), or with fewer than two
+      agents that have a mean.
+    * ``best``: the agent(s) with the best mean (direction from ``higher_is_better``).
+    * ``tied``: the other agents whose paired permutation test against a best agent has
+      ``p_holm >= alpha``: not significantly different from the best.
+    * ``unresolved``: agents that the test does not separate from the best, but would were the
+      exact p-value at the low end of where the random sign flips place it (``p_bounds``): Holm
+      (even Bonferroni, ``pairs * p_bounds[0] < alpha``) would then reject. The "not significantly
+      different" mark would be the Monte-Carlo error's, not the data's, so there is none; more
+      resamples decide.
+
+    An agent without a comparison against a best agent (``p_holm`` null) gets no mark.
 
     Parameters
     ----------
@@ -38,24 +69,36 @@ def leaderboard_marks(dataset: Mapping, alpha: float = 0.05) -> dict[str, dict[s
         one entry of ``results["datasets"]`` (``agents`` and ``comparisons``).
     alpha:
         the level of the "not significantly different" mark (the suite's ``settings.alpha``).
+    metrics:
+        metric -> ``{"higher_is_better", "staying_wins"}`` (default: :func:`metric_info`, the
+        registry), for results whose metrics the registry does not know.
     """
-    p: dict[tuple[str, str, str], float] = {}
+    family: dict[str, int] = {}
     for c in dataset.get("comparisons", []):
-        if c.get("p_holm") is not None:
-            p[(c["metric"], c["a"], c["b"])] = p[(c["metric"], c["b"], c["a"])] = float(c["p_holm"])
+        family[c["metric"]] = family.get(c["metric"], 0) + 1
+    status: dict[tuple[str, str, str], str] = {}
+    for c in dataset.get("comparisons", []):
+        if c.get("p_holm") is None:
+            continue
+        low = (c.get("p_bounds") or [None])[0]
+        could = low is not None and family[c["metric"]] * low < alpha
+        s = "sig" if c["p_holm"] < alpha else "unresolved" if could else "tied"
+        status[(c["metric"], c["a"], c["b"])] = status[(c["metric"], c["b"], c["a"])] = s
     out: dict[str, dict[str, list[str]]] = {}
     agents = dataset.get("agents", {})
-    metrics: dict[str, None] = {}
+    names: dict[str, None] = {}
     for values in agents.values():
-        metrics.update(dict.fromkeys(values))
-    for m in metrics:
-        better = metric_info(m)["higher_is_better"]
+        names.update(dict.fromkeys(values))
+    for m in names:
+        info = metric_info(m) if metrics is None or m not in metrics else metrics[m]
         means = {a: v[m]["mean"] for a, v in agents.items() if m in v and v[m]["mean"] is not None}
-        if better is None or not means:
+        if unmarked_reason(info) is not None or len(means) < 2:
             continue
-        sign = 1.0 if better else -1.0
+        sign = 1.0 if info["higher_is_better"] else -1.0
         top = max(sign * x for x in means.values())
         best = [a for a, x in means.items() if sign * x == top]
-        tied = [a for a in means if a not in best and any(p.get((m, a, b), -1.0) >= alpha for b in best)]
-        out[m] = {"best": best, "tied": tied}
+        found = {a: {status.get((m, a, b)) for b in best} for a in means if a not in best}
+        tied = [a for a, s in found.items() if "tied" in s]
+        unresolved = [a for a, s in found.items() if "tied" not in s and "unresolved" in s]
+        out[m] = {"best": best, "tied": tied, "unresolved": unresolved}
     return out

@@ -2,25 +2,42 @@
 
 ``results.json`` (the run's content), the leaderboards (``leaderboard.md``, ``.csv``, ``.tex``:
 :mod:`navdtw.suite.tables`), the per-episode values (``episodes.parquet``, or ``episodes.csv``
-without pyarrow) and ``report.html`` (:mod:`navdtw.report`, from :mod:`navdtw.suite.report_data`).
-Each file is written atomically (a temporary file renamed over it). Internal to :mod:`navdtw.suite`
-(``navdtw.suite.OUTPUTS`` is the public name of the list).
+without pyarrow), ``report.html`` (:mod:`navdtw.report`, from :mod:`navdtw.suite.report_data`) and
+the manifest ``.navdtw-outputs.json`` (what this run wrote, with each file's SHA-256).
+
+All or nothing: the folder is checked for writing before the run does any work
+(:func:`check_writable`); at the end every file is rendered in memory, written to a temporary file
+beside its real name, and only when all of them are written are they renamed over the real names,
+one after the other. A failure leaves the previous run's files as they were and names the real
+output (:class:`navdtw._io.OutputError`, an ``OSError``). Files of an earlier run that this run does not write (its
+``report.html`` after ``--no-report``) are removed when the manifest says navdtw wrote them and
+they are unchanged since; any other file is never touched (a warning lists it). Internal to
+:mod:`navdtw.suite` (``navdtw.suite.OUTPUTS`` is the public name of the list).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
+import hashlib
 import io
 import json
-from collections.abc import Sequence
+import os
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from .._io import OutputError, output_error
 from .config import Suite
-from .report_data import report_data
-from .scoring import DatasetRun
-from .tables import format_leaderboard_csv, format_leaderboard_md, format_leaderboard_tex
+from .scoring import DatasetRun, warning_record
+from .tables import csv_cell, format_leaderboard_csv, format_leaderboard_md, format_leaderboard_tex
+
+#: The manifest of a run's output folder: the files the last run wrote and their SHA-256.
+MANIFEST = ".navdtw-outputs.json"
 
 #: The output files of a run (``episodes.csv`` replaces ``episodes.parquet`` without pyarrow).
 OUTPUTS = (
@@ -31,48 +48,167 @@ OUTPUTS = (
     "episodes.parquet",
     "episodes.csv",
     "report.html",
+    MANIFEST,
 )
 
 
-def write_outputs(out: Path, results: dict, runs: Sequence[DatasetRun], suite: Suite) -> list[Path]:
-    """Writes ``results.json``, the three leaderboards and the per-episode values into ``out``
-    (created if needed) and returns their paths.
+def check_writable(out: Path) -> None:
+    """Creates ``out`` (and its parents) and proves that a file can be created in it and that no
+    output's name is taken by a folder, before a run spends its time; :class:`OutputError` naming
+    the folder or the output otherwise."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".navdtw-probe.", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(exc.errno, f"{out}: cannot write into the output folder: {exc.strerror or exc}") from None
+    for name in OUTPUTS:
+        if (out / name).exists() and not (out / name).is_file():
+            raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
+
+
+def plan_outputs(out: Path, results: dict, report: bool) -> list[str]:
+    """The names this run will write into ``out``; records them (and the stale files of an earlier
+    run it will remove) in ``results["outputs"]`` and warns in ``results["warnings"]`` about the
+    stale files it leaves."""
+    names = ["results.json", "leaderboard.md", "leaderboard.csv", "leaderboard.tex", _episodes_name()]
+    if report and _report_module() is not None:
+        names.append("report.html")
+    remove, keep = _stale(out, names)
+    for name, why in keep:
+        results["warnings"].append(
+            warning_record(None, None, out / name, f"{out / name}: not written by this run and left in place ({why})")
+        )
+    results["outputs"] = {"folder": str(out.resolve()), "files": names, "removed": remove}
+    return names
+
+
+def write_outputs(
+    out: Path,
+    results: dict,
+    runs: Sequence[DatasetRun],
+    suite: Suite,
+    names: Sequence[str],
+    max_scenes: int,
+    timed: Callable[[str], None] = lambda stage: None,
+) -> list[Path]:
+    """Renders the files ``names`` (:func:`plan_outputs`) and commits them all together into ``out``
+    (see the module docstring), then removes the stale files of the earlier run. ``timed(stage)``
+    is called after the tables ("write") and the report ("report") are rendered. Returns the paths.
 
     Raises
     ------
-    OSError
-        when a file cannot be written.
+    OutputError
+        when a file cannot be written (nothing replaced) or renamed (the message says which were).
     ValueError
         when ``results`` holds a non-finite number (``results.json`` is strict JSON).
     """
-    from .._io import atomic_write_text
+    data: dict[str, bytes] = {
+        "results.json": (json.dumps(results, indent=2, allow_nan=False) + "\n").encode(),
+        "leaderboard.md": format_leaderboard_md(results).encode(),
+        "leaderboard.csv": format_leaderboard_csv(results).encode(),
+        "leaderboard.tex": format_leaderboard_tex(results, latex=suite.latex).encode(),
+    }
+    name = _episodes_name()
+    data[name] = _episodes_bytes(runs, parquet=name.endswith(".parquet"))
+    timed("write")
+    if "report.html" in names:
+        from .report_data import report_data
 
-    text = json.dumps(results, indent=2, allow_nan=False)
-    return [
-        atomic_write_text(out / "results.json", text + "\n"),
-        atomic_write_text(out / "leaderboard.md", format_leaderboard_md(results)),
-        atomic_write_text(out / "leaderboard.csv", format_leaderboard_csv(results)),
-        atomic_write_text(out / "leaderboard.tex", format_leaderboard_tex(results)),
-        _write_episodes(out, runs),
-    ]
+        report = _report_module()
+        data["report.html"] = report.render_report(
+            report_data(results, runs, suite, max_scenes, report), max_scenes=max_scenes
+        ).encode()
+        timed("report")
+    data = {n: data[n] for n in names}
+    manifest = {
+        "navdtw_version": results["navdtw_version"],
+        "files": {n: hashlib.sha256(b).hexdigest() for n, b in data.items()},
+    }
+    data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
+    written = _commit(out, data)
+    for stale in results["outputs"]["removed"]:
+        with contextlib.suppress(FileNotFoundError):
+            (out / stale).unlink()
+    return written
 
 
-def write_report(out: Path, results: dict, runs: Sequence[DatasetRun], suite: Suite, max_scenes: int) -> Path | None:
-    """Writes ``report.html`` into ``out`` and returns its path (None when :mod:`navdtw.report`
-    cannot be imported).
-
-    Raises
-    ------
-    OSError
-        when the file cannot be written.
-    """
+def _report_module():
     try:
         from .. import report
-    except ImportError:
+    except ImportError:  # pragma: no cover - a build without the report's assets
         return None
-    path = out / "report.html"
-    report.write_report(path, report_data(results, runs, suite, max_scenes, report), max_scenes=max_scenes)
-    return path
+    return report
+
+
+def _episodes_name() -> str:
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        return "episodes.csv"
+    return "episodes.parquet"
+
+
+def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The outputs of an earlier run that this one does not write: those the manifest lists with
+    unchanged contents (to remove), and those it cannot vouch for (to leave, with the reason)."""
+    try:
+        listed = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
+        listed = {str(k): str(v) for k, v in listed.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        listed = {}
+    remove, keep = [], []
+    for name in OUTPUTS:
+        path = out / name
+        if name in names or name == MANIFEST or not path.is_file():
+            continue
+        if name not in listed:
+            keep.append((name, "no record that navdtw wrote it"))
+        elif _sha256(path) != listed[name]:
+            keep.append((name, "changed since navdtw wrote it"))
+        else:
+            remove.append(name)
+    return remove, keep
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _commit(out: Path, data: dict[str, bytes]) -> list[Path]:
+    """Every file to a temporary beside its real name, then all renamed; the manifest last."""
+    umask = os.umask(0)
+    os.umask(umask)
+    temps: dict[str, str] = {}
+    try:
+        for name, blob in data.items():
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+                temps[name] = tmp
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
+            except OSError as exc:
+                raise output_error(out / name, exc, "; no output of the run was written") from None
+        done: list[Path] = []
+        for name in data:
+            try:
+                os.replace(temps[name], out / name)
+            except OSError as exc:
+                replaced = ", ".join(p.name for p in done) or "none"
+                raise output_error(out / name, exc, f"; already replaced: {replaced}") from None
+            done.append(out / name)
+            del temps[name]
+        return done
+    finally:
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def _episode_columns(runs: Sequence[DatasetRun]) -> dict[str, list]:
@@ -99,24 +235,31 @@ def _episode_columns(runs: Sequence[DatasetRun]) -> dict[str, list]:
     return cols
 
 
-def _write_episodes(out: Path, runs: Sequence[DatasetRun]) -> Path:
-    from .._io import atomic_write_bytes, atomic_write_text
+_TEXT_COLUMNS = ("dataset", "agent", "id", "scan")
 
+
+def _episodes_bytes(runs: Sequence[DatasetRun], *, parquet: bool) -> bytes:
+    """``episodes.parquet`` (or ``episodes.csv``): one row per (data set, agent, episode). In the
+    CSV, text cells are escaped against formula injection (:func:`navdtw.suite.tables.csv_cell`);
+    an infinite distance is ``inf``, a metric the agent lacks is empty."""
     cols = _episode_columns(runs)
-    try:
+    if parquet:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
-        names = list(cols)
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        fixed = [
-            cols[k] if k in ("dataset", "agent", "id", "scan") else [repr(float(x)) for x in cols[k]] for k in names
-        ]
-        w.writerows(zip(*fixed))
-        return atomic_write_text(out / "episodes.csv", buf.getvalue())
-    table = pa.table({k: pa.array(v) for k, v in cols.items()})
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return atomic_write_bytes(out / "episodes.parquet", sink.getvalue().to_pybytes())
+
+        table = pa.table({k: pa.array(v) for k, v in cols.items()})
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        return sink.getvalue().to_pybytes()
+    names = list(cols)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(names)
+    fixed: list[Any] = [
+        [csv_cell(x) for x in cols[k]]
+        if k in _TEXT_COLUMNS
+        else ["" if np.isnan(x) else repr(float(x)) for x in cols[k]]
+        for k in names
+    ]
+    w.writerows(zip(*fixed))
+    return buf.getvalue().encode()

@@ -1,6 +1,6 @@
 """What ``report.html`` shows of a run: the results, the metrics' labels and units, every agent's
-per-episode values and the maps of a sample of episodes (the ``data`` of
-:func:`navdtw.report.write_report`). Internal to :mod:`navdtw.suite`.
+per-episode values and the maps of the episodes a reader is shown first (the ``data`` of
+:func:`navdtw.report.render_report`). Internal to :mod:`navdtw.suite`.
 """
 
 from __future__ import annotations
@@ -8,15 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .config import Suite
 from .marks import metric_info
 from .scoring import DatasetRun
 
 
 def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_scenes: int, report) -> dict[str, Any]:
-    """The ``data`` dict of :func:`navdtw.report.write_report` for a run.
+    """The ``data`` dict of :func:`navdtw.report.render_report` for a run.
 
     Parameters
     ----------
@@ -27,9 +25,10 @@ def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_sce
     suite:
         the suite (its title).
     max_scenes:
-        episodes per data set whose maps are embedded (evenly spaced).
+        episodes per data set whose maps are embedded: all when there are no more, else those
+        :func:`navdtw.report.scene_priority` puts first (where the agents differ most).
     report:
-        the :mod:`navdtw.report` module (``scan_layout``, ``episode_scene``).
+        the :mod:`navdtw.report` module.
     """
     metrics: dict[str, None] = {}
     for ds in results["datasets"].values():
@@ -44,20 +43,23 @@ def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_sce
         for r in runs
         if r.result and r.values
     }
+    scans, sets, rules = _scenes(results, runs, max_scenes, report)
     return {
         "title": suite.title or "navdtw benchmark suite",
         "results": results,
         "metrics": {m: metric_info(m) for m in metrics},
         "episodes": episodes,
-        "scenes": _scenes(runs, max_scenes, report),
+        "scenes": {"scans": scans, "datasets": sets, "rules": rules},
     }
 
 
-def _scenes(runs: Sequence[DatasetRun], max_scenes: int, report) -> dict[str, Any]:
-    """The report's maps: for data sets on graphs, an evenly spaced sample of up to ``max_scenes``
-    episodes with the reference, every agent's path and their DTW alignments."""
+def _scenes(results: dict, runs: Sequence[DatasetRun], max_scenes: int, report):
+    """The report's maps, for data sets on graphs: the reference, every agent's path and their DTW
+    alignments, for every episode when there are at most ``max_scenes``, else for the
+    ``max_scenes`` the page shows first (:func:`navdtw.report.scene_priority`)."""
     scans: dict[str, Any] = {}
     sets: dict[str, Any] = {}
+    rules: dict[str, str] = {}
     for r in runs:
         if not r.result or not r.matched or not r.ids:
             continue
@@ -66,9 +68,15 @@ def _scenes(runs: Sequence[DatasetRun], max_scenes: int, report) -> dict[str, An
             continue
         graphs = first.graphs.graphs
         pos = {agent: {str(i): k for k, i in enumerate(m.ids)} for agent, m in r.matched.items()}
-        keep = np.unique(np.linspace(0, len(r.ids) - 1, min(max_scenes, len(r.ids))).round().astype(int))
+        if len(r.ids) <= max_scenes:
+            keep = list(range(len(r.ids)))
+        else:
+            ds = results["datasets"][r.spec.name]
+            order = report.scene_priority(r.ids, r.values, list(ds["agents"]), report.metric_names(ds))
+            keep = order[:max_scenes]
+            rules[r.spec.name] = "differences"
         scenes = {}
-        for e in keep.tolist():
+        for e in keep:
             eid = r.ids[e]
             k0 = pos[next(iter(pos))][eid]
             graph = graphs[int(first.env[k0])]
@@ -77,4 +85,4 @@ def _scenes(runs: Sequence[DatasetRun], max_scenes: int, report) -> dict[str, An
             if graph.name not in scans:
                 scans[graph.name] = report.scan_layout(graph)
         sets[r.spec.name] = scenes
-    return {"scans": scans, "datasets": sets}
+    return scans, sets, rules

@@ -13,8 +13,10 @@ class SuiteResults(dict):
     ``json.dumps``, pickling all work as for a dict) that Jupyter shows as one HTML leaderboard
     per data set (``navdtw.suite.tables.format_leaderboard_html``).
 
-    Keys: ``navdtw_version``, ``settings``, ``datasets`` (per data set: ``agents``, ``baseline``,
-    ``comparisons``, ...) and ``failures``; see docs/suite.md.
+    Keys: ``navdtw_version``, ``settings``, ``metrics`` (the selection, or None), ``datasets``
+    (per data set: ``agents``, ``baseline``, ``comparisons``, ...), ``failures``, ``warnings``,
+    ``provenance`` (command or suite file, inputs with SHA-256, versions) and ``outputs`` (the
+    files written, or None); see docs/suite.md.
     """
 
     __slots__ = ()

@@ -17,9 +17,10 @@ from typing import Any
 from .analysis import analyze_dataset
 from .baselines import BASELINE_ROW, cached_baseline
 from .config import SuiteError, load_suite
-from .outputs import write_outputs, write_report
+from .marks import leaderboard_marks
+from .outputs import check_writable, plan_outputs, write_outputs
 from .results import SuiteResults
-from .scoring import DatasetRun, failure_record, score_agents
+from .scoring import DatasetRun, failure_record, score_agents, warning_record
 
 __all__ = ["compare", "run"]
 
@@ -34,6 +35,9 @@ def run(
     base: str | Path | None = None,
     timings: dict[str, float] | None = None,
     max_scenes: int = 500,
+    metrics: Sequence[str] | str | None = None,
+    latex: str | None = None,
+    command: Sequence[str] | None = None,
 ) -> SuiteResults:
     """Runs a suite and returns the content of ``results.json``.
 
@@ -43,7 +47,8 @@ def run(
         a TOML file name, a dict of the same content, or a :class:`navdtw.suite.Suite`.
     out_dir:
         if given, the leaderboards, ``results.json``, the per-episode values and (with ``report``)
-        ``report.html`` are written there (``navdtw.suite.outputs``).
+        ``report.html`` are written there (``navdtw.suite.outputs``), all together at the end; the
+        folder is checked for writing before anything is scored.
     progress:
         show a progress bar (needs the ``[progress]`` extra, tqdm).
     report:
@@ -56,29 +61,41 @@ def run(
         if given, receives wall seconds per stage (load, score, baseline, stats, write, report) and
         CPU seconds as ``<stage>_cpu``.
     max_scenes:
-        episodes per data set whose maps the report embeds (evenly spaced).
+        episodes per data set whose maps the report embeds: those where the agents differ most
+        (every episode when there are no more).
+    metrics, latex:
+        override the suite's ``metrics`` (the metrics reported, in order) and ``latex`` (the form
+        of ``leaderboard.tex``: ``"intervals"`` or ``"compact"``).
+    command:
+        the command line that started the run, recorded in ``results.json`` (``provenance``).
 
     Returns
     -------
-    :class:`navdtw.suite.SuiteResults`: a dict with ``navdtw_version``, ``settings``, ``datasets``
-    and ``failures``. A predictions file that cannot be read or matched is listed in ``failures``
+    :class:`navdtw.suite.SuiteResults`: a dict with ``navdtw_version``, ``settings``,
+    ``metrics``, ``datasets``, ``failures``, ``warnings``, ``provenance`` and ``outputs``
+    (docs/suite.md). A predictions file that cannot be read or matched is listed in ``failures``
     (agent, data set, file, error) and the run goes on; a data set whose files cannot be opened
-    fails all its agents the same way.
+    fails all its agents the same way; a metric whose values break the non-finite policy fails
+    that agent's column only.
 
     Raises
     ------
     SuiteError
         (a ``ValueError``) for a mistake in the suite, before anything is scored.
-    OSError
-        when an output cannot be written.
+    navdtw.suite.OutputError
+        (an ``OSError``) when the output folder or an output cannot be written; the message names
+        the output, and the previous run's outputs are left as they were.
     """
     from .. import __version__
 
-    suite = load_suite(suite, base=base)
+    suite = load_suite(suite, base=base, metrics=metrics, latex=latex)
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
+    if out is not None:
+        check_writable(out)
     cache = Path(cache_dir) if cache_dir is not None else (None if out is None else out / ".cache")
     failures: list[dict[str, Any]] = []
+    warned: list[dict[str, Any]] = []
     runs: list[DatasetRun] = []
     total = sum(len(files) for files in suite.agents.values())
     bar = _Bar(total + len(suite.datasets), "suite", progress)
@@ -98,35 +115,143 @@ def run(
                 bar.step()
                 continue
             t = _timed(timings, "load", t)
-            score_agents(r, suite, failures, bar.step)
+            score_agents(r, suite, failures, warned, bar.step)
+            _select(r, suite.metrics)
             t = _timed(timings, "score", t)
             try:
                 r.baseline = cached_baseline(spec, r.bench, settings, cache, progress)
+                if suite.metrics is not None:
+                    r.baseline = {m: r.baseline[m] for m in suite.metrics if m in r.baseline}
             except (ValueError, OSError) as exc:
                 failures.append(failure_record(BASELINE_ROW, spec.name, None, exc))
             t = _timed(timings, "baseline", t)
             try:
                 r.result = analyze_dataset(r, settings)
-            except ValueError as exc:  # e.g. a NaN metric value
+            except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
             bar.step(f"statistics of {spec.name}")
             t = _timed(timings, "stats", t)
     finally:
         bar.close()
+    datasets = {r.spec.name: r.result for r in runs if r.result}
+    warned += _unresolved_warnings(datasets, settings)
     results = SuiteResults(
         navdtw_version=__version__,
         settings=dict(settings),
-        datasets={r.spec.name: r.result for r in runs if r.result},
+        metrics=None if suite.metrics is None else list(suite.metrics),
+        datasets=datasets,
         failures=failures,
+        warnings=warned,
+        provenance=_provenance(suite, command),
+        outputs=None,
     )
     if out is not None:
-        write_outputs(out, results, runs, suite)
-        t = _timed(timings, "write", t)
-        if report:
-            write_report(out, results, runs, suite, max_scenes)
-            _timed(timings, "report", t)
+        names = plan_outputs(out, results, report)
+        clock = [t]
+
+        def timed(stage: str) -> None:
+            clock[0] = _timed(timings, stage, clock[0])
+
+        write_outputs(out, results, runs, suite, names, max_scenes, timed)
+        timed("write")  # writing the files to disk counts as writing
     return results
+
+
+def _select(r: DatasetRun, chosen: Sequence[str] | None) -> None:
+    """Keeps the chosen metrics (the suite's ``metrics``), in their order."""
+    if chosen is None:
+        return
+    r.metrics = [m for m in chosen if m in r.metrics]
+    r.values = {a: {m: v[m] for m in r.metrics if m in v} for a, v in r.values.items()}
+
+
+def _unresolved_warnings(datasets: dict[str, dict], settings: dict) -> list[dict[str, Any]]:
+    """One warning per (data set, metric) where the Monte-Carlo test could not decide whether an
+    agent differs from the best (:func:`navdtw.suite.leaderboard_marks`, ``unresolved``)."""
+    out = []
+    for name, ds in datasets.items():
+        for m, mk in leaderboard_marks(ds, settings["alpha"]).items():
+            if not mk["unresolved"]:
+                continue
+            pairs = sum(1 for c in ds["comparisons"] if c["metric"] == m)
+            need = _nice(10 * pairs / settings["alpha"])
+            out.append(
+                warning_record(
+                    None,
+                    name,
+                    None,
+                    f"{m}: {settings['resamples']} random sign flips cannot tell whether "
+                    f"{', '.join(mk['unresolved'])} differ(s) from {', '.join(mk['best'])} ({pairs} pairs in Holm's "
+                    f"family; the exact p-value may be below {settings['alpha']:g} / {pairs}): no mark is given; "
+                    f"resamples = {need} would decide",
+                )
+            )
+    return out
+
+
+def _nice(x: float) -> int:
+    """The smallest of 1, 2, 5 x 10^k at least ``x``."""
+    k = 1
+    while True:
+        for f in (1, 2, 5):
+            if f * k >= x:
+                return f * k
+        k *= 10
+
+
+def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
+    """What produced the numbers: the command line or the suite file (with its SHA-256), every
+    input with its path and SHA-256 (a folder: of its files' names and contents), and the versions
+    of Python, numpy and scipy (navdtw's is ``navdtw_version``)."""
+    import platform
+
+    import numpy as np
+    import scipy
+
+    digests: dict[Path, str] = {}
+
+    def entry(path: Path, **who) -> dict[str, Any]:
+        if path not in digests:
+            digests[path] = _digest(path)
+        return {**who, "path": str(path), "sha256": digests[path]}
+
+    inputs = []
+    for spec in suite.datasets.values():
+        for option, value in spec.options.items():
+            if isinstance(value, Path):
+                inputs.append(entry(value, dataset=spec.name, agent=None, option=option))
+    for agent, files in suite.agents.items():
+        for ds, path in files.items():
+            inputs.append(entry(path, dataset=ds, agent=agent, option="predictions"))
+    return {
+        "command": None if command is None else [str(c) for c in command],
+        "suite_file": None if suite.path is None else {"path": str(suite.path), "sha256": _digest(suite.path)},
+        "inputs": inputs,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+    }
+
+
+def _digest(path: Path) -> str | None:
+    """SHA-256 of a file; of a folder, over its files' names and SHA-256s (sorted); None if unreadable."""
+    import hashlib
+
+    try:
+        if path.is_dir():
+            h = hashlib.sha256()
+            for p in sorted(path.iterdir()):
+                if p.is_file():
+                    h.update(f"{p.name}\0{_digest(p)}\n".encode())
+            return h.hexdigest()
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        return h.hexdigest()
+    except OSError:
+        return None
 
 
 def compare(
@@ -139,6 +264,10 @@ def compare(
     settings: Mapping[str, Any] | None = None,
     progress: bool = True,
     report: bool = True,
+    metrics: Sequence[str] | str | None = None,
+    latex: str | None = None,
+    command: Sequence[str] | None = None,
+    max_scenes: int = 500,
     **options: Any,
 ) -> SuiteResults:
     """:func:`run` for one data set without a suite file; agents are named by their files' stems.
@@ -149,7 +278,7 @@ def compare(
         one predictions file per agent.
     dataset:
         the data set kind (``"r2r"``, a key of :data:`navdtw.datasets.DATASETS`).
-    out_dir, progress, report:
+    out_dir, progress, report, metrics, latex, command, max_scenes:
         as :func:`run`.
     convention, threshold:
         the data set's convention and success distance (default: the kind's, 3.0 m).
@@ -180,7 +309,16 @@ def compare(
     if threshold is not None:
         table["threshold"] = threshold
     raw = {"datasets": {dataset: table}, "agents": agents, "settings": dict(settings or {})}
-    return run(raw, out_dir, progress=progress, report=report)
+    return run(
+        raw,
+        out_dir,
+        progress=progress,
+        report=report,
+        metrics=metrics,
+        latex=latex,
+        command=command,
+        max_scenes=max_scenes,
+    )
 
 
 class _Bar:

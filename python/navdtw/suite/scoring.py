@@ -1,5 +1,6 @@
 """Scoring every agent of a suite on one data set: matching each predictions file, every metric per
-episode, and the episodes the agents are compared on.
+episode under the non-finite policy, the warnings of the matchers, and the episodes the agents are
+compared on.
 
 :class:`DatasetRun` is one data set's state while a suite runs; :mod:`navdtw.suite.runner` fills it
 stage by stage (open, :func:`score_agents`, baseline, statistics) and the outputs read it.
@@ -8,6 +9,7 @@ Internal to :mod:`navdtw.suite`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +28,13 @@ class DatasetRun:
     ----------
     spec: the data set's checked table.
     bench: the open :class:`navdtw.datasets.Benchmark` (None until opened, or when it failed).
-    ids: the episode ids every agent is compared on (the shared ones), in split order.
+    ids: the episode ids every agent is compared on, in split order.
     scans: the scan of each of ``ids`` (empty when the data set has none).
     matched: agent -> :class:`navdtw.datasets.MatchedEpisodes` (all the agent's episodes).
-    values: agent -> metric -> float64 values aligned with ``ids``.
-    metrics: the metrics every agent has, in registry order.
+    values: agent -> metric -> float64 values aligned with ``ids`` (infinite distances kept: the
+        statistics leave them out); an agent lacks a metric whose values failed the non-finite
+        policy (a failure names it).
+    metrics: every metric some agent has, in registry order.
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
     """
@@ -46,54 +50,142 @@ class DatasetRun:
     result: dict[str, Any] = field(default_factory=dict)
 
 
-def failure_record(agent: str | None, dataset: str, file: Path | None, exc: BaseException) -> dict[str, Any]:
+def one_line(text: str) -> str:
+    """Whitespace (newlines, tabs) folded to single spaces: a message is one line everywhere."""
+    return " ".join(str(text).split())
+
+
+def failure_record(
+    agent: str | None, dataset: str, file: Path | None, exc: BaseException, metric: str | None = None
+) -> dict[str, Any]:
     """One entry of ``results.json``'s ``failures``: who (agent, or None for the data set itself),
-    where, which file, and the error as one line."""
-    msg = " ".join((str(exc) or type(exc).__name__).split())
-    return {"agent": agent, "dataset": dataset, "file": None if file is None else str(file), "error": msg}
+    where, which file, which metric (None: every metric), and the error as one line."""
+    return {
+        "agent": agent,
+        "dataset": dataset,
+        "file": None if file is None else str(file),
+        "metric": metric,
+        "error": one_line(str(exc) or type(exc).__name__),
+    }
 
 
-def score_agents(run: DatasetRun, suite: Suite, failures: list, step: Callable[[str], None]) -> None:
-    """Matches and scores every agent that has predictions for ``run``'s data set, then keeps the
-    episodes all of them have.
+def warning_record(agent: str | None, dataset: str | None, file: Path | None, message: str) -> dict[str, Any]:
+    """One entry of ``results.json``'s ``warnings``: who, where, which file, and the message as one line."""
+    return {
+        "agent": agent,
+        "dataset": dataset,
+        "file": None if file is None else str(file),
+        "message": one_line(message),
+    }
+
+
+def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, step: Callable[[str], None]) -> None:
+    """Matches and scores every agent that has predictions for ``run``'s data set, then checks that
+    they cover the same episodes.
 
     A predictions file that cannot be read or matched becomes a :func:`failure_record` in
-    ``failures`` and the other agents go on. ``step(text)`` is called once per agent (progress).
+    ``failures`` and the other agents go on; so does a metric whose values break the non-finite
+    policy (:func:`navdtw.registry.nonfinite_policy`: that agent's column only). What the matchers
+    say (ids left out or ignored, navigation-only REVERIE files, trajectories that do not start at
+    the reference's start) becomes a :func:`warning_record` in ``warned``. ``step(text)`` is called
+    once per agent (progress).
     """
+    from ..registry import nonfinite_policy
+
     spec = run.spec
     workers = suite.settings["workers"]
     ids_of: dict[str, list[str]] = {}
+    scans_of: dict[str, list[str]] = {}
     for agent, files in suite.agents.items():
         if spec.name not in files:
             continue
         file = files[spec.name]
         try:
-            matched = run.bench.match(file, convention=spec.convention)
-            scores = run.bench.evaluate(matched, convention=spec.convention, threshold=spec.threshold, workers=workers)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                matched = run.bench.match(file, convention=spec.convention)
+                scores = run.bench.evaluate(
+                    matched, convention=spec.convention, threshold=spec.threshold, workers=workers
+                )
         except (ValueError, KeyError, OSError) as exc:
             failures.append(failure_record(agent, spec.name, file, exc))
-        else:
-            run.matched[agent] = matched
-            run.values[agent] = {k: np.asarray(scores[k], dtype=np.float64) for k in scores}
-            ids_of[agent] = [str(i) for i in matched.ids]
-            if not run.scans:
-                run.scans = list(matched.scans)
+            step(f"{agent} on {spec.name}")
+            continue
+        notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
+        start = matched.start_note(file.name)
+        notes += [start] if start else []
+        warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
+        ids = [str(i) for i in matched.ids]
+        broken: dict[str, str] = {}
+        values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
+        for k, message in broken.items():
+            failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
+        run.matched[agent] = matched
+        run.values[agent] = values
+        ids_of[agent] = ids
+        scans_of[agent] = list(matched.scans)
         step(f"{agent} on {spec.name}")
-    if not ids_of:
-        return
-    first = next(iter(ids_of.values()))
-    if all(ids == first for ids in ids_of.values()):
-        run.ids = first
-    else:  # agents are compared on the episodes they all have
-        common = set(first).intersection(*ids_of.values())
-        run.ids = [i for i in first if i in common]
-        scan_of = dict(zip(first, run.scans))
-        run.scans = [scan_of[i] for i in run.ids]
-        for agent, ids in ids_of.items():
-            pos = {i: k for k, i in enumerate(ids)}
-            take = np.array([pos[i] for i in run.ids], dtype=np.intp)
-            run.values[agent] = {k: v[take] for k, v in run.values[agent].items()}
+    if ids_of:
+        _align(run, suite, ids_of, scans_of, failures, warned)
     keys: dict[str, None] = {}
     for v in run.values.values():
         keys.update(dict.fromkeys(v))
-    run.metrics = [m for m in keys if all(m in v for v in run.values.values())]
+    run.metrics = list(keys)
+
+
+def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures: list, warned: list) -> None:
+    """Every agent's values on the same episodes. An agent that misses episodes the others have
+    fails, naming the count and the first ids, unless ``settings.episodes = "shared"``: then all are
+    compared on the episodes every agent has, with a warning per agent that lost some."""
+    from ..datasets._common import few
+
+    spec = run.spec
+    first = next(iter(ids_of.values()))
+    if all(ids == first for ids in ids_of.values()):
+        run.ids, run.scans = first, scans_of[next(iter(ids_of))]
+        return
+    union: dict[str, str] = {}
+    for agent, ids in ids_of.items():
+        union.update((i, s) for i, s in zip(ids, scans_of[agent]) if i not in union)
+    shared = suite.settings["episodes"] == "shared"
+    have = {agent: set(ids) for agent, ids in ids_of.items()}
+    if not shared:
+        for agent in list(ids_of):
+            missing = [i for i in union if i not in have[agent]]
+            if missing:
+                file = suite.agents[agent][spec.name]
+                failures.append(
+                    failure_record(
+                        agent,
+                        spec.name,
+                        file,
+                        ValueError(
+                            f"{file.name}: covers {len(have[agent])} of the {len(union)} episodes the agents of "
+                            f"{spec.name} have; missing {few(missing)}. Agents are compared on the same "
+                            'episodes: add the missing ones, or set episodes = "shared" in [settings] '
+                            "(--shared-episodes) to compare every agent on the episodes all of them have"
+                        ),
+                    )
+                )
+                del ids_of[agent], run.values[agent], run.matched[agent]
+        if not ids_of:
+            return
+    keep = set.intersection(*(set(ids) for ids in ids_of.values()))
+    run.ids = [i for i in union if i in keep]
+    run.scans = [union[i] for i in run.ids]
+    for agent, ids in ids_of.items():
+        if shared and len(ids) > len(run.ids):
+            left = [i for i in ids if i not in keep]
+            file = suite.agents[agent][spec.name]
+            warned.append(
+                warning_record(
+                    agent,
+                    spec.name,
+                    file,
+                    f"{file.name}: {len(left)} of its {len(ids)} episodes are not compared ({few(left)}): "
+                    f'episodes = "shared" compares the {len(run.ids)} episodes every agent has',
+                )
+            )
+        pos = {i: k for k, i in enumerate(ids)}
+        take = np.array([pos[i] for i in run.ids], dtype=np.intp)
+        run.values[agent] = {k: v[take] for k, v in run.values[agent].items()}

@@ -2,9 +2,11 @@
 fixed-width text (the terminal), Markdown, CSV, LaTeX (booktabs) and HTML (notebooks).
 
 Every format starts from one model, :func:`leaderboard_rows` (per data set: the metrics, and one
-row per agent plus the baseline row, each cell ``(mean, lo, hi, mark)``), and has its own section
-below with its own escaping of names (:func:`md_escape`, :func:`tex_escape`, ``html.escape``).
-Rates are shown in percent everywhere but in the CSV (fractions, as ``results.json``).
+row per agent plus the baseline row, each cell a :class:`Cell`), and has its own section below
+with its own escaping of everything a user wrote (agent and data-set names, file names, failure
+and warning messages): :func:`term_escape`, :func:`md_escape`, :func:`csv_cell`,
+:func:`tex_escape`, ``html.escape``. Rates are shown in percent everywhere but in the CSV
+(fractions, as ``results.json``).
 """
 
 from __future__ import annotations
@@ -12,12 +14,18 @@ from __future__ import annotations
 import csv
 import html
 import io
-from collections.abc import Mapping
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from .baselines import BASELINE_ROW
-from .marks import leaderboard_marks, metric_info
+from .marks import leaderboard_marks, metric_info, unmarked_reason
 
 __all__ = [
+    "LATEX_METRICS",
+    "Cell",
+    "csv_cell",
     "format_leaderboard",
     "format_leaderboard_csv",
     "format_leaderboard_html",
@@ -25,16 +33,34 @@ __all__ = [
     "format_leaderboard_tex",
     "leaderboard_rows",
     "md_escape",
+    "term_escape",
     "tex_escape",
 ]
 
-_METHOD_NAMES = {"bca": "BCa", "percentile": "percentile"}
+#: The metrics of ``leaderboard.tex`` when the suite names none (``metrics = [...]``), by data-set
+#: kind (``"*"``: any other): what its papers report (R2R's leaderboard: TL/PL, NE, OSR, SR, SPL;
+#: nDTW and SDTW as RxR reports them; GP for NDH; REVERIE's TL, OSR, SR, SPL, RGS, RGSPL), those the
+#: data set has, in this order. With the intervals under the means each fits the ``table*`` of a
+#: two-column paper (ACL's 455 pt ``\textwidth``, the narrowest; measured in docs/suite.md).
+LATEX_METRICS: dict[str, tuple[str, ...]] = {
+    "*": ("pl", "ne", "osr", "sr", "spl", "ndtw", "sdtw", "gp"),
+    "reverie": ("pl", "osr", "sr", "spl", "rgs", "rgspl"),
+}
 
-_MARK_NOTE = (
-    "Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
-    "Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). No marks on metrics "
-    "without a direction (PL). Rates in percent."
-)
+_METHOD_NAMES = {"bca": "BCa", "percentile": "percentile"}
+_SYMBOLS = {"best": "*", "tied": "†", "unresolved": "?", "": ""}
+
+
+class Cell(NamedTuple):
+    """One leaderboard cell: the mean, its interval (None: undefined, or the baseline row), the
+    mark (``"best"``, ``"tied"``, ``"unresolved"`` or ``""``) and the number of episodes left out
+    of the mean (infinite distances: an unreachable goal)."""
+
+    mean: float | None
+    lo: float | None
+    hi: float | None
+    mark: str
+    left_out: int
 
 
 # --------------------------------------------------------------------------------------------
@@ -42,10 +68,9 @@ _MARK_NOTE = (
 # --------------------------------------------------------------------------------------------
 
 
-def leaderboard_rows(ds: Mapping, alpha: float):
+def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
     """``(metrics, rows)`` of one data set of ``results.json``: ``rows`` are
-    ``(agent, {metric: (mean, lo, hi, mark)})`` with mark ``"best"``, ``"tied"`` or ``""``; the
-    baseline row comes last (no interval, no mark)."""
+    ``(agent, {metric: Cell})``; the baseline row comes last (no interval, no mark)."""
     marks = leaderboard_marks(ds, alpha)
     metrics: dict[str, None] = {}
     for values in ds["agents"].values():
@@ -56,11 +81,11 @@ def leaderboard_rows(ds: Mapping, alpha: float):
         cells = {}
         for m, v in values.items():
             mk = marks.get(m, {})
-            mark = "best" if agent in mk.get("best", ()) else "tied" if agent in mk.get("tied", ()) else ""
-            cells[m] = (v["mean"], v["ci"][0], v["ci"][1], mark)
+            mark = next((k for k in ("best", "tied", "unresolved") if agent in mk.get(k, ())), "")
+            cells[m] = Cell(v["mean"], v["ci"][0], v["ci"][1], mark, int(v.get("left_out", 0)))
         rows.append((agent, cells))
     if ds.get("baseline"):
-        rows.append((BASELINE_ROW, {m: (v["mean"], None, None, "") for m, v in ds["baseline"].items()}))
+        rows.append((BASELINE_ROW, {m: Cell(v["mean"], None, None, "", 0) for m, v in ds["baseline"].items()}))
     return list(metrics), rows
 
 
@@ -70,6 +95,17 @@ def _fmt(x: float | None, rate: bool) -> str:
     return f"{x * 100:.1f}" if rate else f"{x:.2f}"
 
 
+def _left_out(cell: Cell, m: str, short: bool = False) -> str:
+    """The count of episodes left out of a mean, as shown beside it (``short``: the terminal and
+    LaTeX, whose notes say what it is)."""
+    if not cell.left_out:
+        return ""
+    if short:
+        return f"({cell.left_out} out)"
+    why = "unreachable" if metric_info(m)["unit"] == "m" else "infinite"
+    return f"({cell.left_out} {why} left out)"
+
+
 def _header(m: str) -> str:
     info = metric_info(m)
     unit = "%" if info["rate"] else info["unit"]
@@ -77,28 +113,98 @@ def _header(m: str) -> str:
     return f"{info['label']}{arrow}" + (f" ({unit})" if unit else "")
 
 
-def _caption(name: str, ds: Mapping, settings: Mapping) -> str:
+def _caption(name: str, ds: Mapping, settings: Mapping, esc=str) -> str:
+    """The line above a table; ``esc`` escapes the data set's name for the format."""
     unit = "paths" if ds.get("resampling") == "path" else "episodes"
+    units = f" ({ds['units']} paths)" if unit == "paths" and "units" in ds else ""
     return (
-        f"{name}: {ds['dataset']}, convention {ds['convention']}, {ds['n']} episodes; means with "
+        f"{esc(name)}: {ds['dataset']}, convention {ds['convention']}, {ds['n']} episodes{units}; means with "
         f"{settings['confidence'] * 100:g}% {_METHOD_NAMES[settings['method']]} bootstrap intervals "
         f"({settings['resamples']} resamples by {unit})"
     )
 
 
+def _notes(
+    results: Mapping, datasets: Sequence[tuple[Mapping, Sequence[str]]], dagger: str, unresolved: str
+) -> list[str]:
+    """The sentences under the tables: what the marks mean, and only what applies to these tables
+    (unmarked metrics, unresolved tests, undefined intervals, values left out)."""
+    settings = results["settings"]
+    alpha = settings["alpha"]
+    out = [
+        f"Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
+        f"Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). Rates in percent."
+    ]
+    shown: dict[str, None] = {}
+    any_unresolved = any_undefined = any_left = False
+    for ds, metrics in datasets:
+        shown.update(dict.fromkeys(metrics))
+        any_unresolved |= any(mk["unresolved"] for mk in leaderboard_marks(ds, alpha).values())
+        for values in ds["agents"].values():
+            for v in values.values():
+                any_undefined |= v["mean"] is not None and v["ci"][0] is None
+                any_left |= bool(v.get("left_out"))
+    no_dir = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "no direction"]
+    stay = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "staying at the start wins"]
+    if no_dir:
+        out.append(f"No marks on {', '.join(no_dir)} (no direction).")
+    if stay:
+        out.append(
+            f"No marks on {', '.join(stay)}: an agent that never leaves the start scores 0 m there (the start "
+            "lies on the reference); read them beside SR."
+        )
+    out.append("No marks with fewer than two agents.")
+    if any_unresolved:
+        out.append(
+            f"{unresolved}: {settings['resamples']} resamples cannot tell whether it differs from the best "
+            "(see the warnings); no mark is given."
+        )
+    if any_undefined:
+        out.append(f"n/a interval: fewer than {settings.get('min_units', 2)} paths or episodes (min_units).")
+    if any_left:
+        out.append(
+            "Infinite distances (an unreachable goal) are left out of their mean and counted beside it "
+            "((k out): k episodes)."
+        )
+    return out
+
+
 def _failure_line(f: Mapping) -> str:
     who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
-    return f"{who}: {f['error']}"
+    what = f" ({f['metric']})" if f.get("metric") else ""
+    return f"{who}{what}: {f['error']}" if who else str(f["error"])
+
+
+def _warning_line(w: Mapping) -> str:
+    who = " on ".join(str(w[k]) for k in ("agent", "dataset") if w.get(k))
+    return f"{who}: {w['message']}" if who else str(w["message"])
 
 
 # --------------------------------------------------------------------------------------------
 # terminal: fixed-width text
 # --------------------------------------------------------------------------------------------
 
+# C0 and C1 control characters, DEL, and the bidirectional controls ("Trojan source")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def term_escape(text: str) -> str:
+    """Text safe to print on a terminal: control characters (escape sequences, newlines, bidi
+    overrides) shown as ``\\x1b``-style escapes instead of acting."""
+    return _CONTROL.sub(
+        lambda c: repr(c.group())[1:-1] if ord(c.group()) < 0x100 else f"\\u{ord(c.group()):04x}", str(text)
+    )
+
+
+def _width(text: str) -> int:
+    """Columns a string takes on a terminal (East Asian wide characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in text)
+
 
 def format_leaderboard(results: Mapping) -> str:
     """The leaderboards as fixed-width text (means only; rates in percent): ``*`` marks the best
-    agent, ``†`` the agents not significantly different from it.
+    agent, ``†`` the agents not significantly different from it, ``?`` those the test could not
+    resolve; a count of episodes left out follows a mean that leaves some out.
 
     Parameters
     ----------
@@ -106,43 +212,60 @@ def format_leaderboard(results: Mapping) -> str:
         the content of ``results.json`` (what :func:`navdtw.suite.run` returns).
     """
     settings = results["settings"]
-    blocks = []
+    blocks, shown = [], []
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        shown.append((ds, metrics))
         head = ["agent"] + [_header(m) for m in metrics]
         body = []
         for agent, cells in rows:
-            line = [agent]
+            line = [term_escape(agent)]
             for m in metrics:
-                mean, _, _, mark = cells.get(m, (None, None, None, ""))
-                line.append(_fmt(mean, metric_info(m)["rate"]) + {"best": "*", "tied": "†", "": " "}[mark])
+                c = cells.get(m)
+                if c is None:
+                    line.append("")
+                    continue
+                text = _fmt(c.mean, metric_info(m)["rate"]) + (_SYMBOLS[c.mark] or " ")
+                line.append(text + (" " + _left_out(c, m, short=True) if c.left_out else ""))
             body.append(line)
-        widths = [max(len(r[c]) for r in [head, *body]) for c in range(len(head))]
-        lines = [_caption(name, ds, settings)]
+        widths = [max(_width(r[c]) for r in [head, *body]) for c in range(len(head))]
+        lines = [term_escape(_caption(name, ds, settings))]
         for r in [head, None, *body]:
             if r is None:
                 lines.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
                 continue
-            lines.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
+            pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
+            lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
         blocks.append("\n".join(lines))
-    note = "*: best mean; " + _MARK_NOTE.split(". ", 1)[1].format(dagger="†", alpha=settings["alpha"])
-    return "\n\n".join(blocks) + "\n\n" + note
+    notes = _notes(results, shown, "†", "?")
+    notes[0] = notes[0].replace("Bold: best mean.", "*: best mean;", 1)
+    return "\n\n".join(blocks) + "\n\n" + "\n".join(notes)
 
 
 # --------------------------------------------------------------------------------------------
 # Markdown (leaderboard.md)
 # --------------------------------------------------------------------------------------------
 
+# ASCII punctuation with a meaning in CommonMark / GitHub Markdown inside a line: emphasis, code,
+# links and images, raw HTML and entities, strikethrough, math, table cells, headings
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|<>&~$])")
+
 
 def md_escape(text: str) -> str:
-    """A name safe in a Markdown table cell: ``|`` is escaped."""
-    return str(text).replace("|", "\\|")
+    """Text that a Markdown renderer (CommonMark, GitHub tables) shows as written, inside a table
+    cell, a heading or a list item: every character with a Markdown meaning backslash-escaped
+    (``<b>`` stays text, ``|`` does not split the cell), a leading list or heading marker escaped,
+    and control characters (a newline would end the table) as spaces."""
+    text = _CONTROL.sub(" ", str(text))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"^(\s*)([-+=]|\d+[.)])", lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
 def format_leaderboard_md(results: Mapping) -> str:
     """``leaderboard.md``: one Markdown table per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it), the marks' note and the
-    failures.
+    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
+    not resolve), the notes, the warnings and the failures. Everything a user wrote is escaped
+    (:func:`md_escape`).
 
     Parameters
     ----------
@@ -151,30 +274,38 @@ def format_leaderboard_md(results: Mapping) -> str:
     """
     settings = results["settings"]
     out = ["# Leaderboard", ""]
+    shown = []
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
-        out += [f"## {name}", "", _caption(name, ds, settings) + ".", ""]
-        out.append("| agent | " + " | ".join(_header(m) for m in metrics) + " |")
+        shown.append((ds, metrics))
+        out += [f"## {md_escape(name)}", "", _caption(name, ds, settings, md_escape) + ".", ""]
+        out.append("| agent | " + " | ".join(md_escape(_header(m)) for m in metrics) + " |")
         out.append("|---|" + "---:|" * len(metrics))
         for agent, cells in rows:
             line = [md_escape(agent)]
             for m in metrics:
-                if m not in cells:
+                c = cells.get(m)
+                if c is None:
                     line.append("")
                     continue
-                mean, lo, hi, mark = cells[m]
                 rate = metric_info(m)["rate"]
-                text = _fmt(mean, rate)
-                text = f"**{text}**" if mark == "best" else f"{text}†" if mark == "tied" else text
-                if lo is not None or hi is not None:
-                    text += f" [{_fmt(lo, rate)}, {_fmt(hi, rate)}]"
+                text = _fmt(c.mean, rate)
+                text = f"**{text}**" if c.mark == "best" else text + {"tied": "†", "unresolved": "?"}.get(c.mark, "")
+                if agent != BASELINE_ROW:
+                    text += f" [{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]"
+                if c.left_out:
+                    text += " " + _left_out(c, m)
                 line.append(text)
             out.append("| " + " | ".join(line) + " |")
         out.append("")
-    out.append(_MARK_NOTE.format(dagger="†", alpha=settings["alpha"]))
-    if results.get("failures"):
-        out += ["", "## Failures", ""]
-        out += [f"- {_failure_line(f)}" for f in results["failures"]]
+    out += _notes(results, shown, "†", "?")
+    for title, items, line in (
+        ("Warnings", results.get("warnings", []), _warning_line),
+        ("Failures", results.get("failures", []), _failure_line),
+    ):
+        if items:
+            out += ["", f"## {title}", ""]
+            out += [f"- {md_escape(line(x))}" for x in items]
     return "\n".join(out) + "\n"
 
 
@@ -183,10 +314,20 @@ def format_leaderboard_md(results: Mapping) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def csv_cell(text) -> str:
+    """A text cell safe to open in a spreadsheet: a cell starting with ``=``, ``+``, ``-``, ``@``,
+    a tab or a carriage return (a formula, ``=cmd|' /C calc'!A0``) gets a leading ``'`` (the
+    OWASP rule), which spreadsheets show as text. A reader of navdtw's CSV files removes one
+    leading ``'`` before those characters."""
+    text = str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def format_leaderboard_csv(results: Mapping) -> str:
     """``leaderboard.csv``, long format: one row per (data set, agent or baseline, metric) with
-    ``mean, lo, hi`` as fractions (as ``results.json``), ``best`` and ``not_significantly_worse``
-    as 0/1.
+    ``mean, lo, hi`` as fractions (as ``results.json``), ``left_out`` (episodes left out of the
+    mean), and ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1. Text cells are
+    escaped against formula injection (:func:`csv_cell`).
 
     Parameters
     ----------
@@ -195,16 +336,20 @@ def format_leaderboard_csv(results: Mapping) -> str:
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["dataset", "agent", "metric", "mean", "lo", "hi", "best", "not_significantly_worse"])
+    w.writerow(
+        ["dataset", "agent", "metric", "mean", "lo", "hi", "left_out", "best", "not_significantly_worse", "unresolved"]
+    )
     alpha = results["settings"]["alpha"]
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, alpha)
         for agent, cells in rows:
             for m in metrics:
-                if m in cells:
-                    mean, lo, hi, mark = cells[m]
-                    numbers = ("" if x is None else repr(x) for x in (mean, lo, hi))
-                    w.writerow([name, agent, m, *numbers, int(mark == "best"), int(mark in ("best", "tied"))])
+                c = cells.get(m)
+                if c is None:
+                    continue
+                numbers = ("" if x is None else repr(x) for x in (c.mean, c.lo, c.hi))
+                marks = (int(c.mark == "best"), int(c.mark in ("best", "tied")), int(c.mark == "unresolved"))
+                w.writerow([csv_cell(name), csv_cell(agent), csv_cell(m), *numbers, c.left_out, *marks])
     return buf.getvalue()
 
 
@@ -213,41 +358,75 @@ def format_leaderboard_csv(results: Mapping) -> str:
 # --------------------------------------------------------------------------------------------
 
 _TEX = {c: "\\" + c for c in "&%$#_{}"}
-_TEX.update({"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"})
+_TEX.update(
+    {
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "\\": r"\textbackslash{}",
+        "|": r"\textbar{}",
+        "<": r"\textless{}",
+        ">": r"\textgreater{}",
+        '"': r"\textquotedblright{}",  # \textquotedbl is not in the default OT1 encoding
+        "`": r"\textasciigrave{}",
+        "'": r"\textquotesingle{}",
+    }
+)
 
 
 def tex_escape(text: str) -> str:
-    """Text safe in LaTeX: ``my_agent`` -> ``my\\_agent``."""
-    return "".join(_TEX.get(c, c) for c in str(text))
+    """Text that LaTeX typesets as written (pdfLaTeX, default fonts): ``my_agent`` ->
+    ``my\\_agent``; ``| < > " ` '`` as text commands (in OT1 ``<`` would print ``¡``), ``--`` not a
+    dash, control characters as spaces."""
+    text = _CONTROL.sub(" ", str(text))
+    return "".join(_TEX.get(c, c) for c in text).replace("--", "-{}-").replace("--", "-{}-")
 
 
-def format_leaderboard_tex(results: Mapping) -> str:
+def _tex_metrics(ds: Mapping, metrics: Sequence[str], chosen: bool) -> list[str]:
+    if chosen:
+        return list(metrics)
+    keep = [m for m in LATEX_METRICS.get(ds.get("dataset"), LATEX_METRICS["*"]) if m in metrics]
+    return keep or list(metrics)
+
+
+def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str:
     """``leaderboard.tex``: one booktabs ``table*`` per data set (needs ``\\usepackage{booktabs}``).
 
     Parameters
     ----------
     results:
         the content of ``results.json``.
+    latex:
+        ``"intervals"``: each agent's means, and its intervals on a second, smaller line under them
+        (default); ``"compact"``: the means alone (the intervals are in ``leaderboard.md``).
+        Without a metric selection (``results["metrics"]``) the table shows the data set's
+        :data:`LATEX_METRICS`, which fit a two-column paper's ``table*``.
     """
     settings = results["settings"]
+    chosen = bool(results.get("metrics"))
     out = [
         "% navdtw suite leaderboard; needs \\usepackage{booktabs}. Rates in percent.",
         f"% Generated by navdtw {results['navdtw_version']}.",
     ]
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
-        heads = []
-        for m in metrics:
+        all_metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics = _tex_metrics(ds, all_metrics, chosen)
+        heads, units = [], []
+        for m in metrics:  # the units on a line of their own: the columns are as wide as the numbers
             info = metric_info(m)
             arrow = {True: r"$\uparrow$", False: r"$\downarrow$", None: ""}[info["higher_is_better"]]
             unit = r"\%" if info["rate"] else tex_escape(info["unit"])
-            heads.append(tex_escape(info["label"]) + arrow + (f" ({unit})" if unit else ""))
+            heads.append(tex_escape(info["label"]) + arrow)
+            units.append(rf"{{\scriptsize ({unit})}}" if unit else "")
+        notes = _notes(results, [(ds, metrics)], "DAGGER", "QMARK")
+        if latex == "compact":
+            notes.insert(1, "Intervals: see leaderboard.md.")
+        elif any(c.lo is not None for _, cells in rows for c in cells.values()):
+            notes.insert(1, "Second line: the interval.")
         caption = (
-            tex_escape(_caption(name, ds, settings))
-            + ". "
-            + tex_escape(_MARK_NOTE.format(dagger="DAGGER", alpha=settings["alpha"]))
+            tex_escape(_caption(name, ds, settings) + ". " + " ".join(notes))
             .replace("DAGGER", r"$^\dagger$")
-            .replace(">=", r"$\geq$")
+            .replace("QMARK", r"$^{?}$")
+            .replace(r"\textgreater{}=", r"$\geq$")
             .replace("Bold:", r"\textbf{Bold}:")
         )
         out += [
@@ -259,24 +438,32 @@ def format_leaderboard_tex(results: Mapping) -> str:
             r"\begin{tabular}{l" + "r" * len(metrics) + "}",
             r"\toprule",
             "Agent & " + " & ".join(heads) + r" \\",
+            *([" & " + " & ".join(units) + r" \\"] if any(units) else []),
             r"\midrule",
         ]
         for k, (agent, cells) in enumerate(rows):
-            if agent == BASELINE_ROW and ds.get("baseline") and k == len(rows) - 1:
+            if agent == BASELINE_ROW and k == len(rows) - 1 and k > 0:
                 out.append(r"\midrule")
-            line = [tex_escape(agent)]
+            means, spans = [tex_escape(agent)], [""]
             for m in metrics:
-                if m not in cells:
-                    line.append("")
+                c = cells.get(m)
+                if c is None:
+                    means.append("")
+                    spans.append("")
                     continue
-                mean, lo, hi, mark = cells[m]
                 rate = metric_info(m)["rate"]
-                text = _fmt(mean, rate)
-                text = rf"\textbf{{{text}}}" if mark == "best" else rf"{text}$^\dagger$" if mark == "tied" else text
-                if lo is not None or hi is not None:
-                    text += rf" {{\scriptsize[{_fmt(lo, rate)}, {_fmt(hi, rate)}]}}"
-                line.append(text)
-            out.append(" & ".join(line) + r" \\")
+                text = _fmt(c.mean, rate)
+                if c.mark == "best":
+                    text = rf"\textbf{{{text}}}"
+                elif c.mark in ("tied", "unresolved"):
+                    text += r"$^\dagger$" if c.mark == "tied" else r"$^{?}$"
+                if c.left_out:
+                    text += rf" {{\scriptsize {tex_escape(_left_out(c, m, short=True))}}}"
+                means.append(text)
+                spans.append("" if agent == BASELINE_ROW else f"[{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]")
+            out.append(" & ".join(means) + r" \\")
+            if latex == "intervals" and any(spans):
+                out.append(" & ".join(rf"{{\scriptsize {s}}}" if s else "" for s in spans) + r" \\[2pt]")
         label = "".join(c if c.isalnum() else "-" for c in name)
         out += [
             r"\bottomrule",
@@ -295,8 +482,9 @@ def format_leaderboard_tex(results: Mapping) -> str:
 
 def format_leaderboard_html(results: Mapping) -> str:
     """The leaderboards as HTML tables, one per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it), the marks' note and the
-    failures. Every name and message is escaped. What Jupyter shows for a run's results.
+    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
+    not resolve), the notes, the warnings and the failures. Every name and message is escaped.
+    What Jupyter shows for a run's results.
 
     Parameters
     ----------
@@ -304,22 +492,28 @@ def format_leaderboard_html(results: Mapping) -> str:
         the content of ``results.json``.
     """
     settings = results["settings"]
-    parts = []
+    parts, shown = [], []
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        shown.append((ds, metrics))
         body = []
         for agent, cells in rows:
             line = [f'<th style="text-align: left">{html.escape(agent)}</th>']
             for m in metrics:
-                if m not in cells:
+                c = cells.get(m)
+                if c is None:
                     line.append("<td></td>")
                     continue
-                mean, lo, hi, mark = cells[m]
                 rate = metric_info(m)["rate"]
-                text = html.escape(_fmt(mean, rate))
-                text = f"<strong>{text}</strong>" if mark == "best" else f"{text}†" if mark == "tied" else text
-                if lo is not None or hi is not None:  # the interval on a line of its own, under the mean
-                    text += f" <br><small>[{html.escape(_fmt(lo, rate))}, {html.escape(_fmt(hi, rate))}]</small>"
+                text = html.escape(_fmt(c.mean, rate))
+                if c.mark == "best":
+                    text = f"<strong>{text}</strong>"
+                else:
+                    text += {"tied": "†", "unresolved": "?"}.get(c.mark, "")
+                if agent != BASELINE_ROW:  # the interval on a line of its own, under the mean
+                    text += f" <br><small>[{html.escape(_fmt(c.lo, rate))}, {html.escape(_fmt(c.hi, rate))}]</small>"
+                if c.left_out:
+                    text += f" <br><small>{html.escape(_left_out(c, m))}</small>"
                 line.append(f'<td style="text-align: right; white-space: nowrap">{text}</td>')
             body.append("<tr>" + "".join(line) + "</tr>")
         head = "".join(f'<th style="text-align: right">{html.escape(_header(m))}</th>' for m in metrics)
@@ -330,8 +524,13 @@ def format_leaderboard_html(results: Mapping) -> str:
             f"<tbody>{''.join(body)}</tbody>"
             "</table>"
         )
-    parts.append(f"<p><small>{html.escape(_MARK_NOTE.format(dagger='†', alpha=settings['alpha']))}</small></p>")
-    if results.get("failures"):
-        items = "".join(f"<li>{html.escape(_failure_line(f))}</li>" for f in results["failures"])
-        parts.append(f"<p>Failures:</p><ul>{items}</ul>")
+    notes = " ".join(_notes(results, shown, "†", "?"))
+    parts.append(f"<p><small>{html.escape(notes)}</small></p>")
+    for title, items, line in (
+        ("Warnings", results.get("warnings", []), _warning_line),
+        ("Failures", results.get("failures", []), _failure_line),
+    ):
+        if items:
+            lis = "".join(f"<li>{html.escape(line(x))}</li>" for x in items)
+            parts.append(f"<p>{title}:</p><ul>{lis}</ul>")
     return "<div>" + "".join(parts) + "</div>"
