@@ -155,16 +155,17 @@ def _mac_tag(version: str, arch: str) -> str:
 
 
 def targets(pp: dict, python: str) -> list[Target]:
-    """The wheels' platforms: Linux at the manylinux image's glibc, musl 1.2, Windows, and macOS at
+    """The wheels' platforms: Windows, Linux at the manylinux image's glibc, musl 1.2, and macOS at
     the compiler-free floor plus the step below it when that is still at or above navdtw's floor."""
     linux = pp["tool"]["cibuildwheel"]["linux"]
-    out = []
+    # Windows first: its resolution finds every dependency pip's markers drop (colorama on Windows,
+    # tomli and exceptiongroup below 3.11), which the other targets then get without a second pass.
+    out = [Target("Windows AMD64", "win32", "AMD64", ("win_amd64",))]
     for arch in ("x86_64", "aarch64"):
         minor = _glibc(linux[f"manylinux-{arch}-image"])
         out.append(Target(f"Linux {arch} (glibc 2.{minor})", "linux", arch, _manylinux_platforms(minor, arch)))
     musl = linux["musllinux-x86_64-image"]  # musllinux_1_2: a musl 1.2 system also takes 1_1 wheels
     out.append(Target(f"Linux x86_64 ({musl})", "linux", "x86_64", (f"{musl}_x86_64", "musllinux_1_1_x86_64")))
-    out.append(Target("Windows AMD64", "win32", "AMD64", ("win_amd64",)))
     for arch in ("x86_64", "arm64"):
         own, free = _macos_floor(pp, arch), MACOS_COMPILER_FREE[arch][python]
         if Version(free) < Version(own):
