@@ -15,9 +15,11 @@ the degenerate-input answers documented in navdtw.metrics' module docstring:
   distances and dtw stay inf. Never NaN.
 
 A convention is described by plain values (:class:`Rules`) so the twin does not share the
-implementation's Convention record. Distances: node paths read a ``[V, V]`` matrix rounded to
-float32 (the engine's storage type) and then used in float64; coordinate paths are rounded to
-float32 and measured with the Euclidean distance in float64.
+implementation's Convention record. Distances follow docs/metrics.md ("Distances"): node paths
+read a ``[V, V]`` matrix rounded to float32 (the engine's storage type) and then used in float64;
+coordinate paths are rounded to float32 and measured in float32 arithmetic (the float32 rule),
+then used in float64. A float64 distance would disagree with the rule's at a success threshold
+(issue 19: a reference ending at (0, 1.77e-12), a query ending at (0, 1), d_th = 1).
 """
 
 from __future__ import annotations
@@ -73,12 +75,14 @@ def node_distance(matrix) -> Callable[[int, int], float]:
 
 
 def euclidean(a, b) -> float:
-    a = np.asarray(a, dtype=np.float32).astype(np.float64)
-    b = np.asarray(b, dtype=np.float32).astype(np.float64)
-    s = 0.0
-    for x, y in zip(a.tolist(), b.tolist()):
-        s += (x - y) * (x - y)
-    return math.sqrt(s)
+    """The float32 rule: the points rounded to float32; each difference, square and the running
+    sum over the coordinates (left to right) rounded to float32; a correctly rounded float32
+    square root; the result widened to float64."""
+    s = np.float32(0.0)
+    for x, y in zip(np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)):
+        diff = np.float32(x - y)
+        s = np.float32(s + np.float32(diff * diff))
+    return float(np.sqrt(s))
 
 
 def collapse(path: Sequence[int]) -> list:

@@ -95,6 +95,8 @@ def test_empty_summary_is_nan_without_warnings():
         ({"collision_count": [0, 1.5]}, r"collision_count\[1\]"),
         ({"baseline_collision_count": [np.inf, 0]}, r"baseline_collision_count\[0\]"),
         ({"baseline_collision_count": [0, -3]}, r"baseline_collision_count\[1\]"),
+        # uint64 beyond int64: numpy 1.x compared it with 2**63 - 1 in float64 and let 2**63 through
+        ({"collision_count": np.array([0, 2**63], np.uint64)}, r"collision_count\[1\].*too large"),
         ({"distance_to_goal": [1.0, np.nan]}, r"distance_to_goal\[1\]"),
         ({"distance_to_goal": [-0.1, 1.0]}, r"distance_to_goal\[0\]"),
         ({"distance_to_goal": [1.0, 2.0, 3.0]}, r"lengths.*distance_to_goal=3"),

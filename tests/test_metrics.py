@@ -11,7 +11,7 @@ import hypothesis.extra.numpy as hnp
 import naive_metrics as nm
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
@@ -29,9 +29,9 @@ EXACT = ("sr", "osr")
 
 def assert_matches(scores, expected, context="", tol=1e-9):
     """Every metric of ``expected`` (naive) equals the implementation's: sr/osr exactly, the rest
-    to rel/abs ``tol`` (inf must meet inf); and nothing is NaN. Coordinate distances are measured
-    in float32 by the engine (documented), so coordinate cases use tol=1e-6 against the float64
-    twin."""
+    to rel/abs ``tol`` (inf must meet inf); and nothing is NaN. Coordinate cases use tol=1e-6:
+    the twin measures distances by the same float32 rule but sums and averages in its own order
+    (and FastDTW's coarse levels differ in rounding)."""
     assert set(scores.keys()) == set(expected), context
     for k, want in expected.items():
         got = scores[k]
@@ -285,6 +285,40 @@ def test_ne_equal_to_threshold():
     for conv, want in (("paper", 1.0), ("r4r", 1.0), ("r2r", 0.0), ("duet", 0.0), ("vlnce", 0.0)):
         s = evaluate(r, q, convention=conv)
         assert s["ne"][0] == 3.0 and s["sr"][0] == want, conv
+
+
+# Issue 19: a float64 distance says 1 - 1.77e-12 < 1; the float32 rule (docs/metrics.md) says 1.0.
+AT_THRESHOLD = (
+    [np.array([[0, 0], [0, 1.77e-12]], np.float32)],
+    [np.array([[0, 0], [0, 1]], np.float32)],
+)
+
+
+@PROPS
+@given(coord_episodes(), THRESHOLDS)
+@example(case=AT_THRESHOLD, threshold=1.0)
+def test_success_compares_the_float32_distance(case, threshold):
+    """SR and OSR are the convention's comparison of the NE and ONE that navdtw reports, and those
+    are the float32-rule distances (the twin's), bit for bit, under every convention."""
+    refs, qrys = case
+    for conv in ALL_CONVENTIONS:
+        s = evaluate(refs, qrys, threshold=threshold, convention=conv, metrics=["ne", "one", "sr", "osr"])
+        ne = [nm.euclidean(r[-1], q[-1]) for r, q in zip(refs, qrys)]
+        one = [min(nm.euclidean(r[-1], p) for p in q) for r, q in zip(refs, qrys)]
+        np.testing.assert_array_equal(s["ne"], ne, err_msg=conv)
+        np.testing.assert_array_equal(s["one"], one, err_msg=conv)
+        below = np.less_equal if nm.RULES[conv].inclusive else np.less
+        np.testing.assert_array_equal(s["sr"], below(ne, threshold), err_msg=conv)
+        np.testing.assert_array_equal(s["osr"], below(one, threshold), err_msg=conv)
+
+
+def test_float32_rule_at_the_threshold():
+    """The issue's case by hand: d = 1.0 exactly in float32, so `<` fails and `<=` succeeds."""
+    refs, qrys = AT_THRESHOLD
+    assert 1.0 - float(refs[0][-1, 1]) < 1.0  # a float64 distance would be below the threshold
+    for conv, want in (("r2r", 0.0), ("vlnce", 0.0), ("duet", 0.0), ("paper", 1.0), ("r4r", 1.0)):
+        s = evaluate(refs, qrys, threshold=1.0, convention=conv)
+        assert s["ne"][0] == 1.0 and s["sr"][0] == want, conv
 
 
 # triangle 0-1 (1 m), 1-2 (1 m), 0-2 (1.5 m)

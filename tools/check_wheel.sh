@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The wheel and sdist as published, checked end to end (issue 15); part of .ci/run.
+# The wheel and sdist as published, checked end to end (issues 15, 19); part of .ci/run.
 #
-#   tools/check_wheel.sh            # everything below, in a temporary folder (about 5-6 min on 2 cores)
+#   tools/check_wheel.sh            # everything below, in a temporary folder (4-8 min on 2 busy cores)
 #   NAVDTW_KEEP=1 tools/check_wheel.sh      # keep the temporary folder (its path is printed)
 #
 # 1. `python -m build`: the sdist, then the wheel built from that sdist.
@@ -11,12 +11,20 @@
 #    the glibc / libstdc++ symbol versions it needs); tools/check_dist.py: the extension, the
 #    package, py.typed, _core.pyi and the licence in the dist-info, nothing else.
 # 4. The repaired wheel into a fresh virtualenv with no compiler: PATH is only the venv's bin/
-#    (no cc, c++, gcc, clang), CC=false CXX=false, and pip takes binaries only. The whole test
-#    suite runs from a copy of tests/ outside the source tree, so only the installed wheel is
-#    importable. (fastdtw, a test-only dependency, publishes no wheel: it is built beforehand, as a
-#    machine without a compiler would get it from a wheelhouse.) pip skips byte-compiling the
-#    dependencies (--no-compile): Python compiles what the tests import.
-# 5. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
+#    (no cc, c++, gcc, clang), CC=false CXX=false, and pip takes binaries only, with every extra
+#    ([test] holds them all). Tests run from a copy of tests/ outside the source tree, so only the
+#    installed wheel is importable: a subset that proves the wheel works, not the whole suite again
+#    (.ci/run already ran it against the same code): the engine (the compiled extension, its SIMD
+#    kernels), packaging (metadata, licence), a reader (R2R, with the real data when present) and
+#    the CLI (the console script, figures through the [plot] extra). (fastdtw, a test-only
+#    dependency, publishes no wheel: it is built beforehand, as a machine without a compiler would
+#    get it from a wheelhouse.) pip skips byte-compiling the dependencies (--no-compile).
+# 5. The oldest supported dependencies: the repaired wheel with exactly the floors of
+#    pyproject.toml's `dependencies` (numpy==1.24, scipy==1.9.2), binaries only, `pip check`, and
+#    the tests whose code runs through numpy and scipy (input conversion and errors, metrics,
+#    statistics, graphs, rewards, readers, baselines; no extras installed). The engine's own tests
+#    are left out: its kernels are C++, and what numpy hands them is what the input tests check.
+# 6. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
@@ -84,8 +92,48 @@ done
     # The import must come from the venv's site-packages, not from a source tree.
     "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -c \
         "import navdtw, sys; f = navdtw.__file__; print('navdtw', navdtw.__version__, 'from', f); sys.exit('site-packages' not in f)"
-    step "the whole test suite against the installed wheel"
-    "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pytest -q -p no:cacheprovider tests
+    step "the engine, packaging, a reader and the CLI against the installed wheel"
+    "${NOCC[@]}" "$WORK/venv-wheel/bin/python" -m pytest -q -p no:cacheprovider \
+        tests/test_engine.py tests/test_packaging.py tests/test_datasets_r2r.py tests/test_cli.py
+)
+
+# numpy==X scipy==Y (and tomli's floor below 3.11): each dependency at its `>=` floor.
+FLOORS="$("$TOOLS" - "$ROOT/pyproject.toml" <<'PY'
+import sys
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11 (build depends on tomli there)
+    import tomli as tomllib
+from packaging.requirements import Requirement
+
+with open(sys.argv[1], "rb") as f:
+    deps = [Requirement(d) for d in tomllib.load(f)["project"]["dependencies"]]
+pins = []
+for d in deps:
+    if d.marker is None or d.marker.evaluate():
+        floor = [s.version for s in d.specifier if s.operator == ">="]
+        if len(floor) != 1:
+            sys.exit(f"check_wheel.sh: {d} has no single '>=' floor to test")
+        pins.append(f"{d.name}=={floor[0]}")
+print(" ".join(pins))
+PY
+)"
+step "fresh virtualenv without a compiler: the repaired wheel with the oldest supported $FLOORS"
+"$PYTHON" -m venv "$WORK/venv-floors"
+NOCC_FLOORS=(env PATH="$WORK/venv-floors/bin" CC=false CXX=false PIP_DISABLE_PIP_VERSION_CHECK=1)
+# shellcheck disable=SC2086  # FLOORS is a list of requirements
+"${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pip install --quiet --no-compile --only-binary=:all: \
+    $FLOORS "pytest>=7" "hypothesis>=6.80"
+"${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pip install --quiet --no-compile --no-deps "$REPAIRED"
+"${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pip check
+(
+    cd "$WORK/suite"
+    "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider \
+        tests/test_engine_errors.py tests/test_hostile.py tests/test_metrics.py \
+        tests/test_stats.py tests/test_graphs.py tests/test_reward.py tests/test_datasets_r2r.py \
+        tests/test_datasets_vlnce.py tests/test_humanaware.py tests/test_baseline.py \
+        tests/test_evaluator_quirks.py tests/test_instruction_errors.py tests/test_synthetic.py
 )
 
 step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"

@@ -208,7 +208,7 @@ def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be an integer array {shape_hint}, got dtype {arr.dtype}")
-    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.uint64(np.iinfo(np.int64).max):  # exact on numpy 1.x
         raise ValueError(f"{name} holds {arr.max()}, beyond the int64 range of indices")
     return arr.astype(np.int64, order="C", copy=False)  # keeps 0-d scalars 0-d
 

@@ -65,7 +65,7 @@ def _as_counts(values: ArrayLike, name: str) -> np.ndarray:
         if bad.any():
             i = _first_bad(bad)
             raise ValueError(f"{name}[{i}] = {arr[i]!r}: counts must be non-negative integers")
-    elif arr.size and arr.max() > np.iinfo(np.int64).max:  # unsigned
+    elif arr.size and arr.max() > np.uint64(np.iinfo(np.int64).max):  # unsigned (exact on numpy 1.x)
         i = int(np.argmax(arr))
         raise ValueError(f"{name}[{i}] = {arr[i]!r}: count too large")
     return arr.astype(np.int64)

@@ -34,7 +34,9 @@ def _normalize_values(values: np.ndarray, name: str) -> np.ndarray:
                 f"{name}: a 1-D float array is ambiguous; node paths must be integers, "
                 "and 1-D coordinates must have shape [n, 1]"
             )
-        if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
+        # Compared as uint64: numpy 1.x compares uint64 with a Python int in float64, where
+        # 2**63 - 1 rounds to 2**63 and the largest overflowing id passes.
+        if values.dtype.kind == "u" and values.size and values.max() > np.uint64(np.iinfo(np.int64).max):
             raise ValueError(f"{name}: node id {values.max()} does not fit int64")
         if values.dtype not in (np.int32, np.int64):
             values = values.astype(np.int64)
