@@ -46,7 +46,9 @@ nitpicky = True
 nitpick_ignore_regex = [
     (r"py:(class|obj|data)", r"(numpy|np|numpy\.typing|npt|collections\.abc|typing|pathlib|os|pyarrow|pa|dask)\..+"),
     (r"py:(class|obj)", r"(ArrayLike|PathLike|Path|Sequence|Mapping|Iterable|Iterator|Callable|Generator)"),
-    (r"py:class", r"(argparse\.\w+|matplotlib\..+|concurrent\.futures\..+|io\.\w+)"),
+    (r"py:class", r"(argparse\.\w+|matplotlib\..+|concurrent\.futures\..+|io\.\w+|pandas\..+|distributed\..+)"),
+    # numpydoc's words in the types of Parameters sections ("array_like, optional")
+    (r"py:class", r"(array_like|optional|sequence|mapping|iterable|collection|callable)"),
 ]
 
 # MyST: headings get anchors (the pages link to "#sources" and the like), and a link to a missing

@@ -11,9 +11,17 @@ __all__ = ["config", "show_config"]
 
 
 def config() -> dict[str, Any]:
-    """This installation as a dict: version, Python, platform, and the compiled engine's build
-    (which SIMD kernel batches use and why, which kernels this CPU runs and which were compiled in,
-    compiler, threads, GIL-free declaration)."""
+    """This installation as a dict.
+
+    Returns
+    -------
+    dict
+        ``navdtw``, ``python``, ``platform``, ``numpy``, ``scipy`` (versions and the system),
+        ``engine`` (the compiled engine's :func:`navdtw._core.build_info`: which SIMD kernel
+        batches use and why, which kernels this CPU runs and which were compiled in, compiler,
+        threads, GIL-free declaration), ``workers`` (what ``workers=-1`` means here) and
+        ``extension`` (the compiled module's file).
+    """
     import numpy
     import scipy
 
@@ -33,8 +41,16 @@ def config() -> dict[str, Any]:
 
 
 def show_config() -> dict[str, Any]:
-    """Prints which kernels this build and CPU use (as ``numpy.show_config()`` does) and returns
-    the same facts as a dict."""
+    """Prints which kernels this build and CPU use, as ``numpy.show_config()`` does.
+
+    ``navdtw info`` prints the same.
+
+    Returns
+    -------
+    dict
+        The facts printed (``navdtw._config.config()``): versions, platform,
+        the engine's build (``"engine"``), threads (``"workers"``) and the extension's file.
+    """
     c = config()
     e = c["engine"]
     how = "chosen automatically" if e["simd_choice"] == "auto" else "forced by set_simd or NAVDTW_SIMD"

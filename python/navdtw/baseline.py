@@ -35,8 +35,25 @@ __all__ = ["PositionWalker", "RandomWalker", "score_random_positions", "score_ra
 class RandomWalker:
     """Seeded random walks from the starts of a split's references, over their scans' graphs.
 
-    ``references`` are node :class:`~navdtw.Paths` (one per split entry) and ``env`` their scan index
-    into ``graphs_list`` (a list of :class:`navdtw.graphs.NavGraph`).
+    Walk ``w`` serves reference ``w mod len(references)``, starts at its first node and takes as
+    many steps as it has edges, each to a uniformly chosen neighbour.
+
+    Parameters
+    ----------
+    graphs_list : sequence of NavGraph
+        The scans' graphs.
+    references : Paths
+        Node paths (one per split entry), local node indices of their scans (not checked).
+    env : array_like
+        int ``[B]``: each reference's index into ``graphs_list`` (not checked: numpy's
+        ``IndexError`` for one out of range).
+    seed : int, optional
+        Walks depend only on (seed, walk index); in [0, 2**64), default 0.
+
+    Raises
+    ------
+    ValueError
+        A ``seed`` that is not an integer in [0, 2**64).
     """
 
     def __init__(self, graphs_list, references: Paths, env: np.ndarray, *, seed: int = 0):
@@ -63,7 +80,31 @@ class RandomWalker:
         self.step_counts = np.ascontiguousarray(references.lengths - 1, dtype=np.int64)
 
     def walks(self, first: int, count: int, *, workers: int = 1):
-        """Walks ``first .. first + count - 1``: (node Paths of local ids, reference index of each)."""
+        """Walks ``first .. first + count - 1``, generated in C++.
+
+        Parameters
+        ----------
+        first : int
+            Index of the first walk, >= 0.
+        count : int
+            Number of walks, >= 0.
+        workers : int, optional
+            Threads (default 1; -1 = all cores); the walks do not depend on it.
+
+        Returns
+        -------
+        walks : Paths
+            Node paths of local node ids.
+        references : numpy.ndarray
+            int64 ``[count]``: the reference each walk serves.
+
+        Raises
+        ------
+        ValueError
+            A negative ``first`` or ``count``, a bad ``workers``.
+        TypeError
+            A ``workers`` that is not an integer.
+        """
         values, offsets, refs = _core.random_walks(
             self._indptr,
             self._indices,
@@ -100,44 +141,48 @@ def score_random_walks(
 
     Parameters
     ----------
-    graphs:
-        a :class:`navdtw.graphs.GraphSet` holding the references' scans (``navdtw.load_connectivity``).
-    scans:
-        the scan id of every reference path.
-    paths:
-        every reference path as a list of viewpoint ids of its scan.
-    n:
-        number of random trajectories (default one million, as the paper).
-    seed:
-        walks depend only on (seed, walk index): same seed -> identical numbers.
-    threshold, convention:
-        as :func:`navdtw.evaluate` (default 3.0 m, ``"paper"``).
-    chunk:
-        walks scored per step; bounds memory (about 1 KB per walk).
-    progress:
-        show a tqdm bar when there is more than one chunk and tqdm is installed.
-    workers:
-        threads (-1 = all cores); the numbers do not depend on it.
-    metrics:
-        names to compute (default: every metric that applies to node paths and the ``inputs``).
-    inputs:
-        optional ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
+    graphs : GraphSet
+        The scans of the references (``navdtw.load_connectivity``).
+    scans : sequence of str
+        The scan id of every reference path.
+    paths : sequence of sequence of str
+        Every reference path as a list of viewpoint ids of its scan.
+    n : int, optional
+        Number of random trajectories (default one million, as the paper), >= 1.
+    seed : int, optional
+        Walks depend only on (seed, walk index): same seed -> identical numbers. In [0, 2**64).
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+    convention : str or Convention, optional
+        As :func:`navdtw.evaluate` (default ``"paper"``).
+    chunk : int, optional
+        Walks scored per step, >= 1; bounds memory (about 1 KB per walk).
+    progress : bool, optional
+        Show a tqdm bar when there is more than one chunk and tqdm is installed.
+    workers : int, optional
+        Threads (-1 = all cores); the numbers do not depend on it.
+    metrics : iterable of str, optional
+        Names to compute (default: every metric that applies to node paths and the ``inputs``).
+    inputs : callable, optional
+        ``f(walks, ref_of) -> {name: array}``: the per-walk extra inputs of
         :func:`navdtw.evaluate` for a chunk of walks (node :class:`~navdtw.Paths`, before any collapsing)
         and the reference each walk serves, e.g. REVERIE's ``success`` / ``oracle_success``.
 
     Returns
     -------
-    dict mapping metric names (``pl, ne, one, sr, osr, spl, sed, cls, ad, md, dtw, ndtw, sdtw``) to
-    means over the walks, rates as fractions (not percent).
+    dict[str, float]
+        Metric name (``pl, ne, one, sr, osr, spl, sed, cls, ad, md, dtw, ndtw, sdtw`` and those
+        the ``inputs`` allow) -> mean over the walks, rates as fractions (not percent).
 
     Raises
     ------
     ValueError
-        for an unknown convention or metric, a threshold that is not finite and > 0, ``n`` or
-        ``chunk`` below 1, a seed outside [0, 2**64), or an unknown scan or viewpoint (naming the
-        entry).
+        For an unknown convention or metric, a threshold that is not finite and > 0, ``n`` or
+        ``chunk`` below 1, a seed outside [0, 2**64), a bad ``workers``, or an unknown scan or
+        viewpoint (naming the entry); the input errors of :func:`navdtw.evaluate` for what
+        ``inputs`` returns.
     TypeError
-        when ``graphs`` is not a :class:`navdtw.graphs.GraphSet` or ``workers`` not an integer.
+        When ``graphs`` is not a :class:`navdtw.graphs.GraphSet` or ``workers`` not an integer.
     """
     conv, threshold, workers = _check_walk_args(convention, threshold, n, chunk, workers, seed)
     if not isinstance(graphs, GraphSet):
@@ -177,6 +222,21 @@ class PositionWalker:
     spread (a flat reference gives a flat walk), and the walk is reflected at the faces of the
     reference's axis-aligned bounding box. The random numbers of walk ``w`` come from a stream
     keyed by ``(seed, w // BLOCK)``, so a walk does not depend on how the walks are chunked.
+
+    Parameters
+    ----------
+    references : Paths or sequence of array_like
+        At least one coordinate path (``[n, D]``, metres).
+    seed : int, optional
+        In [0, 2**64), default 0.
+
+    Raises
+    ------
+    ValueError
+        A ``seed`` that is not an integer in [0, 2**64), node paths; the errors of
+        :meth:`navdtw.Paths.from_list`.
+    TypeError
+        ``references`` that are not paths.
     """
 
     #: Walks drawn from one random stream; chunks of walks are whole blocks.
@@ -204,7 +264,27 @@ class PositionWalker:
         self.step = np.divide(total, self.lengths - 1, out=np.zeros(len(refs)), where=self.lengths > 1)
 
     def walks(self, first: int, count: int) -> tuple[Paths, np.ndarray]:
-        """Walks ``first .. first + count - 1``: (coordinate Paths, reference index of each)."""
+        """Walks ``first .. first + count - 1``.
+
+        Parameters
+        ----------
+        first : int
+            Index of the first walk, >= 0.
+        count : int
+            Number of walks, >= 1.
+
+        Returns
+        -------
+        walks : Paths
+            Coordinate paths (metres, float32).
+        references : numpy.ndarray
+            int64 ``[count]``: the reference each walk serves.
+
+        Raises
+        ------
+        ValueError
+            A negative ``first`` or a ``count`` below 1 (numpy's messages).
+        """
         first, count = int(first), int(count)
         values, lengths, refs = [], [], []
         w = first
@@ -279,35 +359,46 @@ def score_random_positions(
 
     Parameters
     ----------
-    references:
-        the reference paths, ``[n, D]`` coordinates (metres).
-    n:
-        number of walks; walk ``w`` serves reference ``w mod len(references)``.
-    seed:
-        walks depend only on (seed, walk index): same seed -> identical numbers, whatever ``chunk``.
-    threshold, convention:
-        as :func:`navdtw.evaluate`.
-    chunk:
-        walks scored per step (rounded up to whole blocks of :attr:`PositionWalker.BLOCK`).
-    progress, workers, metrics:
-        as :func:`score_random_walks`.
-    shortest_distance:
-        optional SPL's l per reference (float ``[len(references)]``), used under the ``"shortest"``
+    references : Paths or sequence of array_like
+        The reference paths, ``[n, D]`` coordinates (metres).
+    n : int, optional
+        Number of walks (default 100,000), >= 1; walk ``w`` serves reference
+        ``w mod len(references)``.
+    seed : int, optional
+        Walks depend only on (seed, walk index): same seed -> identical numbers, whatever ``chunk``.
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+    convention : str or Convention, optional
+        As :func:`navdtw.evaluate` (default ``"paper"``).
+    chunk : int, optional
+        Walks scored per step, >= 1 (rounded up to whole blocks of :attr:`PositionWalker.BLOCK`).
+    progress : bool, optional
+        Show a tqdm bar, as :func:`score_random_walks`.
+    workers : int, optional
+        Threads (-1 = all cores), as :func:`score_random_walks`.
+    metrics : iterable of str, optional
+        Names to compute (default: every metric that applies to coordinates and the ``inputs``).
+    shortest_distance : array_like, optional
+        SPL's l per reference (float ``[len(references)]``), used under the ``"shortest"``
         conventions as by :func:`navdtw.evaluate`.
-    inputs:
-        optional ``f(walks, ref_of) -> {name: array}``: per-walk extra inputs (e.g. the distances
+    inputs : callable, optional
+        ``f(walks, ref_of) -> {name: array}``: per-walk extra inputs (e.g. the distances
         to a goal that is not the reference's last point).
 
     Returns
     -------
-    dict mapping metric names (those that apply to coordinates and the ``inputs``) to means over
-    the walks, rates as fractions (not percent).
+    dict[str, float]
+        Metric name (those that apply to coordinates and the ``inputs``) -> mean over the walks,
+        rates as fractions (not percent).
 
     Raises
     ------
     ValueError
-        for an unknown convention or metric, a bad threshold, ``n``, ``chunk`` or seed, or
-        references that are not coordinate paths.
+        For an unknown convention or metric (``sed`` included: it needs node paths), a bad
+        threshold, ``n``, ``chunk``, ``workers`` or seed, references that are not coordinate
+        paths, a ``shortest_distance`` of another length than the references.
+    TypeError
+        ``references`` that are not paths, a ``workers`` that is not an integer.
     """
     conv, threshold, workers = _check_walk_args(convention, threshold, n, chunk, workers, seed)
     walker = PositionWalker(references, seed=seed)

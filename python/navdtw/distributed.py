@@ -224,11 +224,34 @@ def _as_array(column):
 def paths_from_arrow(column, *, name: str = "paths") -> Paths:
     """A :class:`navdtw.Paths` over an Arrow list column, sharing its memory where possible.
 
-    ``column`` is a ``pyarrow.Array`` or ``ChunkedArray`` of ``list<int32|int64>`` (node ids),
-    ``list<fixed_size_list<float32, D>>`` or ``list<list<float32>>`` (coordinates). A float32 or
-    int32/int64 values buffer is used as is (the Paths values are a read-only view of it); only
-    the offsets are rebuilt (int64, rebased for sliced arrays). Several chunks are joined with
-    one copy; float64 coordinates are rounded to float32 (a copy), other integers widened to int64.
+    A float32 or int32/int64 values buffer is used as is (the Paths values are a read-only view
+    of it); only the offsets are rebuilt (int64, rebased for sliced arrays). Several chunks are
+    joined with one copy; float64 coordinates are rounded to float32 (a copy), other integers
+    widened to int64.
+
+    Parameters
+    ----------
+    column : pyarrow.Array or pyarrow.ChunkedArray
+        ``list<int32|int64>`` (node ids), ``list<fixed_size_list<float32, D>>`` or
+        ``list<list<float32>>`` (coordinates); ``large_list`` works too. No null path or point.
+    name : str, optional
+        What the column is called in error messages (default ``"paths"``).
+
+    Returns
+    -------
+    Paths
+        One path per row.
+
+    Raises
+    ------
+    TypeError
+        A column that is not a list column, ``list<float>`` (ambiguous), points that are not
+        lists of floats, integer coordinates, values of another type.
+    ValueError
+        A null path, point or value; points of different lengths or with 0 coordinates; chunks
+        holding different kinds of points; the errors of :class:`navdtw.Paths`.
+    ImportError
+        pyarrow is not installed.
     """
     pa = _pyarrow()
     arr, chunks = _as_array(column)
@@ -289,8 +312,34 @@ def result_schema(
 ) -> pa.Schema:
     """The schema :func:`score_arrow` returns for input ``schema`` (e.g. for Spark's ``mapInArrow``).
 
-    Carried columns (``keep``; default every column but the two path columns) first, then one
-    float64 column per metric.
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+        The input's schema.
+    reference : str, optional
+        The reference paths' column (default ``"reference"``).
+    query : str, optional
+        The query paths' column (default ``"query"``).
+    metrics : iterable of str, optional
+        The metrics, as :func:`score_arrow` (default: every one that applies to the paths'
+        kind).
+    keep : sequence of str, optional
+        The carried columns (default: every column but the two path columns).
+
+    Returns
+    -------
+    pyarrow.Schema
+        The carried columns first, then one float64 column per metric.
+
+    Raises
+    ------
+    KeyError
+        A path column or a ``keep`` column that ``schema`` does not have.
+    ValueError
+        An unknown metric, a metric that does not apply (``sed`` on coordinates, one needing
+        per-episode inputs), a carried column with a metric's name.
+    ImportError
+        pyarrow is not installed.
     """
     pa = _pyarrow()
     for col in (reference, query):
@@ -370,28 +419,56 @@ def score_arrow(
 
     Parameters
     ----------
-    table_or_batch:
-        ``pyarrow.Table`` or ``RecordBatch`` with list columns ``reference`` and ``query`` (node
-        ids or coordinates, see the module docs), optionally ``env`` (int) or ``scan`` (string).
-    distances, graphs:
-        for node paths: one ``[V, V]`` matrix, a list of them (indexed by the ``env`` column), or
-        a :class:`navdtw.GraphSet` (its ``distances``; a ``scan`` column is resolved with
-        ``graphs.env_of``). Coordinate paths need neither.
-    metrics, threshold, convention:
-        as :func:`navdtw.evaluate`.
-    workers:
-        kernel threads (-1 = all cores, the default everywhere; pass 1 inside Spark / Dask / Ray
+    table_or_batch : pyarrow.Table or pyarrow.RecordBatch
+        With list columns ``reference`` and ``query`` (node ids or coordinates, see the module
+        docs), optionally ``env`` (int) or ``scan`` (string).
+    distances : array_like or sequence of array_like, optional
+        For node paths: one ``[V, V]`` matrix, or a list of them (indexed by the ``env``
+        column). Coordinate paths need none.
+    graphs : GraphSet, optional
+        For node paths, instead of ``distances``: its ``distances``; a ``scan`` column is
+        resolved with ``graphs.env_of``.
+    metrics : iterable of str, optional
+        As :func:`navdtw.evaluate` (default: every metric that applies).
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+    convention : str or Convention, optional
+        As :func:`navdtw.evaluate` (default ``"paper"``).
+    workers : int, optional
+        Kernel threads (-1 = all cores, the default everywhere; pass 1 inside Spark / Dask / Ray
         tasks, whose engine owns the parallelism).
-    reference, query, env, scan:
-        column names.
-    keep:
-        columns carried to the result (default: every column except the two path columns).
+    reference : str, optional
+        The reference paths' column (default ``"reference"``).
+    query : str, optional
+        The query paths' column (default ``"query"``).
+    env : str, optional
+        The integer environment column, if any (default ``"env"``).
+    scan : str, optional
+        The scan id column, if any (default ``"scan"``), resolved with ``graphs``.
+    keep : sequence of str, optional
+        Columns carried to the result (default: every column except the two path columns).
 
-    Notes
-    -----
-    Returns a ``pyarrow.Table``: the kept columns (zero-copy) then one float64 column per metric,
-    one row per input row. Per pair, values are bitwise those of ``navdtw.evaluate`` on the
-    whole batch.
+    Returns
+    -------
+    pyarrow.Table
+        The kept columns (zero-copy) then one float64 column per metric, one row per input
+        row. Per pair, values are bitwise those of ``navdtw.evaluate`` on the whole batch.
+
+    Raises
+    ------
+    TypeError
+        Not a ``pyarrow.Table`` or ``RecordBatch``; path columns of the wrong types (as
+        :func:`paths_from_arrow`); an ``env`` column that is not integers; the type errors of
+        :func:`navdtw.evaluate`.
+    KeyError
+        A path or ``keep`` column that the table does not have, a ``scan`` value that is not a
+        scan of ``graphs``.
+    ValueError
+        A null path or environment; a ``scan`` column without ``graphs``; both ``graphs`` and
+        ``distances``; the errors of :func:`result_schema` and :func:`navdtw.evaluate` (node
+        paths without matrices, an unknown metric, ...).
+    ImportError
+        pyarrow is not installed.
     """
     pa = _pyarrow()
     table = table_or_batch
@@ -464,9 +541,45 @@ def to_arrow(
     env_column: str = "env",
     columns: dict[str, Any] | None = None,
 ) -> pa.Table:
-    """A batch (:class:`navdtw.Paths` or lists of paths) as an Arrow table in the layout of
-    :func:`score_arrow`: ``id_column`` (when ``ids`` given), ``env_column`` (when ``env`` given),
-    any extra ``columns``, then ``reference`` and ``query``."""
+    """A batch as an Arrow table in the layout of :func:`score_arrow`.
+
+    Parameters
+    ----------
+    references, queries : Paths or sequence of array_like
+        As many reference and query paths (:class:`navdtw.Paths` or lists of paths).
+    env : array_like, optional
+        Integer environment index per episode (or one for all), written as ``env_column``.
+    ids : sequence, optional
+        Episode ids, written as ``id_column``.
+    reference : str, optional
+        The reference paths' column (default ``"reference"``).
+    query : str, optional
+        The query paths' column (default ``"query"``).
+    id_column : str, optional
+        The ids' column name (default ``"episode_id"``).
+    env_column : str, optional
+        The environments' column name (default ``"env"``).
+    columns : dict, optional
+        More columns ``{name: per-episode values}`` (lists or Arrow arrays).
+
+    Returns
+    -------
+    pyarrow.Table
+        ``id_column`` (when ``ids`` given), ``env_column`` (when ``env`` given), any extra
+        ``columns``, then ``reference`` and ``query`` as list columns (coordinates
+        ``list<fixed_size_list<float32, D>>``; ``large_list`` beyond 2**31 - 1 values).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Paths that :func:`navdtw.dtw_batch` would refuse as a batch (the errors of
+        :meth:`navdtw.Paths.from_list`).
+    ValueError
+        Unequal numbers of references and queries, of ids, ``env`` entries or values of a
+        column; an ``env`` that is not integers.
+    ImportError
+        pyarrow is not installed.
+    """
     pa = _pyarrow()
     refs = as_paths(references, "references")
     qrys = as_paths(queries, "queries")
@@ -507,10 +620,39 @@ def write_parquet_batch(
 ) -> str:
     """Writes a batch as one Parquet file of list columns (the layout of :func:`score_arrow`).
 
-    Coordinates become ``list<fixed_size_list<float32, D>>``, node paths ``list<int32|int64>``;
-    ``env`` an integer column ``env``, ``ids`` a column ``episode_id``; ``columns`` adds more
-    (e.g. ``{"scan": [...]}``). ``row_group_size`` rows per row group (default: pyarrow's).
-    Column names: ``reference=``, ``query=``, ``id_column=``, ``env_column=``. Returns the path.
+    Coordinates become ``list<fixed_size_list<float32, D>>``, node paths ``list<int32|int64>``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The Parquet file to write (replaced if it exists).
+    references, queries : Paths or sequence of array_like
+        The batch, as :func:`to_arrow`.
+    env : array_like, optional
+        Integer environment index per episode: an integer column ``env``.
+    ids : sequence, optional
+        Episode ids: a column ``episode_id``.
+    row_group_size : int, optional
+        Rows per row group (default: pyarrow's).
+    columns : dict, optional
+        More columns, e.g. ``{"scan": [...]}``.
+    **names : str
+        Column names, as :func:`to_arrow`: ``reference=``, ``query=``, ``id_column=``,
+        ``env_column=``.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`to_arrow`; ``TypeError`` for another keyword in ``names``.
+    OSError
+        The file cannot be written (pyarrow's error).
+    ImportError
+        pyarrow is not installed.
     """
     pq = _parquet()
     table = to_arrow(references, queries, env=env, ids=ids, columns=columns, **names)
@@ -628,25 +770,52 @@ def score_parquet(
 
     Parameters
     ----------
-    paths_or_glob:
-        a file, a directory (every ``*.parquet`` below it), a glob, or a list of them; any
+    paths_or_glob : str or os.PathLike or sequence of str
+        A file, a directory (every ``*.parquet`` below it), a glob, or a list of them; any
         fsspec URL (``s3://...``) the workers can read.
-    client:
-        a ``distributed.Client`` (default: the current one; without any, dask's local scheduler).
-    graphs, distances:
-        as :func:`score_arrow`. The matrices are scattered to every worker once
+    client : distributed.Client, optional
+        The Dask client (default: the current one; without any, dask's local scheduler).
+    graphs : GraphSet, optional
+        As :func:`score_arrow`.
+    distances : array_like or sequence of array_like, optional
+        As :func:`score_arrow`. The matrices are scattered to every worker once
         (``client.scatter(..., broadcast=True)``); tasks get their futures.
-    metrics, threshold, convention:
-        as :func:`navdtw.evaluate`.
-    columns:
-        columns carried to the result (default: every column but the path columns); only these
+    metrics : iterable of str, optional
+        As :func:`navdtw.evaluate`.
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+    convention : str or Convention, optional
+        As :func:`navdtw.evaluate` (default ``"paper"``).
+    columns : sequence of str, optional
+        Columns carried to the result (default: every column but the path columns); only these
         and the path / env / scan columns are read.
-    summary:
+    summary : bool, optional
         ``True``: compute and return ``{metric: mean over all pairs}`` instead (the means are
         Dask's reduction: equal to ``Scores.summary()`` up to float rounding of the sum order).
-    split_row_groups:
-        ``False``: one task per file; ``True``: one per row group; an int ``k``: ``k`` row
-        groups per task.
+    split_row_groups : bool or int, optional
+        ``False`` (the default): one task per file; ``True``: one per row group; an int ``k``:
+        ``k`` row groups per task.
+    reference, query, env, scan : str, optional
+        The columns of the reference and query paths, environment indices and scan ids, as
+        :func:`score_arrow`.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame or dict[str, float]
+        A lazy frame of the carried columns and one float64 column per metric; with
+        ``summary=True``, the means.
+
+    Raises
+    ------
+    ValueError
+        No input path, a bad ``split_row_groups``, both ``graphs`` and ``distances``; the errors
+        of :func:`result_schema` (an unknown metric, ...), raised here, before any task runs.
+    KeyError
+        A path or carried column that the first file's schema does not have.
+    FileNotFoundError
+        A path, directory or glob without a Parquet file.
+    ImportError
+        dask, pyarrow or fsspec is not installed.
 
     Notes
     -----

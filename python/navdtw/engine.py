@@ -264,18 +264,22 @@ def dtw(
 
     Parameters
     ----------
-    reference, query:
-        node paths (1-D ints, with ``distances``) or coordinate paths (``[n, D]``, Euclidean).
-    distances:
-        a ``[V, V]`` matrix of node-to-node distances (metres; ``inf`` = unreachable); rows are
-        reference nodes. ``None``: coordinate paths.
-    window:
-        Sakoe-Chiba band half-width in points (see the module docs).
-    radius:
-        FastDTW radius (coordinates only; see the module docs). Neither ``window`` nor
+    reference, query : array_like
+        Two paths of the same kind, each of at least one point: node paths (1-D integer node
+        ids, with ``distances``) or coordinate paths (``[n, D]`` metres, Euclidean cost; stored
+        as float32).
+    distances : array_like or None, optional
+        For node paths, one ``[V, V]`` matrix of node-to-node distances (metres; ``inf`` =
+        unreachable); rows are reference nodes, columns query nodes. ``None`` (the default) for
+        coordinate paths.
+    window : int or None, optional
+        Sakoe-Chiba band half-width in points, >= 0 (see the module docs).
+    radius : int or None, optional
+        FastDTW radius, >= 0 (coordinates only; see the module docs). Neither ``window`` nor
         ``radius``: exact DTW.
-    precision:
-        ``"double"`` (default) or ``"single"`` (float32 sums; see the module docs).
+    precision : str, optional
+        ``"double"`` (the default) or ``"single"`` (float32 sums, exact and banded DTW only; see
+        the module docs).
 
     Returns
     -------
@@ -285,10 +289,15 @@ def dtw(
     Raises
     ------
     TypeError
-        A path, matrix or option of the wrong type.
+        A path, matrix or option of the wrong type: a 1-D float path, a :class:`Paths` batch, a
+        non-numeric matrix, a ``window`` or ``radius`` that is not an integer.
     ValueError
-        An empty path, a node id outside the matrix, a non-finite or too large coordinate, a
-        negative or non-square matrix, ``window`` with ``radius``, ``radius`` on node paths.
+        An empty path, paths of different kinds or dimensions, node paths without
+        ``distances`` (or coordinates with them), a node id outside the matrix, a non-finite
+        coordinate or one beyond +-1e15 m, a matrix that is not square or holds a negative or
+        NaN entry (or a sequence of matrices), a negative ``window`` or ``radius``, both of
+        them, ``radius`` on node paths, an unknown ``precision``, ``precision="single"`` with
+        ``radius``.
     """
     r, q, m = _pair(reference, query, distances)
     return _dtw_checked(r, q, m, window, radius, precision)
@@ -329,15 +338,31 @@ def ndtw(
 
     Parameters
     ----------
-    threshold:
-        the success distance d_th in metres (3.0 for R2R, R4R, RxR and R2R-CE); finite and > 0.
-    reference, query, distances, window, radius, precision:
-        as :func:`dtw`.
+    reference, query : array_like
+        Two node paths (with ``distances``) or two coordinate paths, as :func:`dtw`.
+    threshold : float, optional
+        The success distance d_th in metres (3.0, the default, for R2R, R4R, RxR and R2R-CE);
+        finite and > 0.
+    distances : array_like or None, optional
+        One ``[V, V]`` distance matrix for node paths, as :func:`dtw`.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
+
+    Returns
+    -------
+    float
+        nDTW in (0, 1]; 0.0 when a needed node pair is unreachable.
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`dtw`; also a threshold that is not a finite number > 0.
+    TypeError
+        As :func:`dtw`; also a ``threshold`` that is not a number.
+    ValueError
+        As :func:`dtw`; also a ``threshold`` that is not finite and > 0.
     """
     threshold = check_threshold(threshold)
     d = dtw(reference, query, distances=distances, window=window, radius=radius, precision=precision)
@@ -372,18 +397,38 @@ def sdtw(
 
     Parameters
     ----------
-    threshold:
-        the success distance d_th in metres; finite and > 0.
-    inclusive:
-        success is ``<=`` (the nDTW paper's Table 3, as ``evaluate(convention="paper")``);
-        ``False`` counts success with ``<`` as the R2R / VLN-DUET / VLN-CE evaluators do.
-    reference, query, distances, window, radius, precision:
-        as :func:`dtw`.
+    reference, query : array_like
+        Two node paths (with ``distances``) or two coordinate paths, as :func:`dtw`.
+    threshold : float, optional
+        The success distance d_th in metres (default 3.0); finite and > 0.
+    inclusive : bool, optional
+        Success is ``<=`` (the default: the nDTW paper's Table 3, as
+        ``evaluate(convention="paper")``); ``False`` counts success with ``<`` as the R2R /
+        VLN-DUET / VLN-CE evaluators do.
+    distances : array_like or None, optional
+        One ``[V, V]`` distance matrix for node paths, as :func:`dtw`; the end distance
+        d(q_last, r_last) is read from it too.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
+
+    Returns
+    -------
+    float
+        SDTW in [0, 1]: nDTW when the query ends within ``threshold`` of the reference's end,
+        else 0.0.
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`dtw`; also a threshold that is not a finite number > 0.
+    TypeError
+        As :func:`dtw`; also a ``threshold`` that is not a number, an ``inclusive`` that is not
+        a bool.
+    ValueError
+        As :func:`dtw` (the options are checked even when the episode failed); also a
+        ``threshold`` that is not finite and > 0.
     """
     threshold = check_threshold(threshold)
     r, q, m = _pair(reference, query, distances)
@@ -396,9 +441,31 @@ def sdtw(
 def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[float, np.ndarray]:
     """The exact DTW value and its optimal alignment.
 
-    Returns ``(dtw, path)`` with ``path`` an int64 ``[K, 2]`` array of (reference index, query
-    index) from (0, 0) to ``(|R|-1, |Q|-1)``. Ties prefer the diagonal step, then advancing the
-    reference. Memory is one byte per DP cell (refused beyond 2**32 cells).
+    Ties prefer the diagonal step, then advancing the reference. Memory is one byte per DP cell
+    (refused beyond 2**32 cells).
+
+    Parameters
+    ----------
+    reference, query : array_like
+        Two node paths (with ``distances``) or two coordinate paths, as :func:`dtw`.
+    distances : array_like or None, optional
+        One ``[V, V]`` distance matrix for node paths, as :func:`dtw`.
+
+    Returns
+    -------
+    dtw : float
+        The exact DTW (metres), as :func:`dtw`.
+    path : numpy.ndarray
+        int64 ``[K, 2]`` rows of (reference index, query index), from (0, 0) to
+        ``(|R|-1, |Q|-1)``.
+
+    Raises
+    ------
+    TypeError
+        A path or matrix of the wrong type, as :func:`dtw`.
+    ValueError
+        The path and matrix errors of :func:`dtw`; also paths whose DP table exceeds 2**32
+        cells.
     """
     r, q, m = _pair(reference, query, distances)
     if m is None:
@@ -409,9 +476,29 @@ def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[
 
 
 def dtw_prefix(reference, query, *, distances: Matrix | None = None) -> np.ndarray:
-    """DTW(R, q_1..q_j) for every prefix length j of the query, in one ``O(|R||Q|)`` pass (float64 ``[|Q|]``).
+    """DTW(R, q_1..q_j) for every prefix length j of the query, in one ``O(|R||Q|)`` pass.
 
     ``dtw_prefix(R, Q)[-1] == dtw(R, Q)``. Useful for per-step rewards and partial trajectories.
+
+    Parameters
+    ----------
+    reference, query : array_like
+        Two node paths (with ``distances``) or two coordinate paths, as :func:`dtw`.
+    distances : array_like or None, optional
+        One ``[V, V]`` distance matrix for node paths, as :func:`dtw`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[|Q|]``: entry ``j - 1`` is the exact DTW of the reference against the query's
+        first ``j`` points (metres).
+
+    Raises
+    ------
+    TypeError
+        A path or matrix of the wrong type, as :func:`dtw`.
+    ValueError
+        The path and matrix errors of :func:`dtw`.
     """
     r, q, m = _pair(reference, query, distances)
     if m is None:
@@ -570,20 +657,27 @@ def dtw_batch(
 
     Parameters
     ----------
-    references, queries:
-        :class:`navdtw.Paths` or lists of paths (node ids or ``[n, D]`` coordinates).
-    distances:
-        one ``[V, V]`` matrix or a sequence of them (node paths); ``None`` for coordinates.
-    env:
-        with a sequence of matrices, ``[B]`` ints naming the matrix of each pair, so a split
-        spanning many scans scores in one call.
-    pairs:
+    references, queries : Paths or sequence of array_like
+        :class:`navdtw.Paths` or lists of paths, all node ids or all ``[n, D]`` coordinates, each
+        of at least one point.
+    distances : array_like or sequence of array_like, optional
+        One ``[V, V]`` matrix or a sequence of them (node paths); ``None`` (the default) for
+        coordinates.
+    env : array_like, optional
+        With a sequence of matrices, ``[B]`` ints (or one int for all) naming the matrix of each
+        pair, so a split spanning many scans scores in one call.
+    pairs : array_like, optional
         ``[B, 2]`` int rows of (reference index, query index); default element-wise (reference i
         with query i). One reference can serve many queries without copies.
-    window, radius, precision:
-        as :func:`dtw`.
-    workers:
-        threads (-1 = all cores, 1 = the calling thread); results are identical for every value.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    workers : int, optional
+        Threads: -1 (the default) = all cores, 1 = the calling thread; results are identical for
+        every value.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
 
     Returns
     -------
@@ -592,9 +686,14 @@ def dtw_batch(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`dtw`, naming the path or pair index; also unequal batch lengths without
-        ``pairs``, an index out of range in ``pairs`` or ``env``.
+    TypeError
+        As :func:`dtw`; also a single array or a string given as a batch, ``pairs`` or ``env``
+        that are not integers, ``workers`` that is not an integer.
+    ValueError
+        As :func:`dtw`, naming the path or pair index; also an empty batch, unequal batch
+        lengths without ``pairs``, an index out of range in ``pairs`` or ``env``, several
+        matrices without ``env``, ``env`` with coordinates, ``workers`` other than -1 or 1 to
+        4096.
     """
     return Batch(references, queries, distances, env, pairs).dtw(window, radius, workers, precision)
 
@@ -612,7 +711,41 @@ def ndtw_batch(
     workers: int = -1,
     precision: str = "double",
 ) -> np.ndarray:
-    """nDTW of many pairs: ``exp(-DTW / (|R| * threshold))``; arguments as :func:`dtw_batch`."""
+    """nDTW of many pairs: ``exp(-DTW / (|R| * threshold))``.
+
+    Parameters
+    ----------
+    references, queries : Paths or sequence of array_like
+        The batch, as :func:`dtw_batch`.
+    threshold : float, optional
+        The success distance d_th in metres (default 3.0); finite and > 0.
+    distances : array_like or sequence of array_like, optional
+        One ``[V, V]`` matrix or a sequence of them (node paths), as :func:`dtw_batch`.
+    env : array_like, optional
+        The matrix of each pair, as :func:`dtw_batch`.
+    pairs : array_like, optional
+        ``[B, 2]`` (reference index, query index) rows, as :func:`dtw_batch`.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    workers : int, optional
+        Threads (-1 = all cores), as :func:`dtw_batch`.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[B]``, one nDTW per pair, in [0, 1] (0 where DTW is inf).
+
+    Raises
+    ------
+    TypeError
+        As :func:`dtw_batch`; also a ``threshold`` that is not a number.
+    ValueError
+        As :func:`dtw_batch`; also a ``threshold`` that is not finite and > 0.
+    """
     threshold = check_threshold(threshold)
     batch = Batch(references, queries, distances, env, pairs)
     d = batch.dtw(window, radius, workers, precision)
@@ -633,8 +766,44 @@ def sdtw_batch(
     workers: int = -1,
     precision: str = "double",
 ) -> np.ndarray:
-    """SDTW of many pairs: nDTW where d(q_last, r_last) <= threshold, else 0 (``inclusive`` as
-    :func:`sdtw`)."""
+    """SDTW of many pairs: nDTW where d(q_last, r_last) <= threshold, else 0.
+
+    Parameters
+    ----------
+    references, queries : Paths or sequence of array_like
+        The batch, as :func:`dtw_batch`.
+    threshold : float, optional
+        The success distance d_th in metres (default 3.0); finite and > 0.
+    inclusive : bool, optional
+        Success is ``<=`` (the default) or, with ``False``, ``<``; as :func:`sdtw`.
+    distances : array_like or sequence of array_like, optional
+        One ``[V, V]`` matrix or a sequence of them (node paths), as :func:`dtw_batch`.
+    env : array_like, optional
+        The matrix of each pair, as :func:`dtw_batch`.
+    pairs : array_like, optional
+        ``[B, 2]`` (reference index, query index) rows, as :func:`dtw_batch`.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    workers : int, optional
+        Threads (-1 = all cores), as :func:`dtw_batch`.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[B]``, one SDTW per pair, in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        As :func:`dtw_batch`; also a ``threshold`` that is not a number, an ``inclusive`` that
+        is not a bool.
+    ValueError
+        As :func:`dtw_batch`; also a ``threshold`` that is not finite and > 0.
+    """
     threshold = check_threshold(threshold)
     _within(0.0, threshold, inclusive)
     batch = Batch(references, queries, distances, env, pairs)
@@ -653,9 +822,38 @@ def dtw_matrix(
     workers: int = -1,
     precision: str = "double",
 ) -> np.ndarray:
-    """DTW of every reference against every query: float64 ``[len(references), len(queries)]``.
+    """DTW of every reference against every query.
 
     All pairs share one cost: Euclidean for coordinates, or the single ``distances`` matrix.
+
+    Parameters
+    ----------
+    references, queries : Paths or sequence of array_like
+        The two batches (any lengths), as :func:`dtw_batch`.
+    distances : array_like or None, optional
+        One ``[V, V]`` matrix for node paths (not a sequence: every pair shares it); ``None``
+        (the default) for coordinates.
+    window : int or None, optional
+        Sakoe-Chiba band half-width, as :func:`dtw`.
+    radius : int or None, optional
+        FastDTW radius (coordinates only), as :func:`dtw`.
+    workers : int, optional
+        Threads (-1 = all cores), as :func:`dtw_batch`.
+    precision : str, optional
+        ``"double"`` or ``"single"``, as :func:`dtw`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[len(references), len(queries)]``: entry ``[i, j]`` is the DTW of reference
+        ``i`` and query ``j`` (metres).
+
+    Raises
+    ------
+    TypeError
+        As :func:`dtw_batch`.
+    ValueError
+        As :func:`dtw_batch`; also a sequence of distance matrices.
     """
     if isinstance(distances, (list, tuple)) and not _is_nested_matrix(distances):
         raise ValueError("dtw_matrix takes one [V, V] distance matrix (all pairs share an environment)")

@@ -63,16 +63,26 @@ class NavGraph:
 
     Parameters
     ----------
-    positions:
-        ``[V, 2]`` or ``[V, 3]`` node positions in metres (stored as float64, read-only).
-    edges:
+    positions : array_like
+        ``[V, 2]`` or ``[V, 3]`` node positions in metres, V >= 1, finite (stored as float64,
+        read-only).
+    edges : array_like
         ``[E, 2]`` integer node index pairs, undirected. Indices must be in ``0..V-1``; self
         loops are rejected; duplicates and both orientations of a pair are merged, so
         ``edges`` holds each undirected edge once as ``(i, j)`` with ``i < j``, sorted.
-    ids:
+    ids : sequence of str, optional
         Viewpoint id strings, one per node (default ``"0", "1", ...``); must be unique.
-    name:
+    name : str, optional
         A label used in error messages (the scan id for Matterport3D graphs).
+
+    Raises
+    ------
+    TypeError
+        ``edges`` that are not integers, an id that is not a string.
+    ValueError
+        ``positions`` of another shape, with no node or a non-finite value; ``edges`` not of
+        shape ``[E, 2]``, with an index out of range or a self loop; as many ids as nodes, or a
+        repeated id. Each message names the graph and the first bad entry.
 
     Notes
     -----
@@ -168,12 +178,32 @@ class NavGraph:
 
     @property
     def csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(indptr, indices)``, both int64 and read-only: the neighbours of node ``i`` are
-        ``indices[indptr[i]:indptr[i + 1]]``, sorted ascending."""
+        """The adjacency as ``(indptr, indices)``, both int64 and read-only (CSR).
+
+        The neighbours of node ``i`` are ``indices[indptr[i]:indptr[i + 1]]``, sorted ascending.
+        """
         return self._indptr, self._indices
 
     def neighbors(self, i: int) -> np.ndarray:
-        """The neighbours of node ``i`` (int64, sorted)."""
+        """The neighbours of node ``i``.
+
+        Parameters
+        ----------
+        i : int
+            A node index, ``0 <= i < V``.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 node indices, ascending (a read-only view).
+
+        Raises
+        ------
+        TypeError
+            ``i`` is not an integer.
+        IndexError
+            ``i`` is out of range.
+        """
         i = self._node(i, "node")
         return self._indices[self._indptr[i] : self._indptr[i + 1]]
 
@@ -206,9 +236,28 @@ class NavGraph:
     def shortest_path(self, a: int, b: int) -> list[int]:
         """The node indices of a shortest path from ``a`` to ``b`` (both ends included).
 
-        Raises ``ValueError`` when ``b`` is unreachable from ``a``. Ties between equally short
-        paths are broken by Dijkstra's visiting order from ``a`` (``scipy.sparse.csgraph.dijkstra``
-        over ``adjacency``, whose neighbour lists are sorted): deterministic for a given graph.
+        Ties between equally short paths are broken by Dijkstra's visiting order from ``a``
+        (``scipy.sparse.csgraph.dijkstra`` over ``adjacency``, whose neighbour lists are sorted):
+        deterministic for a given graph.
+
+        Parameters
+        ----------
+        a, b : int
+            The start and end node indices (``[a]`` when they are equal).
+
+        Returns
+        -------
+        list of int
+            The nodes from ``a`` to ``b``, consecutive ones joined by an edge.
+
+        Raises
+        ------
+        TypeError
+            A node index that is not an integer.
+        IndexError
+            A node index out of range.
+        ValueError
+            ``b`` is unreachable from ``a``.
         """
         a = self._node(a, "start node")
         b = self._node(b, "end node")
@@ -235,7 +284,24 @@ class NavGraph:
         """Sum of the shortest-path distances between consecutive nodes (metres).
 
         Equals the summed edge weights when consecutive nodes are neighbours (or repeats, which
-        add 0). ``inf`` if some step is unreachable; 0.0 for a single node.
+        add 0).
+
+        Parameters
+        ----------
+        nodes : array_like
+            A non-empty 1-D sequence of integer node indices.
+
+        Returns
+        -------
+        float
+            The length in metres; ``inf`` if some step is unreachable; 0.0 for a single node.
+
+        Raises
+        ------
+        ValueError
+            ``nodes`` is empty, not 1-D or not integers.
+        IndexError
+            A node index out of range.
         """
         idx = np.asarray(nodes)
         if idx.ndim != 1 or idx.size == 0 or idx.dtype == np.bool_ or idx.dtype.kind not in "iu":
@@ -247,8 +313,26 @@ class NavGraph:
     # --- ids <-> indices -------------------------------------------------------------------
 
     def encode(self, viewpoints: Iterable[str]) -> np.ndarray:
-        """Viewpoint ids -> node indices (int64). An unknown id raises
-        :class:`~navdtw.graphs.UnknownViewpointError` (a ``ValueError``) naming the graph and the id."""
+        """Viewpoint ids -> node indices.
+
+        Parameters
+        ----------
+        viewpoints : iterable of str
+            Viewpoint ids of this graph.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 node indices, one per id.
+
+        Raises
+        ------
+        TypeError
+            A single string instead of a sequence of ids.
+        ~navdtw.graphs.UnknownViewpointError
+            An id the graph does not hold (also a ``ValueError`` and a ``KeyError``), named with
+            the graph and its position.
+        """
         if isinstance(viewpoints, str):
             raise TypeError("encode needs a sequence of viewpoint ids, not a single string")
         viewpoints = list(viewpoints)
@@ -262,7 +346,25 @@ class NavGraph:
             raise
 
     def decode(self, indices) -> list[str]:
-        """Node indices -> viewpoint ids."""
+        """Node indices -> viewpoint ids.
+
+        Parameters
+        ----------
+        indices : array_like
+            A 1-D sequence of integer node indices (may be empty).
+
+        Returns
+        -------
+        list of str
+            The viewpoint id of each node.
+
+        Raises
+        ------
+        ValueError
+            ``indices`` that are not a 1-D sequence of integers.
+        IndexError
+            A node index out of range, named with the graph.
+        """
         idx = np.asarray(indices)
         if idx.ndim != 1 or (idx.size and (idx.dtype == np.bool_ or idx.dtype.kind not in "iu")):
             raise ValueError("decode needs a 1-D sequence of integer node indices")
@@ -284,8 +386,20 @@ class GraphSet:
     Environment ``k`` is ``scans[k]``; :attr:`distances` is the list of their distance matrices in
     that order, ready for ``navdtw.dtw_batch(..., distances=gs.distances, env=env)``.
 
-    Build with :func:`load_connectivity`, or directly from :class:`NavGraph` objects (a sequence,
-    or a mapping scan -> graph; graph names must be unique and non-empty for a sequence).
+    Build with :func:`load_connectivity`, or directly from :class:`NavGraph` objects.
+
+    Parameters
+    ----------
+    graphs : sequence of NavGraph or dict[str, NavGraph]
+        At least one graph: a sequence (each graph's ``name`` is its scan id, so names must be
+        unique and non-empty) or a mapping scan id -> graph.
+
+    Raises
+    ------
+    TypeError
+        A mapping value that is not a :class:`NavGraph`.
+    ValueError
+        No graph, an empty or non-string scan name, a scan given twice.
     """
 
     def __init__(self, graphs: Sequence[NavGraph] | dict[str, NavGraph]) -> None:
@@ -330,7 +444,23 @@ class GraphSet:
         return [self._graphs[s] for s in self.scans]
 
     def env_of(self, scan: str) -> int:
-        """The environment index of ``scan`` (``KeyError`` if absent)."""
+        """The environment index of ``scan``.
+
+        Parameters
+        ----------
+        scan : str
+            A scan id of this set.
+
+        Returns
+        -------
+        int
+            Its index into ``scans``, :attr:`graphs` and :attr:`distances`.
+
+        Raises
+        ------
+        KeyError
+            A scan this set does not hold.
+        """
         try:
             return self._env[scan]
         except (KeyError, TypeError):
@@ -342,8 +472,23 @@ class GraphSet:
         return [g.distances for g in self.graphs]
 
     def pair_distances(self, env, a, b) -> np.ndarray:
-        """d(a[i], b[i]) in the graph of environment ``env[i]`` for every i (local node ids),
-        float64 metres, ``inf`` where unreachable: one fancy-indexing pass per scan."""
+        """d(a[i], b[i]) in the graph of environment ``env[i]`` for every i: one fancy-indexing
+        pass per scan.
+
+        The indices are not checked: numpy's ``IndexError`` for one out of range.
+
+        Parameters
+        ----------
+        env : array_like
+            ``[B]`` environment indices.
+        a, b : numpy.ndarray
+            ``[B]`` integer node indices, local to each pair's scan.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]`` shortest-path distances in metres, ``inf`` where unreachable.
+        """
         env = np.asarray(env, dtype=np.int64)
         out = np.empty(len(env), dtype=np.float64)
         for k in np.unique(env):
@@ -362,10 +507,27 @@ class GraphSet:
     ) -> tuple[np.ndarray, Paths]:
         """Scan ids and viewpoint-id paths -> ``(env, paths)``.
 
-        ``scans`` is one scan id per path (or a single string for all); ``env`` is int64 ``[B]``
-        and ``paths`` a :class:`navdtw.Paths` of int64 node indices. Errors (``ValueError``) name
-        the entry index (and ``names[i]``, e.g. an instruction id, when given): unknown scan,
-        unknown viewpoint, empty path, mismatched lengths.
+        Parameters
+        ----------
+        scans : str or sequence of str
+            One scan id per path, or a single string for all.
+        viewpoint_paths : sequence of sequence of str
+            ``B`` paths, each a non-empty list of viewpoint ids of its scan.
+        names : sequence of str, optional
+            One name per path (e.g. an instruction id), added to error messages.
+
+        Returns
+        -------
+        env : numpy.ndarray
+            int64 ``[B]`` environment index of each path.
+        paths : Paths
+            int64 node indices, local to each path's scan.
+
+        Raises
+        ------
+        ValueError
+            As many scans (or names) as paths, an unknown scan, a path given as a string, an
+            unknown viewpoint, an empty path; each message names the entry index (and its name).
         """
         paths = list(viewpoint_paths)
         b = len(paths)
@@ -404,7 +566,28 @@ class GraphSet:
         return env, Paths(values, offsets)
 
     def decode(self, env, paths: Paths) -> list[list[str]]:
-        """``(env, paths)`` -> viewpoint-id lists (the inverse of :meth:`encode`)."""
+        """``(env, paths)`` -> viewpoint-id lists (the inverse of :meth:`encode`).
+
+        Parameters
+        ----------
+        env : array_like
+            ``[B]`` environment indices, or one index for every path.
+        paths : Paths or sequence of array_like
+            Node-index paths, local to each path's scan.
+
+        Returns
+        -------
+        list of list of str
+            The viewpoint ids of each path.
+
+        Raises
+        ------
+        ValueError
+            ``env`` of another length than ``paths``, or an environment index out of range; the
+            errors of :meth:`Paths.from_list` and :meth:`NavGraph.decode`.
+        IndexError
+            A node index out of range for its scan.
+        """
         env = np.asarray(env)
         if not isinstance(paths, Paths):
             paths = Paths.from_list(paths)
@@ -419,8 +602,25 @@ class GraphSet:
 
 
 def resolve_distances(graphs: GraphSet | None, distances):
-    """The distance matrices a scorer uses: ``graphs.distances`` or ``distances`` (one of them, or
-    neither for coordinate paths). Giving both is a mistake: ``ValueError``."""
+    """The distance matrices a scorer uses: ``graphs.distances`` or ``distances``.
+
+    Parameters
+    ----------
+    graphs : GraphSet or None
+        The scans, whose :attr:`GraphSet.distances` are used.
+    distances : array_like or sequence of array_like or None
+        Matrices given directly. Neither: coordinate paths (``None`` is returned).
+
+    Returns
+    -------
+    array_like or list of numpy.ndarray or None
+        ``distances`` as given, or ``graphs.distances``.
+
+    Raises
+    ------
+    ValueError
+        Both ``graphs`` and ``distances`` are given.
+    """
     if graphs is None:
         return distances
     if distances is not None:
@@ -448,11 +648,19 @@ class DistanceField:
 
     Parameters
     ----------
-    points:
-        ``[P, D]`` point coordinates (metres, float64).
-    distances:
+    points : array_like
+        ``[P, D]`` point coordinates, P >= 1, D >= 1, finite (metres, stored as float64).
+    distances : array_like
         ``[P, P]`` distances between the points (metres; ``inf`` = unreachable), e.g. shortest
         paths around obstacles. Stored as float32, read-only.
+
+    Raises
+    ------
+    TypeError
+        ``distances`` that are not real numbers.
+    ValueError
+        ``points`` of another shape or not finite (or not numbers); ``distances`` not square, of
+        another size than ``points``, with a NaN or negative entry.
 
     Notes
     -----
@@ -486,12 +694,41 @@ class DistanceField:
 
     @classmethod
     def from_points(cls, points, distances) -> DistanceField:
-        """Same as the constructor (validated: square, no NaN, no negatives, one row per point)."""
+        """Same as the constructor (validated: square, no NaN, no negatives, one row per point).
+
+        Parameters
+        ----------
+        points : array_like
+            ``[P, D]`` point coordinates (metres).
+        distances : array_like
+            ``[P, P]`` distances between them (metres; ``inf`` = unreachable).
+
+        Returns
+        -------
+        DistanceField
+            The field.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As the constructor.
+        """
         return cls(points, distances)
 
     @classmethod
     def from_graph(cls, graph: NavGraph) -> DistanceField:
-        """The nodes of a :class:`NavGraph` with its shortest-path matrix (snap = nearest node)."""
+        """The nodes of a :class:`NavGraph` with its shortest-path matrix (snap = nearest node).
+
+        Parameters
+        ----------
+        graph : NavGraph
+            The graph; its :attr:`NavGraph.distances` are computed if they are not yet.
+
+        Returns
+        -------
+        DistanceField
+            A field over ``graph.positions``.
+        """
         return cls(graph.positions, graph.distances)
 
     @classmethod
@@ -506,13 +743,38 @@ class DistanceField:
     ) -> DistanceField:
         """A field over the free cells of a 2-D occupancy grid.
 
-        ``occupancy``: bool ``[H, W]``, True = free (navigable). Cell ``(row, col)`` has its centre
-        at ``x = origin[0] + (col + 0.5) * cell_size``, ``y = origin[1] + (row + 0.5) * cell_size``
-        (metres). Free cells are joined to their 8 neighbours with weight ``cell_size`` (straight)
-        or ``cell_size * sqrt(2)`` (diagonal); by default a diagonal step needs both cells it
-        passes between to be free too (no cutting through a wall's corner). Shortest paths are
-        computed with Dijkstra; the matrix takes ``4 P^2`` bytes, so ``max_points`` (default
-        20,000 free cells, 1.6 GB) refuses grids that would be larger.
+        Cell ``(row, col)`` has its centre at ``x = origin[0] + (col + 0.5) * cell_size``,
+        ``y = origin[1] + (row + 0.5) * cell_size`` (metres). Free cells are joined to their 8
+        neighbours with weight ``cell_size`` (straight) or ``cell_size * sqrt(2)`` (diagonal).
+        Shortest paths are computed with Dijkstra; the matrix takes ``4 P^2`` bytes.
+
+        Parameters
+        ----------
+        occupancy : array_like
+            bool ``[H, W]``, True = free (navigable).
+        cell_size : float, optional
+            Side of a cell in metres (default 1.0); finite and > 0.
+        origin : sequence of float, optional
+            ``(x, y)`` of the grid's corner before cell ``(0, 0)`` (default ``(0.0, 0.0)``).
+        corner_cutting : bool, optional
+            ``False`` (the default): a diagonal step needs both cells it passes between to be
+            free too (no cutting through a wall's corner).
+        max_points : int, optional
+            Most free cells accepted (default 20,000, a 1.6 GB matrix): larger grids are refused.
+
+        Returns
+        -------
+        DistanceField
+            One point per free cell (row-major order) with the grid's shortest-path distances.
+
+        Raises
+        ------
+        TypeError
+            ``occupancy`` that is not boolean.
+        ValueError
+            ``occupancy`` not 2-D or without a free cell, more free cells than ``max_points``, a
+            ``cell_size`` that is not finite and > 0, an ``origin`` that is not two finite
+            numbers.
         """
         occ = np.asarray(occupancy)
         if occ.dtype != np.bool_:
@@ -576,9 +838,24 @@ class DistanceField:
         return f"DistanceField({self.num_points} points, {self.dim}-D)"
 
     def snap(self, coords) -> np.ndarray:
-        """Index of the nearest field point (Euclidean) for each row of ``coords`` ``[n, D]``.
+        """Index of the nearest field point (Euclidean) for each row of ``coords``.
 
-        Returns int64 ``[n]``. Ties go to the point that ``cKDTree`` finds first.
+        Ties go to the point that ``cKDTree`` finds first.
+
+        Parameters
+        ----------
+        coords : array_like
+            ``[n, D]`` positions (metres), finite; D as the field's.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 ``[n]`` point indices, ready for node-mode DTW over :attr:`distances`.
+
+        Raises
+        ------
+        ValueError
+            ``coords`` not of shape ``[n, D]``, not numbers or not finite.
         """
         c = np.asarray(coords, dtype=np.float64)
         if c.ndim != 2 or c.shape[1] != self.dim:

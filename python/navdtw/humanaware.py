@@ -104,21 +104,23 @@ def _as_distances(values: ArrayLike, name: str) -> np.ndarray:
 class HumanAwareResult:
     """Per-episode HA-VLN metrics; every field is a numpy array with one entry per episode.
 
+    :func:`evaluate` builds it from checked input.
+
     Attributes
     ----------
-    success:
+    success : numpy.ndarray
         int64 0/1, the task success as given (before the collision rule).
-    goal_distance:
+    goal_distance : numpy.ndarray
         float64, distance to the goal at the end of the episode (metres); the episode's NE.
-    collision_count:
+    collision_count : numpy.ndarray
         int64, collisions recorded for the agent.
-    baseline_collision_count:
+    baseline_collision_count : numpy.ndarray
         int64, the unavoidable collisions of the episode (HA-VLN's ``collision_num`` files).
-    adjusted_collision_count:
+    adjusted_collision_count : numpy.ndarray
         int64, ``TCR = max(0, collision_count - baseline_collision_count)``.
-    collision_indicator:
+    collision_indicator : numpy.ndarray
         int64 0/1, ``CR = min(TCR, 1)``.
-    strict_success:
+    strict_success : numpy.ndarray
         int64 0/1, ``SR = success * (TCR == 0)``.
     """
 
@@ -144,7 +146,13 @@ class HumanAwareResult:
         return int(self.success.shape[0])
 
     def to_records(self) -> list[dict[str, int | float]]:
-        """One dict per episode with the fields above as plain Python ints / floats."""
+        """One dict per episode.
+
+        Returns
+        -------
+        list of dict
+            Per episode, the fields above (in that order) as plain Python ints / floats.
+        """
         columns = [getattr(self, f).tolist() for f in self.FIELDS]
         return [dict(zip(self.FIELDS, row)) for row in zip(*columns)]
 
@@ -152,11 +160,25 @@ class HumanAwareResult:
     HAVLN_KEYS: ClassVar[dict[str, str]] = {"sr": "SR", "tcr": "TCR", "cr": "CR", "ne": "NE"}
 
     def summary(self, *, keys: str = "navdtw") -> dict[str, float]:
-        """Means over episodes: ``{"sr", "tcr", "cr", "ne"}`` (lowercase, as every navdtw summary).
+        """Means over episodes.
 
-        ``keys="havln"`` gives HA-VLN's evaluator's names ``SR, TCR, CR, NE`` instead.
         SR and CR are fractions in [0, 1]; TCR is collisions per episode; NE is metres.
-        With zero episodes every value is ``nan``.
+
+        Parameters
+        ----------
+        keys : str, optional
+            ``"navdtw"`` (the default): lowercase keys ``sr, tcr, cr, ne``, as every navdtw
+            summary; ``"havln"``: HA-VLN's evaluator's names ``SR, TCR, CR, NE``.
+
+        Returns
+        -------
+        dict[str, float]
+            The four means; ``nan`` each with zero episodes.
+
+        Raises
+        ------
+        ValueError
+            ``keys`` is neither ``"navdtw"`` nor ``"havln"``.
         """
         if keys not in ("navdtw", "havln"):
             raise ValueError(f"keys must be 'navdtw' (lowercase) or 'havln' (SR, TCR, CR, NE), got {keys!r}")
@@ -182,13 +204,13 @@ def evaluate(
 
     Parameters
     ----------
-    success:
+    success : array_like
         One flag per episode: bool, or 0 / 1.
-    collision_count:
+    collision_count : array_like
         Collisions of the agent per episode: non-negative integers (integral floats accepted).
-    baseline_collision_count:
+    baseline_collision_count : array_like
         Unavoidable collisions per episode (same rules); see :func:`baseline_for`.
-    distance_to_goal:
+    distance_to_goal : array_like
         Final distance to the goal per episode, metres: finite and non-negative.
 
     Returns
@@ -200,9 +222,12 @@ def evaluate(
     Raises
     ------
     ValueError
-        On unequal lengths or an invalid value; the message names the argument and episode index.
+        On unequal lengths, an argument that is not 1-D, or an invalid value (a success other
+        than 0/1, a negative or fractional count, a negative or non-finite distance); the
+        message names the argument and episode index.
     TypeError
-        On a value of the wrong type, named likewise.
+        On values that are not numbers, or booleans as distances; the message names the
+        argument.
     """
     s = _as_success(success, "success")
     c = _as_counts(collision_count, "collision_count")
@@ -236,14 +261,28 @@ def evaluate(
 
 
 def baseline_for(episode_ids: Iterable[Any], table: Mapping[str, int]) -> np.ndarray:
-    """Baseline collision counts aligned with ``episode_ids`` (int64 array, one per id).
+    """Baseline collision counts aligned with ``episode_ids``.
 
     Ids are matched as strings (``7`` and ``"7"`` are the same episode), as in the HA-VLN files.
+
+    Parameters
+    ----------
+    episode_ids : iterable
+        Your episodes' ids, in your order.
+    table : mapping[str, int]
+        Episode id (a string) -> baseline collision count, as
+        :func:`navdtw.datasets.load_havln_collisions` returns.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, one count per id, in the order of ``episode_ids``.
 
     Raises
     ------
     ValueError
-        If an id is not in ``table``; the message names the first missing id and how many are missing.
+        If an id is not in ``table``; the message names the first missing id and how many are
+        missing. A count that is not an integer fails too (Python's message).
     """
     keys = [str(e) for e in episode_ids]
     missing = [k for k in keys if k not in table]

@@ -27,20 +27,24 @@ def auc(labels: ArrayLike, scores: ArrayLike) -> float:
 
     Parameters
     ----------
-    labels:
+    labels : array_like
         One per instruction: bool, or 0 / 1 (1 = the instruction contains at least one error).
-    scores:
+    scores : array_like
         One finite real per instruction; higher means "more likely to contain an error".
 
     Returns
     -------
-    float in [0, 1]: the probability that a random positive scores above a random negative, plus half
-    the probability of a tie. Computed in O(n log n) from average ranks.
+    float
+        In [0, 1]: the probability that a random positive scores above a random negative, plus
+        half the probability of a tie. Computed in O(n log n) from average ranks.
 
     Raises
     ------
     ValueError
-        On unequal lengths, labels other than 0/1, non-finite scores, or when only one class is present.
+        On arguments that are not 1-D, unequal lengths, labels other than 0/1, non-finite scores,
+        or when only one class is present.
+    TypeError
+        On labels or scores that are not numbers (booleans as scores included).
     """
     y = np.asarray(labels)
     s = np.asarray(scores)
@@ -96,23 +100,28 @@ def atd(true_positions: Sequence[Any], predicted_positions: Sequence[Any]) -> fl
 
     Parameters
     ----------
-    true_positions:
+    true_positions : sequence
         One entry per perturbed episode: the token indices of its errors (a list or 1-D array; a
         bare integer means one error).
-    predicted_positions:
+    predicted_positions : sequence
         Same layout; episode ``i`` must predict exactly as many positions as it has errors.
 
     Returns
     -------
-    float: ``mean_i mean_k |sort(pred_i)[k] - sort(true_i)[k]|``. Sorting both pairs the k-th smallest
-    prediction with the k-th smallest true position, the matching that minimises the summed distance.
+    float
+        ``mean_i mean_k |sort(pred_i)[k] - sort(true_i)[k]|`` (tokens). Sorting both pairs the
+        k-th smallest prediction with the k-th smallest true position, the matching that
+        minimises the summed distance.
 
     Raises
     ------
     ValueError
         On different episode counts, an episode whose counts differ or that has no error (it is not a
-        perturbed episode), negative or non-integer indices, or no episodes; the message names the
-        episode.
+        perturbed episode), negative or non-integer indices, an entry that is not 1-D, or no
+        episodes; the message names the episode.
+    TypeError
+        On indices that are not numbers, naming the episode; on arguments without a length
+        (e.g. generators).
     """
     if len(true_positions) != len(predicted_positions):
         raise ValueError(
@@ -147,13 +156,26 @@ def atd(true_positions: Sequence[Any], predicted_positions: Sequence[Any]) -> fl
 def sr_drop(sr_correct: float | ArrayLike, sr_perturbed: float | ArrayLike) -> float | np.ndarray:
     """Relative change of success rate in percent: ``100 * (sr_perturbed - sr_correct) / sr_correct``.
 
-    Both rates in the same unit (fractions or percentages; the ratio does not depend on it). Scalars
-    give a float; array-likes are broadcast and give an array. Negative values mean errors hurt.
+    Both rates in the same unit (fractions or percentages; the ratio does not depend on it).
+    Negative values mean errors hurt.
+
+    Parameters
+    ----------
+    sr_correct : float or array_like
+        The success rate with correct instructions, > 0.
+    sr_perturbed : float or array_like
+        The success rate with perturbed instructions, >= 0; broadcast against ``sr_correct``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for two scalars, else a float64 array of the broadcast shape.
 
     Raises
     ------
     ValueError
-        If a rate is negative or not finite, or ``sr_correct`` is 0 (the relative change is undefined).
+        If a rate is negative, not finite or not a number, ``sr_correct`` is 0 (the relative
+        change is undefined), or the shapes do not broadcast.
     """
     c = np.asarray(sr_correct, dtype=np.float64)
     p = np.asarray(sr_perturbed, dtype=np.float64)

@@ -75,30 +75,36 @@ METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).input
 class Convention:
     """One evaluator's choices, as data.
 
+    A custom evaluator is one more record: ``evaluate(..., convention=Convention(...))``.
+
     Attributes
     ----------
-    success_inclusive:
-        success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
-    spl_length:
+    name : str
+        The convention's name (the key of :data:`CONVENTIONS`, ``evaluate(convention=name)``).
+    success_inclusive : bool
+        Success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
+    spl_length : str
         SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
         ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
-    fastdtw_radius:
+    fastdtw_radius : int or None
         None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats:
-        merge consecutive repeated nodes of node paths (references and queries)
+    collapse_repeats : bool
+        Merge consecutive repeated nodes of node paths (references and queries)
         before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
         VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
-    drop_repeated_positions:
-        drop a query position equal to the previous one (coordinate paths),
+    source : str
+        The evaluator the convention reproduces (a repository file or a paper), for people.
+    drop_repeated_positions : bool
+        Drop a query position equal to the previous one (coordinate paths),
         as VLN-CE ``NDTW.update_metric`` does.
-    checks:
-        the evaluator's input checks that the data-set matchers enforce under this convention
+    checks : tuple of str
+        The evaluator's input checks that the data-set matchers enforce under this convention
         (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
         reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
-    spl_floor:
+    spl_floor : float
         SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
-    success_from_inputs:
-        success is not a distance test: it comes from the per-episode inputs
+    success_from_inputs : bool
+        Success is not a distance test: it comes from the per-episode inputs
         ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
     """
 
@@ -174,13 +180,13 @@ class Summary(dict):
 
     Parameters
     ----------
-    means:
-        the means: ``{metric: value}``, or ``{group: {metric: value}}`` when grouped.
-    records:
-        the registry record of every metric in ``means`` (only labels, units and whether a metric
+    means : dict
+        The means: ``{metric: value}``, or ``{group: {metric: value}}`` when grouped.
+    records : dict[str, Metric]
+        The registry record of every metric in ``means`` (only labels, units and whether a metric
         is a rate are kept).
-    percent:
-        whether the rates in ``means`` are already in percent (``summary(percent=True)``).
+    percent : bool, optional
+        Whether the rates in ``means`` are already in percent (``summary(percent=True)``).
     """
 
     def __init__(self, means: dict, *, records: dict[str, Metric], percent: bool = False) -> None:
@@ -218,6 +224,35 @@ class Scores:
 
     ``groups``: per-episode labels to summarise by, ``{name: [label per episode]}`` (e.g. RxR's
     ``"language"``); the data-set matchers fill it (``MatchedEpisodes.evaluate``), empty otherwise.
+
+    :func:`evaluate` builds it; the constructor is for navdtw's modules.
+
+    Parameters
+    ----------
+    values : dict[str, numpy.ndarray]
+        The per-episode values by metric name, float64 ``[B]`` each (kept, not copied).
+    threshold : float
+        The success distance d_th they were scored with (metres).
+    convention : Convention
+        The convention they were scored under.
+    ids : sequence, optional
+        Episode ids, carried into :meth:`to_records` and :meth:`to_csv`.
+    stats : numpy.ndarray, optional
+        The engine's per-pair statistics (``navdtw._core.STATS`` rows), needed by
+        :meth:`spl_curve`, :meth:`normalized_ne` and :meth:`efficiency`.
+    spl_length : numpy.ndarray, optional
+        SPL's l per episode (metres), with ``stats``.
+    stopped : numpy.ndarray, optional
+        The ``stopped`` mask given to :func:`evaluate`.
+    records : dict[str, Metric], optional
+        The registry record of each metric (default: looked up by name).
+    success_given : bool, optional
+        Whether success came from the per-episode inputs rather than a distance test.
+
+    Raises
+    ------
+    KeyError
+        Without ``records``, a metric name the registry does not know.
     """
 
     def __init__(
@@ -260,10 +295,33 @@ class Scores:
         return len(next(iter(self._values.values()))) if self._values else 0
 
     def keys(self) -> list[str]:
+        """The computed metrics' names, in registry order.
+
+        Returns
+        -------
+        list of str
+            The names, as ``list(scores)``.
+        """
         return list(self._values)
 
     def metric(self, key: str) -> Metric:
-        """The registry record of a computed metric (label, unit, rate, ...)."""
+        """The registry record of a computed metric (label, unit, rate, ...).
+
+        Parameters
+        ----------
+        key : str
+            A computed metric's name (``"ndtw"``).
+
+        Returns
+        -------
+        Metric
+            Its :mod:`navdtw.registry` record.
+
+        Raises
+        ------
+        KeyError
+            A metric these scores do not hold, naming those they do.
+        """
         self[key]
         return self._records[key]
 
@@ -272,18 +330,29 @@ class Scores:
         return f"Scores({len(self)} episodes, convention={self.convention.name!r}: {summary})"
 
     def summary(self, *, percent: bool = False, by=None) -> Summary:
-        """Mean of every metric over episodes, keyed by lowercase name; ``percent=True`` shows rates x100.
+        """Mean of every metric over episodes, keyed by lowercase name.
 
-        ``by``: the name of a per-episode column of ``groups`` (``"language"``) or a sequence
-        of one label per episode. The result is then ``{"all": means, label: means, ...}``: the
-        overall means and the means over each label's episodes (labels as strings, sorted).
+        Parameters
+        ----------
+        percent : bool, optional
+            ``True``: rates x100 (percent); ``False`` (the default): fractions.
+        by : str or sequence, optional
+            Group the means: the name of a per-episode column of ``groups`` (``"language"``) or
+            a sequence of one label per episode.
 
-        Returns a :class:`Summary`: a dict, shown in Jupyter as a table with units.
+        Returns
+        -------
+        Summary
+            A dict (shown in Jupyter as a table with units): ``{metric: mean}``, or with ``by``
+            ``{"all": means, label: means, ...}``, the overall means and the means over each
+            label's episodes (labels as strings, sorted). A mean over no episodes is NaN.
 
         Raises
         ------
         ValueError
-            for an unknown group column, a ``by`` of the wrong length, or a group called ``"all"``.
+            An unknown group column, a ``by`` of the wrong length, or a group called ``"all"``.
+        TypeError
+            A ``by`` that is neither a string nor a sequence.
         """
 
         def means(sel) -> dict[str, float]:
@@ -313,7 +382,13 @@ class Scores:
         return Summary(out, records=self._records, percent=percent)
 
     def to_dict(self) -> dict[str, np.ndarray]:
-        """The per-episode arrays (copies)."""
+        """The per-episode arrays.
+
+        Returns
+        -------
+        dict[str, numpy.ndarray]
+            A copy of every metric's float64 ``[B]`` values, in registry order.
+        """
         return {k: v.copy() for k, v in self._values.items()}
 
     def _leading(self, columns) -> dict[str, list]:
@@ -328,8 +403,27 @@ class Scores:
         return lead
 
     def to_records(self, *, columns=None) -> list[dict]:
-        """One dict per episode: ``id`` when ids were given (or the ``columns`` mapping
-        name -> per-episode values, first), then every metric in registry order."""
+        """One dict per episode.
+
+        Parameters
+        ----------
+        columns : dict, optional
+            Leading columns ``{name: per-episode values}``, instead of ``id`` (which is the
+            leading column when ids were given).
+
+        Returns
+        -------
+        list of dict
+            Per episode: the leading columns, then every metric in registry order (plain Python
+            floats).
+
+        Raises
+        ------
+        ValueError
+            A column of another length than the episodes, or with a metric's name.
+        TypeError
+            A ``columns`` that is not a mapping.
+        """
         lead = self._leading(columns)
         keys = list(self._values)
         cols = list(lead.values()) + [self._values[k].tolist() for k in keys]
@@ -337,8 +431,28 @@ class Scores:
         return [dict(zip(names, row)) for row in zip(*cols)] if cols else []
 
     def to_csv(self, path=None, *, columns=None):
-        """Per-episode rows as CSV: to the file ``path`` (returns its :class:`pathlib.Path`), or
-        the CSV text when no path is given. ``columns``: leading columns as in :meth:`to_records`."""
+        """Per-episode rows as CSV (a header, then :meth:`to_records`' rows).
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            The file to write (atomically, its folder created); ``None`` (the default) returns
+            the text instead.
+        columns : dict, optional
+            Leading columns, as :meth:`to_records`.
+
+        Returns
+        -------
+        pathlib.Path or str
+            The file written, or the CSV text when no ``path`` is given.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A bad ``columns``, as :meth:`to_records`.
+        ~navdtw.suite.OutputError
+            The file cannot be written (an ``OSError`` naming ``path``).
+        """
         buf = io.StringIO()
         records = self.to_records(columns=columns)
         fields = list(self._leading(columns)) + list(self._values)
@@ -353,7 +467,18 @@ class Scores:
         return atomic_write_text(path, text)
 
     def to_pandas(self):
-        """A pandas DataFrame, one row per episode (needs pandas)."""
+        """A pandas DataFrame, one row per episode (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            An ``id`` column when ids were given, then one column per metric.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
@@ -370,7 +495,25 @@ class Scores:
             raise ValueError("these scores carry no path statistics")
 
     def spl_curve(self, thresholds: Iterable[float]) -> np.ndarray:
-        """Mean SPL for every success threshold tau in ``thresholds`` (metres)."""
+        """Mean SPL for every success threshold tau in ``thresholds`` (metres).
+
+        Parameters
+        ----------
+        thresholds : iterable of float
+            Success distances tau in metres, each finite and > 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, the mean SPL at each tau under the scores' convention (NaN with no
+            episode).
+
+        Raises
+        ------
+        ValueError
+            A threshold that is not a finite number > 0; scores whose success came from the data
+            set's inputs (no distance to test) or that carry no path statistics.
+        """
         self._need_stats()
         taus = np.asarray(list(thresholds), dtype=np.float64)
         for t in taus:
@@ -386,14 +529,36 @@ class Scores:
         return out
 
     def normalized_ne(self) -> np.ndarray:
-        """Distance to goal at the end divided by l (SPL's shortest length); inf where l = 0 < ne."""
+        """Distance to goal at the end divided by l (SPL's shortest length), per episode.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]``: ne / l; 0 where both are 0, ``inf`` where l = 0 < ne.
+
+        Raises
+        ------
+        ValueError
+            Scores that carry no path statistics (not made by :func:`evaluate`).
+        """
         self._need_stats()
         return safe_ratio(self._stats[STAT_INDEX["ne"]], self._spl_length, both_zero=0.0) + np.where(
             (self._spl_length == 0) & (self._stats[STAT_INDEX["ne"]] > 0), np.inf, 0.0
         )
 
     def efficiency(self) -> np.ndarray:
-        """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting)."""
+        """l / max(p, l) per episode (the distribution Anderson et al. recommend reporting).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]`` in [0, 1], with the convention's SPL floor.
+
+        Raises
+        ------
+        ValueError
+            Scores that carry no path statistics (not made by :func:`evaluate`).
+        """
         self._need_stats()
         return spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention.spl_floor)
 
@@ -432,41 +597,64 @@ def evaluate(
 
     Parameters
     ----------
-    references, queries:
-        :class:`navdtw.Paths` or lists of paths: node indices (with ``distances`` or ``graphs``)
-        or coordinates ``[n, D]`` (Euclidean, metres).
-    env:
-        int ``[B]`` environment (scan) index of each episode when ``distances`` is a sequence.
-    distances:
-        one ``[V, V]`` shortest-path matrix or a sequence of them (metres; inf = unreachable).
-    graphs:
-        a :class:`navdtw.graphs.GraphSet`; its ``distances`` are used (give ``env`` too).
-    threshold:
-        success distance d_th in metres (default 3.0, as R2R / R4R / R2R-CE).
-    metrics:
-        names to compute (default: every registered metric that applies: ``sed`` needs node
+    references, queries : Paths or sequence of array_like
+        :class:`navdtw.Paths` or lists of paths, as many of each: node indices (with
+        ``distances`` or ``graphs``) or coordinates ``[n, D]`` (Euclidean, metres).
+    env : array_like, optional
+        int ``[B]`` environment (scan) index of each episode when ``distances`` is a sequence
+        (or ``graphs`` is given).
+    distances : array_like or sequence of array_like, optional
+        One ``[V, V]`` shortest-path matrix or a sequence of them (metres; inf = unreachable).
+    graphs : GraphSet, optional
+        The scans; their ``distances`` are used (give ``env`` too). Not with ``distances``.
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0, as R2R / R4R / R2R-CE); finite and > 0.
+    metrics : iterable of str, optional
+        Names to compute (default: every registered metric that applies: ``sed`` needs node
         paths, a metric with extra inputs needs them in ``inputs``). Asking by name for a metric
         that does not apply is an error.
-    convention:
-        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"vlnce"``, ``"reverie"`` or a
-        :class:`Convention`.
-    workers:
-        threads for the compiled kernels (-1 = all cores); results do not depend on it.
-    shortest_distance:
-        optional float ``[B]`` start-to-goal distances for SPL's l under the ``"shortest"``
-        conventions (e.g. VLN-CE's geodesic distance from the episode file).
-    stopped:
-        optional bool ``[B]``: success (sr, spl, sed, sdtw) only where the agent issued stop.
-    strict:
-        raise if a query does not start where its reference starts.
-    ids:
-        optional episode ids, carried into records and CSV.
-    inputs:
-        optional extra per-episode inputs ``{name: array [B, ...]}`` for metrics that declare
+    convention : str or Convention, optional
+        ``"paper"`` (default), ``"r2r"``, ``"r4r"``, ``"duet"``, ``"ndh"``, ``"vlnce"``,
+        ``"reverie"`` (the names of :data:`CONVENTIONS`) or a :class:`Convention`.
+    workers : int, optional
+        Threads for the compiled kernels (-1 = all cores); results do not depend on it.
+    shortest_distance : array_like, optional
+        float ``[B]`` start-to-goal distances (metres, >= 0) for SPL's l under the
+        ``"shortest"`` conventions (e.g. VLN-CE's geodesic distance from the episode file).
+    stopped : array_like, optional
+        bool ``[B]`` (or 0/1): success (sr, spl, sed, sdtw) only where the agent issued stop.
+    strict : bool, optional
+        Raise if a query does not start where its reference starts (default ``False``: score as
+        is).
+    ids : sequence, optional
+        Episode ids, one per episode, carried into records and CSV and named in errors.
+    inputs : dict[str, array_like], optional
+        Extra per-episode inputs ``{name: array [B, ...]}`` for metrics that declare
         them (see :mod:`navdtw.registry`), e.g. whether the predicted object is the target;
         ``success`` and ``oracle_success`` (0/1, together) replace the distance tests of success;
         ``distance_to_goal`` and ``oracle_distance_to_goal`` (metres >= 0, inf = unreachable,
         together) replace NE and ONE, and so the success tests.
+
+    Returns
+    -------
+    Scores
+        Per-episode float64 arrays of every metric computed, by name.
+
+    Raises
+    ------
+    TypeError
+        The path and option types of :func:`navdtw.dtw_batch`; ``ids`` that are not a sequence,
+        ``inputs`` that are not a mapping, a ``stopped`` that is not a 0/1 mask.
+    ValueError
+        The batch errors of :func:`navdtw.dtw_batch` (unequal lengths included); an unknown
+        convention or metric, a metric that does not apply (``sed`` on coordinates, missing
+        inputs), a threshold that is not finite and > 0, both ``graphs`` and ``distances``, node
+        paths under a FastDTW convention (``"vlnce"``), ``"reverie"`` without the success
+        inputs; ``ids``, ``stopped``, ``shortest_distance`` or an input of another length than
+        the episodes; an unknown input, one of a pair of inputs without the other, a success
+        input other than 0/1, a negative goal distance or an oracle one above the final one; a
+        negative or NaN ``shortest_distance``; with ``strict=True`` a query that does not start
+        at its reference's start, naming the episode.
     """
     conv = as_convention(convention)
     threshold = check_threshold(threshold)

@@ -65,10 +65,24 @@ class Paths:
 
     Parameters
     ----------
-    values:
-        ``[N]`` integer node ids, or ``[N, D]`` coordinates (stored as float32, metres).
-    offsets:
-        ``[len + 1]`` int64, starting at 0, non-decreasing, ending at ``N``.
+    values : array_like
+        ``[N]`` integer node ids (int32 and int64 kept, other integer types become int64), or
+        ``[N, D]`` coordinates, D >= 1 (stored as float32, metres).
+    offsets : array_like
+        ``[len + 1]`` integers, starting at 0, non-decreasing, ending at ``N`` (stored as
+        int64).
+    name : str, optional
+        What the batch is called in error messages (default ``"paths"``).
+
+    Raises
+    ------
+    TypeError
+        ``values`` that are not numbers, or 1-D floats (ambiguous: node ids must be integers,
+        1-D coordinates have shape ``[n, 1]``).
+    ValueError
+        ``values`` that are neither 1-D nor 2-D, coordinates with 0 dimensions, an unsigned node
+        id beyond int64, ``offsets`` that are not a non-empty 1-D integer array, do not start at
+        0, decrease or do not end at ``len(values)``.
 
     Notes
     -----
@@ -97,7 +111,30 @@ class Paths:
 
     @classmethod
     def from_list(cls, paths: Iterable[ArrayLike], *, name: str = "paths") -> Paths:
-        """Builds a batch from a sequence of paths (arrays or nested lists)."""
+        """Builds a batch from a sequence of paths (arrays or nested lists).
+
+        Parameters
+        ----------
+        paths : iterable of array_like
+            At least one path: all node paths (1-D integers; ``[]`` is an empty node path) or all
+            coordinate paths (``[n, D]``, one D).
+        name : str, optional
+            What the batch is called in error messages (default ``"paths"``).
+
+        Returns
+        -------
+        Paths
+            One batch holding a copy of every path, in order.
+
+        Raises
+        ------
+        TypeError
+            A string or a non-iterable instead of a sequence of paths, a scalar entry, an entry
+            that is not numeric; the errors of :class:`Paths` for the joined values.
+        ValueError
+            No path at all, node paths mixed with coordinate paths, coordinate paths of
+            different dimensions, a ragged entry (numpy's message); the errors of :class:`Paths`.
+        """
         if isinstance(paths, (str, bytes)):
             raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
         arrays = [np.asarray(p) for p in paths]
@@ -169,11 +206,35 @@ class Paths:
         return 0 if self.is_nodes else int(self.values.shape[1])
 
     def tolist(self) -> list:
-        """The paths as a list of arrays (views)."""
+        """The paths as a list of arrays.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            One view of ``values`` per path, in order.
+        """
         return list(self)
 
     def take(self, index: ArrayLike) -> Paths:
-        """A new batch of the paths at ``index`` (integers; copies values)."""
+        """A new batch of the paths at ``index``, copying their values.
+
+        Parameters
+        ----------
+        index : array_like
+            Integer path indices, in any order, repeats allowed; negative ones count from the end.
+
+        Returns
+        -------
+        Paths
+            The selected paths, in the order of ``index``.
+
+        Raises
+        ------
+        TypeError
+            Indices that are not integers (a boolean mask included).
+        IndexError
+            An index out of range for ``len(self)`` paths.
+        """
         raw = np.asarray(index)
         if raw.size and (raw.dtype == np.bool_ or raw.dtype.kind not in "iu"):
             raise TypeError(f"Paths.take needs integer indices, got dtype {raw.dtype}")
@@ -190,16 +251,49 @@ class Paths:
         return unchecked_paths(self.values[flat], offsets)
 
     def last(self) -> np.ndarray:
-        """The last point of every path (all paths must be non-empty)."""
+        """The last point of every path (all paths must be non-empty; not checked).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``[len]`` node ids or ``[len, D]`` coordinates.
+        """
         return self.values[self.offsets[1:] - 1]
 
     def first(self) -> np.ndarray:
-        """The first point of every path (all paths must be non-empty)."""
+        """The first point of every path (all paths must be non-empty; not checked).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``[len]`` node ids or ``[len, D]`` coordinates.
+        """
         return self.values[self.offsets[:-1]]
 
 
 def as_paths(obj, name: str) -> Paths:
-    """Turns a :class:`Paths` or a sequence of paths into :class:`Paths`."""
+    """Turns a :class:`Paths` or a sequence of paths into :class:`Paths`.
+
+    Parameters
+    ----------
+    obj : Paths or sequence of array_like
+        A batch (returned as it is) or paths for :meth:`Paths.from_list`.
+    name : str
+        What the batch is called in error messages (e.g. ``"references"``).
+
+    Returns
+    -------
+    Paths
+        ``obj`` itself, or a new batch.
+
+    Raises
+    ------
+    TypeError
+        A string, a single numeric array (ambiguous for a batch) or a non-iterable; the errors of
+        :meth:`Paths.from_list`.
+    ValueError
+        The errors of :meth:`Paths.from_list`.
+    """
     if isinstance(obj, Paths):
         return obj
     if isinstance(obj, (str, bytes)):
@@ -214,7 +308,28 @@ def as_paths(obj, name: str) -> Paths:
 
 
 def as_path(obj, name: str) -> np.ndarray:
-    """Normalises one path (node ids or coordinates)."""
+    """Normalises one path (node ids or coordinates) to the engine's dtypes.
+
+    Parameters
+    ----------
+    obj : array_like
+        One path: 1-D integer node ids or ``[n, D]`` coordinates.
+    name : str
+        What the path is called in error messages (e.g. ``"reference"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 / int64 node ids, or C-contiguous float32 ``[n, D]`` coordinates.
+
+    Raises
+    ------
+    TypeError
+        A :class:`Paths` batch, a ragged or non-numeric path, 1-D floats.
+    ValueError
+        An empty path, a path that is neither 1-D nor 2-D, coordinates with 0 dimensions, an
+        unsigned node id beyond int64, a ragged nested list (numpy's message).
+    """
     if isinstance(obj, Paths):
         raise TypeError(f"{name} must be a single path; use the *_batch functions for Paths")
     arr = np.asarray(obj)
@@ -232,6 +347,16 @@ def collapse_repeats(paths: Paths) -> Paths:
     Node paths compare node ids; coordinate paths drop a position exactly equal to the previous
     one (VLN-CE's ``NDTW.update_metric`` rule). The first point of every path is always kept, so
     no path becomes empty.
+
+    Parameters
+    ----------
+    paths : Paths
+        The batch.
+
+    Returns
+    -------
+    Paths
+        ``paths`` itself when nothing repeats, else a new batch without the repeats.
     """
     v = paths.values
     keep = np.ones(len(v), dtype=bool)
@@ -253,6 +378,17 @@ def start_mismatches(references: Paths, queries: Paths) -> np.ndarray:
 
     Node paths compare node ids; coordinate paths allow 1e-6 m. The one start check of the package
     (``evaluate(strict=True)``, the data-set matchers, the warnings of ``navdtw score`` and suites).
+
+    Parameters
+    ----------
+    references, queries : Paths
+        Two batches of the same length and kind, every path non-empty (not checked: callers pass
+        a validated batch).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 indices ``i`` where ``queries[i][0]`` differs from ``references[i][0]``, ascending.
     """
     r0, q0 = references.first(), queries.first()
     bad = r0 != q0 if references.is_nodes else np.linalg.norm(r0.astype(np.float64) - q0, axis=1) > 1e-06
@@ -260,7 +396,17 @@ def start_mismatches(references: Paths, queries: Paths) -> np.ndarray:
 
 
 def first_start_mismatch(references: Paths, queries: Paths) -> int:
-    """Index of the first query that does not start where its reference starts, or -1
-    (:func:`start_mismatches`)."""
+    """Index of the first query that does not start where its reference starts.
+
+    Parameters
+    ----------
+    references, queries : Paths
+        Two batches of the same length and kind, as :func:`start_mismatches`.
+
+    Returns
+    -------
+    int
+        The first index of :func:`start_mismatches`, or -1 when every query starts right.
+    """
     bad = start_mismatches(references, queries)
     return int(bad[0]) if len(bad) else -1

@@ -189,28 +189,40 @@ def plot_alignment(
 
     Parameters
     ----------
-    reference_xy, query_xy:
+    reference_xy, query_xy : array_like
         ``[n, 2]`` (or ``[n, 3]``: aligned in 3-D, the first two columns drawn) point coordinates in
-        metres. For habitat (y-up) R2R-CE positions pass the floor plane, ``points[:, [0, 2]]``.
-    path:
+        metres, non-empty and finite. For habitat (y-up) R2R-CE positions pass the floor plane,
+        ``points[:, [0, 2]]``.
+    path : array_like, optional
         The alignment, an ``[K, 2]`` array of (reference index, query index) pairs; default the
         exact Euclidean DTW alignment from :func:`navdtw.warping_path`.
-    title:
+    title : str, optional
         Text above the DTW / nDTW line of the title.
-    ax:
+    ax : matplotlib.axes.Axes, optional
         Draw into these matplotlib axes (default: a new figure).
-    threshold:
+    threshold : float, optional
         Success distance d_th for nDTW = ``exp(-DTW / (|R| d_th))`` in the title (default 3.0 m).
-    dtw:
+    dtw : float, optional
         The DTW value to show (e.g. a graph-distance DTW when ``path`` comes from a node-mode
         :func:`navdtw.warping_path`); default the Euclidean cost of the alignment.
-    percent:
-        show nDTW in percent (as the ``navdtw`` command's tables) instead of a fraction.
+    legend : bool, optional
+        Draw the legend beside the map (default ``True``).
+    percent : bool, optional
+        Show nDTW in percent (as the ``navdtw`` command's tables) instead of a fraction.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure (``ax.figure`` when ``ax`` is given).
+
+    Raises
+    ------
+    ValueError
+        Points that are not a non-empty ``[n, 2]`` or ``[n, 3]`` array of finite numbers, a
+        ``path`` that is not ``[K, 2]`` or has an index out of range; without ``path``, the
+        errors of :func:`navdtw.warping_path` (e.g. a 2-D reference with a 3-D query).
+    ImportError
+        matplotlib is not installed (the message names the ``plot`` extra).
     """
     ref = _xy(reference_xy, "reference_xy")
     qry = _xy(query_xy, "query_xy")
@@ -261,30 +273,47 @@ def plot_pairs_grid(
 
     Parameters
     ----------
-    pairs:
-        ``(reference_xy, query_xy)`` coordinate arrays, one per panel.
-    scores:
-        One score per pair (e.g. ``scores["ndtw"]``), or a :class:`navdtw.Scores` (its nDTW).
-    ncols:
-        Panels per row.
-    titles:
-        Optional extra text per pair (e.g. the query kind), shown above the score.
-    label:
+    pairs : sequence of tuple
+        ``(reference_xy, query_xy)`` coordinate arrays (as :func:`plot_alignment`), one per
+        panel; at least one.
+    scores : array_like or Scores or dict
+        One score per pair (e.g. ``scores["ndtw"]``), or a :class:`navdtw.Scores` or dict (its
+        ``"ndtw"``).
+    ncols : int, optional
+        Panels per row (default 4), >= 1.
+    titles : sequence of str, optional
+        Extra text per pair (e.g. the query kind), shown above the score.
+    label : str, optional
         The score's name in each title (default ``"nDTW"``).
-    descending:
+    descending : bool, optional
         Best first (default).
-    ids:
-        Optional id per pair (e.g. the ``pair`` column of the demo's ``episodes.csv``), shown
+    panel_size : float, optional
+        Width and height of a panel in inches (default 2.8).
+    suptitle : str, optional
+        A title above the grid.
+    ids : sequence, optional
+        An id per pair (e.g. the ``pair`` column of the demo's ``episodes.csv``), shown
         first in each title so a panel can be found in the per-episode table.
-    percent:
+    percent : bool, optional
         Show scores in percent (as the ``navdtw`` command's tables).
-    scale_bar:
-        Draw a scale bar (metres, one length for every panel) in each panel.
+    scale_bar : bool, optional
+        Draw a scale bar (metres, one length for every panel) in each panel (default ``True``).
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure.
+
+    Raises
+    ------
+    ValueError
+        No pair; as many scores, ``titles`` or ``ids`` as pairs; points as
+        :func:`plot_alignment` refuses them (naming the pair); scores that are not numbers; an
+        ``ncols`` that is not a positive integer.
+    KeyError
+        A :class:`navdtw.Scores` or dict without ``"ndtw"``.
+    ImportError
+        matplotlib is not installed.
     """
     from .metrics import Scores
 
@@ -344,12 +373,42 @@ def plot_histograms(
 ):
     """Histograms of per-episode metrics of a scored run, one panel per metric.
 
-    ``scores``: a :class:`navdtw.Scores` or a mapping ``name -> per-episode array``. Metrics that
-    were not computed are skipped; non-finite values (unreachable goals) are left out and counted
-    in the panel title. Labels and units come from the metric registry; rates are drawn in
-    percent on [0, 100] as in the ``navdtw`` command's tables (``percent=False``: fractions on
-    [0, 1]); the dashed line is the mean. ``counts`` names what the bars count (the y axis):
-    ``"episodes"``, or e.g. ``"synthetic pairs"``.
+    Metrics that were not computed are skipped; non-finite values (unreachable goals) are left out
+    and counted in the panel title. Labels and units come from the metric registry; the dashed
+    line is the mean.
+
+    Parameters
+    ----------
+    scores : Scores or mapping
+        A :class:`navdtw.Scores` or a mapping ``name -> per-episode array``.
+    metrics : iterable of str, optional
+        The metrics to draw, in panel order (default nDTW, SDTW, CLS, SPL, NE, PL); at least one
+        must be in ``scores``.
+    bins : int, optional
+        Bars per histogram (default 30), >= 1.
+    ncols : int, optional
+        Panels per row (default 3), >= 1.
+    title : str, optional
+        A title above the panels.
+    percent : bool, optional
+        Rates in percent on [0, 100] as in the ``navdtw`` command's tables (the default);
+        ``False``: fractions on [0, 1].
+    counts : str, optional
+        What the bars count (the y axis): ``"episodes"`` (the default), or e.g.
+        ``"synthetic pairs"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        None of ``metrics`` is in ``scores``; an ``ncols`` that is not a positive integer;
+        values that are not numbers, a ``bins`` below 1 (numpy's messages).
+    ImportError
+        matplotlib is not installed.
     """
     names = [str(m).lower() for m in metrics]
     present = [m for m in names if m in scores]
@@ -398,9 +457,28 @@ def plot_histograms(
 
 
 def save(fig, path, *, dpi: int = 130, close: bool = False):
-    """Writes ``fig`` as a PNG file atomically; returns the path.
+    """Writes ``fig`` as a PNG file atomically (readers never see a half-written file).
 
-    ``close=True`` also releases the figure from pyplot when it was made with pyplot.
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    path : str or os.PathLike
+        The PNG file to write; its folder is created.
+    dpi : int, optional
+        Resolution (default 130).
+    close : bool, optional
+        Also release the figure from pyplot when it was made with pyplot (default ``False``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ~navdtw.suite.OutputError
+        ``path`` cannot be written (an ``OSError`` naming it).
     """
     from ._io import atomic_write_bytes
 

@@ -80,22 +80,51 @@ GOAL_DISTANCE_INPUTS: tuple[str, str] = ("distance_to_goal", "oracle_distance_to
 class Metric:
     """One metric: what it is, how it is shown, what it needs and how it is computed.
 
-    name: lowercase key (``scores["ndtw"]``, the ``episodes.csv`` column, ``summary()`` key).
-    label: the name readers know (``"nDTW"``), used in tables and figures.
-    compute: ``f(ctx: Context) -> float64 [B]`` per-episode values.
-    unit: ``"m"`` for metres, ``""`` for unitless, or e.g. ``"collisions"``.
-    rate: a fraction in [0, 1] (shown x100 with ``percent=True``, in percent in the CLI tables).
-    higher_is_better: True / False, or None when neither (path length).
-    stats: the C++ per-pair statistics the computation reads (checked against ``_core.STATS``).
-    nodes: needs node paths (graph edges), e.g. SED; skipped for coordinate paths.
-    dtw: needs the DTW value (one extra DTW pass, shared by every metric that asks).
-    success: depends on the success indicator (so on the convention and ``stopped=``).
-    inputs: names of extra per-episode inputs (``evaluate(inputs={name: array})``).
-    description: one line with the definition, used by the docs table and ``--help``.
-    zero_without: the metric whose 0 makes this one 0 by its formula (``spl``: ``"sr"``), so a NaN
-    that another evaluator logs there counts as 0 (:func:`nonfinite_policy`).
-    staying_wins: a path that never leaves its start scores the best value (AD, MD: the start lies
-    on the reference), so "best" on this metric says nothing alone (no leaderboard marks).
+    A frozen record; its fields are the parameters below.
+
+    Parameters
+    ----------
+    name : str
+        Lowercase identifier, the key (``scores["ndtw"]``, the ``episodes.csv`` column,
+        ``summary()`` key).
+    label : str
+        The name readers know (``"nDTW"``), used in tables and figures.
+    compute : callable
+        ``f(ctx: Context) -> float64 [B]`` per-episode values.
+    unit : str, optional
+        ``"m"`` for metres, ``""`` (the default) for unitless, or e.g. ``"collisions"``.
+    rate : bool, optional
+        A fraction in [0, 1] (shown x100 with ``percent=True``, in percent in the CLI tables).
+    higher_is_better : bool or None, optional
+        True / False, or None (the default) when neither (path length).
+    stats : tuple of str, optional
+        The C++ per-pair statistics the computation reads (checked against ``_core.STATS``; a
+        single string is one name).
+    nodes : bool, optional
+        Needs node paths (graph edges), e.g. SED; skipped for coordinate paths.
+    dtw : bool, optional
+        Needs the DTW value (one extra DTW pass, shared by every metric that asks).
+    success : bool, optional
+        Depends on the success indicator (so on the convention and ``stopped=``).
+    inputs : tuple of str, optional
+        Names of extra per-episode inputs (``evaluate(inputs={name: array})``; a single string
+        is one name).
+    description : str, optional
+        One line with the definition, used by the docs table and ``--help``.
+    zero_without : str or None, optional
+        The metric whose 0 makes this one 0 by its formula (``spl``: ``"sr"``), so a NaN that
+        another evaluator logs there counts as 0 (:func:`nonfinite_policy`).
+    staying_wins : bool, optional
+        A path that never leaves its start scores the best value (AD, MD: the start lies on the
+        reference), so "best" on this metric says nothing alone (no leaderboard marks).
+
+    Raises
+    ------
+    TypeError
+        A ``compute`` that is not callable.
+    ValueError
+        A ``name`` that is not a lowercase identifier, a ``higher_is_better`` other than True,
+        False or None, a statistic the engine does not compute, an empty input name.
     """
 
     name: str
@@ -142,7 +171,20 @@ class Metric:
         return f"{self.label} ({unit})" if unit else self.label
 
     def applies(self, nodes: bool, inputs) -> bool:
-        """Whether this metric can be computed for these paths and inputs."""
+        """Whether this metric can be computed for these paths and inputs.
+
+        Parameters
+        ----------
+        nodes : bool
+            The paths are node paths (False: coordinates).
+        inputs : collection of str
+            The names of the per-episode inputs given.
+
+        Returns
+        -------
+        bool
+            False for a node-only metric on coordinates or a missing input.
+        """
         return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
 
 
@@ -150,9 +192,26 @@ _REGISTRY: dict[str, Metric] = {}
 
 
 def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
-    """Adds ``metric`` to the registry (after those already there); returns it.
+    """Adds ``metric`` to the registry, after those already there.
 
-    A metric of the same name is an error unless ``replace=True`` (it then keeps its place).
+    Parameters
+    ----------
+    metric : Metric
+        The record to add.
+    replace : bool, optional
+        Replace a registered metric of the same name (it keeps its place); default ``False``.
+
+    Returns
+    -------
+    Metric
+        ``metric``.
+
+    Raises
+    ------
+    TypeError
+        ``metric`` is not a :class:`Metric`.
+    ValueError
+        A metric of the same name is registered and ``replace`` is false.
     """
     if not isinstance(metric, Metric):
         raise TypeError(f"register_metric takes a navdtw.registry.Metric, got {type(metric).__name__}")
@@ -163,7 +222,25 @@ def register_metric(metric: Metric, *, replace: bool = False) -> Metric:
 
 
 def unregister_metric(name: str) -> Metric:
-    """Removes a metric added with :func:`register_metric`; the built-in ones stay."""
+    """Removes a metric added with :func:`register_metric`; the built-in ones stay.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+
+    Returns
+    -------
+    Metric
+        The record removed.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is a built-in metric.
+    KeyError
+        No metric of that name is registered.
+    """
     if name in _BUILTIN:
         raise ValueError(f"{name!r} is a built-in metric and cannot be removed")
     try:
@@ -174,7 +251,23 @@ def unregister_metric(name: str) -> Metric:
 
 @contextmanager
 def registered(*new: Metric) -> Iterator[tuple[Metric, ...]]:
-    """``with registered(Metric(...), ...):`` the metrics exist inside the block only."""
+    """``with registered(Metric(...), ...):`` the metrics exist inside the block only.
+
+    Parameters
+    ----------
+    *new : Metric
+        The records to register, in order (each as :func:`register_metric`, without replacing).
+
+    Yields
+    ------
+    tuple of Metric
+        The records registered; they are removed when the block ends, even on an error.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`register_metric`; those already added are removed again.
+    """
     added = []
     try:
         for m in new:
@@ -186,7 +279,23 @@ def registered(*new: Metric) -> Iterator[tuple[Metric, ...]]:
 
 
 def get(name: str) -> Metric:
-    """The record of metric ``name``."""
+    """The record of metric ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered metric's name.
+
+    Returns
+    -------
+    Metric
+        Its record.
+
+    Raises
+    ------
+    KeyError
+        An unknown name, listing the registered ones.
+    """
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
@@ -194,17 +303,36 @@ def get(name: str) -> Metric:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered metric name, in table order."""
+    """Every registered metric name, in table order.
+
+    Returns
+    -------
+    tuple of str
+        The built-in metrics first, then those registered since.
+    """
     return tuple(_REGISTRY)
 
 
 def metrics() -> tuple[Metric, ...]:
-    """Every registered record, in table order."""
+    """Every registered record, in table order.
+
+    Returns
+    -------
+    tuple of Metric
+        The records of :func:`names`.
+    """
     return tuple(_REGISTRY.values())
 
 
 def builtin_names() -> tuple[str, ...]:
-    """The metrics navdtw ships (``navdtw.METRICS``)."""
+    """The metrics navdtw ships, in table order.
+
+    Returns
+    -------
+    tuple of str
+        Every built-in name, those that need per-episode inputs included (``navdtw.METRICS``
+        holds those that do not).
+    """
     return _BUILTIN
 
 
@@ -228,6 +356,29 @@ class Context:
     * ``dtw``: DTW per episode (computed on first use, once); ``ndtw``: its nDTW.
     * ``reference_points``, ``query_points``: number of points of each path (after collapsing).
     * ``input(name)``: an extra per-episode input given to ``evaluate(inputs=...)``.
+
+    :func:`navdtw.evaluate` builds it; the constructor is for navdtw's modules.
+
+    Parameters
+    ----------
+    stats : numpy.ndarray
+        The engine's per-pair statistics, ``[len(STATS), B]`` float64.
+    threshold : float
+        The success distance d_th (metres).
+    convention : Convention
+        The convention scored under.
+    spl_length : numpy.ndarray
+        SPL's l per episode (metres).
+    reference_points, query_points : numpy.ndarray
+        Number of points of each reference and query (after collapsing).
+    dtw : callable
+        ``f() -> float64 [B]``: computes DTW (called at most once, when a metric asks).
+    stopped : numpy.ndarray, optional
+        Where the agent issued stop (bool ``[B]``), if given.
+    inputs : dict[str, numpy.ndarray], optional
+        The extra per-episode inputs.
+    nodes : bool, optional
+        Node paths (default) or coordinates.
     """
 
     def __init__(
@@ -258,19 +409,66 @@ class Context:
 
     @property
     def size(self) -> int:
+        """Number of episodes B."""
         return int(self._stats.shape[1])
 
     def stat(self, name: str) -> np.ndarray:
+        """A per-pair statistic of the engine.
+
+        Parameters
+        ----------
+        name : str
+            One of ``navdtw._core.STATS`` (``"ne"``, ``"pl_query"``, ...).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]`` (a view; do not change it).
+
+        Raises
+        ------
+        KeyError
+            A name the engine does not compute.
+        """
         return self._stats[STAT_INDEX[name]]
 
     def input(self, name: str) -> np.ndarray:
+        """An extra per-episode input given to ``evaluate(inputs=...)``.
+
+        Parameters
+        ----------
+        name : str
+            The input's name (declared in the metric's ``inputs``).
+
+        Returns
+        -------
+        numpy.ndarray
+            The array as given (checked to have one entry per episode).
+
+        Raises
+        ------
+        KeyError
+            The input was not given.
+        """
         try:
             return self._inputs[name]
         except KeyError:
             raise KeyError(f"no per-episode input {name!r} was given (evaluate(inputs={{{name!r}: ...}}))") from None
 
     def success(self, distance: np.ndarray) -> np.ndarray:
-        """1.0 where ``distance`` is within the threshold (``<=`` or ``<`` as the convention says)."""
+        """The convention's success test for any distances.
+
+        Parameters
+        ----------
+        distance : numpy.ndarray
+            Distances in metres.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, 1.0 where ``distance`` is within the threshold (``<=`` or ``<`` as the
+            convention says), else 0.0.
+        """
         ok = (distance <= self.threshold) if self.convention.success_inclusive else (distance < self.threshold)
         return ok.astype(np.float64)
 
@@ -288,23 +486,30 @@ class Context:
 
     @property
     def sr(self) -> np.ndarray:
+        """Success per episode as 0.0 or 1.0 (the distance test and ``stopped``, or the input
+        ``success`` when given)."""
         return self._cached("sr", lambda: self._given_success("success", "ne"))
 
     @property
     def oracle_success(self) -> np.ndarray:
+        """Oracle success per episode as 0.0 or 1.0 (``one`` within the threshold, or the input
+        ``oracle_success`` when given)."""
         return self._cached("oracle_success", lambda: self._given_success("oracle_success", "one"))
 
     @property
     def spl_ratio(self) -> np.ndarray:
+        """l / max(PL(Q), l, floor) per episode, with the convention's ``spl_floor``."""
         floor = getattr(self.convention, "spl_floor", 0.0)
         return self._cached("spl_ratio", lambda: spl_ratio(self.stat("pl_query"), self.spl_length, floor))
 
     @property
     def dtw(self) -> np.ndarray:
+        """DTW per episode (metres), computed on first use."""
         return self._cached("dtw", self._dtw_fn)
 
     @property
     def ndtw(self) -> np.ndarray:
+        """nDTW per episode, from :attr:`dtw`."""
         from .engine import ndtw_value
 
         return self._cached("ndtw", lambda: ndtw_value(self.dtw, self.reference_points, self.threshold))
@@ -566,14 +771,14 @@ def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None 
 
     Parameters
     ----------
-    values:
-        metric -> per-episode values, all of the same length.
-    ids:
-        the episode ids, for messages.
-    source:
-        what the values come from (a file name), for messages.
-    errors:
-        if given, a metric that breaks the policy is left out of the result and its message
+    values : dict[str, array_like]
+        Metric -> per-episode values, all of the same length.
+    ids : sequence
+        The episode ids, for messages.
+    source : str
+        What the values come from (a file name), for messages.
+    errors : dict[str, str], optional
+        If given, a metric that breaks the policy is left out of the result and its message
         stored here (``{metric: message}``) instead of raised.
 
     Returns
@@ -645,7 +850,13 @@ def _scale(m: Metric) -> str:
 
 
 def markdown_table() -> str:
-    """The metric table of ``docs/metrics.md`` (between its ``metrics-table`` markers)."""
+    """The metric table of ``docs/metrics.md`` (between its ``metrics-table`` markers).
+
+    Returns
+    -------
+    str
+        A Markdown table, one row per registered metric, ending with a newline.
+    """
     rows = ["| key | metric | unit | better | needs | definition |", "|---|---|---|---|---|---|"]
     for m in _REGISTRY.values():
         desc = m.description.replace("|", "\\|")

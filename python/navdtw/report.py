@@ -93,7 +93,19 @@ _MOVES = {(1, 1): "d", (1, 0): "r", (0, 1): "q"}  # alignment steps: diagonal, r
 
 
 def scan_layout(graph) -> dict:
-    """``{"positions": [[x, y], ...], "edges": [[i, j], ...]}`` of a :class:`navdtw.NavGraph` (top-down, metres)."""
+    """A scan's entry of the report's ``scenes["scans"]``: its graph seen from above.
+
+    Parameters
+    ----------
+    graph : NavGraph
+        The scan's graph.
+
+    Returns
+    -------
+    dict
+        ``{"positions": [[x, y], ...], "edges": [[i, j], ...]}``: the first two coordinates of
+        every node (metres) and every edge, as plain lists.
+    """
     pos = np.asarray(graph.positions, dtype=np.float64)[:, :2]
     return {"positions": pos.tolist(), "edges": np.asarray(graph.edges).tolist()}
 
@@ -101,8 +113,26 @@ def scan_layout(graph) -> dict:
 def episode_scene(graph, reference, paths: dict) -> dict:
     """One episode's scene: the reference and each agent's node path with its DTW alignment.
 
-    ``graph`` is the scan's :class:`navdtw.NavGraph` (its ``name`` is the scan id); ``paths`` maps
-    agent -> node path. The alignment is :func:`navdtw.warping_path` over ``graph.distances``.
+    Parameters
+    ----------
+    graph : NavGraph
+        The scan's graph (its ``name`` is the scan id).
+    reference : array_like
+        The reference's node indices.
+    paths : dict
+        Agent name -> node path (node indices of the same scan).
+
+    Returns
+    -------
+    dict
+        ``{"scan", "reference", "agents": {agent: {"path", "alignment"}}}``: an entry of the
+        report's ``scenes["datasets"][data set]``, the alignment being
+        :func:`navdtw.warping_path` over ``graph.distances``.
+
+    Raises
+    ------
+    ValueError
+        An empty path or a node index outside the graph (as :func:`navdtw.warping_path`).
     """
     from .engine import warping_path
 
@@ -116,10 +146,24 @@ def episode_scene(graph, reference, paths: dict) -> dict:
 
 
 def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict:
-    """Per metric of one data set's results: ``{"best": [agents], "tied": [agents], "unresolved":
-    [agents]}``: the suite's one rule, :func:`navdtw.suite.leaderboard_marks`, with the metrics'
-    directions taken from ``metrics`` (metric -> ``{"higher_is_better", ...}``; a metric without a
-    direction, or unknown to both ``metrics`` and the registry, gets no marks)."""
+    """The leaderboard marks of one data set: the suite's one rule,
+    :func:`navdtw.suite.leaderboard_marks`, with the metrics' directions taken from ``metrics``.
+
+    Parameters
+    ----------
+    dataset : dict
+        One data set of ``results.json`` (``results["datasets"][name]``).
+    metrics : dict
+        Metric -> ``{"higher_is_better", ...}``, as the report's ``data["metrics"]``; a metric
+        without a direction, or unknown to both ``metrics`` and the registry, gets no marks.
+    alpha : float, optional
+        The significance level of the comparisons (default 0.05).
+
+    Returns
+    -------
+    dict
+        Per metric: ``{"best": [agents], "tied": [agents], "unresolved": [agents]}``.
+    """
     from .suite.marks import leaderboard_marks as marks
 
     return marks(dataset, alpha, metrics=metrics)
@@ -196,7 +240,29 @@ def scene_priority(ids: list, values: dict, agents: list, metrics: list, page: i
 
 
 def write_report(path, data: dict, *, max_scenes: int = MAX_SCENES) -> None:
-    """Writes the self-contained HTML report of ``data`` (see the module docstring) to ``path``."""
+    """Writes the self-contained HTML report of ``data`` to ``path``, atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HTML file to write; its folder is created.
+    data : dict
+        The report's input: ``results`` (the suite's ``results.json``), and optionally
+        ``title``, ``metrics``, ``episodes`` and ``scenes`` (the module docstring has the
+        layout).
+    max_scenes : int, optional
+        At most this many episodes per data set keep their map (default :data:`MAX_SCENES`).
+
+    Raises
+    ------
+    ValueError
+        ``data`` that does not follow the layout (``"report data: <where>: <what>"``, naming the
+        entry): no ``results`` dict, a metric without an entry in ``metrics``, an interval that
+        is not ``[lo, hi]``, per-episode values that are not a 1-D list of numbers, a node out
+        of its scan's range, an alignment that is not a monotone path, ...
+    ~navdtw.suite.OutputError
+        ``path`` cannot be written (an ``OSError`` naming it).
+    """
     from ._io import atomic_write_text
 
     atomic_write_text(path, render_report(data, max_scenes=max_scenes))

@@ -32,21 +32,34 @@ class NDTWReward:
 
     Parameters
     ----------
-    references:
-        one reference path per episode (:class:`navdtw.Paths` or a list): coordinates ``[n, D]``
-        (Euclidean, metres) or node ids (with ``distances``).
-    threshold:
-        success distance d_th in metres (default 3.0); nDTW = ``exp(-DTW / (|R| d_th))``.
-    distances, env:
-        node mode: a ``[V, V]`` matrix, or a list of them with ``env`` ([B] ints) naming each
-        episode's matrix.
-    success_reward:
-        weight of the paper's terminal reward ``1 - d(q_last, r_last) / d_th`` for episodes that
+    references : Paths or sequence of array_like
+        One non-empty reference path per episode (:class:`navdtw.Paths` or a list): coordinates
+        ``[n, D]`` (Euclidean, metres) or node ids (with ``distances``).
+    threshold : float, optional
+        Success distance d_th in metres (default 3.0); nDTW = ``exp(-DTW / (|R| d_th))``.
+    distances : array_like or sequence of array_like, optional
+        Node mode: a ``[V, V]`` matrix, or a list of them with ``env``.
+    env : array_like, optional
+        With a list of matrices, ``[B]`` ints naming each episode's matrix.
+    success_reward : float, optional
+        Weight of the paper's terminal reward ``1 - d(q_last, r_last) / d_th`` for episodes that
         end within ``threshold`` of the goal (``d <= d_th``, the paper's success; the bonus is 0
-        at d = d_th), returned by :meth:`done`; 0 disables.
-    workers:
-        threads for a step (-1 = all cores, the default everywhere in navdtw; pass 1 when the
+        at d = d_th), returned by :meth:`done`; 0 (the default) disables.
+    workers : int, optional
+        Threads for a step (-1 = all cores, the default everywhere in navdtw; pass 1 when the
         environment loop owns the parallelism, e.g. one reward per vectorised-env worker process).
+
+    Raises
+    ------
+    TypeError
+        ``references`` that are not paths (e.g. a string), a ``threshold`` or ``workers`` of
+        the wrong type, a non-numeric matrix.
+    ValueError
+        An empty reference; node references without ``distances`` or coordinates with them
+        (or with ``env``); several matrices without ``env``, an ``env`` that is not one integer
+        per episode or out of range; a reference node id outside its matrix; a non-finite
+        coordinate; a bad matrix (as :func:`navdtw.dtw`); a ``threshold`` that is not finite
+        and > 0, a negative or non-finite ``success_reward``, a bad ``workers``.
 
     Notes
     -----
@@ -147,9 +160,29 @@ class NDTWReward:
         return self._active.astype(bool)
 
     def reset(self, indices=None, references=None) -> None:
-        """Starts episodes again (all when ``indices`` is None), optionally with new references.
+        """Starts episodes again, optionally with new references.
 
-        ``references`` (same length as ``indices``) replaces those episodes' reference paths.
+        Episodes not reset keep their state.
+
+        Parameters
+        ----------
+        indices : array_like, optional
+            The episodes to reset: integer indices (negative ones count from the end) or a
+            boolean mask ``[B]``; ``None`` (the default) resets all.
+        references : Paths or sequence of array_like, optional
+            New reference paths for those episodes, one per index (each episode at most once),
+            of the same kind as the others.
+
+        Raises
+        ------
+        TypeError
+            ``indices`` that are neither integers nor a boolean mask.
+        IndexError
+            An index out of range.
+        ValueError
+            A mask of another length than the episodes; as many ``references`` as indices, an
+            episode given twice with references; a new reference that is empty or of another
+            kind or dimension, or that the constructor would refuse.
         """
         B = len(self)
         if indices is None:
@@ -205,10 +238,26 @@ class NDTWReward:
         self._active[idx] = 1
 
     def step(self, points) -> np.ndarray:
-        """Appends one point per episode and returns the nDTW gains (float64 ``[B]``).
+        """Appends one point per episode and returns the nDTW gains.
 
-        ``points``: node ids ``[B]`` or coordinates ``[B, D]``; entries of finished episodes are
-        ignored (their reward is 0). The returned array is reused by the next call: copy it to keep.
+        Parameters
+        ----------
+        points : array_like
+            Node ids ``[B]`` or coordinates ``[B, D]``; entries of finished episodes are ignored
+            (their reward is 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]``: each running episode's nDTW after this point minus before it (0 at
+            its first point). The array is reused by the next call: copy it to keep.
+
+        Raises
+        ------
+        ValueError
+            ``points`` of another shape or not numbers (integers for node ids); a node id outside
+            its matrix or a coordinate that is not finite (or beyond +-1e15 m) for a running
+            episode.
         """
         B = len(self)
         if self._refs.is_nodes:
@@ -281,10 +330,24 @@ class NDTWReward:
         return out
 
     def done(self, mask) -> np.ndarray:
-        """Marks the episodes in ``mask`` (bool ``[B]``) finished; returns their terminal rewards.
+        """Marks episodes finished and returns their terminal rewards.
 
-        With ``success_reward`` > 0, an episode ending within ``threshold`` of its goal gets
-        ``success_reward * (1 - d(q_last, r_last) / threshold)``; everything else gets 0.
+        Parameters
+        ----------
+        mask : array_like
+            bool ``[B]`` (or 0/1): the episodes that end now.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[B]``: with ``success_reward`` > 0, an episode ending now within
+            ``threshold`` of its goal gets ``success_reward * (1 - d(q_last, r_last) /
+            threshold)``; everything else gets 0.
+
+        Raises
+        ------
+        ValueError
+            ``mask`` of another length than the episodes.
         """
         m = np.asarray(mask)
         if m.shape != (len(self),):

@@ -51,26 +51,59 @@ def _segment_range(segments: Segments) -> tuple[int, int]:
 class SyntheticWorld:
     """A jittered grid world with its graph, distances and path generator.
 
-    Build one with :meth:`generate`. Attributes:
+    Build one with :meth:`generate`; the constructor takes a drawn world.
 
-    positions: float64 ``[V, 2]``
-        Node coordinates; node ``i * size + j`` lies near grid point ``(i, j)``.
-    edges: int64 ``[E, 2]``
-        Undirected edges, ``edges[:, 0] < edges[:, 1]``, sorted lexicographically.
-    edge_lengths: float64 ``[E]``
-        Euclidean length of each edge.
-    threshold: float
+    Parameters
+    ----------
+    positions : array_like
+        ``[V, 2]`` node coordinates.
+    edges : array_like
+        ``[E, 2]`` node index pairs, ``edges[:, 0] < edges[:, 1]``; at least one.
+    size : int
+        Grid side.
+    jitter : float
+        Half-width of the jitter the positions were drawn with.
+    radius : float
+        The joining distance the edges were drawn with.
+    seed : int, optional
+        The seed the world was drawn with (kept for the record and the graph's name).
+
+    Raises
+    ------
+    ValueError
+        No edge, or no node with another node two or three hops away (no path can be drawn);
+        the errors of :class:`navdtw.NavGraph` for the positions and edges.
+    TypeError
+        The errors of :class:`navdtw.NavGraph` for the positions and edges.
+
+    Attributes
+    ----------
+    positions : numpy.ndarray
+        float64 ``[V, 2]`` node coordinates; node ``i * size + j`` lies near grid point
+        ``(i, j)``.
+    edges : numpy.ndarray
+        int64 ``[E, 2]`` undirected edges, ``edges[:, 0] < edges[:, 1]``, sorted
+        lexicographically.
+    edge_lengths : numpy.ndarray
+        float64 ``[E]`` Euclidean length of each edge.
+    threshold : float
         Success threshold, ``1.33 * edge_lengths.mean()``.
-    graph:
+    graph : NavGraph
         The world as a :class:`navdtw.graphs.NavGraph`: adjacency, neighbours, shortest paths and
         distances all come from it.
-    distances: float32 ``[V, V]``, read-only
-        All-pairs shortest-path distances along the edges (``inf`` between disconnected nodes);
-        ``graph.distances``.
-    hops: int64 ``[V, V]``, read-only
-        All-pairs hop counts (``-1`` between disconnected nodes).
-    size, jitter, radius, seed:
-        The generation parameters.
+    distances : numpy.ndarray
+        float32 ``[V, V]``, read-only: all-pairs shortest-path distances along the edges
+        (``inf`` between disconnected nodes); ``graph.distances``.
+    hops : numpy.ndarray
+        int64 ``[V, V]``, read-only: all-pairs hop counts (``-1`` between disconnected nodes).
+    size : int
+        Grid side (a generation parameter).
+    jitter : float
+        Half-width of the positions' jitter (a generation parameter).
+    radius : float
+        The joining distance of the edges (a generation parameter).
+    seed : int or None
+        The seed the world was drawn with (a generation parameter).
     """
 
     def __init__(
@@ -112,14 +145,29 @@ class SyntheticWorld:
 
         Parameters
         ----------
-        seed:
+        seed : int, optional
             Seed for ``numpy.random.default_rng`` (default 0).
-        size:
-            Grid side; the world has ``size**2`` nodes (default 15 -> 225).
-        jitter:
-            Half-width of the uniform jitter around each grid point, in grid units (default 0.3).
-        radius:
-            Nodes at Euclidean distance ``<= radius`` are joined (default 1.4).
+        size : int, optional
+            Grid side, >= 2; the world has ``size**2`` nodes (default 15 -> 225).
+        jitter : float, optional
+            Half-width of the uniform jitter around each grid point, in grid units (default 0.3);
+            finite and >= 0.
+        radius : float, optional
+            Nodes at Euclidean distance ``<= radius`` are joined (default 1.4); finite and > 0.
+
+        Returns
+        -------
+        SyntheticWorld
+            The world; the same arguments always draw the same world.
+
+        Raises
+        ------
+        ValueError
+            A ``size`` that is not an integer >= 2, a negative or non-finite ``jitter``, a
+            ``radius`` that is not finite and > 0, or a world without edges or paths (as the
+            constructor).
+        TypeError
+            A ``jitter`` or ``radius`` that is not a number (numpy's message).
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
             raise ValueError(f"size: need an integer >= 2, got {size!r}")
@@ -141,19 +189,64 @@ class SyntheticWorld:
     # ------------------------------------------------------------------------------------------
     @property
     def num_nodes(self) -> int:
+        """Number of nodes V (``size**2``)."""
         return int(self.positions.shape[0])
 
     def neighbors(self, node: int) -> np.ndarray:
-        """Nodes joined to ``node`` by an edge (int64, ascending; ``graph.neighbors``)."""
+        """Nodes joined to ``node`` by an edge (``graph.neighbors``).
+
+        Parameters
+        ----------
+        node : int
+            A node index.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 node indices, ascending.
+
+        Raises
+        ------
+        IndexError
+            A node out of range (as :meth:`NavGraph.neighbors`).
+        """
         return self.graph.neighbors(int(node))
 
     def shortest_path(self, a: int, b: int) -> np.ndarray:
-        """Node sequence (int64) of a shortest path from ``a`` to ``b`` by metric distance, both
-        included (``graph.shortest_path``; ``ValueError`` if they are not connected)."""
+        """A shortest path from ``a`` to ``b`` by metric distance (``graph.shortest_path``).
+
+        Parameters
+        ----------
+        a, b : int
+            The start and end nodes.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 node sequence, both ends included.
+
+        Raises
+        ------
+        ValueError
+            ``a`` and ``b`` are not connected.
+        IndexError
+            A node out of range.
+        """
         return np.array(self.graph.shortest_path(int(a), int(b)), dtype=np.int64)
 
     def coordinates(self, path: np.ndarray) -> np.ndarray:
-        """The ``[n, 2]`` float32 positions of a node path (for coordinate-mode DTW)."""
+        """The positions of a node path (for coordinate-mode DTW).
+
+        Parameters
+        ----------
+        path : array_like
+            Node indices (numpy's ``IndexError`` for one out of range).
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 ``[n, 2]`` coordinates.
+        """
         return self.positions[np.asarray(path, dtype=np.int64)].astype(np.float32)
 
     # ------------------------------------------------------------------------------------------
@@ -169,19 +262,30 @@ class SyntheticWorld:
 
         Parameters
         ----------
-        rng:
+        rng : numpy.random.Generator or int or None, optional
             A ``numpy.random.Generator`` (advanced in place), or a seed for ``default_rng``.
-        segments:
+        segments : int or tuple of int, optional
             Number of waypoint-to-waypoint segments: an int, or an inclusive ``(min, max)`` range drawn
             uniformly (default ``(1, 4)``).
-        start:
+        start : int, optional
             Start node; default a uniformly random node (among those with a node 2-3 hops away).
-        return_waypoints:
+        return_waypoints : bool, optional
             Also return the waypoints (start first).
 
         Returns
         -------
-        int64 node array (consecutive nodes are neighbours), or ``(path, waypoints)``.
+        path : numpy.ndarray
+            int64 node indices; consecutive nodes are neighbours.
+        waypoints : numpy.ndarray
+            int64, the start and each waypoint; only with ``return_waypoints=True``.
+
+        Raises
+        ------
+        TypeError
+            ``segments`` that is neither an int nor a ``(min, max)`` pair.
+        ValueError
+            ``segments`` below 1 or with ``max < min``, a ``start`` out of range or without a node
+            two or three hops away.
         """
         rng = np.random.default_rng(rng)
         lo, hi = _segment_range(segments)
@@ -226,7 +330,30 @@ class SyntheticWorld:
         ``random``
             An unrelated random path from a random start.
 
-        Every query is a connected node path. Returns ``(references, queries)``, lists of int64 arrays.
+        Every query is a connected node path.
+
+        Parameters
+        ----------
+        n : int
+            Number of pairs, >= 0.
+        seed : numpy.random.Generator or int or None, optional
+            A generator (advanced in place) or a seed for ``default_rng`` (default 0).
+        segments : int or tuple of int, optional
+            The references' segments, as :meth:`random_path` (default ``(1, 4)``).
+
+        Returns
+        -------
+        references : list of numpy.ndarray
+            ``n`` int64 node paths.
+        queries : list of numpy.ndarray
+            ``n`` int64 node paths, query ``i`` of kind ``PAIR_KINDS[i % 5]``.
+
+        Raises
+        ------
+        ValueError
+            A negative or non-integer ``n``, or ``segments`` below 1 or with ``max < min``.
+        TypeError
+            ``segments`` that is neither an int nor a ``(min, max)`` pair.
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"n: need a non-negative integer, got {n!r}")
