@@ -97,7 +97,7 @@ def run(
     failures: list[dict[str, Any]] = []
     warned: list[dict[str, Any]] = []
     runs: list[DatasetRun] = []
-    total = sum(len(files) for files in suite.agents.values())
+    total = sum(len(paths) for files in suite.agents.values() for paths in files.values())
     bar = _Bar(total + len(suite.datasets), "suite", progress)
     t = (time.perf_counter(), time.process_time())
     try:
@@ -109,8 +109,8 @@ def run(
             except (ValueError, KeyError, OSError) as exc:
                 failures.append(failure_record(None, spec.name, None, exc))
                 for agent, files in suite.agents.items():
-                    if spec.name in files:
-                        failures.append(failure_record(agent, spec.name, files[spec.name], exc))
+                    for path in files.get(spec.name, ()):
+                        failures.append(failure_record(agent, spec.name, path, exc))
                         bar.step()
                 bar.step()
                 continue
@@ -126,7 +126,8 @@ def run(
                 failures.append(failure_record(BASELINE_ROW, spec.name, None, exc))
             t = _timed(timings, "baseline", t)
             try:
-                r.result = analyze_dataset(r, settings)
+                reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
+                r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
@@ -220,10 +221,11 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
     for spec in suite.datasets.values():
         for option, value in spec.options.items():
             if isinstance(value, Path):
-                inputs.append(entry(value, dataset=spec.name, agent=None, option=option))
+                inputs.append(entry(value, dataset=spec.name, agent=None, option=option, run=None))
     for agent, files in suite.agents.items():
-        for ds, path in files.items():
-            inputs.append(entry(path, dataset=ds, agent=agent, option="predictions"))
+        for ds, paths in files.items():
+            for k, path in enumerate(paths):
+                inputs.append(entry(path, dataset=ds, agent=agent, option="predictions", run=k))
     return {
         "command": None if command is None else [str(c) for c in command],
         "suite_file": None if suite.path is None else {"path": str(suite.path), "sha256": _digest(suite.path)},

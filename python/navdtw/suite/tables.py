@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .baselines import BASELINE_ROW
-from .marks import leaderboard_marks, metric_info, unmarked_reason
+from .marks import info_of, leaderboard_marks, unmarked_reason
 
 __all__ = [
     "LATEX_METRICS",
@@ -95,19 +95,18 @@ def _fmt(x: float | None, rate: bool) -> str:
     return f"{x * 100:.1f}" if rate else f"{x:.2f}"
 
 
-def _left_out(cell: Cell, m: str, short: bool = False) -> str:
+def _left_out(cell: Cell, info: Mapping, short: bool = False) -> str:
     """The count of episodes left out of a mean, as shown beside it (``short``: the terminal and
     LaTeX, whose notes say what it is)."""
     if not cell.left_out:
         return ""
     if short:
         return f"({cell.left_out} out)"
-    why = "unreachable" if metric_info(m)["unit"] == "m" else "infinite"
+    why = "unreachable" if info["unit"] == "m" else "infinite"
     return f"({cell.left_out} {why} left out)"
 
 
-def _header(m: str) -> str:
-    info = metric_info(m)
+def _header(info: Mapping) -> str:
     unit = "%" if info["rate"] else info["unit"]
     arrow = {True: "↑", False: "↓", None: ""}[info["higher_is_better"]]
     return f"{info['label']}{arrow}" + (f" ({unit})" if unit else "")
@@ -135,17 +134,17 @@ def _notes(
         f"Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
         f"Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). Rates in percent."
     ]
-    shown: dict[str, None] = {}
+    shown: dict[str, Mapping] = {}
     any_unresolved = any_undefined = any_left = False
     for ds, metrics in datasets:
-        shown.update(dict.fromkeys(metrics))
+        shown.update({m: info_of(ds, m) for m in metrics if m not in shown})
         any_unresolved |= any(mk["unresolved"] for mk in leaderboard_marks(ds, alpha).values())
         for values in ds["agents"].values():
             for v in values.values():
                 any_undefined |= v["mean"] is not None and v["ci"][0] is None
                 any_left |= bool(v.get("left_out"))
-    no_dir = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "no direction"]
-    stay = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "staying at the start wins"]
+    no_dir = [i["label"] for i in shown.values() if unmarked_reason(i) == "no direction"]
+    stay = [i["label"] for i in shown.values() if unmarked_reason(i) == "staying at the start wins"]
     if no_dir:
         out.append(f"No marks on {', '.join(no_dir)} (no direction).")
     if stay:
@@ -216,7 +215,7 @@ def format_leaderboard(results: Mapping) -> str:
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
         shown.append((ds, metrics))
-        head = ["agent"] + [_header(m) for m in metrics]
+        head = ["agent"] + [_header(info_of(ds, m)) for m in metrics]
         body = []
         for agent, cells in rows:
             line = [term_escape(agent)]
@@ -225,8 +224,8 @@ def format_leaderboard(results: Mapping) -> str:
                 if c is None:
                     line.append("")
                     continue
-                text = _fmt(c.mean, metric_info(m)["rate"]) + (_SYMBOLS[c.mark] or " ")
-                line.append(text + (" " + _left_out(c, m, short=True) if c.left_out else ""))
+                text = _fmt(c.mean, info_of(ds, m)["rate"]) + (_SYMBOLS[c.mark] or " ")
+                line.append(text + (" " + _left_out(c, info_of(ds, m), short=True) if c.left_out else ""))
             body.append(line)
         widths = [max(_width(r[c]) for r in [head, *body]) for c in range(len(head))]
         lines = [term_escape(_caption(name, ds, settings))]
@@ -279,7 +278,7 @@ def format_leaderboard_md(results: Mapping) -> str:
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
         shown.append((ds, metrics))
         out += [f"## {md_escape(name)}", "", _caption(name, ds, settings, md_escape) + ".", ""]
-        out.append("| agent | " + " | ".join(md_escape(_header(m)) for m in metrics) + " |")
+        out.append("| agent | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |")
         out.append("|---|" + "---:|" * len(metrics))
         for agent, cells in rows:
             line = [md_escape(agent)]
@@ -288,13 +287,13 @@ def format_leaderboard_md(results: Mapping) -> str:
                 if c is None:
                     line.append("")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
                 text = f"**{text}**" if c.mark == "best" else text + {"tied": "†", "unresolved": "?"}.get(c.mark, "")
                 if agent != BASELINE_ROW:
                     text += f" [{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]"
                 if c.left_out:
-                    text += " " + _left_out(c, m)
+                    text += " " + _left_out(c, info_of(ds, m))
                 line.append(text)
             out.append("| " + " | ".join(line) + " |")
         out.append("")
@@ -412,7 +411,7 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         metrics = _tex_metrics(ds, all_metrics, chosen)
         heads, units = [], []
         for m in metrics:  # the units on a line of their own: the columns are as wide as the numbers
-            info = metric_info(m)
+            info = info_of(ds, m)
             arrow = {True: r"$\uparrow$", False: r"$\downarrow$", None: ""}[info["higher_is_better"]]
             unit = r"\%" if info["rate"] else tex_escape(info["unit"])
             heads.append(tex_escape(info["label"]) + arrow)
@@ -451,14 +450,14 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
                     means.append("")
                     spans.append("")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
                 if c.mark == "best":
                     text = rf"\textbf{{{text}}}"
                 elif c.mark in ("tied", "unresolved"):
                     text += r"$^\dagger$" if c.mark == "tied" else r"$^{?}$"
                 if c.left_out:
-                    text += rf" {{\scriptsize {tex_escape(_left_out(c, m, short=True))}}}"
+                    text += rf" {{\scriptsize {tex_escape(_left_out(c, info_of(ds, m), short=True))}}}"
                 means.append(text)
                 spans.append("" if agent == BASELINE_ROW else f"[{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]")
             out.append(" & ".join(means) + r" \\")
@@ -504,7 +503,7 @@ def format_leaderboard_html(results: Mapping) -> str:
                 if c is None:
                     line.append("<td></td>")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = html.escape(_fmt(c.mean, rate))
                 if c.mark == "best":
                     text = f"<strong>{text}</strong>"
@@ -513,10 +512,10 @@ def format_leaderboard_html(results: Mapping) -> str:
                 if agent != BASELINE_ROW:  # the interval on a line of its own, under the mean
                     text += f" <br><small>[{html.escape(_fmt(c.lo, rate))}, {html.escape(_fmt(c.hi, rate))}]</small>"
                 if c.left_out:
-                    text += f" <br><small>{html.escape(_left_out(c, m))}</small>"
+                    text += f" <br><small>{html.escape(_left_out(c, info_of(ds, m)))}</small>"
                 line.append(f'<td style="text-align: right; white-space: nowrap">{text}</td>')
             body.append("<tr>" + "".join(line) + "</tr>")
-        head = "".join(f'<th style="text-align: right">{html.escape(_header(m))}</th>' for m in metrics)
+        head = "".join(f'<th style="text-align: right">{html.escape(_header(info_of(ds, m)))}</th>' for m in metrics)
         parts.append(
             "<table>"
             f"<caption>{html.escape(_caption(name, ds, settings))}</caption>"
