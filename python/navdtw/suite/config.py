@@ -277,10 +277,9 @@ def parse_reported(value) -> dict[str, float]:
                 raise ValueError(f"{key} = {v}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
             x /= 100.0
         if rec is not None and rec.rate and not 0.0 <= x <= 1.0:
-            hint = f"; {x:g} in percent is {v}%" if not percent and 1.0 < x <= 100.0 else ""
             raise ValueError(
                 f"{key} = {v}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
-                f"with % ({x:g}%){hint}"
+                f"with % ({x:g}%)"
                 if not percent
                 else f"{key} = {v}: a percentage must lie in [0, 100]"
             )

@@ -89,6 +89,42 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
     return list(metrics), rows
 
 
+def reported_rows(ds: Mapping) -> list[tuple[str, str, Mapping, Mapping]]:
+    """``(agent, metric, info, row)`` of a data set's reported-versus-measured check (``row`` as in
+    ``results.json``'s ``"reported"``)."""
+    return [
+        (agent, m, info_of(ds, m), row) for agent, rows in ds.get("reported", {}).items() for m, row in rows.items()
+    ]
+
+
+def runs_rows(ds: Mapping) -> list[tuple[str, int, dict[str, tuple[list, float | None]]]]:
+    """``(agent, runs, {metric: (run means, their sd)})`` of the agents scored in several runs."""
+    out = []
+    for agent, values in ds["agents"].items():
+        several = {m: (v["runs"], v["runs_sd"]) for m, v in values.items() if v.get("runs")}
+        if several:
+            out.append((agent, max(len(r) for r, _ in several.values()), several))
+    return out
+
+
+def _interval(lo: float | None, hi: float | None, rate: bool) -> str:
+    return f"[{_fmt(lo, rate)}, {_fmt(hi, rate)}]"
+
+
+def _signed(x: float | None, rate: bool) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x * 100:+.1f}" if rate else f"{x:+.2f}"
+
+
+def _reported_cells(info: Mapping, row: Mapping) -> list[str]:
+    """metric, reported, measured [interval], gap, verdict: the cells of one reported figure."""
+    rate = info["rate"]
+    measured = _fmt(row["measured"], rate) + (" " + _interval(*row["ci"], rate) if row["measured"] is not None else "")
+    unit = f" {info['unit']}" if info["unit"] and not rate else ""
+    return [info["label"], _fmt(row["reported"], rate), measured, _signed(row["gap"], rate) + unit, row["verdict"]]
+
+
 def _fmt(x: float | None, rate: bool) -> str:
     if x is None:
         return "n/a"
@@ -235,6 +271,20 @@ def format_leaderboard(results: Mapping) -> str:
                 continue
             pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
             lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
+        for agent, count, several in runs_rows(ds):
+            lines.append(
+                term_escape(
+                    f"{agent}: the mean over its {count} runs; the interval covers episodes and runs "
+                    "(per-run means in leaderboard.md and results.json)"
+                )
+            )
+        checks = reported_rows(ds)
+        if checks:
+            table = [["agent", "metric", "reported", "measured [interval]", "gap", "verdict"]]
+            table += [[term_escape(a), *(term_escape(x) for x in _reported_cells(i, r))] for a, m, i, r in checks]
+            w = [max(_width(r[c]) for r in table) for c in range(5)]
+            lines += ["", term_escape(f"{name}: reported vs measured")]
+            lines += ["  ".join(c + (w[k] - _width(c)) * " " if k < 5 else c for k, c in enumerate(r)) for r in table]
         blocks.append("\n".join(lines))
     notes = _notes(results, shown, "†", "?")
     notes[0] = notes[0].replace("Bold: best mean.", "*: best mean;", 1)
@@ -297,6 +347,7 @@ def format_leaderboard_md(results: Mapping) -> str:
                 line.append(text)
             out.append("| " + " | ".join(line) + " |")
         out.append("")
+        out += _md_sections(name, ds, metrics, settings)
     out += _notes(results, shown, "†", "?")
     for title, items, line in (
         ("Warnings", results.get("warnings", []), _warning_line),
@@ -306,6 +357,75 @@ def format_leaderboard_md(results: Mapping) -> str:
             out += ["", f"## {title}", ""]
             out += [f"- {md_escape(line(x))}" for x in items]
     return "\n".join(out) + "\n"
+
+
+def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mapping) -> list[str]:
+    """Under a data set's table in ``leaderboard.md``: the per-run means of agents scored in
+    several runs, the reported-versus-measured check, and every pairwise comparison with its
+    effect size (the probability of improvement)."""
+    out: list[str] = []
+    several = runs_rows(ds)
+    if several:
+        out += [
+            f"Runs on {md_escape(name)}: the means above are over each agent's runs (the intervals cover "
+            "episodes and runs); the mean of each run, and their standard deviation:",
+            "",
+            "| agent | runs | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |",
+            "|---|---:|" + "---:|" * len(metrics),
+        ]
+        for agent, count, by in several:
+            cells = []
+            for m in metrics:
+                if m not in by:
+                    cells.append("")
+                    continue
+                rate = info_of(ds, m)["rate"]
+                runs, sd = by[m]
+                cells.append(", ".join(_fmt(x, rate) for x in runs) + f" (sd {_fmt(sd, rate)})")
+            out.append(f"| {md_escape(agent)} | {count} | " + " | ".join(cells) + " |")
+        out.append("")
+    checks = reported_rows(ds)
+    if checks:
+        conf = f"{settings['confidence'] * 100:g}%"
+        out += [
+            f"Reported vs measured on {md_escape(name)} (the measured mean with its {conf} interval; gap = "
+            "measured - reported):",
+            "",
+            "| agent | metric | reported | measured | gap | verdict |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for a, _, i, r in checks:
+            label, reported, measured, gap, verdict = _reported_cells(i, r)
+            cells = [md_escape(a), md_escape(label), reported, measured.replace("[", "\\["), gap, md_escape(verdict)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    if ds.get("comparisons"):
+        conf = f"{settings['confidence'] * 100:g}%"
+        out += [
+            "<details><summary>Pairwise comparisons on "
+            + html.escape(_CONTROL.sub(" ", name))
+            + f" ({len(ds['comparisons'])}): A - B with its {conf} interval, Holm-adjusted p, and P(A better): "
+            "the probability that A does better than B on a random episode (ties half)</summary>",
+            "",
+            "| metric | A | B | A - B | p (Holm) | P(A better) | dropped |",
+            "|---|---|---|---:|---:|---:|---:|",
+        ]
+        for c in ds["comparisons"]:
+            info = info_of(ds, c["metric"])
+            rate = info["rate"]
+            pi = c.get("p_improvement") or {"value": None, "ci": [None, None]}
+            p = "n/a" if c["p_holm"] is None else f"{c['p_holm']:.3g}"
+            prob = "n/a" if pi["value"] is None else f"{pi['value']:.3f} " + _interval3(*pi["ci"])
+            out.append(
+                f"| {md_escape(info['label'])} | {md_escape(c['a'])} | {md_escape(c['b'])} | "
+                f"{_signed(c['diff'], rate)} {_interval(*c['ci'], rate)} | {p} | {prob} | {c.get('dropped', 0)} |"
+            )
+        out += ["", "</details>", ""]
+    return out
+
+
+def _interval3(lo: float | None, hi: float | None) -> str:
+    return "[n/a]" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
 
 
 # --------------------------------------------------------------------------------------------
