@@ -648,7 +648,7 @@ def runs_intervals(
     Why not a bootstrap over the runs too (a two-level bootstrap): with three or five runs, a
     bootstrap over runs cannot see the run-to-run spread (it shrinks its variance by ``(R - 1) /
     R`` and has normal tails where Student's t with ``R - 1`` degrees of freedom is 2.2 times wider
-    at R = 3); its coverage falls to 80% where the run effect matters (docs/statistics.md, "Several
+    at R = 3); its coverage falls to 85% where the run effect matters (docs/statistics.md, "Several
     runs"). The t term is exact for normal run effects; the episode term is the bootstrap's. With
     one run per group the interval is the episode interval. NaN intervals below ``min_units``
     units, or with a run mean that is NaN (a run without a finite value).
