@@ -374,8 +374,9 @@ def test_nan_defined_by_the_formula_is_its_value_and_any_other_nan_is_an_error()
     with pytest.raises(ValueError, match=r"entry 0 \(id 1\): 'ne' is NaN or missing \(2 episode\(s\)\)"):
         load_results([{"id": 1, "ne": NAN}, {"id": 2, "ne": None}])
     with pytest.raises(
-        ValueError, match=r"'steps2' is NaN or missing \(1 episode\(s\)\); a NaN is not a score: fix or drop it "
-        r"\(--column 'steps2=ignore' leaves the column out\)"
+        ValueError,
+        match=r"'steps2' is NaN or missing \(1 episode\(s\)\); a NaN is not a score: fix or drop it "
+        r"\(--column 'steps2=ignore' leaves the column out\)",
     ):
         load_results([{"id": 1, "steps2": 1}, {"id": 2, "steps2": NAN}])
 

@@ -649,8 +649,7 @@ def _policy_column(m: str, v: np.ndarray, rules: dict, where, source: str, shown
     if inf.any() and known is not None and (known.rate or known.unit != "m"):
         k = int(np.flatnonzero(inf)[0])
         raise ValueError(
-            f"{source}: {where(k)}: {shown} is {v[k]:g}; only distances (metres) may be infinite "
-            "(an unreachable goal)"
+            f"{source}: {where(k)}: {shown} is {v[k]:g}; only distances (metres) may be infinite (an unreachable goal)"
         )
     return v
 

@@ -373,7 +373,11 @@ def _payload(data: dict, max_scenes: int) -> dict:
             for m, row in rows.items()
         ]
         runs = {
-            agent: {m: [_finite(x) for x in v["runs"]] + [_finite(v.get("runs_sd"))] for m, v in values.items() if v.get("runs")}
+            agent: {
+                m: [_finite(x) for x in v["runs"]] + [_finite(v.get("runs_sd"))]
+                for m, v in values.items()
+                if v.get("runs")
+            }
             for agent, values in ds.get("agents", {}).items()
         }
         runs = {a: r for a, r in runs.items() if r}

@@ -42,6 +42,7 @@ __all__ = [
     "Analysis",
     "Comparisons",
     "Intervals",
+    "RunIntervals",
     "analyze",
     "bootstrap_ci",
     "bootstrap_means",
@@ -100,10 +101,15 @@ class RunIntervals(NamedTuple):
 
 
 class Analysis(NamedTuple):
-    """What :func:`analyze` returns: every column's interval and every pair's comparison."""
+    """What :func:`analyze` returns: every column's interval and every pair's comparison; with
+    ``runs=``, the interval over episodes and runs of each group of run columns
+    (:func:`runs_intervals`); with ``improvement=``, each pair's probability of improvement
+    (:func:`probability_of_improvement`). All on the same bootstrap resamples."""
 
     means: Intervals
     comparisons: Comparisons
+    runs: RunIntervals | None = None
+    improvement: Intervals | None = None
 
 
 # ----------------------------------------------------------------------------------------- checks
@@ -434,9 +440,17 @@ def analyze(
     clusters: Any = None,
     names: Sequence[str] | None = None,
     min_units: int = MIN_UNITS,
+    runs: tuple[Any, Sequence[Sequence[int]]] | None = None,
+    improvement: Any = None,
 ) -> Analysis:
     """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
     ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
+
+    ``runs = (run_matrix, groups)``: also the interval over episodes and runs of each group of
+    columns of ``run_matrix`` [episodes, k2] (one group per agent and metric, one column per run;
+    :func:`runs_intervals`). ``improvement`` (True / False per pair, or one for all: whether higher
+    is better): also each pair's probability of improvement (:func:`probability_of_improvement`).
+    Everything shares one set of bootstrap resamples (one draw of the clusters).
 
     All columns share the same bootstrap resamples and all pairs the same sign flips, so a whole
     suite (agents x metrics as columns) costs two matrix products per block of resamples.
@@ -452,10 +466,38 @@ def analyze(
     m, _ = _matrix(matrix, names)
     k = m.shape[1]
     i, j = _pairs(pairs, k)
+    x = None if improvement is None else _improvement_columns(m, i, j, improvement)
     m, i, j = _paired_columns(m, i, j)
     s = _setup(m, clusters)
-    boot = _bootstrap(s, int(resamples), seed)
-    jack = _jackknife(s) if method == "bca" else None
+    # every column that needs the bootstrap, on one set of resamples: the means and pairs, the
+    # runs (a group without a left-out value is one column, the row mean of its runs: the same
+    # bootstrap, as means are linear), the improvement indicators
+    blocks, width = [m], m.shape[1]
+    if runs is not None:
+        rm, _ = _matrix(runs[0], None)
+        if rm.shape[0] != m.shape[0]:
+            raise ValueError(f"stats: runs has {rm.shape[0]} episodes, the matrix {m.shape[0]}")
+        groups = [np.asarray(g, dtype=np.intp) for g in runs[1]]
+        for g in groups:
+            if len(g) == 0 or g.min() < 0 or g.max() >= rm.shape[1]:
+                raise ValueError(f"stats: a group of run columns is empty or out of range 0..{rm.shape[1] - 1}")
+        where, cols = [], []
+        for g in groups:
+            block = rm[:, g]
+            if np.isfinite(block).all():
+                cols.append(block.mean(axis=1, keepdims=True))
+            else:
+                cols.append(block)
+            where.append(np.arange(width, width + cols[-1].shape[1]))
+            width += cols[-1].shape[1]
+        blocks += cols
+    if x is not None:
+        xstart = width
+        blocks.append(x)
+        width += x.shape[1]
+    big = _setup(np.hstack(blocks), clusters) if len(blocks) > 1 else s
+    boot = _bootstrap(big, int(resamples), seed)
+    jack = _jackknife(big) if method == "bca" else None
 
     lo, hi = _intervals(
         boot[:k], s.mean[:k], None if jack is None else jack[:k], s.units[:k], confidence, method, min_units
@@ -467,7 +509,44 @@ def analyze(
     dlo, dhi = _intervals(boot[i] - boot[j], diff, djack, s.units[i], confidence, method, min_units)
     p_perm = _permutation_p(s, i, j, int(resamples), seed)
     p_sign = np.where(s.units[i] > 0, _sign_p(*_wins(s, i, j)), np.nan)
-    return Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
+    out = Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
+    if runs is not None:
+        run_means = [np.array([_finite_mean(rm[:, c]) for c in g]) for g in groups]
+        theta = np.array([r.mean() for r in run_means])
+        gboot = np.stack([boot[w].mean(axis=0) for w in where]) if groups else np.zeros((0, int(resamples)))
+        gjack = None if jack is None or not groups else np.stack([jack[w].mean(axis=0) for w in where])
+        units = np.array([big.units[w].min() for w in where], dtype=np.intp)
+        elo, ehi = _intervals(gboot, theta, gjack, units, confidence, method, min_units)
+        count = np.array([len(g) for g in groups])
+        sd = np.array([r.std(ddof=1) if len(r) > 1 else 0.0 for r in run_means])
+        t = np.where(count > 1, stats.t.ppf(0.5 + confidence / 2.0, np.maximum(count - 1, 1)), 0.0)
+        half = t * sd / np.sqrt(np.maximum(count, 1))
+        rlo = theta - np.sqrt((theta - elo) ** 2 + half**2)
+        rhi = theta + np.sqrt((ehi - theta) ** 2 + half**2)
+        out = out._replace(runs=RunIntervals(theta, rlo, rhi, elo, ehi, run_means, np.where(count > 1, sd, np.nan)))
+    if x is not None:
+        q = np.arange(xstart, xstart + x.shape[1])
+        xlo, xhi = _intervals(
+            boot[q], big.mean[q], None if jack is None else jack[q], big.units[q], confidence, method, min_units
+        )
+        out = out._replace(improvement=Intervals(big.mean[q], xlo, xhi))
+    return out
+
+
+def _finite_mean(v: np.ndarray) -> float:
+    f = v[np.isfinite(v)]
+    return float(f.mean()) if len(f) else float("nan")
+
+
+def _improvement_columns(m: np.ndarray, i: np.ndarray, j: np.ndarray, higher_is_better) -> np.ndarray:
+    """Per pair, per episode: 1 where column i does better than column j, 0.5 on a tie, 0 where
+    worse; +inf (left out) where either is not finite."""
+    sign = np.broadcast_to(np.where(np.asarray(higher_is_better, dtype=bool), 1.0, -1.0), i.shape)
+    a, b = m[:, i], m[:, j]
+    joint = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(invalid="ignore"):
+        d = np.where(joint, (a - b) * sign, 0.0)
+    return np.where(joint, 0.5 + 0.5 * np.sign(d), np.inf)
 
 
 # ------------------------------------------------------------------------------------ conveniences
@@ -653,29 +732,17 @@ def runs_intervals(
     one run per group the interval is the episode interval. NaN intervals below ``min_units``
     units, or with a run mean that is NaN (a run without a finite value).
     """
-    _check(confidence, resamples, method, min_units)
     m, _ = _matrix(matrix, names)
-    k = m.shape[1]
-    groups = [np.asarray(g, dtype=np.intp) for g in groups]
-    for g in groups:
-        if len(g) == 0 or g.min() < 0 or g.max() >= k:
-            raise ValueError(f"stats: a group of run columns is empty or out of range 0..{k - 1}")
-    s = _setup(m, clusters)
-    boot = _bootstrap(s, int(resamples), seed)
-    jack = _jackknife(s) if method == "bca" else None
-    runs = [s.mean[g] for g in groups]
-    theta = np.array([r.mean() for r in runs])
-    gboot = np.stack([boot[g].mean(axis=0) for g in groups]) if groups else np.zeros((0, int(resamples)))
-    gjack = None if jack is None else np.stack([jack[g].mean(axis=0) for g in groups])
-    units = np.array([s.units[g].min() for g in groups], dtype=np.intp)
-    elo, ehi = _intervals(gboot, theta, gjack, units, confidence, method, min_units)
-    count = np.array([len(g) for g in groups])
-    sd = np.array([r.std(ddof=1) if len(r) > 1 else 0.0 for r in runs])
-    t = np.where(count > 1, stats.t.ppf(0.5 + confidence / 2.0, np.maximum(count - 1, 1)), 0.0)
-    half = t * sd / np.sqrt(count)
-    lo = theta - np.sqrt((theta - elo) ** 2 + half**2)
-    hi = theta + np.sqrt((ehi - theta) ** 2 + half**2)
-    return RunIntervals(theta, lo, hi, elo, ehi, runs, np.where(count > 1, sd, np.nan))
+    return analyze(
+        m[:, :1],
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        min_units=min_units,
+        runs=(m, groups),
+    ).runs
 
 
 def probability_of_improvement(
@@ -698,19 +765,17 @@ def probability_of_improvement(
     ``higher_is_better``: per pair (or one for all), True when the larger value is better, False
     when the smaller is (a distance); 0.5 means the two are as often ahead.
     """
-    _check(confidence, resamples, method, min_units)
-    m, _ = _matrix(matrix, None)
-    i, j = _pairs(pairs, m.shape[1])
-    sign = np.broadcast_to(np.where(np.asarray(higher_is_better, dtype=bool), 1.0, -1.0), i.shape)
-    a, b = m[:, i], m[:, j]
-    joint = np.isfinite(a) & np.isfinite(b)
-    with np.errstate(invalid="ignore"):
-        d = np.where(joint, (a - b) * sign, 0.0)
-    x = np.where(joint, 0.5 + 0.5 * np.sign(d), np.inf)  # 1 better, 0.5 tie, 0 worse; inf: dropped
-    if not len(i):
+    if not len(pairs):
         empty = np.zeros(0)
         return Intervals(empty, empty, empty)
-    return bootstrap_means(
-        x, confidence=confidence, resamples=resamples, method=method, seed=seed, clusters=clusters,
+    return analyze(
+        matrix,
+        pairs,
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
         min_units=min_units,
-    )
+        improvement=higher_is_better,
+    ).improvement

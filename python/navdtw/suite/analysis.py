@@ -86,7 +86,7 @@ def analyze_dataset(
         "convention": spec.convention,
         "n": len(run.ids),
         "threshold": spec.threshold,
-        "metrics": {m: run.info.get(m) or metric_info(m) for m in run.metrics},
+        "metrics": {m: dict(run.info.get(m) or metric_info(m)) for m in run.metrics},
         "agents": {},
         "baseline": {m: {"mean": json_number(v)} for m, v in run.baseline.items()},
         "comparisons": [],
@@ -106,6 +106,15 @@ def analyze_dataset(
         pairs += [(where[(a, m)], where[(b, m)]) for k, a in enumerate(have) for b in have[k + 1 :]]
         family.append(len(pairs))
     resamples = int(settings["resamples"])
+    groups, owners, blocks, width = [], [], [], 0
+    for agent, m in columns:  # the agents scored in several runs: one column per run
+        x = run.runs.get(agent, {}).get(m)
+        if x is not None:
+            groups.append(list(range(width, width + x.shape[1])))
+            owners.append((agent, m))
+            blocks.append(x)
+            width += x.shape[1]
+    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
     res = stats.analyze(
         matrix,
         pairs,
@@ -116,6 +125,8 @@ def analyze_dataset(
         clusters=clusters,
         names=[f"{spec.name}/{a}/{m}" for a, m in columns],
         min_units=int(settings["min_units"]),
+        runs=(np.hstack(blocks), groups) if groups else None,
+        improvement=[info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs],
     )
     mean, lo, hi = res.means
     infinite = ~np.isfinite(matrix)
@@ -129,7 +140,8 @@ def analyze_dataset(
             "runs": None,
             "runs_sd": None,
         }
-    _several_runs(run, result, columns, clusters, settings)
+    if res.runs is not None:
+        _several_runs(result, owners, blocks, res.runs)
     c = res.comparisons
     p_holm = np.empty(len(pairs))
     for start, stop in zip([0, *family[:-1]], family):
@@ -142,18 +154,7 @@ def analyze_dataset(
     else:
         methods = np.where(c.p_permutation < floor, "tail bound", "monte carlo").astype(object)
     lo_p, hi_p = p_bounds(c.p_permutation, methods, resamples)
-    better = [result["metrics"][columns[x][1]]["higher_is_better"] is not False for x, _ in pairs]
-    improve = stats.probability_of_improvement(
-        matrix,
-        pairs,
-        higher_is_better=better,
-        confidence=settings["confidence"],
-        resamples=resamples,
-        method=settings["method"],
-        seed=settings["seed"],
-        clusters=clusters,
-        min_units=int(settings["min_units"]),
-    )
+    improve = res.improvement
     for q, (x, y) in enumerate(pairs):
         p = c.p_permutation[q]
         result["comparisons"].append(
@@ -180,34 +181,11 @@ def analyze_dataset(
     return result
 
 
-def _several_runs(run: DatasetRun, result: dict, columns: list, clusters, settings: dict) -> None:
+def _several_runs(result: dict, owners: list, blocks: list, r: stats.RunIntervals) -> None:
     """The figures of the agents scored in several runs: the mean over runs of the run means, its
-    interval over episodes and runs (:func:`navdtw.stats.runs_intervals`), the run means and their
-    spread; ``left_out`` counts the values left out over all runs."""
-    groups, where, blocks = [], [], []
-    width = 0
-    for agent, m in columns:
-        x = run.runs.get(agent, {}).get(m)
-        if x is None:
-            continue
-        groups.append(list(range(width, width + x.shape[1])))
-        where.append((agent, m))
-        blocks.append(x)
-        width += x.shape[1]
-    if not groups:
-        return
-    r = stats.runs_intervals(
-        np.hstack(blocks),
-        groups,
-        confidence=settings["confidence"],
-        resamples=int(settings["resamples"]),
-        method=settings["method"],
-        seed=settings["seed"],
-        clusters=clusters,
-        names=[f"{run.spec.name}/{a}/{m}/run {k}" for (a, m), g in zip(where, groups) for k in range(len(g))],
-        min_units=int(settings["min_units"]),
-    )
-    for q, ((agent, m), x) in enumerate(zip(where, blocks)):
+    interval over episodes and runs (:func:`navdtw.stats.runs_intervals`), the run means and
+    their spread; ``left_out`` counts the values left out over all runs."""
+    for q, ((agent, m), x) in enumerate(zip(owners, blocks)):
         result["agents"][agent][m].update(
             {
                 "mean": json_number(r.mean[q]),

@@ -319,7 +319,9 @@ def compare(
         if not name:
             raise SuiteError("--runs: an agent without a name; expected NAME=FILES")
         items = [files] if isinstance(files, (str, Path)) else list(files)
-        agents[name] = {dataset: [str(f) if isinstance(f, str) and _is_glob(f) else str(Path(f).resolve()) for f in items]}
+        agents[name] = {
+            dataset: [str(f) if isinstance(f, str) and _is_glob(f) else str(Path(f).resolve()) for f in items]
+        }
     for name, figures in (reported or {}).items():
         if name not in agents:
             raise SuiteError(f"--reported {name}: no agent {name!r}; the agents are {', '.join(agents)}")

@@ -271,7 +271,7 @@ def format_leaderboard(results: Mapping) -> str:
                 continue
             pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
             lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
-        for agent, count, several in runs_rows(ds):
+        for agent, count, _ in runs_rows(ds):
             lines.append(
                 term_escape(
                     f"{agent}: the mean over its {count} runs; the interval covers episodes and runs "
