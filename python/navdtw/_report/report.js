@@ -220,9 +220,9 @@
     const conf = Math.round(D.confidence * 100);
     const rows = ds.reported.map((r) => "<tr><td>" + esc(r.agent) + "</td><td>" + head(r.metric, false) + '</td><td class="num">' + fmt(r.metric, r.reported) +
       '</td><td class="num">' + fmt(r.metric, r.measured) + ' <span class="ci">[' + fmt(r.metric, r.ci[0]) + ", " + fmt(r.metric, r.ci[1]) + "]</span></td>" +
-      '<td class="num">' + fmt(r.metric, r.gap, true) + "</td><td>" + esc(r.verdict) + "</td></tr>").join("");
+      '<td class="num">' + fmt(r.metric, r.gap, true) + '</td><td style="text-align:left;white-space:normal;min-width:24em">' + esc(r.verdict) + "</td></tr>").join("");
     return '<h4>Reported vs measured</h4><div class="scroll"><table class="data reported"><thead><tr><th>Agent</th><th>Metric</th><th>Reported</th><th>Measured [' + conf +
-      '% CI]</th><th>Gap (measured − reported)</th><th>Verdict</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
+      '% CI]</th><th>Gap (measured − reported)</th><th style="text-align:left">Verdict</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
   }
 
   function comparisonsTable(ds) {
