@@ -21,6 +21,15 @@ loaded (everything but the ``load`` stage), report included. Printed, never asse
     PYTHONPATH=python python benchmarks/bench_suite.py
     python benchmarks/bench_suite.py --resamples 2000 --repeat 3 --keep /tmp/suite_bench
     python benchmarks/bench_suite.py --tiny      # 50 resamples, 500 walks, 1 run: checks the script runs (CI)
+    python benchmarks/bench_suite.py --case results   # only the results-tables case (no data needed)
+
+The second case (``--case results``, issue 20) needs no data: 4 data sets of per-episode results
+tables in VLN-CE's JSON Lines form (NaN and Infinity included; 1,839 / 1,517 / 778 / 1,000
+episodes, the sizes of R2R-CE and RxR-CE val unseen, R2R-CE val seen and a round number), 8 agents
+x 3 runs (seeds) each: 96 files, 8 columns each (one of them the steps, no direction), every
+agent's figure the mean over its runs with the interval over episodes and runs, 28 pairs per
+metric with the probability of improvement, one agent with reported figures. Reading the tables is
+the "score" stage; the target, under 5 s, is for everything after it (statistics, outputs, report).
 """
 
 from __future__ import annotations
@@ -178,6 +187,78 @@ def write_suite(folder: Path, data: Path, resamples: int, walks: int) -> Path:
     return path
 
 
+RESULTS_SIZES = {"r2rce_val_unseen": 1839, "rxrce_val_unseen": 1517, "r2rce_val_seen": 778, "other": 1000}
+
+
+def write_results_case(folder: Path, resamples: int) -> Path:
+    """The results-tables case: 4 data sets x 8 agents x 3 runs of VLN-CE-style JSON Lines logs."""
+    rng = np.random.default_rng(0)
+    lines = []
+    agents: dict[str, list[str]] = {}
+    for ds, n in RESULTS_SIZES.items():
+        lines += [f"[datasets.{ds}]", 'dataset = "results"', ""]
+        hard = rng.normal(0, 1.2, n)
+        shortest = rng.uniform(5, 14, n)
+        for a in range(8):
+            for run in range(3):
+                ok = rng.random(n) < 1 / (1 + np.exp(hard - 0.1 * a - rng.normal(0, 0.1)))
+                ne = np.where(ok, rng.uniform(0, 3, n), 3 + rng.gamma(2, 2.5, n))
+                unreachable = rng.random(n) < 0.005
+                ne[unreachable] = np.inf
+                ok &= ~unreachable
+                pl = shortest * rng.uniform(1, 1.6, n)
+                spl = np.where(unreachable, np.nan, ok * shortest / pl)
+                ndtw = np.exp(-np.minimum(ne, 30) / 9) * rng.uniform(0.8, 1, n)
+                rows = [
+                    {
+                        "episode_id": str(k),
+                        "distance_to_goal": float(ne[k]),
+                        "success": float(ok[k]),
+                        "spl": float(spl[k]),
+                        "ndtw": float(ndtw[k]),
+                        "path_length": float(pl[k]),
+                        "oracle_success": float(ok[k] or ne[k] < 5),
+                        "steps_taken": int(rng.integers(40, 500)),
+                    }
+                    for k in range(n)
+                ]
+                name = f"{ds}_agent{a}_seed{run}.jsonl"
+                (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+                agents.setdefault(f"agent{a}", []).append(f'{ds} = "{ds}_agent{a}_seed*.jsonl"') if run == 0 else None
+    for agent, entries in agents.items():
+        lines += [f"[agents.{agent}]", *entries, ""]
+    lines += ["[agents.agent7.reported]", 'r2rce_val_unseen = {sr = 0.62, spl = "51%"}', ""]
+    lines += ["[settings]", f"resamples = {resamples}", "baseline_walks = 0"]
+    path = folder / "results_suite.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def results_case(folder: Path, resamples: int, repeat: int) -> None:
+    t0 = time.perf_counter()
+    suite_file = write_results_case(folder, resamples)
+    print(f"results tables: 4 data sets x 8 agents x 3 runs, generated in {time.perf_counter() - t0:.1f} s")
+    print("seconds per stage, wall / CPU (score = reading the 96 tables)")
+    print("run  " + "  ".join(f"{s:>11}" for s in STAGES) + "   after-read        total")
+    out = folder / "results_out"
+    for k in range(repeat):
+        timings: dict[str, float] = {}
+        t, c = time.perf_counter(), time.process_time()
+        results = navsuite.run(suite_file, out, progress=False, timings=timings)
+        total, cpu = time.perf_counter() - t, time.process_time() - c
+        read = timings.get("load", 0.0) + timings.get("score", 0.0)
+        read_cpu = timings.get("load_cpu", 0.0) + timings.get("score_cpu", 0.0)
+        cells = "  ".join(f"{timings.get(s, 0.0):5.2f}/{timings.get(s + '_cpu', 0.0):5.2f}" for s in STAGES)
+        print(f"{k + 1:>3}  {cells}  {total - read:5.2f}/{cpu - read_cpu:5.2f}  {total:5.2f}/{cpu:5.2f}")
+        if results["failures"]:
+            print("failures:", results["failures"])
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
+    print(
+        f"{sum(len(d['agents']) for d in results['datasets'].values())} (agent, data set) pairs of 3 runs, "
+        f"{sum(len(d['comparisons']) for d in results['datasets'].values())} comparisons\n"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--resamples", type=int, default=10_000)
@@ -185,9 +266,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="runs; the first computes the baselines (default 2)")
     ap.add_argument("--keep", metavar="DIR", help="write the suite and its outputs here and keep them")
     ap.add_argument("--tiny", action="store_true", help="50 resamples, 500 walks, 1 run: checks the script runs (CI)")
+    ap.add_argument("--case", choices=("all", "real", "results"), default="all", help="which case (default all)")
     args = ap.parse_args()
     if args.tiny:
         args.resamples, args.walks, args.repeat = 50, 500, 1
+    if args.case in ("all", "results"):
+        folder = Path(args.keep) / "results_case" if args.keep else Path(tempfile.mkdtemp(prefix="navdtw_bench_"))
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            results_case(folder, args.resamples, args.repeat)
+        finally:
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
+    if args.case == "results":
+        return
     data = data_dir()
     if data is None:
         print("bench_suite: real VLN data not found (set NAVDTW_DATA or put it at ../shared/data); skipped")

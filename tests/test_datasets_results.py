@@ -164,7 +164,7 @@ def test_havln_sr_is_the_strict_success_and_success_stays_beside_it():
         {"episode_id": 2, "success": 0.0, "SR": 0, "TCR": 0, "CR": 0, "spl": NAN, "distance_to_goal": 5.0},
     ]
     with pytest.raises(
-        ValueError, match=r"<input>: entry 0 \(episode_id 1\): 'spl' is NaN or missing where sr is not 0"
+        ValueError, match=r"<input>: entry 0 \(episode_id 1\): 'spl' is NaN or missing while success is 1 "
     ):
         load_results(rows)  # the formula rule reads habitat's success (1 here), not the strict SR
     t = load_results([rows[1]])
@@ -358,23 +358,25 @@ def test_nan_defined_by_the_formula_is_its_value_and_any_other_nan_is_an_error()
     ]
     with pytest.raises(
         ValueError,
-        match=r"^<input>: entry 2 \(id 2\): 'sdtw' is NaN or missing where sr is not 0 "
-        r"\(no formula gives a value there\)$",
+        match=r"^<input>: entry 2 \(id 2\): 'sdtw' is NaN or missing while sr is 1 \(1 episode\(s\)\); "
+        r"a NaN is not a score: fix or drop it$",
     ):
         load_results(rows)
     rows[2]["sdtw"] = 0.3
     t = load_results(rows)
     assert same(t.values["spl"], [0, 0, 0.5]) and same(t.values["sdtw"], [0, 0, 0.3])
     with pytest.raises(
-        ValueError, match=r"'spl' is NaN or missing \(a NaN spl is 0 where sr is 0, but the table has no sr column\)"
+        ValueError, match=r"'spl' is NaN or missing \(a NaN spl is 0 where sr is 0, but there is no sr\)"
     ):
         load_results([{"id": 1, "spl": NAN}])
     t = load_results([{"id": 1, "rgs": False, "rgspl": NAN}])
     assert same(t.values["rgspl"], [0])
-    with pytest.raises(ValueError, match=r"entry 0 \(id 1\): 'ne' is NaN or missing; 2 such rows"):
+    with pytest.raises(ValueError, match=r"entry 0 \(id 1\): 'ne' is NaN or missing \(2 episode\(s\)\)"):
         load_results([{"id": 1, "ne": NAN}, {"id": 2, "ne": None}])
     with pytest.raises(
-        ValueError, match=r"'steps2' is NaN or missing \(--column 'steps2=ignore' leaves the column out\)"
+        ValueError,
+        match=r"'steps2' is NaN or missing \(1 episode\(s\)\); a NaN is not a score: fix or drop it "
+        r"\(--column 'steps2=ignore' leaves the column out\)",
     ):
         load_results([{"id": 1, "steps2": 1}, {"id": 2, "steps2": NAN}])
 
@@ -504,6 +506,28 @@ def test_suite_episodes_file_round_trip(tmp_path, monkeypatch, pyarrow):
         assert back.ids == orig.ids and back.id_name == "id"
         for m in orig.values:
             np.testing.assert_array_equal(back.values[m], orig.values[m])
+
+
+def test_episodes_csv_round_trip_undoes_the_formula_escaping(tmp_path, monkeypatch):
+    """episodes.csv writes text cells that start with = + - @ with a leading ' (formula injection);
+    reading the file back gives the ids and names as they were."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    ids = ["-1", "=2", "+3", "@4", "5", "'6"] * 2
+    ids = [f"{i}{'' if k < 6 else '_b'}" for k, i in enumerate(ids)]
+    files = {}
+    for agent, shift in (("=evil", 0.0), ("-minus", 0.1)):
+        path = tmp_path / f"{len(files)}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "ne": 1.0 + k + shift}) + "\n" for k, i in enumerate(ids)))
+        files[agent] = [path]
+    res = navdtw.suite.compare([], runs=files, dataset="results", out_dir=tmp_path / "out", progress=False,
+                               report=False, settings={"resamples": 50})  # fmt: skip
+    assert not res["failures"]
+    text = (tmp_path / "out" / "episodes.csv").read_text()
+    assert "\n'-1" not in text and ",'=evil," in text and ",'-1," in text  # escaped on disk
+    for agent, shift in (("=evil", 0.0), ("-minus", 0.1)):
+        back = load_results(tmp_path / "out" / "episodes.csv", select={"agent": agent})
+        assert back.ids == ids
+        np.testing.assert_array_equal(back.values["ne"], 1.0 + np.arange(len(ids)) + shift)
 
 
 # --------------------------------------------------------------------------------------------

@@ -74,15 +74,13 @@ def _matches_node(value, node, text: str) -> bool:
             items = list(value)
         except TypeError:
             return False
-        return len(items) == len(node.elts) and all(
-            _matches_node(v, n, ast.get_source_segment(text, n)) for v, n in zip(items, node.elts)
-        )
+        return len(items) == len(node.elts) and all(_matches_node(v, n, text) for v, n in zip(items, node.elts))
     if isinstance(node, ast.Dict):
         keys = [ast.literal_eval(k) for k in node.keys]
         return isinstance(value, dict) and all(
-            k in value and _matches_node(value[k], n, ast.get_source_segment(text, n))
-            for k, n in zip(keys, node.values)
+            k in value and _matches_node(value[k], n, text) for k, n in zip(keys, node.values)
         )
+    text = ast.get_source_segment(text, node) or text  # this node's digits (offsets: the whole claim)
     try:
         expected = ast.literal_eval(node)
     except ValueError:

@@ -59,7 +59,20 @@ def test_results_json_shape(done):
     assert (s["resamples"], s["seed"], s["confidence"]) == (2000, 0, 0.95)
     assert set(on_disk["datasets"]) == {"grid_val", "grid_paper"}
     for name, ds in on_disk["datasets"].items():
-        assert {"dataset", "convention", "n", "agents", "baseline", "comparisons"} <= set(ds)
+        assert set(ds) == {
+            "dataset",
+            "convention",
+            "n",
+            "units",
+            "threshold",
+            "resampling",
+            "metrics",
+            "agents",
+            "baseline",
+            "comparisons",
+            "reported",
+        }
+        assert ds["reported"] == {} and ds["metrics"]["sr"]["higher_is_better"] is True
         assert ds["dataset"] == "r2r" and ds["n"] == 120
         assert ds["convention"] == {"grid_val": "r2r", "grid_paper": "paper"}[name]
         assert ds["resampling"] == "path"
@@ -69,7 +82,9 @@ def test_results_json_shape(done):
         for values in ds["agents"].values():
             assert list(values) == metrics
             for v in values.values():
-                assert set(v) == {"mean", "ci", "left_out"} and len(v["ci"]) == 2 and v["left_out"] == 0
+                assert set(v) == {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}
+                assert len(v["ci"]) == 2 and v["left_out"] == 0 and v["ci_episodes"] == v["ci"]
+                assert v["runs"] is None and v["runs_sd"] is None  # one run per agent
                 assert v["ci"][0] <= v["mean"] + 1e-12 and v["mean"] <= v["ci"][1] + 1e-12
         assert set(ds["baseline"]) == set(metrics)
         assert all(set(v) == {"mean"} for v in ds["baseline"].values())
@@ -89,7 +104,9 @@ def test_results_json_shape(done):
                 "p_method",
                 "p_bounds",
                 "p_sign",
+                "p_improvement",
             }
+            assert set(c["p_improvement"]) == {"value", "ci"} and 0 <= c["p_improvement"]["value"] <= 1
             assert c["test"] == "permutation" and c["dropped"] == 0
             assert c["p_method"] in ("monte carlo", "tail bound") and ds["units"] == 40
             a, b, m = c["a"], c["b"], c["metric"]

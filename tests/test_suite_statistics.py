@@ -221,7 +221,14 @@ def test_intervals_are_undefined_below_min_units(tmp_path):
     tables = {"a": _table({"sr": [1.0]}), "b": _table({"sr": [0.0]})}
     results = _run(tmp_path, tables, "resamples = 100")
     ds = results["datasets"]["d"]
-    assert ds["agents"]["a"]["sr"] == {"mean": 1.0, "ci": [None, None], "left_out": 0}
+    assert ds["agents"]["a"]["sr"] == {
+        "mean": 1.0,
+        "ci": [None, None],
+        "ci_episodes": [None, None],
+        "left_out": 0,
+        "runs": None,
+        "runs_sd": None,
+    }
     c = ds["comparisons"][0]
     assert c["ci"] == [None, None] and c["p"] == 1.0
     assert "n/a interval: fewer than 10 paths or episodes (min_units)" in S.format_leaderboard(results)

@@ -292,7 +292,26 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     comp.add_argument(
-        "predictions", nargs="+", metavar="PREDICTIONS", help="predictions files (or results tables), one per agent"
+        "predictions",
+        nargs="*",
+        metavar="PREDICTIONS",
+        help="predictions files (or results tables), one per agent (named by the file)",
+    )
+    comp.add_argument(
+        "--runs",
+        action="append",
+        default=[],
+        metavar="NAME=FILES",
+        help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
+        "or a comma-separated list; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--reported",
+        action="append",
+        default=[],
+        metavar="[AGENT:]M=V,...",
+        help="the figures a paper reports for an agent (default: the first), checked against the measured "
+        "means: sr=0.558,spl=0.512 (fractions) or sr=55.8%%,spl=51.2%%; repeatable",
     )
     comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ..., results)")
     _dataset_options(comp)
@@ -858,6 +877,12 @@ Example:
       --split R2R_val_unseen.json --connectivity connectivity/
   navdtw compare mine.jsonl theirs.jsonl --dataset results --column "Oracle SR=osr" \\
       --percent-columns spl,ndtw
+  navdtw compare --runs mine='runs/mine_seed*.jsonl' --runs base='runs/base_seed*.jsonl' \\
+      --dataset results --reported mine:sr=55.8%,spl=51.2%
+
+Several runs (seeds) of an agent: --runs NAME=FILES (a quoted glob, or a comma-separated
+list); the agent's figure is the mean over its runs, its interval covers episodes and runs.
+--reported: a paper's figures (rates as fractions, or with %), checked against the means.
 """
 
 
@@ -923,7 +948,7 @@ def _cmd_suite(args) -> int:
     inputs = [suite_file] + [
         Path(p) for s in suite.datasets.values() for p in s.options.values() if isinstance(p, Path)
     ]
-    inputs += [p for files in suite.agents.values() for p in files.values()]
+    inputs += [p for files in suite.agents.values() for paths in files.values() for p in paths]
     from .suite import OUTPUTS
 
     _check_out(out, OUTPUTS, inputs)
@@ -939,6 +964,25 @@ def _cmd_suite(args) -> int:
     return _print_suite(results, out)
 
 
+def _runs_groups(texts: Sequence[str]) -> dict[str, tuple[Path, ...]]:
+    """``--runs NAME=FILES``: each agent's files, one per run (globs expanded, sorted)."""
+    from .suite.config import expand_runs
+
+    out: dict[str, tuple[Path, ...]] = {}
+    for text in texts:
+        name, eq, files = text.partition("=")
+        name = name.strip()
+        if not eq or not name or not files.strip():
+            raise UserError(f"--runs {text}: expected NAME=FILES (a quoted glob, or files separated by commas)")
+        if name in out:
+            raise UserError(f"--runs {text}: agent {name!r} is given twice")
+        try:
+            out[name] = expand_runs([f.strip() for f in files.split(",") if f.strip()], Path.cwd())
+        except ValueError as exc:
+            raise UserError(f"--runs {name}: {exc}") from None
+    return out
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
@@ -947,6 +991,17 @@ def _cmd_compare(args) -> int:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
     kind = DATASETS[args.dataset]
     files = [_need_file(p, "predictions") for p in args.predictions]
+    runs = _runs_groups(args.runs)
+    if not files and not runs:
+        raise UserError("compare: give predictions files (one per agent) or --runs NAME=FILES")
+    first = files[0].stem if files else next(iter(runs))
+    reported: dict[str, str] = {}
+    for text in args.reported:
+        agent, _, figures = text.rpartition(":") if ":" in text.split("=", 1)[0] else ("", "", text)
+        agent = agent or first
+        if agent in reported:
+            raise UserError(f"--reported {text}: the figures of {agent!r} are given twice")
+        reported[agent] = figures
     flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
     given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
     extra = sorted(given - {o.name for o in kind.options})
@@ -975,7 +1030,7 @@ def _cmd_compare(args) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
         paths = [Path(options[o.name]) for o in kind.options if o.kind in ("file", "dir", "path") and o.name in options]
-        _check_out(out, OUTPUTS, files + paths)
+        _check_out(out, OUTPUTS, files + [p for group in runs.values() for p in group] + paths)
     if args.baseline_walks < 0:
         raise UserError(f"--baseline-walks {args.baseline_walks}: expected an integer >= 0")
     settings = {"resamples": args.resamples, "seed": args.seed, "baseline_walks": args.baseline_walks}
@@ -993,6 +1048,8 @@ def _cmd_compare(args) -> int:
             report=not args.no_report,
             max_scenes=args.max_scenes,
             command=[PROG, *args.argv],
+            runs=runs,
+            reported=reported,
             **_suite_overrides(args),
             **options,
         )

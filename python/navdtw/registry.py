@@ -40,7 +40,7 @@ and everything tested against them (sr, osr, spl, sdtw, ...) follow them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -758,9 +758,21 @@ _check_engine_stats()
 # --------------------------------------------------------------------------------------------
 
 
-def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+def nonfinite_policy(
+    values,
+    *,
+    ids,
+    source: str,
+    errors: dict[str, str] | None = None,
+    where: Callable[[int], str] | None = None,
+    columns: Mapping[str, str] | None = None,
+    indicators: Mapping[str, tuple[str, np.ndarray]] | None = None,
+    hint: Callable[[str], str] | None = None,
+    nan: str = "NaN",
+) -> dict[str, np.ndarray]:
     """Per-episode values of one agent (``{metric: float64 [B]}``) under navdtw's non-finite
-    policy (docs/statistics.md, "Non-finite values"):
+    policy (docs/statistics.md, "Non-finite values"), the one rule for what navdtw scores and for
+    the results tables of other evaluators (:mod:`navdtw.datasets.results` calls it):
 
     * a NaN where the metric's own formula gives a value is that value: a metric with
       ``zero_without`` (SPL, SED, SDTW: ``sr``; RGSPL: ``rgs``) is 0 where that metric is 0;
@@ -780,6 +792,15 @@ def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None 
     errors : dict[str, str], optional
         If given, a metric that breaks the policy is left out of the result and its message
         stored here (``{metric: message}``) instead of raised.
+    where, columns, hint, nan:
+        for messages: ``where(k)`` names episode k (default ``"episode <id>"``; a reader:
+        ``"line 12 (episode_id 7)"``), ``columns`` the column each metric was read from,
+        ``hint(metric)`` adds advice for a metric the registry does not know, ``nan`` what a NaN
+        is called (a reader: ``"NaN or missing"``).
+    indicators:
+        rule -> ``(name, values)`` that a ``zero_without`` rule reads instead of ``values[rule]``:
+        a results table whose ``sr`` is HA-VLN's strict success (success without a collision)
+        gives its plain ``success`` column here, as SPL's formula is 0 where plain success is 0.
 
     Returns
     -------
@@ -794,10 +815,13 @@ def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None 
     """
     given = {m: np.array(v, dtype=np.float64) for m, v in values.items()}
     ids = list(ids)
+    rules = {k: (k, v) for k, v in given.items()}
+    rules.update({k: (label, np.asarray(v, dtype=np.float64)) for k, (label, v) in (indicators or {}).items()})
+    name_of = (lambda k: f"episode {ids[k]}") if where is None else where
     out = {}
     for m, v in given.items():
         try:
-            out[m] = _policy_column(m, v, given, ids, source)
+            out[m] = _policy_column(m, v, rules, name_of, source, (columns or {}).get(m, m), hint, nan)
         except ValueError as exc:
             if errors is None:
                 raise
@@ -805,27 +829,32 @@ def nonfinite_policy(values, *, ids, source: str, errors: dict[str, str] | None 
     return out
 
 
-def _policy_column(m: str, v: np.ndarray, given: dict, ids: list, source: str) -> np.ndarray:
+def _policy_column(m: str, v: np.ndarray, rules: dict, where, source: str, shown: str, hint, nan: str) -> np.ndarray:
     bad = np.isnan(v)
     rule = _REGISTRY[m].zero_without if m in _REGISTRY else None
-    if bad.any() and rule is not None and rule in given:
-        zero = bad & (given[rule] == 0.0)
-        v = np.where(zero, 0.0, v)
-        bad &= ~zero
+    why = ""
+    if bad.any() and rule is not None:
+        if rule in rules:
+            zero = bad & (rules[rule][1] == 0.0)
+            v = np.where(zero, 0.0, v)
+            bad &= ~zero
+        else:
+            why = f" (a NaN {m} is 0 where {rule} is 0, but there is no {rule})"
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        why = f" while {rule} is {given[rule][k]:g}" if rule is not None and rule in given else ""
+        if rule is not None and rule in rules:
+            why = f" while {rules[rule][0]} is {rules[rule][1][k]:g}"
+        more = f" ({hint(m)})" if hint is not None and m not in _REGISTRY else ""
         raise ValueError(
-            f"{source}: episode {ids[k]}: {m} is NaN{why} ({int(bad.sum())} episode(s)); a NaN is not a score: "
-            "fix or drop it"
+            f"{source}: {where(k)}: {shown} is {nan}{why} ({int(bad.sum())} episode(s)); a NaN is not a score: "
+            f"fix or drop it{more}"
         )
     inf = np.isinf(v)
     known = _REGISTRY.get(m)
     if inf.any() and known is not None and (known.rate or known.unit != "m"):
         k = int(np.flatnonzero(inf)[0])
         raise ValueError(
-            f"{source}: episode {ids[k]}: {m} is {v[k]:g}; only distances (metres) may be infinite "
-            "(an unreachable goal)"
+            f"{source}: {where(k)}: {shown} is {v[k]:g}; only distances (metres) may be infinite (an unreachable goal)"
         )
     return v
 

@@ -420,9 +420,33 @@ def _payload(data: dict, max_scenes: int) -> dict:
                 "test": str(c.get("test", "")),
                 "p_method": str(c.get("p_method", "")),
                 "dropped": int(c.get("dropped") or 0),
+                "p_improvement": [_finite((c.get("p_improvement") or {}).get("value"))]
+                + [_finite(x) for x in ((c.get("p_improvement") or {}).get("ci") or [None, None])],
             }
             for c in ds.get("comparisons", [])
         ]
+        reported = [
+            {
+                "agent": str(agent),
+                "metric": str(m),
+                "reported": _finite(row.get("reported")),
+                "measured": _finite(row.get("measured")),
+                "ci": [_finite(x) for x in (row.get("ci") or [None, None])],
+                "gap": _finite(row.get("gap")),
+                "verdict": str(row.get("verdict", "")),
+            }
+            for agent, rows in (ds.get("reported") or {}).items()
+            for m, row in rows.items()
+        ]
+        runs = {
+            agent: {
+                m: [_finite(x) for x in v["runs"]] + [_finite(v.get("runs_sd"))]
+                for m, v in values.items()
+                if v.get("runs")
+            }
+            for agent, values in ds.get("agents", {}).items()
+        }
+        runs = {a: r for a, r in runs.items() if r}
         entry: dict[str, Any] = {
             "name": str(name),
             "dataset": str(ds.get("dataset", "")),
@@ -434,6 +458,8 @@ def _payload(data: dict, max_scenes: int) -> dict:
             "baseline": baseline,
             "marks": leaderboard_marks(ds, metrics, alpha),
             "comparisons": comparisons,
+            "reported": reported,
+            "runs": runs,
             "episodes": None,
             "scenes": {},
             "scenes_total": 0,

@@ -42,12 +42,15 @@ __all__ = [
     "Analysis",
     "Comparisons",
     "Intervals",
+    "RunIntervals",
     "analyze",
     "bootstrap_ci",
     "bootstrap_means",
     "holm",
     "paired_difference",
     "paired_permutation_test",
+    "probability_of_improvement",
+    "runs_intervals",
     "sign_flip_tail_bound",
     "sign_test",
     "sign_tests",
@@ -84,11 +87,29 @@ class Comparisons(NamedTuple):
     p_sign: np.ndarray
 
 
+class RunIntervals(NamedTuple):
+    """What :func:`runs_intervals` returns, per group of run columns (arrays of shape ``[groups]``,
+    and one array of run means per group)."""
+
+    mean: np.ndarray  # mean over runs of the run means
+    lo: np.ndarray  # the interval over episodes and runs
+    hi: np.ndarray
+    episode_lo: np.ndarray  # the interval over episodes alone (the runs as they are)
+    episode_hi: np.ndarray
+    run_means: list[np.ndarray]
+    run_sd: np.ndarray  # standard deviation of the run means (ddof 1)
+
+
 class Analysis(NamedTuple):
-    """What :func:`analyze` returns: every column's interval and every pair's comparison."""
+    """What :func:`analyze` returns: every column's interval and every pair's comparison; with
+    ``runs=``, the interval over episodes and runs of each group of run columns
+    (:func:`runs_intervals`); with ``improvement=``, each pair's probability of improvement
+    (:func:`probability_of_improvement`). All on the same bootstrap resamples."""
 
     means: Intervals
     comparisons: Comparisons
+    runs: RunIntervals | None = None
+    improvement: Intervals | None = None
 
 
 # ----------------------------------------------------------------------------------------- checks
@@ -278,17 +299,43 @@ def _jackknife(s: _Setup) -> np.ndarray | None:
         return (total - s.sums) / (s.counts.sum(axis=1, keepdims=True) - s.counts)
 
 
-def _bootstrap(s: _Setup, resamples: int, seed: int) -> np.ndarray:
+def _bootstrap(s: _Setup, resamples: int, seed: int, halves: _Setup | None = None):
     """Bootstrap means [k, resamples]: clusters resampled with replacement, episodes kept together
-    (NaN for a resample that holds no finite value of a column)."""
-    out = np.empty((resamples, s.sums.shape[0]))
+    (NaN for a resample that holds no finite value of a column). With ``halves`` (columns whose
+    values are multiples of 1/2: the improvement indicators), also theirs on the same resamples,
+    ``(boot, boot_halves)``: their sums times the resample counts are integers and half integers
+    below 2**23, which float32 holds exactly, so single precision (twice as fast) gives the same
+    numbers. Only the columns with a left-out value need their own denominators."""
+    plans = [_plan(s, np.float64)] + ([] if halves is None else [_plan(halves, None)])
+    outs = [np.empty((p[0].shape[0], resamples)) for p in plans]  # [k, resamples]: no transpose after
     for start, c in _draws(seed, _BOOTSTRAP_STREAM, resamples, s.g, _counts):
-        if s.counts is None:
-            out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.sizes)[:, None]
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[start : start + len(c)] = (c @ s.sums.T) / (c @ s.counts.T)
-    return np.ascontiguousarray(out.T)
+        stop = start + len(c)
+        for out, (sums, sizes, partial, dens, kind) in zip(outs, plans):
+            ct = c.T.astype(kind)  # [G, rows]
+            cols = out[:, start:stop]
+            cols[...] = sums @ ct
+            cols /= sizes @ ct
+            if len(partial):
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    cols[partial] = (sums[partial] @ ct).astype(np.float64) / (dens @ ct)
+    return outs[0] if halves is None else tuple(outs)
+
+
+def _plan(s: _Setup, kind):
+    """``(sums [k, G], sizes [G], partial columns, their counts [p, G], dtype)`` of a bootstrap:
+    ``kind`` None chooses float32 where it is exact (values that are multiples of 1/2)."""
+    if kind is None:
+        top = float(np.abs(s.sums).max(initial=0.0)) + float(s.sizes.max(initial=0.0))
+        kind = np.float32 if 2.0 * top * s.sizes.sum() < 2.0**23 else np.float64
+    partial = np.zeros(0, dtype=np.intp) if s.counts is None else np.flatnonzero((s.counts != s.sizes).any(axis=1))
+    dens = np.zeros((0, s.g)) if s.counts is None else s.counts[partial]
+    return (
+        np.ascontiguousarray(s.sums, dtype=kind),
+        s.sizes.astype(kind),
+        partial,
+        np.ascontiguousarray(dens, dtype=kind),
+        kind,
+    )
 
 
 def _intervals(
@@ -419,9 +466,17 @@ def analyze(
     clusters: Any = None,
     names: Sequence[str] | None = None,
     min_units: int = MIN_UNITS,
+    runs: tuple[Any, Sequence[Sequence[int]]] | None = None,
+    improvement: Any = None,
 ) -> Analysis:
     """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
     ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
+
+    ``runs = (run_matrix, groups)``: also the interval over episodes and runs of each group of
+    columns of ``run_matrix`` [episodes, k2] (one group per agent and metric, one column per run;
+    :func:`runs_intervals`). ``improvement`` (True / False per pair, or one for all: whether higher
+    is better): also each pair's probability of improvement (:func:`probability_of_improvement`).
+    Everything shares one set of bootstrap resamples (one draw of the clusters).
 
     All columns share the same bootstrap resamples and all pairs the same sign flips, so a whole
     suite (agents x metrics as columns) costs two matrix products per block of resamples.
@@ -437,10 +492,38 @@ def analyze(
     m, _ = _matrix(matrix, names)
     k = m.shape[1]
     i, j = _pairs(pairs, k)
+    x = None if improvement is None else _improvement_columns(m, i, j, improvement)
     m, i, j = _paired_columns(m, i, j)
     s = _setup(m, clusters)
-    boot = _bootstrap(s, int(resamples), seed)
-    jack = _jackknife(s) if method == "bca" else None
+    # every column that needs the bootstrap, on one set of resamples: the means and pairs, the
+    # runs (a group without a left-out value is one column, the row mean of its runs: the same
+    # bootstrap, as means are linear), the improvement indicators
+    blocks, width = [m], m.shape[1]
+    if runs is not None:
+        rm, _ = _matrix(runs[0], None)
+        if rm.shape[0] != m.shape[0]:
+            raise ValueError(f"stats: runs has {rm.shape[0]} episodes, the matrix {m.shape[0]}")
+        groups = [np.asarray(g, dtype=np.intp) for g in runs[1]]
+        for g in groups:
+            if len(g) == 0 or g.min() < 0 or g.max() >= rm.shape[1]:
+                raise ValueError(f"stats: a group of run columns is empty or out of range 0..{rm.shape[1] - 1}")
+        where, cols = [], []
+        for g in groups:
+            block = rm[:, g]
+            if np.isfinite(block).all():
+                cols.append(block.mean(axis=1, keepdims=True))
+            else:
+                cols.append(block)
+            where.append(np.arange(width, width + cols[-1].shape[1]))
+            width += cols[-1].shape[1]
+        blocks += cols
+    big = _setup(np.hstack(blocks), clusters) if len(blocks) > 1 else s
+    if x is None:
+        boot = _bootstrap(big, int(resamples), seed)
+    else:
+        xs = _setup(x, clusters)
+        boot, xboot = _bootstrap(big, int(resamples), seed, halves=xs)
+    jack = _jackknife(big) if method == "bca" else None
 
     lo, hi = _intervals(
         boot[:k], s.mean[:k], None if jack is None else jack[:k], s.units[:k], confidence, method, min_units
@@ -452,7 +535,42 @@ def analyze(
     dlo, dhi = _intervals(boot[i] - boot[j], diff, djack, s.units[i], confidence, method, min_units)
     p_perm = _permutation_p(s, i, j, int(resamples), seed)
     p_sign = np.where(s.units[i] > 0, _sign_p(*_wins(s, i, j)), np.nan)
-    return Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
+    out = Analysis(means, Comparisons(diff, dlo, dhi, p_perm, p_sign))
+    if runs is not None:
+        run_means = [np.array([_finite_mean(rm[:, c]) for c in g]) for g in groups]
+        theta = np.array([r.mean() for r in run_means])
+        gboot = np.stack([boot[w].mean(axis=0) for w in where]) if groups else np.zeros((0, int(resamples)))
+        gjack = None if jack is None or not groups else np.stack([jack[w].mean(axis=0) for w in where])
+        units = np.array([big.units[w].min() for w in where], dtype=np.intp)
+        elo, ehi = _intervals(gboot, theta, gjack, units, confidence, method, min_units)
+        count = np.array([len(g) for g in groups])
+        sd = np.array([r.std(ddof=1) if len(r) > 1 else 0.0 for r in run_means])
+        t = np.where(count > 1, stats.t.ppf(0.5 + confidence / 2.0, np.maximum(count - 1, 1)), 0.0)
+        half = t * sd / np.sqrt(np.maximum(count, 1))
+        rlo = theta - np.sqrt((theta - elo) ** 2 + half**2)
+        rhi = theta + np.sqrt((ehi - theta) ** 2 + half**2)
+        out = out._replace(runs=RunIntervals(theta, rlo, rhi, elo, ehi, run_means, np.where(count > 1, sd, np.nan)))
+    if x is not None:
+        xjack = _jackknife(xs) if method == "bca" else None
+        xlo, xhi = _intervals(xboot, xs.mean, xjack, xs.units, confidence, method, min_units)
+        out = out._replace(improvement=Intervals(xs.mean, xlo, xhi))
+    return out
+
+
+def _finite_mean(v: np.ndarray) -> float:
+    f = v[np.isfinite(v)]
+    return float(f.mean()) if len(f) else float("nan")
+
+
+def _improvement_columns(m: np.ndarray, i: np.ndarray, j: np.ndarray, higher_is_better) -> np.ndarray:
+    """Per pair, per episode: 1 where column i does better than column j, 0.5 on a tie, 0 where
+    worse; +inf (left out) where either is not finite."""
+    sign = np.broadcast_to(np.where(np.asarray(higher_is_better, dtype=bool), 1.0, -1.0), i.shape)
+    a, b = m[:, i], m[:, j]
+    joint = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(invalid="ignore"):
+        d = np.where(joint, (a - b) * sign, 0.0)
+    return np.where(joint, 0.5 + 0.5 * np.sign(d), np.inf)
 
 
 # ------------------------------------------------------------------------------------ conveniences
@@ -599,3 +717,89 @@ def holm(pvalues: Any) -> np.ndarray:
     sub[order] = adjusted
     out[keep] = sub
     return out.reshape(p.shape)
+
+
+# ------------------------------------------------------------------------------ several runs
+
+
+def runs_intervals(
+    matrix: Any,
+    groups: Sequence[Sequence[int]],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+    names: Sequence[str] | None = None,
+    min_units: int = MIN_UNITS,
+) -> RunIntervals:
+    """The figure of an agent scored in several runs (seeds) on the same episodes, and its interval.
+
+    ``matrix`` [episodes, k] holds one column per run; each of ``groups`` lists the columns of one
+    (agent, metric), its runs. Per group:
+
+    * ``mean``: the mean over runs of the run means (each over its finite values: infinite
+      distances are left out, as everywhere);
+    * ``episode_lo, episode_hi``: the bootstrap interval over episodes (or clusters, ``clusters``)
+      of that mean, the runs held as they are: every resample takes the same clusters for every
+      run (the draws of :func:`analyze`, so with one run it is that column's interval);
+    * ``run_sd``: the standard deviation of the run means; the runs' term of the interval is the
+      Student-t half-width ``t(R - 1) run_sd / sqrt(R)``;
+    * ``lo, hi``: the two combined, each side's half-width ``sqrt(episode_half**2 + runs_half**2)``.
+
+    Why not a bootstrap over the runs too (a two-level bootstrap): with three or five runs, a
+    bootstrap over runs cannot see the run-to-run spread (it shrinks its variance by ``(R - 1) /
+    R`` and has normal tails where Student's t with ``R - 1`` degrees of freedom is 2.2 times wider
+    at R = 3); its coverage falls to 85% where the run effect matters (docs/statistics.md, "Several
+    runs"). The t term is exact for normal run effects; the episode term is the bootstrap's. With
+    one run per group the interval is the episode interval. NaN intervals below ``min_units``
+    units, or with a run mean that is NaN (a run without a finite value).
+    """
+    m, _ = _matrix(matrix, names)
+    return analyze(
+        m[:, :1],
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        min_units=min_units,
+        runs=(m, groups),
+    ).runs
+
+
+def probability_of_improvement(
+    matrix: Any,
+    pairs: Sequence[tuple[int, int]],
+    *,
+    higher_is_better: Any = True,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "bca",
+    seed: int = 0,
+    clusters: Any = None,
+    min_units: int = MIN_UNITS,
+) -> Intervals:
+    """For each ``(i, j)`` of ``pairs``: the probability that column i does better than column j on
+    a random episode, ties counting half (rliable's "probability of improvement", Agarwal et al.
+    2021), over the episodes finite in both; with its bootstrap interval over episodes (or the
+    ``clusters``), on the draws of :func:`analyze` (the same resamples as the means).
+
+    ``higher_is_better``: per pair (or one for all), True when the larger value is better, False
+    when the smaller is (a distance); 0.5 means the two are as often ahead.
+    """
+    if not len(pairs):
+        empty = np.zeros(0)
+        return Intervals(empty, empty, empty)
+    return analyze(
+        matrix,
+        pairs,
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        clusters=clusters,
+        min_units=min_units,
+        improvement=higher_is_better,
+    ).improvement

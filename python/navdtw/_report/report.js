@@ -163,7 +163,7 @@
         '<span style="background:var(--tied);padding:0 3px">shaded</span>: not significantly different from the best (paired test, Holm-adjusted p ≥ ' + D.alpha + "). " +
         (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc((D.settings || {}).resamples) + " resamples cannot tell whether it differs from the best (see the warnings); no mark given. " : "") +
         "No marks with fewer than two agents, nor on metrics without a direction or that an agent staying at its start wins (AD, MD). n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". Click a column to sort.</p>" +
-        comparisonsTable(ds) + "</div>"
+        runsTable(ds, ms) + reportedTable(ds) + comparisonsTable(ds) + "</div>"
       );
       sec.appendChild(block);
       makeSortable(block.querySelector("table"), (tr, key) => (key === "agent" ? tr.dataset.agent : cellValue(tr, key, ms)));
@@ -201,6 +201,30 @@
     });
   }
 
+  // Agents scored in several runs (seeds): each run's mean and their standard deviation.
+  function runsTable(ds, ms) {
+    const agents = Object.keys(ds.runs || {});
+    if (!agents.length) return "";
+    const rows = agents.map((a) => "<tr><td>" + esc(a) + "</td>" + ms.map((m) => {
+      const r = ds.runs[a][m];
+      if (!r) return "<td></td>";
+      return '<td class="num">' + r.slice(0, -1).map((x) => fmt(m, x)).join(", ") + ' <span class="ci">(sd ' + fmt(m, r[r.length - 1]) + ")</span></td>";
+    }).join("") + "</tr>").join("");
+    return '<p class="caption">Agents scored in several runs: the leaderboard shows the mean over the runs, and its interval covers episodes and runs. Each run\'s mean:</p><div class="scroll"><table class="data runs"><thead><tr><th>Agent</th>' +
+      ms.map((m) => "<th>" + head(m, false) + "</th>").join("") + "</tr></thead><tbody>" + rows + "</tbody></table></div>";
+  }
+
+  // A paper's reported figures against the measured means.
+  function reportedTable(ds) {
+    if (!(ds.reported || []).length) return "";
+    const conf = Math.round(D.confidence * 100);
+    const rows = ds.reported.map((r) => "<tr><td>" + esc(r.agent) + "</td><td>" + head(r.metric, false) + '</td><td class="num">' + fmt(r.metric, r.reported) +
+      '</td><td class="num">' + fmt(r.metric, r.measured) + ' <span class="ci">[' + fmt(r.metric, r.ci[0]) + ", " + fmt(r.metric, r.ci[1]) + "]</span></td>" +
+      '<td class="num">' + fmt(r.metric, r.gap, true) + '</td><td style="text-align:left;white-space:normal;min-width:24em">' + esc(r.verdict) + "</td></tr>").join("");
+    return '<h4>Reported vs measured</h4><div class="scroll"><table class="data reported"><thead><tr><th>Agent</th><th>Metric</th><th>Reported</th><th>Measured [' + conf +
+      '% CI]</th><th>Gap (measured − reported)</th><th style="text-align:left">Verdict</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
+  }
+
   function comparisonsTable(ds) {
     if (!ds.comparisons.length) return "";
     const conf = Math.round(D.confidence * 100);
@@ -208,10 +232,11 @@
       const sig = c.p_holm !== null && c.p_holm < D.alpha;
       return "<tr><td>" + head(c.metric, false) + "</td><td>" + esc(c.a) + "</td><td>" + esc(c.b) + '</td><td class="num">' + fmt(c.metric, c.diff, true) +
         '</td><td class="num">[' + fmt(c.metric, c.ci[0], true) + ", " + fmt(c.metric, c.ci[1], true) + "]</td><td>" + fmtP(c.p) + "</td><td>" + fmtP(c.p_holm) +
-        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + (c.p_method ? " (" + esc(c.p_method) + ")" : "") + '</td><td class="num">' + (c.dropped || "") + "</td></tr>";
+        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + (c.p_method ? " (" + esc(c.p_method) + ")" : "") + '</td><td class="num">' + (c.dropped || "") + "</td>" +
+        '<td class="num">' + (c.p_improvement && c.p_improvement[0] !== null ? c.p_improvement[0].toFixed(3) + ' <span class="ci">[' + (c.p_improvement[1] === null ? "n/a" : c.p_improvement[1].toFixed(3)) + ", " + (c.p_improvement[2] === null ? "n/a" : c.p_improvement[2].toFixed(3)) + "]</span>" : "") + "</td></tr>";
     }).join("");
     return '<details><summary>Pairwise comparisons (' + ds.comparisons.length + ")</summary><div class=\"scroll\"><table class=\"data comparisons\"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>" + conf +
-      "% CI</th><th>p</th><th>p (Holm)</th><th></th><th>Test</th><th title=\"episodes left out: a value is infinite for A or B\">Dropped</th></tr></thead><tbody>" + rows + "</tbody></table></div></details>";
+      "% CI</th><th>p</th><th>p (Holm)</th><th></th><th>Test</th><th title=\"episodes left out: a value is infinite for A or B\">Dropped</th><th title=\"the probability that A does better than B on a random episode, ties counting half, with its interval\">P(A better)</th></tr></thead><tbody>" + rows + "</tbody></table></div></details>";
   }
 
   // ---------------------------------------------------------------- distributions

@@ -25,8 +25,9 @@ Columns:
 
 Checks (a ``ValueError`` naming the file, the entry and the column): rates (SR, SPL, nDTW, ...)
 must be fractions in [0, 1] (values in (1, 100] are percentages: ``percent``); distances must not be
-negative; an id must appear once; a NaN (or a missing value) is 0 where the metric's formula says so
-(SPL, SDTW and SED where success is 0, RGSPL where RGS is 0) and an error anywhere else; ``+inf``
+negative; an id must appear once; NaN (or a missing value) and infinities follow navdtw's one
+non-finite policy (:func:`navdtw.registry.nonfinite_policy`): 0 where the metric's formula says so
+(SPL, SDTW and SED where success is 0, RGSPL where RGS is 0), an error anywhere else; ``+inf``
 distances (an unreachable goal) are kept as read for the statistics to leave out.
 """
 
@@ -121,9 +122,6 @@ EXTRA_COLUMNS: dict[str, tuple[bool | None, bool]] = {
     "tcr": (False, False),  # HA-VLN: collisions beyond the unavoidable ones
     "cr": (False, True),  # HA-VLN: any such collision (0/1)
 }
-
-#: Metrics whose NaN is 0 by their formula where the named indicator is 0 (success, RGS).
-FORMULA_ZERO: dict[str, str] = {"spl": "sr", "sdtw": "sr", "sed": "sr", "rgspl": "rgs"}
 
 #: The convention of every results table, ``"external"``. The values are the table's evaluator's and
 #: navdtw computes none, so nothing of it applies but the name.
@@ -386,7 +384,21 @@ def _read_csv(text: str, name: str, tab: bool) -> _Raw:
         raise ValueError(f"{name}: empty file (no rows)")
     if n == 0:
         raise ValueError(f"{name}: a header and no rows")
-    return _Raw(name, dict(zip(header, columns)), n, lambda k: line(k + 1), text_parsed=True)
+    cols = dict(zip(header, columns))
+    if header[: len(_EPISODES_TEXT)] == list(_EPISODES_TEXT):
+        for key in _EPISODES_TEXT:  # navdtw's episodes.csv: undo its escaping of formula-like text
+            cols[key] = [_unescape_cell(v) for v in cols[key]]
+    return _Raw(name, cols, n, lambda k: line(k + 1), text_parsed=True)
+
+
+#: The text columns a suite's ``episodes.csv`` starts with; navdtw writes a cell of them that starts
+#: with ``= + - @``, a tab or a carriage return with a leading ``'`` (formula injection,
+#: ``navdtw.suite.tables.csv_cell``), which this reader removes again.
+_EPISODES_TEXT = ("dataset", "agent", "id", "scan")
+
+
+def _unescape_cell(text: str) -> str:
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _filled(row: list[str]) -> bool:
@@ -889,7 +901,7 @@ def _build(
             raise ValueError(
                 f"{name}: percent: no rate column {unknown[0]!r} (rate columns: {', '.join(sorted(rates))})"
             )
-    _formula_nans(values, kept, name, entry)
+    _formula_nans(values, kept, name, entry, ids)
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {', '.join(cols)}); map one with --column NAME=METRIC")
     return ResultsTable(
@@ -1013,34 +1025,28 @@ def _fraction(
 
 
 def _formula_nans(
-    values: dict[str, np.ndarray], kept: Mapping[str, str], name: str, entry: Callable[[int], str]
+    values: dict[str, np.ndarray], kept: Mapping[str, str], name: str, entry: Callable[[int], str], ids: list[str]
 ) -> None:
-    """NaN -> 0 where the metric's formula gives 0 (FORMULA_ZERO); any other NaN is an error."""
+    """The non-finite policy (:func:`navdtw.registry.nonfinite_policy`, the one rule): a NaN (or a
+    missing value) is 0 where the metric's formula says so (SPL, SDTW, SED where success is 0;
+    RGSPL where RGS is 0), any other is an error naming the file, the entry and the column.
+
+    One detail of results tables: SPL's formula is 0 where *plain* success is 0. HA-VLN's tables
+    hold a column ``SR`` (the metric ``sr``: success without a collision, stricter) and a column
+    ``success`` (plain success, then kept under its own name): the rule reads ``success`` there."""
     col_of = {k: c for c, k in kept.items()}
-    # success for the rule: a column literally named "success" (HA-VLN's SR is strict success)
-    success = next((values[k] for c, k in kept.items() if _norm(c) == "success"), values.get("sr"))
-    for key, v in values.items():
-        nan = np.isnan(v)
-        if not nan.any():
-            continue
-        hint = ""
-        indicator_name = FORMULA_ZERO.get(key)
-        if indicator_name is not None:
-            indicator = success if indicator_name == "sr" else values.get(indicator_name)
-            if indicator is not None:
-                zero = nan & (indicator == 0)
-                v[zero] = 0.0
-                nan &= ~zero
-                hint = f" where {indicator_name} is not 0 (no formula gives a value there)"
-            else:
-                hint = f" (a NaN {key} is 0 where {indicator_name} is 0, but the table has no {indicator_name} column)"
-        elif key not in registry.names():
-            hint = f" (--column '{col_of[key]}=ignore' leaves the column out)"
-        if nan.any():
-            rows = np.flatnonzero(nan)
-            k = int(rows[0])
-            more = f"; {rows.size} such rows" if rows.size > 1 else ""
-            raise ValueError(f"{name}: {entry(k)}: {col_of[key]!r} is NaN or missing{hint}{more}")
+    plain = next((values[k] for c, k in kept.items() if _norm(c) == "success" and k != "sr"), None)
+    fixed = registry.nonfinite_policy(
+        values,
+        ids=ids,
+        source=name,
+        where=entry,
+        columns={k: repr(c) for k, c in col_of.items()},
+        indicators=None if plain is None else {"sr": ("success", plain)},
+        hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
+        nan="NaN or missing",
+    )
+    values.update(fixed)
 
 
 def align(tables: Sequence[ResultsTable]) -> list[str]:

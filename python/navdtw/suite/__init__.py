@@ -19,7 +19,10 @@ bootstrap intervals and paired tests (:mod:`navdtw.stats`) and writes the leader
     threshold = 3.0                          # optional (3.0 m)
 
     [agents.mine]
-    r2r_unseen = "runs/mine_val_unseen.json"
+    r2r_unseen = "runs/mine_val_unseen.json"     # or a list / glob of files, one per run (seed)
+
+    [agents.mine.reported]                       # optional: the paper's figures, checked
+    r2r_unseen = {sr = 0.558, spl = "51.2%"}     # fractions, or percentages with %
 
     [settings]                               # optional; these are the defaults
     resamples = 10000

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import stats
 from .clusters import cluster_labels
+from .marks import metric_info
 from .scoring import DatasetRun
 
 
@@ -51,7 +52,9 @@ def p_bounds(p: np.ndarray, method: np.ndarray, resamples: int) -> tuple[np.ndar
     return lo, hi
 
 
-def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
+def analyze_dataset(
+    run: DatasetRun, settings: dict, reported: dict[str, dict[str, float]] | None = None
+) -> dict[str, Any]:
     """The ``results.json`` entry of one scored data set.
 
     Parameters
@@ -61,14 +64,20 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
     settings:
         the suite's settings (``confidence``, ``resamples``, ``method``, ``seed``, ``cluster``,
         ``min_units``).
+    reported:
+        agent -> metric -> the figure its paper reports (fractions for rates).
 
     Returns
     -------
-    ``{"dataset", "convention", "n", "units", "threshold", "resampling", "agents", "baseline",
-    "comparisons"}``: per agent and metric ``{"mean", "ci", "left_out"}``; per pair of agents and
-    metric ``{"a", "b", "metric", "diff", "ci", "dropped", "p", "p_holm", "test", "p_method",
-    "p_bounds", "p_sign"}``. Non-finite numbers are None; an interval below ``min_units`` units is
-    ``[None, None]``.
+    ``{"dataset", "convention", "n", "units", "threshold", "resampling", "metrics", "agents",
+    "baseline", "comparisons", "reported"}`` (the shapes: docs/suite.md and
+    ``navdtw/suite/results.schema.json``): per metric its label, unit, rate and direction; per
+    agent and metric ``{"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}``; per pair of
+    agents and metric ``{"a", "b", "metric", "diff", "ci", "dropped", "p", "p_holm", "test",
+    "p_method", "p_bounds", "p_sign", "p_improvement"}``; per agent with reported figures and
+    metric ``{"reported", "measured", "ci", "ci_episodes", "gap", "se", "gap_se", "inside",
+    "inside_episodes", "runs", "verdict"}``. Non-finite numbers are None; an interval below
+    ``min_units`` units is ``[None, None]``.
     """
     spec = run.spec
     agents = list(run.values)
@@ -77,9 +86,11 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
         "convention": spec.convention,
         "n": len(run.ids),
         "threshold": spec.threshold,
+        "metrics": {m: dict(run.info.get(m) or metric_info(m)) for m in run.metrics},
         "agents": {},
         "baseline": {m: {"mean": json_number(v)} for m, v in run.baseline.items()},
         "comparisons": [],
+        "reported": {},
     }
     clusters = cluster_labels(run.bench, run.ids) if settings["cluster"] == "path" else None
     result["resampling"] = "episode" if clusters is None else "path"
@@ -95,6 +106,15 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
         pairs += [(where[(a, m)], where[(b, m)]) for k, a in enumerate(have) for b in have[k + 1 :]]
         family.append(len(pairs))
     resamples = int(settings["resamples"])
+    groups, owners, blocks, width = [], [], [], 0
+    for agent, m in columns:  # the agents scored in several runs: one column per run
+        x = run.runs.get(agent, {}).get(m)
+        if x is not None:
+            groups.append(list(range(width, width + x.shape[1])))
+            owners.append((agent, m))
+            blocks.append(x)
+            width += x.shape[1]
+    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
     res = stats.analyze(
         matrix,
         pairs,
@@ -105,15 +125,23 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
         clusters=clusters,
         names=[f"{spec.name}/{a}/{m}" for a, m in columns],
         min_units=int(settings["min_units"]),
+        runs=(np.hstack(blocks), groups) if groups else None,
+        improvement=[info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs],
     )
     mean, lo, hi = res.means
     infinite = ~np.isfinite(matrix)
     for q, (agent, m) in enumerate(columns):
+        ci = [json_number(lo[q]), json_number(hi[q])]
         result["agents"].setdefault(agent, {})[m] = {
             "mean": json_number(mean[q]),
-            "ci": [json_number(lo[q]), json_number(hi[q])],
+            "ci": ci,
+            "ci_episodes": list(ci),
             "left_out": int(infinite[:, q].sum()),
+            "runs": None,
+            "runs_sd": None,
         }
+    if res.runs is not None:
+        _several_runs(result, owners, blocks, res.runs)
     c = res.comparisons
     p_holm = np.empty(len(pairs))
     for start, stop in zip([0, *family[:-1]], family):
@@ -126,6 +154,7 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
     else:
         methods = np.where(c.p_permutation < floor, "tail bound", "monte carlo").astype(object)
     lo_p, hi_p = p_bounds(c.p_permutation, methods, resamples)
+    improve = res.improvement
     for q, (x, y) in enumerate(pairs):
         p = c.p_permutation[q]
         result["comparisons"].append(
@@ -142,6 +171,101 @@ def analyze_dataset(run: DatasetRun, settings: dict) -> dict[str, Any]:
                 "p_method": methods[q],
                 "p_bounds": [json_number(lo_p[q]), json_number(hi_p[q])],
                 "p_sign": json_number(c.p_sign[q]),
+                "p_improvement": {
+                    "value": json_number(improve.mean[q]),
+                    "ci": [json_number(improve.lo[q]), json_number(improve.hi[q])],
+                },
             }
         )
+    result["reported"] = reported_check(result, reported or {}, settings["confidence"])
     return result
+
+
+def _several_runs(result: dict, owners: list, blocks: list, r: stats.RunIntervals) -> None:
+    """The figures of the agents scored in several runs: the mean over runs of the run means, its
+    interval over episodes and runs (:func:`navdtw.stats.runs_intervals`), the run means and
+    their spread; ``left_out`` counts the values left out over all runs."""
+    for q, ((agent, m), x) in enumerate(zip(owners, blocks)):
+        result["agents"][agent][m].update(
+            {
+                "mean": json_number(r.mean[q]),
+                "ci": [json_number(r.lo[q]), json_number(r.hi[q])],
+                "ci_episodes": [json_number(r.episode_lo[q]), json_number(r.episode_hi[q])],
+                "left_out": int((~np.isfinite(x)).sum()),
+                "runs": [json_number(v) for v in r.run_means[q]],
+                "runs_sd": json_number(r.run_sd[q]),
+            }
+        )
+
+
+def reported_check(result: dict, reported: dict[str, dict[str, float]], confidence: float) -> dict[str, Any]:
+    """Per agent and metric, a paper's figure against the measured mean: the gap (measured minus
+    reported), whether the figure lies inside the interval (over episodes and runs: ``inside``;
+    over episodes alone: ``inside_episodes``), the gap in standard errors (the interval's
+    half-width over the normal quantile) and a verdict in words (docs/statistics.md, "Reported
+    versus measured"). A metric the agent lacks here is listed with ``measured`` None."""
+    from scipy import special
+
+    z = float(special.ndtri(0.5 + confidence / 2.0))
+    out: dict[str, Any] = {}
+    for agent, figures in reported.items():
+        values = result["agents"].get(agent)
+        if values is None:
+            continue
+        rows = out.setdefault(agent, {})
+        for m, r in figures.items():
+            v = values.get(m)
+            row: dict[str, Any] = {
+                "reported": float(r),
+                "measured": None,
+                "ci": [None, None],
+                "ci_episodes": [None, None],
+                "gap": None,
+                "se": None,
+                "gap_se": None,
+                "inside": None,
+                "inside_episodes": None,
+                "runs": 1,
+                "verdict": f"not measured: {agent} has no {m} on this data set",
+            }
+            rows[m] = row
+            if v is None or v["mean"] is None:
+                continue
+            runs = len(v["runs"]) if v["runs"] else 1
+            row.update(measured=v["mean"], ci=v["ci"], ci_episodes=v["ci_episodes"], runs=runs)
+            row["gap"] = v["mean"] - r
+            if result["metrics"].get(m, {}).get("rate") and not 0.0 <= r <= 1.0:
+                row["verdict"] = f"not judged: {m} is a rate, and {r:g} is not a fraction in [0, 1]"
+                continue
+            lo, hi = v["ci"]
+            if lo is None or hi is None:
+                row["verdict"] = "no interval (too few paths or episodes): the gap cannot be judged"
+                continue
+            row["se"] = (hi - lo) / (2.0 * z)
+            row["gap_se"] = row["gap"] / row["se"] if row["se"] > 0 else None
+            row["inside"] = bool(lo <= r <= hi)
+            elo, ehi = v["ci_episodes"]
+            row["inside_episodes"] = None if elo is None else bool(elo <= r <= ehi)
+            row["verdict"] = _verdict(row, runs)
+    return out
+
+
+def _verdict(row: dict, runs: int) -> str:
+    """The reported-versus-measured verdict in plain words."""
+    where = "the reported figure is " + ("below it" if row["reported"] < row["measured"] else "above it")
+    k = "" if row["gap_se"] is None else f" by {abs(row['gap_se']):.1f} standard errors"
+    if runs == 1:
+        if row["inside"]:
+            return "inside the interval over episodes: the gap is within what another draw of episodes gives"
+        return (
+            f"outside the interval over episodes ({where}){k}: another draw of episodes does not explain it; "
+            "with one run, run-to-run spread might (score several runs)"
+        )
+    if row["inside_episodes"]:
+        return f"inside the interval over episodes and {runs} runs: the gap is within noise"
+    if row["inside"]:
+        return (
+            f"inside the interval over episodes and {runs} runs, outside the episodes' alone: "
+            "run-to-run spread explains the gap"
+        )
+    return f"outside the interval over episodes and {runs} runs ({where}){k}: not noise"

@@ -16,7 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_SETTINGS", "LATEX_FORMS", "DatasetSpec", "Suite", "SuiteError", "load_suite"]
+import numpy as np
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "LATEX_FORMS",
+    "DatasetSpec",
+    "Suite",
+    "SuiteError",
+    "expand_runs",
+    "load_suite",
+    "parse_reported",
+]
 
 #: The ``[settings]`` of a suite file and their defaults.
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -67,19 +78,22 @@ class DatasetSpec:
 @dataclass(frozen=True)
 class Suite:
     """A checked suite: data sets and agents in file order; ``agents[agent][dataset]`` is the
-    predictions file; ``source`` names the suite in messages (the file name, or ``<suite>``);
+    agent's predictions files there, one per run (seed), in order; ``reported[agent][dataset]``
+    the figures its paper reports (metric -> value, rates as fractions); ``source`` names the suite
+    in messages (the file name, or ``<suite>``);
     ``path`` is the suite file (None for a dict). ``metrics``: the metrics the run reports, in
     this order (None: every metric of each data set); ``latex``: the form of ``leaderboard.tex``
     (:data:`LATEX_FORMS`)."""
 
     source: str
     datasets: dict[str, DatasetSpec]
-    agents: dict[str, dict[str, Path]]
+    agents: dict[str, dict[str, tuple[Path, ...]]]
     settings: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SETTINGS))
     title: str = ""
     metrics: tuple[str, ...] | None = None
     latex: str = "intervals"
     path: Path | None = None
+    reported: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
 
 def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: str | None = None) -> Suite:
@@ -114,7 +128,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
 
         return dataclasses.replace(
             suite,
-            metrics=suite.metrics if metrics is None else _check_metrics(metrics, "--metrics"),
+            metrics=suite.metrics if metrics is None else _check_metrics(metrics, "--metrics", suite.datasets),
             latex=suite.latex if latex is None else _check_latex(latex, "--latex"),
         )
     suite_path = None
@@ -140,9 +154,13 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
     agents_raw = _table(raw.get("agents", {}), "agents", src)
     if not agents_raw:
         raise SuiteError(f"{src}: no [agents.NAME] table")
-    agents: dict[str, dict[str, Path]] = {}
+    if REPORTED in datasets:
+        raise SuiteError(f"{src}: datasets.{REPORTED}: the name {REPORTED!r} is kept for [agents.NAME.{REPORTED}]")
+    agents: dict[str, dict[str, tuple[Path, ...]]] = {}
+    reported: dict[str, dict[str, dict[str, float]]] = {}
     for agent, t in agents_raw.items():
         t = _table(t, f"agents.{agent}", src)
+        figures = _table(t.pop(REPORTED, {}), f"agents.{agent}.{REPORTED}", src)
         if not t:
             raise SuiteError(f'{src}: agents.{agent}: names no data set (add e.g. {next(iter(datasets))} = "FILE")')
         files = {}
@@ -150,23 +168,132 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             where = f"{src}: agents.{agent}.{ds}"
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
-            if not isinstance(value, str):
-                raise SuiteError(f"{where}: expected a predictions file name, got {type(value).__name__}")
-            path = (root / _expand(value, where)).resolve()
-            if not path.is_file():
-                raise SuiteError(f"{where}: predictions file not found: {path}")
-            files[ds] = path
+            try:
+                files[ds] = expand_runs(value, root, lambda v, w=where: _expand(v, w))
+            except ValueError as exc:
+                raise SuiteError(f"{where}: {exc}") from None
         agents[str(agent)] = files
+        for ds, table in figures.items():
+            where = f"{src}: agents.{agent}.{REPORTED}.{ds}"
+            if ds not in files:
+                raise SuiteError(f"{where}: agent {agent!r} has no predictions for data set {ds!r}")
+            try:
+                reported.setdefault(str(agent), {})[ds] = parse_reported(table)
+            except ValueError as exc:
+                raise SuiteError(f"{where}: {exc}") from None
     settings = _check_settings(_table(raw.get("settings", {}), "settings", src), src)
     chosen = raw.get("metrics") if metrics is None else metrics
-    chosen = None if chosen is None else _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics")
+    if chosen is not None:
+        chosen = _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics", datasets)
     form = raw.get("latex", "intervals") if latex is None else latex
     form = _check_latex(form, f"{src}: latex" if latex is None else "--latex")
-    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path)
+    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported)
 
 
-def _check_metrics(value, where: str) -> tuple[str, ...]:
-    """A metric selection: registered names, each once, at least one."""
+#: The key of an agent's table that holds its paper's figures: ``[agents.mine.reported]``.
+REPORTED = "reported"
+
+_GLOB = re.compile(r"[*?[]")
+
+
+def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
+    """Internal: the files of one (agent, data set), one per run: a file name, a glob pattern
+    (``"runs/seed*.jsonl"``, sorted) or a list of either; relative to ``root``; ``expand(text)``
+    expands variables. ``ValueError`` for a missing file, a pattern that matches nothing, a file
+    named twice or an empty list."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+        raise ValueError(f"expected a predictions file name or a list of them (one per run), got {value!r}")
+    if not items:
+        raise ValueError("an empty list of predictions files")
+    out: list[Path] = []
+    for item in items:
+        text = expand(item)
+        if _GLOB.search(text):
+            pattern = Path(text) if Path(text).is_absolute() else root / text
+            anchor = Path(pattern.anchor)
+            found = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))) if p.is_file())
+            if not found:
+                raise ValueError(f"no file matches {item!r} (in {pattern.parent})")
+            out += found
+            continue
+        path = (root / text).resolve()
+        if not path.is_file():
+            raise ValueError(f"predictions file not found: {path}")
+        out.append(path)
+    twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
+    if twice:
+        raise ValueError(f"{twice[0]} is named twice (each run is one file)")
+    return tuple(out)
+
+
+def parse_reported(value) -> dict[str, float]:
+    """Internal: the figures a paper reports for one (agent, data set): ``{"sr": 0.558, "ne": 5.12}``
+    from a table (suite file) or ``"sr=0.558,spl=51.2%"`` (``--reported``).
+
+    One form: numbers as ``results.json`` holds them, rates as fractions in [0, 1]; a rate in
+    percent says so with a ``%`` (``"55.8%"``, a string in a suite file). A rate above 1 without
+    ``%``, ``%`` on a metric that is not a rate, a negative distance, or a value that is not a
+    finite number is a ``ValueError``. Metric names: the registry's (``sr``, ``spl``, ``ne``, any
+    case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
+    :data:`navdtw.datasets.results.ALIASES`); other names (a results table's own columns) are
+    kept as written.
+    """
+    from .. import registry
+    from ..datasets.results import ALIASES
+
+    if isinstance(value, str):
+        pairs = []
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            if "=" not in part:
+                raise ValueError(f"expected METRIC=VALUE, got {part!r}")
+            k, v = part.split("=", 1)
+            pairs.append((k.strip(), v.strip()))
+    elif isinstance(value, Mapping):
+        pairs = list(value.items())
+    else:
+        raise ValueError(f"expected a table of reported figures ({{sr = 0.558}}), got {type(value).__name__}")
+    if not pairs:
+        raise ValueError("no reported figure given")
+    out: dict[str, float] = {}
+    for key, v in pairs:
+        low = str(key).strip().lower()
+        name = low if low in registry.names() else ALIASES.get(re.sub(r"[\s\-]+", "_", low), str(key).strip())
+        rec = registry.get(name) if name in registry.names() else None
+        percent = isinstance(v, str) and v.strip().endswith("%")
+        text = v.strip().removesuffix("%").strip() if isinstance(v, str) else v
+        try:
+            if isinstance(text, bool):
+                raise ValueError
+            x = float(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"{key}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
+        if not np.isfinite(x):
+            raise ValueError(f"{key}: expected a finite number, got {v!r}")
+        if percent:
+            if rec is not None and not rec.rate:
+                raise ValueError(f"{key} = {v}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
+            x /= 100.0
+        if rec is not None and rec.rate and not 0.0 <= x <= 1.0:
+            raise ValueError(
+                f"{key} = {v}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
+                f"with % ({x:g}%)"
+                if not percent
+                else f"{key} = {v}: a percentage must lie in [0, 100]"
+            )
+        if rec is not None and rec.unit == "m" and name != "gp" and x < 0:
+            raise ValueError(f"{key} = {v}: a distance must be >= 0")
+        if name in out:
+            raise ValueError(f"{key}: {name} is given twice")
+        out[name] = x
+    return out
+
+
+def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None = None) -> tuple[str, ...]:
+    """A metric selection: each name once, at least one; a name the registry does not know only
+    when the suite has a ``results`` data set (its tables' own columns: ``tcr``)."""
     from .. import registry
 
     if isinstance(value, str):
@@ -174,9 +301,13 @@ def _check_metrics(value, where: str) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
         raise SuiteError(f'{where}: expected a list of metric names (e.g. ["sr", "spl", "ndtw"]), got {value!r}')
     known = registry.names()
+    tables = any(spec.kind.name == "results" for spec in (datasets or {}).values())
     for v in value:
-        if v not in known:
-            raise SuiteError(f"{where}: unknown metric {v!r}; known: {', '.join(known)}")
+        if v not in known and not tables:
+            raise SuiteError(
+                f"{where}: unknown metric {v!r}; known: {', '.join(known)} (and, with a results data set, "
+                "its tables' own columns)"
+            )
     if len(set(value)) != len(value):
         raise SuiteError(f"{where}: a metric is named twice in {list(value)}")
     return tuple(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["leaderboard_marks", "metric_info", "unmarked_reason"]
+__all__ = ["info_of", "leaderboard_marks", "metric_info", "unmarked_reason"]
 
 
 def metric_info(name: str) -> dict[str, Any]:
@@ -31,6 +31,12 @@ def metric_info(name: str) -> dict[str, Any]:
         "higher_is_better": m.higher_is_better,
         "staying_wins": bool(m.staying_wins),
     }
+
+
+def info_of(dataset: Mapping, name: str) -> dict[str, Any]:
+    """The info of metric ``name`` in one data set of ``results.json``: its own ``"metrics"``
+    entry (a results table's column, with the direction given for it), else :func:`metric_info`."""
+    return dict(dataset.get("metrics", {}).get(name) or metric_info(name))
 
 
 def unmarked_reason(info: Mapping[str, Any]) -> str | None:
@@ -70,8 +76,9 @@ def leaderboard_marks(
     alpha:
         the level of the "not significantly different" mark (the suite's ``settings.alpha``).
     metrics:
-        metric -> ``{"higher_is_better", "staying_wins"}`` (default: :func:`metric_info`, the
-        registry), for results whose metrics the registry does not know.
+        metric -> ``{"higher_is_better", "staying_wins"}``, for results whose metrics the registry
+        does not know (default: the data set's own ``"metrics"``, which records a results
+        table's columns and the directions given for them; else :func:`metric_info`, the registry).
     """
     family: dict[str, int] = {}
     for c in dataset.get("comparisons", []):
@@ -90,7 +97,7 @@ def leaderboard_marks(
     for values in agents.values():
         names.update(dict.fromkeys(values))
     for m in names:
-        info = metric_info(m) if metrics is None or m not in metrics else metrics[m]
+        info = (metrics or {}).get(m) or dataset.get("metrics", {}).get(m) or metric_info(m)
         means = {a: v[m]["mean"] for a, v in agents.items() if m in v and v[m]["mean"] is not None}
         if unmarked_reason(info) is not None or len(means) < 2:
             continue

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .config import Suite
-from .marks import metric_info
+from .marks import info_of
 from .scoring import DatasetRun
 
 
@@ -30,11 +30,10 @@ def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_sce
     report:
         the :mod:`navdtw.report` module.
     """
-    metrics: dict[str, None] = {}
+    metrics: dict[str, dict] = {}
     for ds in results["datasets"].values():
-        for values in ds["agents"].values():
-            metrics.update(dict.fromkeys(values))
-        metrics.update(dict.fromkeys(ds["baseline"]))
+        names = [m for values in ds["agents"].values() for m in values] + list(ds["baseline"])
+        metrics.update({m: info_of(ds, m) for m in names if m not in metrics})
     episodes = {
         r.spec.name: {
             "ids": r.ids,
@@ -47,7 +46,7 @@ def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_sce
     return {
         "title": suite.title or "navdtw benchmark suite",
         "results": results,
-        "metrics": {m: metric_info(m) for m in metrics},
+        "metrics": metrics,
         "episodes": episodes,
         "scenes": {"scans": scans, "datasets": sets, "rules": rules},
     }

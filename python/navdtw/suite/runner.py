@@ -97,7 +97,7 @@ def run(
     failures: list[dict[str, Any]] = []
     warned: list[dict[str, Any]] = []
     runs: list[DatasetRun] = []
-    total = sum(len(files) for files in suite.agents.values())
+    total = sum(len(paths) for files in suite.agents.values() for paths in files.values())
     bar = _Bar(total + len(suite.datasets), "suite", progress)
     t = (time.perf_counter(), time.process_time())
     try:
@@ -109,8 +109,8 @@ def run(
             except (ValueError, KeyError, OSError) as exc:
                 failures.append(failure_record(None, spec.name, None, exc))
                 for agent, files in suite.agents.items():
-                    if spec.name in files:
-                        failures.append(failure_record(agent, spec.name, files[spec.name], exc))
+                    for path in files.get(spec.name, ()):
+                        failures.append(failure_record(agent, spec.name, path, exc))
                         bar.step()
                 bar.step()
                 continue
@@ -126,7 +126,8 @@ def run(
                 failures.append(failure_record(BASELINE_ROW, spec.name, None, exc))
             t = _timed(timings, "baseline", t)
             try:
-                r.result = analyze_dataset(r, settings)
+                reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
+                r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
@@ -220,10 +221,11 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
     for spec in suite.datasets.values():
         for option, value in spec.options.items():
             if isinstance(value, Path):
-                inputs.append(entry(value, dataset=spec.name, agent=None, option=option))
+                inputs.append(entry(value, dataset=spec.name, agent=None, option=option, run=None))
     for agent, files in suite.agents.items():
-        for ds, path in files.items():
-            inputs.append(entry(path, dataset=ds, agent=agent, option="predictions"))
+        for ds, paths in files.items():
+            for k, path in enumerate(paths):
+                inputs.append(entry(path, dataset=ds, agent=agent, option="predictions", run=k))
     return {
         "command": None if command is None else [str(c) for c in command],
         "suite_file": None if suite.path is None else {"path": str(suite.path), "sha256": _digest(suite.path)},
@@ -268,14 +270,23 @@ def compare(
     latex: str | None = None,
     command: Sequence[str] | None = None,
     max_scenes: int = 500,
+    runs: Mapping[str, Sequence[str | Path] | str] | None = None,
+    reported: Mapping[str, Mapping[str, Any] | str] | None = None,
     **options: Any,
 ) -> SuiteResults:
-    """:func:`run` for one data set without a suite file; agents are named by their files' stems.
+    """:func:`run` for one data set without a suite file; agents are named by their files' stems,
+    or by the names of ``runs``.
 
     Parameters
     ----------
     predictions:
-        one predictions file per agent.
+        one predictions file per agent (one run each).
+    runs:
+        agent name -> its predictions files, one per run (seed): a list, or a glob pattern
+        (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs.
+    reported:
+        agent name -> the figures its paper reports (``{"mine": {"sr": 0.558}}`` or
+        ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
     dataset:
         the data set kind (``"r2r"``, a key of :data:`navdtw.datasets.DATASETS`).
     out_dir, progress, report, metrics, latex, command, max_scenes:
@@ -296,12 +307,30 @@ def compare(
     SuiteError
         when two files have the same stem, and for every mistake :func:`run` reports.
     """
-    agents: dict[str, dict[str, str]] = {}
+    agents: dict[str, dict[str, Any]] = {}
     for p in predictions:
         name = Path(p).stem
         if name in agents:
             raise SuiteError(f"{p}: two predictions files are both named {name!r}; rename one")
         agents[name] = {dataset: str(Path(p).resolve())}
+    for name, files in (runs or {}).items():
+        if name in agents:
+            raise SuiteError(f"--runs {name}: an agent named {name!r} is given twice")
+        if not name:
+            raise SuiteError("--runs: an agent without a name; expected NAME=FILES")
+        items = [files] if isinstance(files, (str, Path)) else list(files)
+        agents[name] = {
+            dataset: [str(f) if isinstance(f, str) and _is_glob(f) else str(Path(f).resolve()) for f in items]
+        }
+    for name, figures in (reported or {}).items():
+        if name not in agents:
+            raise SuiteError(f"--reported {name}: no agent {name!r}; the agents are {', '.join(agents)}")
+        from .config import parse_reported
+
+        try:
+            agents[name]["reported"] = {dataset: parse_reported(figures)}
+        except ValueError as exc:
+            raise SuiteError(f"--reported {name}: {exc}") from None
     table: dict[str, Any] = {"dataset": dataset}
     table.update({k: str(Path(v).resolve()) if isinstance(v, Path) else v for k, v in options.items() if v})
     if convention is not None:
@@ -319,6 +348,10 @@ def compare(
         command=command,
         max_scenes=max_scenes,
     )
+
+
+def _is_glob(text: str) -> bool:
+    return any(c in text for c in "*?[")
 
 
 class _Bar:

@@ -35,6 +35,11 @@ class DatasetRun:
         statistics leave them out); an agent lacks a metric whose values failed the non-finite
         policy (a failure names it).
     metrics: every metric some agent has, in registry order.
+    runs: agent -> metric -> float64 [episodes, runs] for an agent scored in several runs (seeds);
+        its ``values`` are then the per-episode means over the runs.
+    files: agent -> its predictions files, one per run.
+    info: metric -> ``{"label", "unit", "rate", "higher_is_better", "staying_wins"}`` (the
+        registry's, or a results table's column: its name and the direction given).
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
     """
@@ -46,6 +51,9 @@ class DatasetRun:
     matched: dict[str, Any] = field(default_factory=dict)
     values: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     metrics: list[str] = field(default_factory=list)
+    runs: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    files: dict[str, tuple[Path, ...]] = field(default_factory=dict)
+    info: dict[str, dict[str, Any]] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
 
@@ -80,57 +88,129 @@ def warning_record(agent: str | None, dataset: str | None, file: Path | None, me
 
 
 def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, step: Callable[[str], None]) -> None:
-    """Matches and scores every agent that has predictions for ``run``'s data set, then checks that
-    they cover the same episodes.
+    """Matches and scores every agent that has predictions for ``run``'s data set, every run
+    (seed) of it, then checks that they cover the same episodes.
 
     A predictions file that cannot be read or matched becomes a :func:`failure_record` in
-    ``failures`` and the other agents go on; so does a metric whose values break the non-finite
-    policy (:func:`navdtw.registry.nonfinite_policy`: that agent's column only). What the matchers
-    say (ids left out or ignored, navigation-only REVERIE files, trajectories that do not start at
-    the reference's start) becomes a :func:`warning_record` in ``warned``. ``step(text)`` is called
-    once per agent (progress).
+    ``failures`` and the agent's other runs are not used (the other agents go on); so does a
+    metric whose values break the non-finite policy (:func:`navdtw.registry.nonfinite_policy`:
+    that agent's column only). The runs of one agent must cover the same episodes (else it fails,
+    naming the file and the ids). An agent's ``values`` are its per-episode means over its runs
+    (an episode with a left-out value in any run is left out); ``runs`` keeps each run's values.
+    What the matchers say becomes a :func:`warning_record` in ``warned``. ``step(text)`` is
+    called once per run file (progress).
     """
-    from ..registry import nonfinite_policy
+    from ..datasets._common import few
 
     spec = run.spec
-    workers = suite.settings["workers"]
     ids_of: dict[str, list[str]] = {}
     scans_of: dict[str, list[str]] = {}
     for agent, files in suite.agents.items():
         if spec.name not in files:
             continue
-        file = files[spec.name]
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", UserWarning)
-                matched = run.bench.match(file, convention=spec.convention)
-                scores = run.bench.evaluate(
-                    matched, convention=spec.convention, threshold=spec.threshold, workers=workers
-                )
-        except (ValueError, KeyError, OSError) as exc:
-            failures.append(failure_record(agent, spec.name, file, exc))
+        scored = []
+        for k, file in enumerate(files[spec.name]):
+            one = _score_file(run, suite, agent, file, failures, warned)
             step(f"{agent} on {spec.name}")
-            continue
-        notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
-        start = matched.start_note(file.name)
-        notes += [start] if start else []
-        warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
-        ids = [str(i) for i in matched.ids]
-        broken: dict[str, str] = {}
-        values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
-        for k, message in broken.items():
-            failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
-        run.matched[agent] = matched
-        run.values[agent] = values
-        ids_of[agent] = ids
-        scans_of[agent] = list(matched.scans)
-        step(f"{agent} on {spec.name}")
+            if one is None:
+                for _ in files[spec.name][k + 1 :]:
+                    step(f"{agent} on {spec.name}")
+                break
+            scored.append(one)
+        else:
+            first_file, matched, ids, values, scans = scored[0]
+            order = {i: k for k, i in enumerate(ids)}
+            per_run = [values]
+            for file, _, other, v, _ in scored[1:]:
+                have = set(other)
+                missing = [i for i in ids if i not in have]
+                extra = [i for i in other if i not in order]
+                if missing or extra:
+                    what = (
+                        f"no row for {few(missing)}, which {first_file.name} has"
+                        if missing
+                        else f"episodes {few(extra)}, which {first_file.name} has not"
+                    )
+                    message = f"{file.name}: {what}; the runs of agent {agent} must score the same episodes"
+                    failures.append(failure_record(agent, spec.name, file, ValueError(message)))
+                    break
+                pos = {i: k for k, i in enumerate(other)}
+                take = np.fromiter((pos[i] for i in ids), dtype=np.intp, count=len(ids))
+                per_run.append({m: x[take] for m, x in v.items()})
+            else:
+                common = [m for m in per_run[0] if all(m in v for v in per_run)]
+                run.matched[agent] = matched
+                run.files[agent] = tuple(files[spec.name])
+                if len(per_run) == 1:
+                    run.values[agent] = per_run[0]
+                else:
+                    stacked = {m: np.stack([v[m] for v in per_run], axis=1) for m in common}
+                    run.runs[agent] = stacked
+                    run.values[agent] = {m: _mean_over_runs(x) for m, x in stacked.items()}
+                ids_of[agent] = ids
+                scans_of[agent] = scans
     if ids_of:
         _align(run, suite, ids_of, scans_of, failures, warned)
     keys: dict[str, None] = {}
     for v in run.values.values():
         keys.update(dict.fromkeys(v))
     run.metrics = list(keys)
+
+
+def _mean_over_runs(x: np.ndarray) -> np.ndarray:
+    """Per-episode mean over the runs ([episodes, runs]); +inf (left out) where any run is not finite."""
+    finite = np.isfinite(x).all(axis=1)
+    return np.where(finite, np.where(finite[:, None], x, 0.0).mean(axis=1), np.inf)
+
+
+def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures: list, warned: list):
+    """One predictions file matched and scored under the non-finite policy: ``(file, matched, ids,
+    values, scans)``, or None (a failure recorded) when it cannot be read or matched."""
+    from ..registry import nonfinite_policy
+    from .marks import metric_info
+
+    spec = run.spec
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            matched = run.bench.match(file, convention=spec.convention)
+            scores = run.bench.evaluate(
+                matched, convention=spec.convention, threshold=spec.threshold, workers=suite.settings["workers"]
+            )
+    except (ValueError, KeyError, OSError) as exc:
+        failures.append(failure_record(agent, spec.name, file, exc))
+        return None
+    notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
+    start = matched.start_note(file.name)
+    notes += [start] if start else []
+    warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
+    ids = [str(i) for i in matched.ids]
+    broken: dict[str, str] = {}
+    values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
+    for k, message in broken.items():
+        failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
+    for k in values:
+        if k not in run.info:
+            run.info[k] = metric_info(k) if k in _registry_names() else record_info(scores.metric(k))
+    return file, matched, ids, values, list(matched.scans)
+
+
+def record_info(rec) -> dict[str, Any]:
+    """The ``results.json`` metric info of a :class:`navdtw.registry.Metric` record (a results
+    table's own column: its label, and the direction given with ``--column NAME=+``)."""
+    return {
+        "label": rec.label,
+        "unit": rec.unit,
+        "rate": bool(rec.rate),
+        "higher_is_better": rec.higher_is_better,
+        "staying_wins": bool(rec.staying_wins),
+    }
+
+
+def _registry_names() -> tuple[str, ...]:
+    from .. import registry
+
+    return registry.names()
 
 
 def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures: list, warned: list) -> None:
@@ -153,7 +233,7 @@ def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures
         for agent in list(ids_of):
             missing = [i for i in union if i not in have[agent]]
             if missing:
-                file = suite.agents[agent][spec.name]
+                file = run.files[agent][0]
                 failures.append(
                     failure_record(
                         agent,
@@ -168,6 +248,7 @@ def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures
                     )
                 )
                 del ids_of[agent], run.values[agent], run.matched[agent]
+                run.runs.pop(agent, None)
         if not ids_of:
             return
     keep = set.intersection(*(set(ids) for ids in ids_of.values()))
@@ -176,7 +257,7 @@ def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures
     for agent, ids in ids_of.items():
         if shared and len(ids) > len(run.ids):
             left = [i for i in ids if i not in keep]
-            file = suite.agents[agent][spec.name]
+            file = run.files[agent][0]
             warned.append(
                 warning_record(
                     agent,
@@ -189,3 +270,5 @@ def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures
         pos = {i: k for k, i in enumerate(ids)}
         take = np.array([pos[i] for i in run.ids], dtype=np.intp)
         run.values[agent] = {k: v[take] for k, v in run.values[agent].items()}
+        if agent in run.runs:
+            run.runs[agent] = {k: v[take] for k, v in run.runs[agent].items()}

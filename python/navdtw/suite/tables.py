@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .baselines import BASELINE_ROW
-from .marks import leaderboard_marks, metric_info, unmarked_reason
+from .marks import info_of, leaderboard_marks, unmarked_reason
 
 __all__ = [
     "LATEX_METRICS",
@@ -89,25 +89,60 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
     return list(metrics), rows
 
 
+def reported_rows(ds: Mapping) -> list[tuple[str, str, Mapping, Mapping]]:
+    """``(agent, metric, info, row)`` of a data set's reported-versus-measured check (``row`` as in
+    ``results.json``'s ``"reported"``)."""
+    return [
+        (agent, m, info_of(ds, m), row) for agent, rows in ds.get("reported", {}).items() for m, row in rows.items()
+    ]
+
+
+def runs_rows(ds: Mapping) -> list[tuple[str, int, dict[str, tuple[list, float | None]]]]:
+    """``(agent, runs, {metric: (run means, their sd)})`` of the agents scored in several runs."""
+    out = []
+    for agent, values in ds["agents"].items():
+        several = {m: (v["runs"], v["runs_sd"]) for m, v in values.items() if v.get("runs")}
+        if several:
+            out.append((agent, max(len(r) for r, _ in several.values()), several))
+    return out
+
+
+def _interval(lo: float | None, hi: float | None, rate: bool) -> str:
+    return f"[{_fmt(lo, rate)}, {_fmt(hi, rate)}]"
+
+
+def _signed(x: float | None, rate: bool) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x * 100:+.1f}" if rate else f"{x:+.2f}"
+
+
+def _reported_cells(info: Mapping, row: Mapping) -> list[str]:
+    """metric, reported, measured [interval], gap, verdict: the cells of one reported figure."""
+    rate = info["rate"]
+    measured = _fmt(row["measured"], rate) + (" " + _interval(*row["ci"], rate) if row["measured"] is not None else "")
+    unit = f" {info['unit']}" if info["unit"] and not rate else ""
+    return [info["label"], _fmt(row["reported"], rate), measured, _signed(row["gap"], rate) + unit, row["verdict"]]
+
+
 def _fmt(x: float | None, rate: bool) -> str:
     if x is None:
         return "n/a"
     return f"{x * 100:.1f}" if rate else f"{x:.2f}"
 
 
-def _left_out(cell: Cell, m: str, short: bool = False) -> str:
+def _left_out(cell: Cell, info: Mapping, short: bool = False) -> str:
     """The count of episodes left out of a mean, as shown beside it (``short``: the terminal and
     LaTeX, whose notes say what it is)."""
     if not cell.left_out:
         return ""
     if short:
         return f"({cell.left_out} out)"
-    why = "unreachable" if metric_info(m)["unit"] == "m" else "infinite"
+    why = "unreachable" if info["unit"] == "m" else "infinite"
     return f"({cell.left_out} {why} left out)"
 
 
-def _header(m: str) -> str:
-    info = metric_info(m)
+def _header(info: Mapping) -> str:
     unit = "%" if info["rate"] else info["unit"]
     arrow = {True: "↑", False: "↓", None: ""}[info["higher_is_better"]]
     return f"{info['label']}{arrow}" + (f" ({unit})" if unit else "")
@@ -135,17 +170,17 @@ def _notes(
         f"Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
         f"Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). Rates in percent."
     ]
-    shown: dict[str, None] = {}
+    shown: dict[str, Mapping] = {}
     any_unresolved = any_undefined = any_left = False
     for ds, metrics in datasets:
-        shown.update(dict.fromkeys(metrics))
+        shown.update({m: info_of(ds, m) for m in metrics if m not in shown})
         any_unresolved |= any(mk["unresolved"] for mk in leaderboard_marks(ds, alpha).values())
         for values in ds["agents"].values():
             for v in values.values():
                 any_undefined |= v["mean"] is not None and v["ci"][0] is None
                 any_left |= bool(v.get("left_out"))
-    no_dir = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "no direction"]
-    stay = [metric_info(m)["label"] for m in shown if unmarked_reason(metric_info(m)) == "staying at the start wins"]
+    no_dir = [i["label"] for i in shown.values() if unmarked_reason(i) == "no direction"]
+    stay = [i["label"] for i in shown.values() if unmarked_reason(i) == "staying at the start wins"]
     if no_dir:
         out.append(f"No marks on {', '.join(no_dir)} (no direction).")
     if stay:
@@ -216,7 +251,7 @@ def format_leaderboard(results: Mapping) -> str:
     for name, ds in results["datasets"].items():
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
         shown.append((ds, metrics))
-        head = ["agent"] + [_header(m) for m in metrics]
+        head = ["agent"] + [_header(info_of(ds, m)) for m in metrics]
         body = []
         for agent, cells in rows:
             line = [term_escape(agent)]
@@ -225,8 +260,8 @@ def format_leaderboard(results: Mapping) -> str:
                 if c is None:
                     line.append("")
                     continue
-                text = _fmt(c.mean, metric_info(m)["rate"]) + (_SYMBOLS[c.mark] or " ")
-                line.append(text + (" " + _left_out(c, m, short=True) if c.left_out else ""))
+                text = _fmt(c.mean, info_of(ds, m)["rate"]) + (_SYMBOLS[c.mark] or " ")
+                line.append(text + (" " + _left_out(c, info_of(ds, m), short=True) if c.left_out else ""))
             body.append(line)
         widths = [max(_width(r[c]) for r in [head, *body]) for c in range(len(head))]
         lines = [term_escape(_caption(name, ds, settings))]
@@ -236,6 +271,20 @@ def format_leaderboard(results: Mapping) -> str:
                 continue
             pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
             lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
+        for agent, count, _ in runs_rows(ds):
+            lines.append(
+                term_escape(
+                    f"{agent}: the mean over its {count} runs; the interval covers episodes and runs "
+                    "(per-run means in leaderboard.md and results.json)"
+                )
+            )
+        checks = reported_rows(ds)
+        if checks:
+            table = [["agent", "metric", "reported", "measured [interval]", "gap", "verdict"]]
+            table += [[term_escape(a), *(term_escape(x) for x in _reported_cells(i, r))] for a, m, i, r in checks]
+            w = [max(_width(r[c]) for r in table) for c in range(5)]
+            lines += ["", term_escape(f"{name}: reported vs measured")]
+            lines += ["  ".join(c + (w[k] - _width(c)) * " " if k < 5 else c for k, c in enumerate(r)) for r in table]
         blocks.append("\n".join(lines))
     notes = _notes(results, shown, "†", "?")
     notes[0] = notes[0].replace("Bold: best mean.", "*: best mean;", 1)
@@ -279,7 +328,7 @@ def format_leaderboard_md(results: Mapping) -> str:
         metrics, rows = leaderboard_rows(ds, settings["alpha"])
         shown.append((ds, metrics))
         out += [f"## {md_escape(name)}", "", _caption(name, ds, settings, md_escape) + ".", ""]
-        out.append("| agent | " + " | ".join(md_escape(_header(m)) for m in metrics) + " |")
+        out.append("| agent | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |")
         out.append("|---|" + "---:|" * len(metrics))
         for agent, cells in rows:
             line = [md_escape(agent)]
@@ -288,16 +337,17 @@ def format_leaderboard_md(results: Mapping) -> str:
                 if c is None:
                     line.append("")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
                 text = f"**{text}**" if c.mark == "best" else text + {"tied": "†", "unresolved": "?"}.get(c.mark, "")
                 if agent != BASELINE_ROW:
                     text += f" [{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]"
                 if c.left_out:
-                    text += " " + _left_out(c, m)
+                    text += " " + _left_out(c, info_of(ds, m))
                 line.append(text)
             out.append("| " + " | ".join(line) + " |")
         out.append("")
+        out += _md_sections(name, ds, metrics, settings)
     out += _notes(results, shown, "†", "?")
     for title, items, line in (
         ("Warnings", results.get("warnings", []), _warning_line),
@@ -307,6 +357,75 @@ def format_leaderboard_md(results: Mapping) -> str:
             out += ["", f"## {title}", ""]
             out += [f"- {md_escape(line(x))}" for x in items]
     return "\n".join(out) + "\n"
+
+
+def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mapping) -> list[str]:
+    """Under a data set's table in ``leaderboard.md``: the per-run means of agents scored in
+    several runs, the reported-versus-measured check, and every pairwise comparison with its
+    effect size (the probability of improvement)."""
+    out: list[str] = []
+    several = runs_rows(ds)
+    if several:
+        out += [
+            f"Runs on {md_escape(name)}: the means above are over each agent's runs (the intervals cover "
+            "episodes and runs); the mean of each run, and their standard deviation:",
+            "",
+            "| agent | runs | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |",
+            "|---|---:|" + "---:|" * len(metrics),
+        ]
+        for agent, count, by in several:
+            cells = []
+            for m in metrics:
+                if m not in by:
+                    cells.append("")
+                    continue
+                rate = info_of(ds, m)["rate"]
+                runs, sd = by[m]
+                cells.append(", ".join(_fmt(x, rate) for x in runs) + f" (sd {_fmt(sd, rate)})")
+            out.append(f"| {md_escape(agent)} | {count} | " + " | ".join(cells) + " |")
+        out.append("")
+    checks = reported_rows(ds)
+    if checks:
+        conf = f"{settings['confidence'] * 100:g}%"
+        out += [
+            f"Reported vs measured on {md_escape(name)} (the measured mean with its {conf} interval; gap = "
+            "measured - reported):",
+            "",
+            "| agent | metric | reported | measured | gap | verdict |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for a, _, i, r in checks:
+            label, reported, measured, gap, verdict = _reported_cells(i, r)
+            cells = [md_escape(a), md_escape(label), reported, measured.replace("[", "\\["), gap, md_escape(verdict)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    if ds.get("comparisons"):
+        conf = f"{settings['confidence'] * 100:g}%"
+        out += [
+            "<details><summary>Pairwise comparisons on "
+            + html.escape(_CONTROL.sub(" ", name))
+            + f" ({len(ds['comparisons'])}): A - B with its {conf} interval, Holm-adjusted p, and P(A better): "
+            "the probability that A does better than B on a random episode (ties half)</summary>",
+            "",
+            "| metric | A | B | A - B | p (Holm) | P(A better) | dropped |",
+            "|---|---|---|---:|---:|---:|---:|",
+        ]
+        for c in ds["comparisons"]:
+            info = info_of(ds, c["metric"])
+            rate = info["rate"]
+            pi = c.get("p_improvement") or {"value": None, "ci": [None, None]}
+            p = "n/a" if c["p_holm"] is None else f"{c['p_holm']:.3g}"
+            prob = "n/a" if pi["value"] is None else f"{pi['value']:.3f} " + _interval3(*pi["ci"])
+            out.append(
+                f"| {md_escape(info['label'])} | {md_escape(c['a'])} | {md_escape(c['b'])} | "
+                f"{_signed(c['diff'], rate)} {_interval(*c['ci'], rate)} | {p} | {prob} | {c.get('dropped', 0)} |"
+            )
+        out += ["", "</details>", ""]
+    return out
+
+
+def _interval3(lo: float | None, hi: float | None) -> str:
+    return "[n/a]" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,7 +531,7 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         metrics = _tex_metrics(ds, all_metrics, chosen)
         heads, units = [], []
         for m in metrics:  # the units on a line of their own: the columns are as wide as the numbers
-            info = metric_info(m)
+            info = info_of(ds, m)
             arrow = {True: r"$\uparrow$", False: r"$\downarrow$", None: ""}[info["higher_is_better"]]
             unit = r"\%" if info["rate"] else tex_escape(info["unit"])
             heads.append(tex_escape(info["label"]) + arrow)
@@ -451,14 +570,14 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
                     means.append("")
                     spans.append("")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
                 if c.mark == "best":
                     text = rf"\textbf{{{text}}}"
                 elif c.mark in ("tied", "unresolved"):
                     text += r"$^\dagger$" if c.mark == "tied" else r"$^{?}$"
                 if c.left_out:
-                    text += rf" {{\scriptsize {tex_escape(_left_out(c, m, short=True))}}}"
+                    text += rf" {{\scriptsize {tex_escape(_left_out(c, info_of(ds, m), short=True))}}}"
                 means.append(text)
                 spans.append("" if agent == BASELINE_ROW else f"[{_fmt(c.lo, rate)}, {_fmt(c.hi, rate)}]")
             out.append(" & ".join(means) + r" \\")
@@ -504,7 +623,7 @@ def format_leaderboard_html(results: Mapping) -> str:
                 if c is None:
                     line.append("<td></td>")
                     continue
-                rate = metric_info(m)["rate"]
+                rate = info_of(ds, m)["rate"]
                 text = html.escape(_fmt(c.mean, rate))
                 if c.mark == "best":
                     text = f"<strong>{text}</strong>"
@@ -513,10 +632,10 @@ def format_leaderboard_html(results: Mapping) -> str:
                 if agent != BASELINE_ROW:  # the interval on a line of its own, under the mean
                     text += f" <br><small>[{html.escape(_fmt(c.lo, rate))}, {html.escape(_fmt(c.hi, rate))}]</small>"
                 if c.left_out:
-                    text += f" <br><small>{html.escape(_left_out(c, m))}</small>"
+                    text += f" <br><small>{html.escape(_left_out(c, info_of(ds, m)))}</small>"
                 line.append(f'<td style="text-align: right; white-space: nowrap">{text}</td>')
             body.append("<tr>" + "".join(line) + "</tr>")
-        head = "".join(f'<th style="text-align: right">{html.escape(_header(m))}</th>' for m in metrics)
+        head = "".join(f'<th style="text-align: right">{html.escape(_header(info_of(ds, m)))}</th>' for m in metrics)
         parts.append(
             "<table>"
             f"<caption>{html.escape(_caption(name, ds, settings))}</caption>"
