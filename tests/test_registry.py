@@ -306,3 +306,58 @@ def test_goal_distance_inputs_replace_ne_and_one():
 def test_goal_distance_inputs_are_checked(inputs, match):
     with pytest.raises(ValueError, match=match):
         navdtw.evaluate([np.zeros((1, 2))], [np.ones((1, 2))], inputs=inputs)
+
+
+# --------------------------------------------------------------------------------------------
+# the registry's helpers, number by number (mutation testing, docs/development.md)
+# --------------------------------------------------------------------------------------------
+
+
+def test_goal_progress_is_start_minus_final_and_zero_only_where_both_are_infinite():
+    start = [5.0, 2.0, np.inf, np.inf, 3.0, 0.0]
+    final = [2.0, 5.0, np.inf, 1.0, np.inf, 0.0]
+    np.testing.assert_array_equal(registry.goal_progress(start, final), [3.0, -3.0, 0.0, np.inf, -np.inf, 0.0])
+
+
+def test_get_refuses_unknown_and_unhashable_names_with_the_list():
+    for bad in ("nope", ["ndtw"], {"ndtw": 1}):
+        with pytest.raises(KeyError, match=r"unknown metric .*; choose from \('pl', 'ne',"):
+            registry.get(bad)
+
+
+def test_nonfinite_policy_names_the_first_bad_episode_and_counts_them():
+    with pytest.raises(ValueError, match=r"^x: episode b: ndtw is NaN \(2 episode\(s\)\); a NaN is not a score"):
+        registry.nonfinite_policy({"ndtw": [0.5, np.nan, np.nan]}, ids=["a", "b", "c"], source="x")
+    with pytest.raises(ValueError, match=r"^x: episode c: spl is NaN while sr is 1 \(1 episode\(s\)\)"):
+        registry.nonfinite_policy({"sr": [0.0, 0.0, 1.0], "spl": [np.nan, 0.5, np.nan]}, ids="abc", source="x")
+    out = registry.nonfinite_policy({"sr": [0.0, 1.0], "spl": [np.nan, 0.5]}, ids="ab", source="x")
+    assert out["spl"].tolist() == [0.0, 0.5] and out["sr"].tolist() == [0.0, 1.0]
+
+
+def test_nonfinite_policy_lets_only_distances_be_infinite():
+    out = registry.nonfinite_policy({"ne": [1.0, np.inf], "dtw": [np.inf, 2.0]}, ids=[0, 1], source="x")
+    assert out["ne"].tolist() == [1.0, np.inf] and out["dtw"].tolist() == [np.inf, 2.0]
+    with pytest.raises(ValueError, match=r"^x: episode 1: sr is inf; only distances \(metres\) may be infinite"):
+        registry.nonfinite_policy({"sr": [1.0, np.inf]}, ids=[0, 1], source="x")
+    # a registered metric that is not a rate, in another unit than metres, may not be infinite either
+    with registry.registered(_toy(unit="x")):
+        assert not registry.get("toy").rate
+        with pytest.raises(ValueError, match=r"^x: episode 0: toy is -inf; only distances"):
+            registry.nonfinite_policy({"toy": [-np.inf, 1.0]}, ids=[0, 1], source="x")
+    # one the registry does not know keeps its infinite values (the statistics count them)
+    assert registry.nonfinite_policy({"other": [np.inf]}, ids=[0], source="x")["other"].tolist() == [np.inf]
+
+
+def test_data_set_metrics_from_their_inputs():
+    # a detour of 5 m to a goal 3 m away: SPL's ratio l / max(pl, l) = 3 / 5 under every convention
+    detour = np.array([0, 4, 5, 6, 7, 3])
+    given = {
+        "object_found": [1, 1, 0],
+        "region_start_distance": [3.0, 3.0, np.inf],
+        "region_final_distance": [0.5, 4.0, np.inf],
+    }
+    s = navdtw.evaluate([REF, REF, REF], [detour, REF, detour], distances=GRID, inputs=given)
+    assert s["pl"].tolist() == [5.0, 3.0, 5.0]
+    assert s["rgs"].tolist() == [1.0, 1.0, 0.0]
+    assert s["rgspl"].tolist() == pytest.approx([0.6, 1.0, 0.0], abs=1e-15)
+    assert s["gp"].tolist() == [2.5, -1.0, 0.0]
