@@ -391,6 +391,10 @@ def test_shortest_distance_overrides_l():
     for bad in ([1.0, 2.0], [-1.0], [math.nan]):
         with pytest.raises(ValueError, match="shortest_distance"):
             evaluate([ref], [qry], distances=TRI, convention="r2r", shortest_distance=bad)
+    # the message names the first bad entry
+    for bad, k in (([1.0, -1.0], 1), ([math.nan, 1.0], 0), ([2.0, 0.0, math.nan], 2)):
+        with pytest.raises(ValueError, match=rf"^shortest_distance\[{k}\] is negative or NaN$"):
+            evaluate([ref] * len(bad), [qry] * len(bad), distances=TRI, convention="r2r", shortest_distance=bad)
 
 
 def test_metric_subset_and_errors():
@@ -729,3 +733,33 @@ def test_first_start_mismatch_is_the_strict_check():
     pts = Paths.from_list([np.zeros((2, 3)), np.ones((1, 3))])
     moved = Paths.from_list([np.zeros((2, 3)), np.ones((1, 3)) + 1e-3])
     assert first_start_mismatch(pts, pts) == -1 and first_start_mismatch(pts, moved) == 1
+
+
+def test_per_episode_inputs_come_in_pairs_and_are_checked():
+    # LINE3: nodes 0, 1, 2 at 0, 3 and 6 m; the query stops at node 1, 3 m from the goal
+    refs, qrys = [[0, 1, 2], [0, 1, 2]], [[0, 1], [0, 1, 2]]
+    plain = evaluate(refs, qrys, distances=LINE3, convention="r2r")
+    assert plain["ne"].tolist() == [3.0, 0.0] and plain["sr"].tolist() == [0.0, 1.0]  # r2r: 3.0 m is not < 3.0 m
+    # the given distances replace NE and ONE, and the success tests on them
+    s = evaluate(
+        refs,
+        qrys,
+        distances=LINE3,
+        convention="r2r",
+        inputs={"distance_to_goal": [2.0, 3.0], "oracle_distance_to_goal": [2.0, 1.0]},
+    )
+    assert s["ne"].tolist() == [2.0, 3.0] and s["one"].tolist() == [2.0, 1.0]
+    assert s["sr"].tolist() == [1.0, 0.0] and s["osr"].tolist() == [1.0, 1.0]
+    # given success flags replace the distance tests; the goal distances alone leave them
+    flags = evaluate(refs, qrys, distances=LINE3, inputs={"success": [0, 1], "oracle_success": [1, 1]})
+    assert flags["sr"].tolist() == [0.0, 1.0] and flags["osr"].tolist() == [1.0, 1.0]
+    for only in ({"success": [1, 1]}, {"oracle_success": [1, 1]}):
+        with pytest.raises(ValueError, match=r"replace the distance tests together; got only \['"):
+            evaluate(refs, qrys, distances=LINE3, inputs=only)
+    # the oracle distance is the least along the path: it may equal the final one, never exceed it
+    with pytest.raises(
+        ValueError, match=r"^inputs\['oracle_distance_to_goal'\]\[1\] exceeds inputs\['distance_to_goal'\]"
+    ):
+        evaluate(
+            refs, qrys, distances=LINE3, inputs={"distance_to_goal": [1.0, 2.0], "oracle_distance_to_goal": [1.0, 2.5]}
+        )

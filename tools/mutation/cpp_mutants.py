@@ -471,6 +471,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds of tests per mutant (then killed)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the run of the unmutated build")
+    parser.add_argument("--check", action="store_true", help="only check that every mutant applies (no build)")
     args = parser.parse_args(argv)
     chosen = MUTANTS
     if args.only:
@@ -484,6 +485,12 @@ def main(argv=None) -> int:
         count = (REPO / x["file"]).read_text().count(x["old"])
         if count != 1:
             sys.exit(f"mutant {x['id']}: its old text occurs {count} times in {x['file']} (must be once)")
+    if args.check:
+        ids = [x["id"] for x in MUTANTS]
+        if len(set(ids)) != len(ids):
+            sys.exit("mutant ids must be unique")
+        print(f"{len(chosen)} C++ mutants apply ({sum(bool(x['equivalent']) for x in chosen)} marked equivalent)")
+        return 0
     configure()
     code, out = build()
     if code:

@@ -45,7 +45,7 @@ TARGETS: dict[str, dict] = {
     "metrics": {
         "files": {"metrics.py": None},
         "tests": ["tests/test_metrics.py", "tests/test_evaluator_quirks.py"],
-        "sample": 30,
+        "sample": 20,
     },
     "conventions": {
         "files": {"metrics.py": ["Convention", "CONVENTIONS", "as_convention", "_spl_length"]},
@@ -55,7 +55,7 @@ TARGETS: dict[str, dict] = {
     "stats": {
         "files": {"stats.py": None},
         "tests": ["tests/test_stats.py"],
-        "sample": 30,
+        "sample": 20,
     },
     "matchers": {
         "files": {
@@ -74,7 +74,7 @@ TARGETS: dict[str, dict] = {
             "tests/test_datasets_reverie.py",
             "tests/test_evaluator_quirks.py",
         ],
-        "sample": 40,
+        "sample": 25,
     },
 }
 
@@ -189,16 +189,18 @@ def init_row(row: str, sample: int, seed: int, timeout: float) -> None:
         skip = taken_elsewhere(rel, row) if not names else []
         notes = annotations(module)
         with sqlite3.connect(db) as con:
-            for job_id, line, col in con.execute("SELECT job_id, start_pos_row, start_pos_col FROM mutation_specs"):
+            query = "SELECT job_id, start_pos_row, start_pos_col, operator_name, occurrence FROM mutation_specs"
+            for job_id, line, col, operator, occurrence in con.execute(query):
                 wanted = keep is None or any(a <= line <= b for a, b in keep)
                 if wanted and not any(a <= line <= b for a, b in skip):
                     if inside(notes, line, col):
                         in_annotations += 1
                     else:
-                        candidates.append((str(db), job_id))
-    chosen = set(candidates)
+                        # the job ids are random: the sample is drawn in an order of the source
+                        candidates.append((rel, line, col, operator, occurrence, str(db), job_id))
+    chosen = {c[-2:] for c in candidates}
     if sample and sample < len(candidates):
-        chosen = set(random.Random(seed).sample(sorted(candidates), sample))
+        chosen = {c[-2:] for c in random.Random(seed).sample(sorted(candidates), sample)}
     for _, _, db in sessions_of(row):
         with sqlite3.connect(db) as con:
             jobs = [j for (j,) in con.execute("SELECT job_id FROM work_items")]
@@ -255,6 +257,7 @@ def tally_row(row: str) -> dict:
 
 
 def main(argv=None) -> int:
+    global OUT, PKG
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", nargs="*", default=list(TARGETS), choices=list(TARGETS))
     parser.add_argument("--sample", type=int, default=None, help="mutants per row (0: all; default: the row's own)")
@@ -264,7 +267,9 @@ def main(argv=None) -> int:
         "--resume", action="store_true", help="judge the rows' pending mutants and their survivors again (new tests)"
     )
     parser.add_argument("--report", action="store_true", help="only print the table of the rows' sessions")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder of the sessions (default build/mutation)")
     args = parser.parse_args(argv)
+    OUT, PKG = args.out.resolve(), args.out.resolve() / "pkg-py"
     OUT.mkdir(parents=True, exist_ok=True)
     os.chdir(REPO)
     if not (args.resume or args.report):
