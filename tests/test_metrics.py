@@ -763,3 +763,28 @@ def test_per_episode_inputs_come_in_pairs_and_are_checked():
         evaluate(
             refs, qrys, distances=LINE3, inputs={"distance_to_goal": [1.0, 2.0], "oracle_distance_to_goal": [1.0, 2.5]}
         )
+
+
+def test_normalized_ne_is_infinite_for_any_positive_ne_when_l_is_zero():
+    # the reference starts at its goal (l = 0): 0.5 m, 2 m and 0 m from it
+    ref = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]], np.float32)
+    qrys = [np.array([[0.0, 0.0], [0.5, 0.0]]), np.array([[0.0, 0.0], [2.0, 0.0]]), np.array([[0.0, 0.0]])]
+    s = evaluate([ref] * 3, qrys, convention="r2r")
+    assert s["ne"].tolist() == [0.5, 2.0, 0.0]
+    assert s.normalized_ne().tolist() == [math.inf, math.inf, 0.0]
+
+
+def test_summary_groups_and_its_table_show_rates_in_percent():
+    refs, qrys = [[0, 1, 2], [0, 1, 2]], [[0, 1], [0, 1, 2]]
+    s = evaluate(refs, qrys, distances=LINE3, convention="r2r", metrics=["ne", "sr"])
+    summary = s.summary()
+    assert summary == {"ne": 1.5, "sr": 0.5}
+    html = summary._repr_html_()
+    assert "50.00" in html and "1.50" in html and "150.00" not in html  # SR in percent, NE in metres
+    assert ">%<" in html and ">m<" in html
+    assert s.summary(percent=True) == {"ne": 1.5, "sr": 50.0}
+    assert "50.00" in s.summary(percent=True)._repr_html_()  # already percent: not x100 again
+    by = {"all": {"ne": 1.5, "sr": 0.5}, "a": {"ne": 0.0, "sr": 1.0}, "b": {"ne": 3.0, "sr": 0.0}}
+    assert s.summary(by=["b", "a"]) == by
+    with pytest.raises(ValueError, match=r"no per-episode column 'language' to group by \(groups: none\)"):
+        s.summary(by="language")
