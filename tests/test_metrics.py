@@ -788,3 +788,27 @@ def test_summary_groups_and_its_table_show_rates_in_percent():
     assert s.summary(by=["b", "a"]) == by
     with pytest.raises(ValueError, match=r"no per-episode column 'language' to group by \(groups: none\)"):
         s.summary(by="language")
+
+
+def test_inputs_of_the_wrong_length_or_shape_are_refused():
+    refs, qrys = [[0, 1, 2], [0, 1, 2]], [[0, 1], [0, 1, 2]]
+    for short in ([1.0], np.array([1.0])):
+        with pytest.raises(ValueError, match=r"inputs\['distance_to_goal'\] must have one entry per episode \(2\)"):
+            evaluate(
+                refs, qrys, distances=LINE3, inputs={"distance_to_goal": short, "oracle_distance_to_goal": [1.0, 1.0]}
+            )
+    column = [[1.0], [2.0]]  # two entries, but not one number each
+    with pytest.raises(ValueError, match=r"inputs\['distance_to_goal'\] must be one distance \(metres\) per episode"):
+        evaluate(
+            refs, qrys, distances=LINE3, inputs={"distance_to_goal": column, "oracle_distance_to_goal": [1.0, 1.0]}
+        )
+
+
+def test_to_csv_writes_the_file_and_takes_columns_by_keyword(tmp_path):
+    s = evaluate([[0, 1, 2]], [[0, 1]], distances=LINE3, convention="r2r", metrics=["ne", "sr"], ids=["7_0"])
+    out = s.to_csv(path=tmp_path / "sub" / "episodes.csv", columns={"split": ["val"]})
+    assert out == tmp_path / "sub" / "episodes.csv"
+    assert out.read_text() == "split,ne,sr\nval,3.0,0.0\n"  # the columns lead instead of id
+    assert s.to_csv() == "id,ne,sr\n7_0,3.0,0.0\n"
+    with pytest.raises(TypeError):
+        s.to_csv(None, {"split": ["val"]})  # columns is keyword-only
