@@ -552,3 +552,53 @@ def test_percentile_interval_contains_the_mean(x, seed):
     scale = 1e-9 * np.abs(x).max()
     assert lo - scale <= mean <= hi + scale
     assert mean == pytest.approx(np.mean(x), abs=scale)
+
+
+# --------------------------------------------------------------------------------------------
+# several runs and the probability of improvement, number by number (mutation testing)
+# --------------------------------------------------------------------------------------------
+
+
+def test_runs_intervals_combine_the_episode_and_the_run_half_widths():
+    rng = np.random.default_rng(5)
+    base = rng.normal(0.5, 0.2, size=60)
+    # group 0: three runs (columns 0-2) shifted by a run effect; group 1: one run (column 3)
+    m = np.column_stack([base + 0.05, base - 0.02, base + 0.01, 2.0 * base])
+    r = ns.runs_intervals(m, [[0, 1, 2], [3]], resamples=2000, seed=1)
+    run_means = m.mean(axis=0)
+    theta = run_means[:3].mean()
+    np.testing.assert_allclose(r.mean, [theta, run_means[3]], rtol=1e-12)
+    np.testing.assert_allclose(r.run_means[0], run_means[:3], rtol=1e-12)
+    sd = run_means[:3].std(ddof=1)
+    assert r.run_sd[0] == pytest.approx(sd, rel=1e-12) and np.isnan(r.run_sd[1])
+    half = stats.t.ppf(0.975, 2) * sd / np.sqrt(3)
+    assert r.lo[0] == pytest.approx(theta - np.hypot(theta - r.episode_lo[0], half), rel=1e-12)
+    assert r.hi[0] == pytest.approx(theta + np.hypot(r.episode_hi[0] - theta, half), rel=1e-12)
+    assert r.episode_lo[0] < theta < r.episode_hi[0] and r.lo[0] < r.episode_lo[0] and r.hi[0] > r.episode_hi[0]
+    # one run: the episode interval, which is analyze's interval of that column on the same draws
+    assert (r.lo[1], r.hi[1]) == (r.episode_lo[1], r.episode_hi[1])
+    a = ns.analyze(m[:, 3:], resamples=2000, seed=1)
+    assert (r.episode_lo[1], r.episode_hi[1]) == pytest.approx((a.means.lo[0], a.means.hi[0]), rel=1e-12)
+
+
+def test_runs_intervals_refuse_bad_groups_and_lengths():
+    m = np.ones((5, 3))
+    for groups in ([[]], [[0, 3]], [[-1]]):
+        with pytest.raises(ValueError, match=r"a group of run columns is empty or out of range 0\.\.2"):
+            ns.runs_intervals(m, groups, resamples=100)
+    with pytest.raises(ValueError, match=r"runs has 4 episodes, the matrix 5"):
+        ns.analyze(m, runs=(np.ones((4, 2)), [[0, 1]]), resamples=100)
+
+
+def test_probability_of_improvement_counts_ties_half():
+    a = np.array([3.0, 1.0, 2.0, 2.0, 5.0, np.inf])
+    b = np.array([1.0, 2.0, 2.0, 0.0, 4.0, 1.0])  # a ahead on 3, behind on 1, one tie; the inf left out
+    up = ns.probability_of_improvement(np.column_stack([a, b]), [(0, 1)], resamples=500, seed=3)
+    assert up.mean.tolist() == [3.5 / 5]
+    down = ns.probability_of_improvement(
+        np.column_stack([a, b]), [(0, 1)], higher_is_better=False, resamples=500, seed=3
+    )
+    assert down.mean.tolist() == [1.5 / 5]
+    assert 0.0 <= up.lo[0] <= up.mean[0] <= up.hi[0] <= 1.0
+    empty = ns.probability_of_improvement(np.column_stack([a, b]), [])
+    assert empty.mean.shape == (0,)
