@@ -602,3 +602,29 @@ def test_probability_of_improvement_counts_ties_half():
     assert 0.0 <= up.lo[0] <= up.mean[0] <= up.hi[0] <= 1.0
     empty = ns.probability_of_improvement(np.column_stack([a, b]), [])
     assert empty.mean.shape == (0,)
+
+
+def _same(x, y) -> bool:
+    """Two results (tuples of arrays, or lists of arrays) equal to the bit, NaN included."""
+    return len(x) == len(y) and all(
+        _same(u, v) if isinstance(u, (tuple, list)) else np.array_equal(u, v, equal_nan=True) for u, v in zip(x, y)
+    )
+
+
+def test_defaults_and_keyword_only_options():
+    rng = np.random.default_rng(8)
+    m = rng.normal(size=(30, 3))
+    # the documented defaults: seed 0, 95%, BCa (10 000 resamples: given here for speed)
+    r = ns.runs_intervals(m, [[0, 1, 2]], resamples=300)
+    assert _same(r, ns.runs_intervals(m, [[0, 1, 2]], resamples=300, seed=0, confidence=0.95, method="bca"))
+    assert not _same(r, ns.runs_intervals(m, [[0, 1, 2]], resamples=300, seed=1))
+    p = ns.probability_of_improvement(m, [(0, 1)], resamples=300)
+    assert _same(p, ns.probability_of_improvement(m, [(0, 1)], resamples=300, seed=0, higher_is_better=True))
+    a = ns.analyze(m, [(0, 1)], resamples=300)
+    b = ns.analyze(m, [(0, 1)], resamples=300, seed=0, confidence=0.95, method="bca")
+    assert _same(a.means + a.comparisons, b.means + b.comparisons)
+    # everything after the pairs is keyword-only
+    with pytest.raises(TypeError):
+        ns.analyze(m, [(0, 1)], 0.9)
+    with pytest.raises(TypeError):
+        ns.runs_intervals(m, [[0, 1]], 0.9)
