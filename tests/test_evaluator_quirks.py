@@ -16,7 +16,7 @@ import navdtw
 from navdtw import CONVENTIONS
 from navdtw import datasets as ds
 from navdtw.graphs import GraphSet, NavGraph
-from navdtw.paths import as_paths, collapse_repeats
+from navdtw.paths import as_paths, collapse_repeats, first_start_mismatch, start_mismatches
 
 # --- plain re-implementations of the evaluators' rules (graph distances from navdtw) ---------------
 
@@ -108,6 +108,19 @@ def test_collapse_repeats_on_coordinates():
     assert [x.tolist() for x in c] == [[[0, 0, 0], [1, 0, 0], [0, 0, 0]], [[0, 0, 0]]]  # each path keeps its start
     same = as_paths([[[0, 0, 0], [1, 0, 0]], [[1, 0, 0], [1, 0, 1]]], "q")
     assert collapse_repeats(same) is same
+
+
+def test_start_mismatches_of_coordinates_and_nodes():
+    refs = as_paths([[[0, 0, 0], [1, 0, 0]], [[2, 0, 0], [3, 0, 0]], [[1, 1, 0]], [[0, 0, 5]]], "r")
+    # starts 0, 1e-7 m (float32 rounding: the same start), 1 mm and 1 m away
+    qrys = as_paths([[[0, 0, 0]], [[2, 1e-7, 0], [3, 0, 0]], [[1, 1.001, 0]], [[0, 1, 5]]], "q")
+    assert start_mismatches(refs, qrys).tolist() == [2, 3]
+    assert first_start_mismatch(refs, qrys) == 2
+    assert first_start_mismatch(refs, refs) == -1 and start_mismatches(refs, refs).tolist() == []
+    nodes = as_paths([[1, 2], [3, 4], [5]], "n")
+    assert start_mismatches(nodes, as_paths([[1, 2], [4, 3], [5, 5]], "m")).tolist() == [1]
+    with pytest.raises(ValueError, match=r"^episode 2: the query does not start at the reference start"):
+        navdtw.evaluate(refs, qrys, strict=True)
 
 
 def test_vlnce_drops_repeated_positions():

@@ -628,3 +628,31 @@ def test_defaults_and_keyword_only_options():
         ns.analyze(m, [(0, 1)], 0.9)
     with pytest.raises(TypeError):
         ns.runs_intervals(m, [[0, 1]], 0.9)
+
+
+def test_seeded_results_are_pinned():
+    # A seed fixes every number (each block of 500 resamples has its own generator, keyed by the
+    # seed and the block's index): the intervals and p-value of this input and seed, over three
+    # blocks, as navdtw computed them when this test was written. A change here changes every
+    # published interval; it must be deliberate (and noted in the changelog).
+    rng = np.random.default_rng(11)
+    m = np.column_stack([rng.normal(0.6, 0.3, 40), rng.normal(0.5, 0.3, 40)])
+    a = ns.analyze(m, [(0, 1)], resamples=1500, seed=4)
+    pinned = {
+        "means.lo": [0.49779472965335503, 0.4424675954367314],
+        "means.hi": [0.6507957343983787, 0.6104865755188251],
+        "diff.lo": [-0.05902754622824929],
+        "diff.hi": [0.14367787560443038],
+        "p_permutation": [0.4463690872751499],
+    }
+    got = {
+        "means.lo": a.means.lo,
+        "means.hi": a.means.hi,
+        "diff.lo": a.comparisons.lo,
+        "diff.hi": a.comparisons.hi,
+        "p_permutation": a.comparisons.p_permutation,
+    }
+    for key, value in pinned.items():
+        np.testing.assert_allclose(got[key], value, rtol=1e-9, err_msg=key)
+    percentile = ns.analyze(m, [(0, 1)], resamples=1500, seed=4, method="percentile")
+    np.testing.assert_allclose(percentile.means.lo, [0.5004936097858306, 0.44876881211511604], rtol=1e-9)

@@ -84,6 +84,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("registry.py", "both = np.isinf(start) & np.isinf(final)", "both = np.isinf(start) * np.isinf(final)"): (
         "the product of two numpy bool arrays is their logical and"
     ),
+    (
+        "stats.py",
+        'xjack = _jackknife(xs) if method == "bca" else None',
+        'xjack = _jackknife(xs) if method <= "bca" else None',
+    ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
 }
 
 
