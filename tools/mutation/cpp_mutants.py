@@ -236,6 +236,9 @@ MUTANTS = [
         "if (m < radius + 2 || n < radius + 2) return dtw_rolling",
         "if (m < radius + 3 || n < radius + 3) return dtw_rolling",
         "FastDTW top level: exact below radius + 3 points",
+        equivalent="at radius + 2 points the projected window is the whole table for radius >= 1; for radius 0 "
+        "(2 rows) it lacks only the cell (0, n-1), which no optimal path needs: the diagonal step from (0, n-2) "
+        "costs no more (costs are >= 0)",
     ),
     # --- SIMD lanes (lanes_kernel.hpp: AVX2, AVX-512 and NEON share it)
     m(

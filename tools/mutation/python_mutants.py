@@ -89,6 +89,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'xjack = _jackknife(xs) if method == "bca" else None',
         'xjack = _jackknife(xs) if method <= "bca" else None',
     ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
+    (
+        "datasets/r2r.py",
+        'predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set == "r2r" else "error")',
+        'predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set >= "r2r" else "error")',
+    ): "id_set is checked to be 'all' or 'r2r' first; 'all' >= 'r2r' is False, so >= and == agree",
+    (
+        "datasets/vlnce.py",
+        'more = f" ({extra} such entries)" if extra > 1 else ""',
+        'more = f" ({extra} such entries)" if extra != 1 else ""',
+    ): "extra counts the entry being reported, so it is at least 1, where != 1 and > 1 agree",
 }
 
 
