@@ -447,8 +447,10 @@ def test_extra_and_duplicate_ids_ndh_ignores_with_a_warning_paper_refuses(tmp_pa
         UserWarning,
         match=r"res_x.json: ignored 1 with an inst_idx not in the split \(99 \(1 in all\)\) and 1 repeating an "
         r"earlier inst_idx \(10 \(1 in all\)\), as the ndh evaluator does",
-    ):
+    ) as caught:
         m = _match(tmp_path, preds, name="res_x.json")
+    # the warning points at the caller of match_predictions (this file), not into the package
+    assert [w.filename for w in caught] == [__file__]
     assert WORLD.decode(m.env, m.queries)[0] == ["a0", "a1", "a2", "a3"]  # the first of inst 10 is scored
     with pytest.raises(ValueError, match=r"res_x.json: entry 3 \(inst_idx 99\): no such inst_idx in the split"):
         _match(tmp_path, preds, convention="paper", name="res_x.json")

@@ -310,6 +310,19 @@ def test_bad_predictions(bench, tmp_path):
     p[1]["trajectory"] = [["b", 0, 0], ["c", 0, 0]]
     with pytest.raises(ValueError, match=r"entry 1 \(instr_id 7_5_1\): trajectory starts at 'b'.*\(strict\)"):
         bench.match(p, strict=True)
+    p = preds()
+    p[0]["trajectory"] = [["b", 0, 0], ["c", 0, 0]]  # the first entry too
+    with pytest.raises(ValueError, match=r"entry 0 \(instr_id 7_5_0\): trajectory starts at 'b'.*\(strict\)"):
+        bench.match(p, strict=True)
+
+
+def test_match_predictions_expands_a_split_of_paths(graphs):
+    objects = reverie.load_objects(boxes())
+    by_path = reverie.match_predictions(split_entries(), preds(), graphs, objects)
+    by_instruction = reverie.match_predictions(reverie.instructions(split_entries()), preds(), graphs, objects)
+    assert by_path.ids == by_instruction.ids == ["7_5_0", "7_5_1", "7_6_0", "9_1_0"]
+    assert [q.tolist() for q in by_path.queries] == [q.tolist() for q in by_instruction.queries]
+    assert by_path.extra["object_found"].tolist() == [True, True, False, False]
 
 
 def test_bad_split_and_boxes(tmp_path, graphs):
