@@ -561,8 +561,9 @@ def test_percentile_interval_contains_the_mean(x, seed):
 
 def test_runs_intervals_combine_the_episode_and_the_run_half_widths():
     rng = np.random.default_rng(5)
-    base = rng.normal(0.5, 0.2, size=60)
-    # group 0: three runs (columns 0-2) shifted by a run effect; group 1: one run (column 3)
+    base = rng.normal(0.1, 1.0, size=60)
+    # group 0: three runs (columns 0-2) shifted by a run effect, an episode interval that
+    # holds 0; group 1: one run (column 3)
     m = np.column_stack([base + 0.05, base - 0.02, base + 0.01, 2.0 * base])
     r = ns.runs_intervals(m, [[0, 1, 2], [3]], resamples=2000, seed=1)
     run_means = m.mean(axis=0)
@@ -574,9 +575,10 @@ def test_runs_intervals_combine_the_episode_and_the_run_half_widths():
     half = stats.t.ppf(0.975, 2) * sd / np.sqrt(3)
     assert r.lo[0] == pytest.approx(theta - np.hypot(theta - r.episode_lo[0], half), rel=1e-12)
     assert r.hi[0] == pytest.approx(theta + np.hypot(r.episode_hi[0] - theta, half), rel=1e-12)
-    assert r.episode_lo[0] < theta < r.episode_hi[0] and r.lo[0] < r.episode_lo[0] and r.hi[0] > r.episode_hi[0]
+    assert r.episode_lo[0] < min(theta, 0.0) and max(theta, 0.0) < r.episode_hi[0]
+    assert r.lo[0] < r.episode_lo[0] and r.hi[0] > r.episode_hi[0]
     # one run: the episode interval, which is analyze's interval of that column on the same draws
-    assert (r.lo[1], r.hi[1]) == (r.episode_lo[1], r.episode_hi[1])
+    assert (r.lo[1], r.hi[1]) == pytest.approx((r.episode_lo[1], r.episode_hi[1]), rel=1e-12)
     a = ns.analyze(m[:, 3:], resamples=2000, seed=1)
     assert (r.episode_lo[1], r.episode_hi[1]) == pytest.approx((a.means.lo[0], a.means.hi[0]), rel=1e-12)
 
