@@ -391,6 +391,9 @@ def test_shortest_distance_overrides_l():
     for bad in ([1.0, 2.0], [-1.0], [math.nan]):
         with pytest.raises(ValueError, match="shortest_distance"):
             evaluate([ref], [qry], distances=TRI, convention="r2r", shortest_distance=bad)
+    for bad in ([1.0], [[1.0], [2.0]]):  # too few for two episodes; not one number each
+        with pytest.raises(ValueError, match=r"shortest_distance must have one entry per episode \(2\)"):
+            evaluate([ref] * 2, [qry] * 2, distances=TRI, convention="r2r", shortest_distance=bad)
     # the message names the first bad entry
     for bad, k in (([1.0, -1.0], 1), ([math.nan, 1.0], 0), ([2.0, 0.0, math.nan], 2)):
         with pytest.raises(ValueError, match=rf"^shortest_distance\[{k}\] is negative or NaN$"):

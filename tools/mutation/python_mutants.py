@@ -90,6 +90,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'xjack = _jackknife(xs) if method <= "bca" else None',
     ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
     (
+        "metrics.py",
+        'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")',
+        'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) + (sd < 0)))}] is negative or NaN")',
+    ): "the sum of two numpy bool arrays is their logical or",
+    (
         "datasets/r2r.py",
         'predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set == "r2r" else "error")',
         'predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set >= "r2r" else "error")',
