@@ -316,9 +316,18 @@ def test_float32_rule_at_the_threshold():
     """The issue's case by hand: d = 1.0 exactly in float32, so `<` fails and `<=` succeeds."""
     refs, qrys = AT_THRESHOLD
     assert 1.0 - float(refs[0][-1, 1]) < 1.0  # a float64 distance would be below the threshold
-    for conv, want in (("r2r", 0.0), ("vlnce", 0.0), ("duet", 0.0), ("paper", 1.0), ("r4r", 1.0)):
+    for conv, want in (("r2r", 0.0), ("vlnce", 0.0), ("duet", 0.0), ("paper", 1.0), ("r4r", 1.0), ("ndh", 0.0)):
         s = evaluate(refs, qrys, threshold=1.0, convention=conv)
         assert s["ne"][0] == 1.0 and s["sr"][0] == want, conv
+    # REVERIE's success is an input, but a registered metric's distance test is still the
+    # convention's: `<`, as its evaluator
+    within = navdtw.registry.Metric(
+        "within", "WITHIN", lambda c: c.success(c.stat("ne")), rate=True, stats=("ne",), description="ne < d_th"
+    )
+    with navdtw.registry.registered(within):
+        for conv, want in (("reverie", 0.0), ("paper", 1.0)):
+            s = evaluate(refs, qrys, threshold=1.0, convention=conv, inputs={"success": [1], "oracle_success": [1]})
+            assert s["sr"][0] == 1.0 and s["within"][0] == want, conv
 
 
 # triangle 0-1 (1 m), 1-2 (1 m), 0-2 (1.5 m)
