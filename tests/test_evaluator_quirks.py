@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from fastdtw import fastdtw
+from scipy.spatial.distance import euclidean
 
 import navdtw
 from navdtw import CONVENTIONS
@@ -121,6 +123,18 @@ def test_start_mismatches_of_coordinates_and_nodes():
     assert start_mismatches(nodes, as_paths([[1, 2], [4, 3], [5, 5]], "m")).tolist() == [1]
     with pytest.raises(ValueError, match=r"^episode 2: the query does not start at the reference start"):
         navdtw.evaluate(refs, qrys, strict=True)
+
+
+def test_vlnce_scores_fastdtw_radius_1_as_the_package():
+    # VLN-CE: fastdtw(query, reference, radius=1, dist=euclidean) (fastdtw 0.3.4); on this pair
+    # radius 1 misses the optimal alignment (radius 2 finds it: the exact DTW)
+    ref = np.array([[-2, -1], [-4, -2], [-3, 0], [-2, 1], [0, 1], [0, -1], [0, -2], [0, 0]], np.float32)
+    qry = np.array([[-2, -1], [-4, -2], [-5, -1], [-4, -2], [-5, -2], [-4, -1], [-5, -2]], np.float32)
+    assert CONVENTIONS["vlnce"].fastdtw_radius == 1
+    s = navdtw.evaluate([ref], [qry], convention="vlnce", metrics=["dtw"])
+    package = fastdtw(qry.astype(np.float64), ref.astype(np.float64), radius=1, dist=euclidean)[0]
+    assert s["dtw"][0] == pytest.approx(package, rel=1e-7)
+    assert s["dtw"][0] == navdtw.dtw(ref, qry, radius=1) > navdtw.dtw(ref, qry, radius=2) == navdtw.dtw(ref, qry)
 
 
 def test_vlnce_drops_repeated_positions():
