@@ -824,3 +824,16 @@ def test_to_csv_writes_the_file_and_takes_columns_by_keyword(tmp_path):
     assert s.to_csv() == "id,ne,sr\n7_0,3.0,0.0\n"
     with pytest.raises(TypeError):
         s.to_csv(None, {"split": ["val"]})  # columns is keyword-only
+
+
+def test_convention_spl_length_and_duet_floor():
+    with pytest.raises(ValueError, match=r"^convention 'mine': spl_length must be one of start_goal, shortest, "):
+        navdtw.Convention("mine", True, "shortst")
+    # DUET / HAMT divide by max(pl, l, 0.01): a 0.5 m episode walked exactly keeps SPL 1 (not 0.5 / 1.01),
+    # and l = 0 with pl = 0.005 m gives 0 / 0.01
+    ref = np.array([[0.0, 0.0], [0.5, 0.0]], np.float32)
+    stay = np.array([[0.0, 0.0], [0.005, 0.0], [0.0, 0.0]], np.float32)
+    s = evaluate([ref, stay[:1]], [ref, stay], convention="duet", metrics=["pl", "sr", "spl"])
+    assert s["pl"].tolist() == [0.5, pytest.approx(0.01)] and s["sr"].tolist() == [1.0, 1.0]
+    assert s["spl"][0] == 1.0 and s["spl"][1] == 0.0
+    assert s.efficiency()[0] == 1.0

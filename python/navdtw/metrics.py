@@ -71,6 +71,9 @@ __all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluat
 METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).inputs)
 
 
+_SPL_LENGTHS = ("start_goal", "shortest", "reference_length")
+
+
 @dataclass(frozen=True)
 class Convention:
     """One evaluator's choices, as data.
@@ -85,7 +88,8 @@ class Convention:
         Success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
     spl_length : str
         SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
-        ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R).
+        ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R); any other
+        value raises ``ValueError``.
     fastdtw_radius : int or None
         None for exact DTW, else FastDTW with this radius (coordinates only).
     collapse_repeats : bool
@@ -118,6 +122,11 @@ class Convention:
     checks: tuple[str, ...] = ()
     spl_floor: float = 0.0
     success_from_inputs: bool = False
+
+    def __post_init__(self) -> None:
+        if self.spl_length not in _SPL_LENGTHS:
+            known = ", ".join(_SPL_LENGTHS)
+            raise ValueError(f"convention {self.name!r}: spl_length must be one of {known}, got {self.spl_length!r}")
 
 
 CONVENTIONS: dict[str, Convention] = {

@@ -94,6 +94,10 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")',
         'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) + (sd < 0)))}] is negative or NaN")',
     ): "the sum of two numpy bool arrays is their logical or",
+    ("metrics.py", 'if conv.spl_length == "reference_length":', 'if conv.spl_length <= "reference_length":'): (
+        "spl_length is start_goal (returned before), shortest or reference_length (Convention checks it since "
+        "this pass found it unchecked), and 'shortest' <= 'reference_length' is False"
+    ),
     ("metrics.py", "spl_floor: float = 0.0", "spl_floor: float = -1.0"): (
         "SPL divides by max(pl, l, spl_floor) with pl, l >= 0: a floor of -1 or of 0 gives the same maximum"
     ),
