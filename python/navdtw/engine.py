@@ -47,6 +47,7 @@ from typing import Union
 import numpy as np
 
 from . import _core
+from ._messages import shown
 from .paths import Paths, as_path, as_paths, unchecked_paths
 
 __all__ = [
@@ -76,7 +77,7 @@ DistancesArg = Union[None, Matrix, Sequence[Matrix]]
 def resolve_workers(workers: int) -> int:
     """``-1`` = every core this process may use; ``1`` = run in the calling thread."""
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"workers must be an integer, got {workers!r}")
+        raise TypeError(f"workers must be an integer, got {shown(workers)}")
     if workers == -1:
         try:
             return max(1, len(os.sched_getaffinity(0)))
@@ -90,7 +91,7 @@ def resolve_workers(workers: int) -> int:
 def check_threshold(threshold: float) -> float:
     """A success threshold d_th: finite and > 0 (metres)."""
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a number (metres), got {threshold!r}")
+        raise TypeError(f"threshold must be a number (metres), got {shown(threshold)}")
     threshold = float(threshold)
     if not (math.isfinite(threshold) and threshold > 0):
         raise ValueError(f"threshold must be finite and > 0, got {threshold}")
@@ -101,7 +102,7 @@ def _nonneg_int(value, name: str) -> int:
     if value is None:
         return -1
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a non-negative integer or None, got {value!r}")
+        raise TypeError(f"{name} must be a non-negative integer or None, got {shown(value)}")
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return int(min(value, 2**62))  # anything wider than the paths is exact anyway
@@ -545,10 +546,11 @@ class Batch:
             p = _index_array(pairs, "pairs", "[B, 2]")
             if p.ndim != 2 or p.shape[1] != 2:
                 raise ValueError(f"pairs must have shape [B, 2] (reference index, query index), got {p.shape}")
-            for col, n, what in ((0, nr, "reference"), (1, nq, "query")):
+            for col, n, what, many in ((0, nr, "reference", "references"), (1, nq, "query", "queries")):
                 if len(p) and (p[:, col].min() < 0 or p[:, col].max() >= n):  # reductions, no temporaries
                     b = int(np.argmax((p[:, col] < 0) | (p[:, col] >= n)))
-                    raise ValueError(f"pairs[{b}] = {tuple(p[b])}: {what} index out of range for {n} {what}s")
+                    shown_pair = (int(p[b, 0]), int(p[b, 1]))
+                    raise ValueError(f"pairs[{b}] = {shown_pair}: {what} index out of range for {n} {many}")
             self.pairs = p
             self.size = len(p)
         elif all_pairs:
