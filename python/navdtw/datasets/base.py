@@ -122,8 +122,8 @@ class Benchmark(ABC):
         convention : str, optional
             One of the kind's :attr:`DatasetKind.conventions` (default: its default convention).
         strict : bool, optional
-            Refuse what the evaluator would silently accept (e.g. a trajectory that does not start
-            at the reference's start).
+            Refuse a trajectory that does not start at its reference's start, for the kinds on a
+            graph (default False; paths of positions are not checked).
 
         Returns
         -------
@@ -198,16 +198,25 @@ class DatasetKind:
 
     Attributes
     ----------
-    name: the kind's name (``"r2r"``), the key of :data:`navdtw.datasets.DATASETS`.
-    title: the name readers know (``"R2R"``).
-    options: its inputs (:class:`Option`), the ``navdtw score`` options and suite keys.
-    conventions: the evaluators' conventions it reproduces.
-    default_convention: the convention used when none is given.
-    opener: ``opener(**options) -> Benchmark``, the data set's :class:`Benchmark` subclass.
-    id_name: the name of an episode id in its predictions (``"instr_id"``).
-    description: one line for ``--help`` and the docs.
-    reads_scores: the kind reads per-episode scores computed elsewhere (``results``):
-        ``navdtw score`` does not apply.
+    name:
+        the kind's name (``"r2r"``), the key of :data:`navdtw.datasets.DATASETS`.
+    title:
+        the name readers know (``"R2R"``).
+    options:
+        its inputs (:class:`Option`), the ``navdtw score`` options and suite keys.
+    conventions:
+        the names of the evaluators' conventions it reproduces.
+    default_convention:
+        the convention used when none is given.
+    opener:
+        ``opener(**options) -> Benchmark``, the data set's :class:`Benchmark` subclass.
+    id_name:
+        the name of an episode id in its predictions (default ``"instr_id"``).
+    description:
+        one line for ``--help`` and the docs.
+    reads_scores:
+        the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does
+        not apply (default ``False``).
     """
 
     name: str
@@ -218,7 +227,6 @@ class DatasetKind:
     opener: Callable[..., Benchmark]
     id_name: str = "instr_id"
     description: str = ""
-    #: the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does not apply.
     reads_scores: bool = False
 
     @property

@@ -151,7 +151,7 @@ def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -
     TypeError
         A scan id that is not a string.
     ValueError
-        A scan listed twice, or a malformed file (:func:`load_navgraph`).
+        A scan listed twice, or a malformed file (:func:`~navdtw.datasets.matterport.load_navgraph`).
     """
     directory = Path(directory)
     if not directory.is_dir():

@@ -61,11 +61,16 @@ class DatasetSpec:
 
     Attributes
     ----------
-    name: the table's name in the suite file (``r2r_unseen``).
-    kind: the :class:`navdtw.datasets.DatasetKind` (``dataset = "r2r"``).
-    options: the kind's options (files and folders as absolute :class:`pathlib.Path`).
-    convention: the convention scores use (the kind's default unless the table names one).
-    threshold: the success distance in metres.
+    name:
+        the table's name in the suite file (``r2r_unseen``).
+    kind:
+        the :class:`navdtw.datasets.DatasetKind` (``dataset = "r2r"``).
+    options:
+        the kind's options (files and folders as absolute :class:`pathlib.Path`).
+    convention:
+        the convention scores use (the kind's default unless the table names one).
+    threshold:
+        the success distance in metres.
     """
 
     name: str
@@ -81,17 +86,26 @@ class Suite:
 
     Attributes
     ----------
-    source: names the suite in messages (the file name, or ``<suite>``).
-    datasets: the data sets by name (:class:`DatasetSpec`).
-    agents: ``agents[agent][dataset]``, the agent's predictions files there, one per run (seed),
-        in order.
-    settings: the ``[settings]`` (:data:`DEFAULT_SETTINGS` for those not given).
-    title: the suite's title (default empty).
-    metrics: the metrics the run reports, in this order (None: every metric of each data set).
-    latex: the form of ``leaderboard.tex`` (:data:`LATEX_FORMS`; default ``"intervals"``).
-    path: the suite file (None for a dict).
-    reported: ``reported[agent][dataset]``, the figures its paper reports (metric -> value, rates
-        as fractions).
+    source:
+        names the suite in messages (the file name, or ``<suite>``).
+    datasets:
+        the data sets by name (``DatasetSpec``: kind, options, convention, threshold).
+    agents:
+        ``agents[agent][dataset]``, the agent's predictions files there, one per run (seed), in
+        order.
+    settings:
+        the ``[settings]`` (``DEFAULT_SETTINGS`` for those not given).
+    title:
+        the suite's title (default ``""``).
+    metrics:
+        the metrics the run reports, in this order (``None``: every metric of each data set).
+    latex:
+        the form of ``leaderboard.tex`` (``LATEX_FORMS``; default ``"intervals"``).
+    path:
+        the suite file (``None`` for a dict).
+    reported:
+        ``reported[agent][dataset]``, the figures its paper reports (metric -> value, rates as
+        fractions).
     """
 
     source: str

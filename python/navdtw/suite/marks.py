@@ -74,7 +74,7 @@ def unmarked_reason(info: Mapping[str, Any]) -> str | None:
     Parameters
     ----------
     info : mapping
-        A metric's info (:func:`metric_info`, :func:`info_of`).
+        A metric's info (:func:`~navdtw.suite.metric_info`, ``info_of``).
 
     Returns
     -------
