@@ -267,6 +267,9 @@ M = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], np.float32)
             "collision_count[0] = -1:",
         ),
         (lambda: navdtw.humanaware.evaluate([1, 2], [0, 0], [0, 0], [1.0, 2.0]), ValueError, "success[1] = 2:"),
+        (lambda: navdtw.Paths(np.zeros((3, 2), np.float32), [0, 1, 3])[np.float64(1)], TypeError, "got 1.0"),
+        (lambda: navdtw.stats.bootstrap_ci([1.0, 2.0], method=np.str_("x")), ValueError, "got 'x'"),
+        (lambda: navdtw.sdtw([0, 1], [1, 0], distances=M, inclusive=np.int64(1)), TypeError, "got 1"),
         (lambda: navdtw.humanaware.evaluate([1, 0], [0, 0], [0, 0], [1.0, -2.0]), ValueError, "[1] = -2.0:"),
     ],
 )

@@ -116,7 +116,7 @@ def _method(window, radius, precision="double") -> tuple[int, int, bool]:
     if window is not None and radius is not None:
         raise ValueError("window and radius are mutually exclusive: pick the band (window) or FastDTW (radius)")
     if not isinstance(precision, str) or precision not in PRECISIONS:
-        raise ValueError(f"precision must be 'double' or 'single', got {precision!r}")
+        raise ValueError(f"precision must be 'double' or 'single', got {shown(precision)}")
     single = precision == "single"
     if single and radius is not None:
         raise ValueError("precision='single' is for exact and banded DTW; FastDTW (radius=) sums in double")
@@ -379,7 +379,7 @@ def _end_distance(r_last, q_last, m) -> float:
 def _within(d, threshold: float, inclusive: bool):
     """Success: ``d <= threshold`` (the paper's Table 3) or ``d < threshold`` (``inclusive=False``)."""
     if not isinstance(inclusive, (bool, np.bool_)):
-        raise TypeError(f"inclusive must be True or False, got {inclusive!r}")
+        raise TypeError(f"inclusive must be True or False, got {shown(inclusive)}")
     return d <= threshold if inclusive else d < threshold
 
 

@@ -36,6 +36,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import special, stats
 
+from ._messages import shown
+
 __all__ = [
     "BLOCK",
     "MIN_UNITS",
@@ -160,7 +162,7 @@ def _check(confidence: float, resamples: int, method: str, min_units: int = MIN_
     if int(resamples) != resamples or resamples < 1:
         raise ValueError(f"stats: resamples must be a positive integer, got {resamples}")
     if method not in _METHODS:
-        raise ValueError(f"stats: method must be one of {_METHODS}, got {method!r}")
+        raise ValueError(f"stats: method must be one of {_METHODS}, got {shown(method)}")
 
 
 # --------------------------------------------------------------------------------------- resamples

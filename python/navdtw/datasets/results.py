@@ -1315,7 +1315,7 @@ class ResultsBenchmark(Benchmark):
         ``percent`` or ``select`` (:func:`parse_columns`, :func:`parse_percent`,
         :func:`parse_select`).
     KeyError
-        A ``dataset_kind`` that has no split reader.
+        With ``split``, a ``dataset_kind`` that has no split reader.
     FileNotFoundError
         A split file that does not exist.
     """
