@@ -1,62 +1,82 @@
 #!/usr/bin/env bash
-# Runs navdtw's fuzz targets, each for SECONDS (see fuzz/README.md):
+# Runs fuzz targets for SECONDS each: bash fuzz/run.sh SECONDS [target...]
 #
-#   bash fuzz/run.sh SECONDS [target...]      # default: every target
+# Targets (all by default): cpp (fuzz/dtw_fuzz.cpp, the C++ core directly: libFuzzer + ASan + UBSan,
+# built with clang into build/fuzz/ by fuzz/build_cpp.sh when missing or older than its sources).
+# Each target is one case of the `case` below.
 #
-# Targets:
-#   cpp    the C++ core, directly (fuzz/dtw_fuzz.cpp, libFuzzer + ASan + UBSan, clang); built into
-#          build/fuzz/ by fuzz/build_cpp.sh when missing or older than its sources
-#
-# Each target starts from its committed seed corpus and keeps what it finds in a working corpus
-# under build/fuzz/ (NAVDTW_FUZZ_WORK), so a later run goes on from there; a failing input is
-# written to build/fuzz/artifacts/ and the script exits non-zero. Run long runs under nice.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-
-if [[ $# -lt 1 || ! "$1" =~ ^[0-9]+$ ]]; then
-    echo "usage: $0 SECONDS [target...]   (targets: cpp)" >&2
+# Environment: NAVDTW_FUZZ_WORK (default /tmp/navdtw-fuzz): per target its growing corpus
+# (<work>/<target>/corpus, started from the committed seeds), its findings (crash-*, timeout-*,
+# oom-*) and its log. Prints one line per target (executions, exec/s, coverage) and exits 1 if any
+# target found something. Run long runs under nice.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then
+    echo "usage: bash fuzz/run.sh SECONDS [target...]" >&2
     exit 2
 fi
-SECONDS_PER_TARGET="$1"
+SECS=$1
 shift
-ALL_TARGETS=(cpp)
-TARGETS=("$@")
-[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=("${ALL_TARGETS[@]}")
+WORK=${NAVDTW_FUZZ_WORK:-/tmp/navdtw-fuzz}
+if [[ $# -gt 0 ]]; then
+    TARGETS=("$@")
+else
+    TARGETS=(cpp)
+fi
 
-WORK="${NAVDTW_FUZZ_WORK:-$ROOT/build/fuzz}"
-ARTIFACTS="$WORK/artifacts"
-mkdir -p "$ARTIFACTS"
+summary() {  # target log: one line from libFuzzer's final stats
+    local t=$1 log=$2
+    local runs eps cov
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+    printf '%-13s %8s executions %6s exec/s  %s\n' "$t" "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}"
+}
 
-# ---- cpp: the C++ core ----------------------------------------------------------------------
-run_cpp() {
-    local bin="$ROOT/build/fuzz/dtw_fuzz" corpus="$WORK/corpus_cpp" src
-    local rebuild=0
-    [[ -x "$bin" ]] || rebuild=1
-    for src in fuzz/dtw_fuzz.cpp fuzz/build_cpp.sh cpp/navdtw/*.hpp cpp/kernels_avx2.cpp cpp/kernels_avx512.cpp; do
-        [[ $rebuild == 1 || "$src" -nt "$bin" ]] && rebuild=1
-    done
-    if [[ $rebuild == 1 ]]; then
-        bash fuzz/build_cpp.sh
+# ---- cpp: the C++ core (fuzz/dtw_fuzz.cpp) ----
+CPP_FUZZ=build/fuzz/dtw_fuzz
+build_cpp() {  # builds build/fuzz/dtw_fuzz unless it is newer than every source
+    local src
+    if [[ -x $CPP_FUZZ ]]; then
+        for src in fuzz/dtw_fuzz.cpp fuzz/build_cpp.sh cpp/navdtw/*.hpp cpp/kernels_avx2.cpp cpp/kernels_avx512.cpp; do
+            [[ $src -nt $CPP_FUZZ ]] && { bash fuzz/build_cpp.sh; return; }
+        done
+        return 0
     fi
-    mkdir -p "$corpus"
-    echo "== fuzz/run.sh: cpp for $SECONDS_PER_TARGET s (corpus $corpus, seeds fuzz/corpus_cpp)" >&2
-    # new inputs go to the first folder only; the committed seeds are read, never written
-    "$bin" "$corpus" "$ROOT/fuzz/corpus_cpp" -max_total_time="$SECONDS_PER_TARGET" -max_len=1024 \
-        -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$ARTIFACTS/cpp-" \
-        2> >(grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' >&2)
+    bash fuzz/build_cpp.sh
 }
 
 status=0
-for target in "${TARGETS[@]}"; do
+for t in "${TARGETS[@]}"; do
+    dir="$WORK/$t"
+    mkdir -p "$dir/corpus"
+    log="$dir/log"
     start=$(date +%s)
-    case "$target" in
-        cpp) run_cpp || status=1 ;;
+    case "$t" in
+        cpp)
+            if ! build_cpp; then
+                echo "  cpp: the build failed" >&2
+                status=1
+                continue
+            fi
+            # -max_len: long enough for ~100-point paths; -timeout bounds one input (a hang is a
+            # finding). New inputs go to the first folder; the committed seeds are only read.
+            "$CPP_FUZZ" "$dir/corpus" fuzz/corpus_cpp -max_total_time="$SECS" -max_len=1024 -timeout=60 \
+                -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/" >"$log" 2>&1
+            ;;
         *)
-            echo "unknown target '$target' (targets: ${ALL_TARGETS[*]})" >&2
-            exit 2
+            echo "unknown target $t (targets: cpp)" >&2
+            status=2
+            continue
             ;;
     esac
-    echo "== fuzz/run.sh: $target took $(( $(date +%s) - start )) s" >&2
+    rc=$?
+    summary "$t" "$log"
+    echo "  $t took $(( $(date +%s) - start )) s" >&2
+    if [[ $rc -ne 0 ]]; then
+        echo "  $t: FINDING (exit $rc); see $log and $dir/" >&2
+        grep -E '^(MISMATCH|==[0-9]+== ?ERROR|SUMMARY|.*runtime error)' "$log" | head -5 >&2
+        status=1
+    fi
 done
 exit $status

@@ -1,4 +1,4 @@
-"""Regression tests of the fuzzers' findings (fuzz/README.md), one block per finding.
+"""Regression tests of the C++ fuzz target's findings (fuzz/README.md, "C++ core"), one block per finding.
 
 Finding 1 (the known one, issue 23): float32 distances overflow. A coordinate difference beyond
 ~1.8e19 m squares past float32's largest value, so the distance -- and DTW -- became ``inf``
