@@ -6,8 +6,8 @@ Cost modes
   the cost of aligning two points is their Euclidean distance. Values are stored as float32 and a
   distance is computed in float32 (relative error ~6e-8; distances below ~1e-19 m round to 0);
   sums are accumulated in double. Every kernel does this identically, so results are bit-identical
-  across kernels, batch sizes and ``workers``. Coordinates beyond +-1e15 m are refused (their
-  float32 squares would overflow).
+  across kernels, batch sizes and ``workers``. Coordinates beyond +-1e15 m, and paths of more
+  than 2**24 dimensions, are refused: within both limits no float32 distance overflows.
 * **Nodes** (``distances`` given): paths are 1-D int32/int64 node indices and the cost of
   aligning reference node ``r`` with query node ``q`` is ``distances[r, q]`` (float32, metres;
   ``inf`` marks unreachable pairs and propagates: DTW = inf, nDTW = 0). A non-symmetric matrix
@@ -64,8 +64,14 @@ __all__ = [
 
 Matrix = np.ndarray
 MAX_WORKERS = 4096
-# float32 squares of coordinate differences overflow past ~1.8e19: refuse coordinates that could.
+# Coordinates are measured in float32, whose largest value is 3.4028e38: a squared difference
+# overflows past ~1.8e19 m. Within +-MAX_COORDINATE a difference is at most 2e15 and its square at
+# most 4e30 (rounded up by at most 2**-24); D such squares summed left to right in float32 stay
+# below D * 4e30 * (1 + 2**-24)**(D + 1), which for D <= MAX_DIMS = 2**24 is 1.83e38: no
+# coordinate inside both limits gives an inf distance (nor an inf float32 sum of a path's
+# distances, each at most 1.35e19). docs/engine.md, "Definitions".
 MAX_COORDINATE = 1e15
+MAX_DIMS = 2**24
 DistancesArg = Union[None, Matrix, Sequence[Matrix]]
 
 
@@ -173,10 +179,12 @@ def as_matrices(distances) -> list:
 
 
 def check_finite(paths: Paths, name: str) -> None:
-    """Coordinates must be finite and within +-MAX_COORDINATE metres; names the first bad point."""
+    """Coordinates must be finite and within +-MAX_COORDINATE metres, with at most MAX_DIMS
+    dimensions; names the first bad point."""
     if paths.is_nodes:
         return
     v = paths.values
+    _check_dims(v.shape[1], name)
     # The cheap test first, with no temporary array: NaN fails both comparisons, inf the bound.
     if v.size == 0 or (v.max() <= MAX_COORDINATE and v.min() >= -MAX_COORDINATE):
         return
@@ -199,7 +207,17 @@ def check_nonempty(paths: Paths, name: str) -> None:
         )
 
 
+def _check_dims(dims: int, name: str) -> None:
+    if dims > MAX_DIMS:
+        raise ValueError(
+            f"{name}: coordinates have {dims} dimensions, more than the {MAX_DIMS} (2**24) supported "
+            "(float32 distances could overflow)"
+        )
+
+
 def _single_finite(path: np.ndarray, name: str) -> None:
+    if path.ndim == 2:
+        _check_dims(path.shape[1], name)
     if path.ndim == 2 and not (np.abs(path) <= MAX_COORDINATE).all():
         row = int(np.argmax(~(np.abs(path) <= MAX_COORDINATE).all(axis=1)))
         raise ValueError(_bad_point(name, row, path[row]))
@@ -295,10 +313,10 @@ def dtw(
     ValueError
         An empty path, paths of different kinds or dimensions, node paths without
         ``distances`` (or coordinates with them), a node id outside the matrix, a non-finite
-        coordinate or one beyond +-1e15 m, a matrix that is not square or holds a negative or
-        NaN entry (or a sequence of matrices), a negative ``window`` or ``radius``, both of
-        them, ``radius`` on node paths, an unknown ``precision``, ``precision="single"`` with
-        ``radius``.
+        coordinate or one beyond +-1e15 m, more than 2**24 dimensions, a matrix that is not
+        square or holds a negative or NaN entry (or a sequence of matrices), a negative
+        ``window`` or ``radius``, both of them, ``radius`` on node paths, an unknown
+        ``precision``, ``precision="single"`` with ``radius``.
     """
     r, q, m = _pair(reference, query, distances)
     return _dtw_checked(r, q, m, window, radius, precision)
