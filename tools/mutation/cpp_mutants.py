@@ -368,8 +368,8 @@ MUTANTS = [
     m(
         "avx512-gather-lane",
         AVX512,
-        "at[14][d], at[15][d]};",
-        "at[14][d], at[14][d]};",
+        "at[14][d], at[15][d]);",
+        "at[14][d], at[14][d]);",
         "AVX-512 gather: lane 15 reads lane 14",
     ),
     # --- lane counts, batches, checks
