@@ -826,9 +826,12 @@ def test_to_csv_writes_the_file_and_takes_columns_by_keyword(tmp_path):
         s.to_csv(None, {"split": ["val"]})  # columns is keyword-only
 
 
-def test_convention_spl_length_and_duet_floor():
+def test_convention_refuses_an_unknown_spl_length():
     with pytest.raises(ValueError, match=r"^convention 'mine': spl_length must be one of start_goal, shortest, "):
         navdtw.Convention("mine", True, "shortst")
+
+
+def test_duet_spl_floor():
     # DUET / HAMT divide by max(pl, l, 0.01): a 0.5 m episode walked exactly keeps SPL 1 (not 0.5 / 1.01),
     # and l = 0 with pl = 0.005 m gives 0 / 0.01
     ref = np.array([[0.0, 0.0], [0.5, 0.0]], np.float32)
