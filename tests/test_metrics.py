@@ -840,3 +840,11 @@ def test_duet_spl_floor():
     assert s["pl"].tolist() == [0.5, pytest.approx(0.01)] and s["sr"].tolist() == [1.0, 1.0]
     assert s["spl"][0] == 1.0 and s["spl"][1] == 0.0
     assert s.efficiency()[0] == 1.0
+
+
+def test_reverie_convention_requires_the_success_inputs():
+    refs, qrys = [[0, 1, 2]], [[0, 1, 2]]
+    with pytest.raises(ValueError, match=r"success"):
+        evaluate(refs, qrys, distances=LINE3, convention="reverie")
+    s = evaluate(refs, qrys, distances=LINE3, convention="reverie", inputs={"success": [0], "oracle_success": [1]})
+    assert s["ne"][0] == 0.0 and s["sr"][0] == 0.0 and s["osr"][0] == 1.0  # the inputs, not the distance test

@@ -98,6 +98,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "spl_length is start_goal (returned before), shortest or reference_length (Convention checks it since "
         "this pass found it unchecked), and 'shortest' <= 'reference_length' is False"
     ),
+    ("metrics.py", 'if conv.spl_length == "start_goal":', 'if conv.spl_length >= "start_goal":'): (
+        "spl_length is start_goal, shortest or reference_length (checked by Convention), and only start_goal is "
+        ">= 'start_goal'"
+    ),
+    (
+        "metrics.py",
+        'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")',
+        'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) ^ (sd < 0)))}] is negative or NaN")',
+    ): "a NaN is never < 0, so the two masks never hold together and xor is or",
     ("metrics.py", "spl_floor: float = 0.0", "spl_floor: float = -1.0"): (
         "SPL divides by max(pl, l, spl_floor) with pl, l >= 0: a floor of -1 or of 0 gives the same maximum"
     ),
