@@ -110,6 +110,11 @@ class Convention:
     success_from_inputs : bool
         Success is not a distance test: it comes from the per-episode inputs
         ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
+
+    Raises
+    ------
+    ValueError
+        An ``spl_length`` that is not ``"start_goal"``, ``"shortest"`` or ``"reference_length"``.
     """
 
     name: str
