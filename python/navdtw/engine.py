@@ -548,7 +548,9 @@ class Batch:
             for col, n, what in ((0, nr, "reference"), (1, nq, "query")):
                 if len(p) and (p[:, col].min() < 0 or p[:, col].max() >= n):  # reductions, no temporaries
                     b = int(np.argmax((p[:, col] < 0) | (p[:, col] >= n)))
-                    raise ValueError(f"pairs[{b}] = {tuple(p[b])}: {what} index out of range for {n} {what}s")
+                    plural = "references" if what == "reference" else "queries"
+                    shown = ", ".join(str(int(x)) for x in p[b])
+                    raise ValueError(f"pairs[{b}] = ({shown}): {what} index out of range for {n} {plural}")
             self.pairs = p
             self.size = len(p)
         elif all_pairs:

@@ -55,19 +55,20 @@ def _as_counts(values: ArrayLike, name: str) -> np.ndarray:
         bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0)
         if bad.any():
             i = _first_bad(bad)
-            raise ValueError(f"{name}[{i}] = {arr[i]!r}: counts must be non-negative integers")
-        if arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: counts must be non-negative integers")
+        # 2**63 itself is not an int64: compare with the float 2**63 (int64's max rounds up to it)
+        if arr.size and arr.max() >= 2.0**63:
             i = int(np.argmax(arr))
-            raise ValueError(f"{name}[{i}] = {arr[i]!r}: count too large")
+            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: count too large (above 2**63 - 1)")
         return arr.astype(np.int64)
     if arr.dtype.kind == "i":
         bad = arr < 0
         if bad.any():
             i = _first_bad(bad)
-            raise ValueError(f"{name}[{i}] = {arr[i]!r}: counts must be non-negative integers")
+            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: counts must be non-negative integers")
     elif arr.size and arr.max() > np.uint64(np.iinfo(np.int64).max):  # unsigned (exact on numpy 1.x)
         i = int(np.argmax(arr))
-        raise ValueError(f"{name}[{i}] = {arr[i]!r}: count too large")
+        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: count too large (above 2**63 - 1)")
     return arr.astype(np.int64)
 
 
@@ -79,7 +80,7 @@ def _as_success(values: ArrayLike, name: str) -> np.ndarray:
     bad = ~((arr == 0) | (arr == 1))  # NaN compares unequal, so it is caught here too
     if bad.any():
         i = _first_bad(bad)
-        raise ValueError(f"{name}[{i}] = {arr[i]!r}: success must be 0/1 or a bool")
+        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: success must be 0/1 or a bool")
     return arr.astype(np.int64)
 
 
@@ -92,7 +93,7 @@ def _as_distances(values: ArrayLike, name: str) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i = _first_bad(bad)
-        raise ValueError(f"{name}[{i}] = {arr[i]!r}: distances must be finite and non-negative")
+        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: distances must be finite and non-negative")
     return arr
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .._typing import PathLike
+from ..engine import MAX_COORDINATE
 from ..graphs import GraphSet, NavGraph
 from ._common import read_json
 
@@ -64,12 +65,20 @@ def navgraph_from_entries(data, name: str, source: str) -> NavGraph:
     if not ok:
         _locate_bad_entry(data, source)
         raise ValueError(f"{source}: malformed connectivity data")  # pragma: no cover - located above
-    if not np.isfinite(poses[:, [3, 7, 11]]).all():
-        k = int(np.argmin(np.isfinite(poses[:, [3, 7, 11]]).all(axis=1)))
-        raise ValueError(f"{source}: entry {k}: pose position is not finite")
+    # NaN compares False; beyond MAX_COORDINATE the squares of the engine's coordinates overflow
+    ok_pos = (np.abs(poses[:, [3, 7, 11]]) <= MAX_COORDINATE).all(axis=1)
+    if not ok_pos.all():
+        k = int(np.argmin(ok_pos))
+        what = "is not finite" if not np.isfinite(poses[k, [3, 7, 11]]).all() else f"is beyond +-{MAX_COORDINATE:g} m"
+        raise ValueError(f"{source}: entry {k}: pose position {what}")
     keep = np.flatnonzero(included)
     if keep.size == 0:
         raise ValueError(f"{source}: no viewpoint is 'included'")
+    first: dict[str, int] = {}
+    for k in keep.tolist():
+        if ids[k] in first:
+            raise ValueError(f"{source}: entry {k}: image_id {ids[k]!r} appears twice (also entry {first[ids[k]]})")
+        first[ids[k]] = k
     sub = unob[np.ix_(keep, keep)]
     sub = sub | sub.T  # undirected: either direction listed makes an edge
     i, j = np.nonzero(np.triu(sub, 1))  # upper triangle without the diagonal: no self loops

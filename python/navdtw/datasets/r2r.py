@@ -35,6 +35,7 @@ from ._common import (
     is_int,
     is_path,
     list_of,
+    show,
     source,
     trajectory_viewpoints,
 )
@@ -44,6 +45,7 @@ from .matterport import load_scan_graphs
 __all__ = [
     "CONVENTIONS",
     "DEFAULT_CONVENTION",
+    "MAX_INSTRUCTIONS",
     "R2R",
     "R4R",
     "R2RBenchmark",
@@ -64,6 +66,10 @@ DEFAULT_CONVENTION = "r2r"
 #: The R2R evaluator scores instructions 0..2 of every path only (Matterport3DSimulator
 #: ``tasks/R2R/eval.py``, ``Evaluation.__init__``: ``'%d_%d' % (path_id, i) for i in range(3)``).
 R2R_EVALUATOR_INSTRUCTIONS = 3
+#: The most instructions one path entry may have (``num_instructions``): far above any data set's
+#: (R2R has 3 or 4, R4R's joined paths a few more), low enough that a corrupt count cannot make
+#: :func:`instructions` build billions of records.
+MAX_INSTRUCTIONS = 1000
 #: Which instructions a matcher scores: ``"all"`` (navdtw: every instruction, exactly one
 #: prediction each) or ``"r2r"`` (the R2R evaluator's id set, first of duplicates, extra ignored).
 ID_SETS = ("all", "r2r")
@@ -123,8 +129,10 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
                 raise ValueError(f"{where}: 'instructions' must be a list of strings")
         elif "num_instructions" in e:
             m = e["num_instructions"]
-            if not is_int(m) or m < 0:
-                raise ValueError(f"{where}: 'num_instructions' must be an integer >= 0")
+            if not is_int(m) or not 0 <= m <= MAX_INSTRUCTIONS:
+                raise ValueError(
+                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {show(m)}"
+                )
         else:
             raise ValueError(f"{where}: needs 'instructions' (list of strings) or 'num_instructions'")
         for key in ("distance", "heading"):

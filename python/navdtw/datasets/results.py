@@ -52,7 +52,7 @@ from .. import registry
 from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
-from ._common import INPUT, few, is_path, malformed, read_text
+from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -239,7 +239,7 @@ def _read_raw(path: PathLike) -> _Raw:
 def _read_json(text: str, name: str) -> _Raw:
     """A text that starts with ``[`` or ``{``: a JSON list, an object, or JSON Lines."""
     try:
-        data = json.loads(text)
+        data = loads(text, name)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise malformed(name, exc) from None
@@ -279,14 +279,14 @@ _BLOCK = 50_000
 
 def _parse_lines(block: list[tuple[int, str]], name: str) -> list[dict]:
     rows = None
-    with contextlib.suppress(json.JSONDecodeError):  # one parse; line by line only to name a bad line
+    with contextlib.suppress(ValueError, RecursionError):  # one parse; line by line only to name a bad line
         rows = json.loads("[" + ",".join(line for _, line in block) + "]")
     if rows is not None and len(rows) == len(block) and all(type(r) is dict for r in rows):
         return rows
     rows = []
     for k, line in block:
         try:
-            row = json.loads(line)
+            row = loads(line, f"{name}: line {k}")
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
         if not isinstance(row, dict):

@@ -237,7 +237,7 @@ def _read_boxes(path: Path):
     text = read_text(path)
     try:
         return json.loads(_BBOX2D.sub("", text))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return read_json(path)  # not the usual layout: parse it whole (errors name the file)
 
 

@@ -40,6 +40,7 @@ from ._common import (
     finite_real,
     is_int,
     is_path,
+    loads,
     read_text,
     trajectory_viewpoints,
 )
@@ -92,7 +93,7 @@ def _json_lines(path_or_list, what: str) -> tuple[list[tuple[str, Any]], str]:
         if not text.strip():
             continue
         try:
-            out.append((f"{name}: line {n}", json.loads(text)))
+            out.append((f"{name}: line {n}", loads(text, f"{name}: line {n}")))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}: line {n} is not JSON (column {exc.colno}: {exc.msg})") from None
     return out, name

@@ -25,7 +25,18 @@ import numpy as np
 from .._typing import PathLike
 from ..baseline import score_random_positions
 from ..paths import as_paths
-from ._common import MatchedEpisodes, finite_real, is_int, is_path, malformed, points_array, read_text, show, source
+from ._common import (
+    MatchedEpisodes,
+    finite_real,
+    is_int,
+    is_path,
+    loads,
+    malformed,
+    points_array,
+    read_text,
+    show,
+    source,
+)
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -100,8 +111,8 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
         rec["locations"] = points_array(e["locations"], where, "locations")
         if "actions" in e:
             acts = e["actions"]
-            if not isinstance(acts, list) or not all(is_int(a) and a >= 0 for a in acts):
-                raise ValueError(f"{where}: 'actions' must be a list of non-negative integers")
+            if not isinstance(acts, list) or not all(is_int(a) and 0 <= a < 2**63 for a in acts):
+                raise ValueError(f"{where}: 'actions' must be a list of integers in [0, 2**63)")
             rec["actions"] = np.array(acts, dtype=np.int64)
         if "forward_steps" in e:
             fs = e["forward_steps"]
@@ -134,7 +145,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     text = read_text(path)
     records: list[tuple[str, Any, str, str]] = []  # (id, steps, where, id key)
     try:
-        data = json.loads(text)
+        data = loads(text, name)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise malformed(name, exc) from None
@@ -144,7 +155,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads(line, f"{name}: line {lineno}")
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
             records.append(_record(rec, f"{name}: line {lineno}"))

@@ -343,6 +343,14 @@ def _read_toml(path: Path) -> dict:
         raise SuiteError(f"{path}: is a folder, not a suite file") from None
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"{path.name}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise SuiteError(f"{path.name}: not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # int(): more digits than Python converts (sys.get_int_max_str_digits())
+        raise SuiteError(
+            f"{path.name}: not valid TOML: a number with more than {sys.get_int_max_str_digits()} digits"
+        ) from None
 
 
 def _table(value, where: str, src: str) -> dict:
@@ -391,7 +399,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     if "dataset" not in raw:
         raise SuiteError(f"{where}: missing 'dataset' (the kind: {', '.join(DATASETS)})")
     kind_name = raw["dataset"]
-    if kind_name not in DATASETS:
+    if not isinstance(kind_name, str) or kind_name not in DATASETS:
         raise SuiteError(f"{where}.dataset: unknown data set kind {kind_name!r}; choose one of {', '.join(DATASETS)}")
     kind = DATASETS[kind_name]
     known = {o.name: o for o in kind.options}
