@@ -234,10 +234,15 @@ class Sandbox:
     ``input`` (the files of one input, recreated per input)."""
 
     def __init__(self) -> None:
-        self.root = tempfile.mkdtemp(prefix="navdtw-fuzz-")
+        # a memory file system when there is one: folders are made and removed for every input
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        self.root = tempfile.mkdtemp(prefix="navdtw-fuzz-", dir=os.environ.get("NAVDTW_FUZZ_TMP", shm))
         self.work = os.path.join(self.root, "work")
         self.input = os.path.join(self.root, "input")
         os.mkdir(self.work)
+        import atexit
+
+        atexit.register(shutil.rmtree, self.root, True)
 
     def fresh(self) -> str:
         if os.path.exists(self.input):
@@ -304,7 +309,8 @@ def one_input(target: Target, data: bytes) -> None:
         import hashlib
         import traceback
 
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "navdtw" in f.filename]
+        tb = (exc.__cause__ or exc).__traceback__  # a Finding about a message: where the message was raised
+        frames = [f for f in traceback.extract_tb(tb) if "navdtw" in f.filename]
         where = f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else "harness"
         kind = f"{type(exc).__name__}@{where}"
         if isinstance(exc, Finding):
@@ -1546,7 +1552,7 @@ def replay(target: Target, paths) -> int:
         with open(f, "rb") as fh:
             data = fh.read()
         try:
-            run_one(target, data)
+            one_input(target, data)  # NAVDTW_FUZZ_KEEP_GOING=DIR: findings saved, the replay goes on
         except BaseException:
             sys.stderr.write(f"finding: {f}\n")
             raise

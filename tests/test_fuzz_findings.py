@@ -160,6 +160,36 @@ def test_connectivity_position_beyond_the_engine_range(tmp_path):
     )
 
 
+# --- splits naming scans: a line break in the message, a scan id that leaves the folder ----------
+
+
+def _graph_split(tmp_path, scan: str) -> tuple[Path, Path]:
+    conn = tmp_path / "connectivity"
+    write(conn / "scanA_connectivity.json", connectivity(["a0", "a1"], [(0, 0, 0), (1, 0, 0)], [(0, 1)]))
+    split = [{"path_id": 1, "scan": scan, "path": ["a0"], "instructions": ["go"]}]
+    return write(tmp_path / "R2R_val.json", json.dumps(split)), conn
+
+
+def test_unknown_scan_with_a_line_break_gives_one_line(tmp_path):
+    split, conn = _graph_split(tmp_path, "a\nb")
+    refused(lambda: ds.open("r2r", split=split, connectivity=conn), "R2R_val.json", "entry 0 (path_id 1)")
+
+
+@pytest.mark.parametrize("scan", ["../scanA", "..", "x/../scanA"])
+def test_scan_id_is_a_plain_name(tmp_path, scan):
+    # "../scanA" read connectivity/../scanA_connectivity.json, a file outside the folder
+    split, conn = _graph_split(tmp_path, scan)
+    write(tmp_path / "scanA_connectivity.json", connectivity(["a0"], [(0, 0, 0)], []))
+    refused(lambda: ds.open("r2r", split=split, connectivity=conn), "R2R_val.json", match="is not a scan id")
+
+
+def test_r2r_split_without_instructions_names_the_file(tmp_path):
+    # was "match_predictions: the split is empty", naming neither file
+    split, conn = _graph_split(tmp_path, "scanA")
+    split.write_text(json.dumps([{"path_id": 1, "scan": "scanA", "path": ["a0"], "num_instructions": 0}]))
+    refused(lambda: ds.open("r2r", split=split, connectivity=conn), "R2R_val.json", match="no instructions")
+
+
 # --- continuous paths: huge or ragged coordinates ---------------------------------------------
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from .._typing import PathLike
 from ..engine import MAX_COORDINATE
 from ..graphs import GraphSet, NavGraph
-from ._common import read_json
+from ._common import read_json, show
 
 __all__ = ["SUFFIX", "load_connectivity", "load_navgraph"]
 
@@ -148,6 +148,10 @@ def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -
     return GraphSet([load_navgraph(directory / (s + SUFFIX)) for s in scan_list])
 
 
+def _plain_name(scan: str) -> bool:
+    return bool(scan) and scan not in (".", "..") and not any(c in scan for c in "/\\\0")
+
+
 def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Callable[[int], str]) -> GraphSet:
     """The graphs of the scans a split's ``entries`` use, in order of first use (environment ``k``
     is the ``k``-th scan met), from the ``connectivity`` folder. A scan without a connectivity file
@@ -157,8 +161,11 @@ def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Cal
         raise FileNotFoundError(f"connectivity folder not found: {conn}")
     scans: list[str] = []
     for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
-                raise ValueError(f"{where(k)}: unknown scan {e['scan']!r} (no {e['scan']}{SUFFIX} in {conn})")
-            scans.append(e["scan"])
+        scan = e["scan"]
+        if scan not in scans:
+            if not _plain_name(scan):  # "../x" would read a file outside the folder
+                raise ValueError(f"{where(k)}: scan {scan!r} is not a scan id (a file name without a folder)")
+            if not (conn / f"{scan}{SUFFIX}").is_file():
+                raise ValueError(f"{where(k)}: unknown scan {scan!r} (no {show(scan + SUFFIX)} in {show(conn)})")
+            scans.append(scan)
     return load_connectivity(conn, scans=scans)

@@ -559,6 +559,9 @@ class R2RBenchmark(Benchmark):
     def __init__(self, split, connectivity) -> None:
         self.entries, self.graphs = load_split_graphs(split, connectivity)
         self.records = instructions(self.entries)
+        if not self.records:
+            name = Path(split).name if is_path(split) else "<input>"
+            raise ValueError(f"{name}: no instructions (every path has 'num_instructions' 0 or no 'instructions')")
 
     @property
     def n(self) -> int:
