@@ -104,7 +104,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         if not isinstance(e, dict):
             raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         pid = e.get("path_id")
-        where = f"{name}: entry {k} (path_id {pid})" if "path_id" in e else f"{name}: entry {k}"
+        where = f"{name}: entry {k} (path_id {show(pid)})" if "path_id" in e else f"{name}: entry {k}"
         if "path_id" not in e:
             raise ValueError(f"{where}: missing 'path_id'")
         if not (is_int(pid) or isinstance(pid, str)):
@@ -214,7 +214,7 @@ def _read_predictions(data, name: str, duplicates: str = "error"):
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {iid})"
+        where = f"{name}: entry {k} (instr_id {show(iid)})"
         if iid in first:
             if duplicates == "first":
                 dropped.append(iid)
@@ -297,7 +297,9 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (path_id {entries[k]['path_id']})")
+    graphs = load_scan_graphs(
+        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {show(entries[k]['path_id'])})"
+    )
     return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
 
 
@@ -363,7 +365,7 @@ def match_predictions(
         entry = {iid: k for k, iid in enumerate(predictions)}
 
     def where(iid: str) -> str:
-        return f"{src}: entry {entry[iid]} (instr_id {iid})"
+        return f"{src}: entry {entry[iid]} (instr_id {show(iid)})"
 
     ids: list[str] = []
     seen = set()

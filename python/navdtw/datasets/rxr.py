@@ -42,6 +42,7 @@ from ._common import (
     is_path,
     loads,
     read_text,
+    show,
     trajectory_viewpoints,
 )
 from .base import Benchmark, DatasetKind, Option
@@ -194,7 +195,7 @@ def load_rxr_predictions(path_or_list) -> dict[str, list[str]]:
             key = e["instr_id"]
             if not (isinstance(key, str) or is_int(key)):
                 raise ValueError(f"{at}: 'instr_id' must be a string, got {key!r}")
-            key, where = str(key), f"{at} (instr_id {key})"
+            key, where = str(key), f"{at} (instr_id {show(key)})"
             vps = trajectory_viewpoints(e.get("trajectory"), where)
         elif "instruction_id" in e:
             key = e["instruction_id"]

@@ -76,7 +76,7 @@ def load_vlnce_episodes(path) -> list[dict[str, Any]]:
         eid = e.get("episode_id")
         if not (is_int(eid) or isinstance(eid, str)):
             raise ValueError(f"{name}: episode {k}: 'episode_id' must be an integer or a string")
-        where = f"{name}: episode {k} (episode_id {eid})"
+        where = f"{name}: episode {k} (episode_id {show(eid)})"
         if str(eid) in seen:
             raise ValueError(f"{where}: duplicate episode_id (also episode {seen[str(eid)]})")
         seen[str(eid)] = k
@@ -102,7 +102,7 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{name}: expected an object keyed by episode id, got {type(data).__name__}")
     out: dict[str, dict[str, Any]] = {}
     for k, (eid, e) in enumerate(data.items()):
-        where = f"{name}: entry {k} (episode_id {eid})"
+        where = f"{name}: entry {k} (episode_id {show(eid)})"
         if not isinstance(e, dict):
             raise ValueError(f"{where}: expected an object, got {type(e).__name__}")
         if "locations" not in e:
@@ -163,7 +163,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
         records.append(_record(data, f"{name}: line 1"))
     elif isinstance(data, dict):
         for k, (eid, steps) in enumerate(data.items()):
-            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})", ""))
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {show(eid)})", ""))
     elif isinstance(data, list):
         for k, rec in enumerate(data):
             records.append(_record(rec, f"{name}: entry {k}"))
@@ -200,8 +200,8 @@ def _record(rec, where: str) -> tuple[str, Any, str, str]:
     if key is None or isinstance(key, (bool, dict, list)):
         raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
     if "path" not in rec:
-        raise ValueError(f"{where} (id {key}): missing 'path'")
-    return str(key), rec["path"], f"{where} (id {key})", id_key
+        raise ValueError(f"{where} (id {show(key)}): missing 'path'")
+    return str(key), rec["path"], f"{where} (id {show(key)})", id_key
 
 
 def shortest_distances(episodes, references) -> np.ndarray:
@@ -279,7 +279,7 @@ def match_predictions(
             what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
             raise ValueError(f"{pred_name}: entry {k} ({what} {show(key)}): no such episode in {ep_name}{more}")
         if eid in keyed:
-            raise ValueError(f"{pred_name}: entry {k} (id {key}): a second prediction for episode {eid}")
+            raise ValueError(f"{pred_name}: entry {k} (id {show(key)}): a second prediction for episode {show(eid)}")
         keyed[eid] = pts
     missing = [i for i in ids if i not in keyed]
     if missing:
