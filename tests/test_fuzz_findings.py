@@ -190,6 +190,15 @@ def test_r2r_split_without_instructions_names_the_file(tmp_path):
     refused(lambda: ds.open("r2r", split=split, connectivity=conn), "R2R_val.json", match="no instructions")
 
 
+def test_connectivity_pose_int_beyond_float_range(tmp_path):
+    # OverflowError: int too large to convert to float
+    text = connectivity(["a0", "a1"], [(0, 0, 0), (1, 0, 0)], [(0, 1)]).replace(
+        "[1, 0, 0, 1, ", "[1" + "0" * 400 + ", 0, 0, 1, "
+    )
+    path = write(tmp_path / "scanA_connectivity.json", text)
+    refused(lambda: ds.matterport.load_navgraph(path), "scanA_connectivity.json", match=r"entry 1: pose\[0\] is beyond")
+
+
 # --- continuous paths: huge or ragged coordinates ---------------------------------------------
 
 

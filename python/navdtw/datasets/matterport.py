@@ -60,7 +60,7 @@ def navgraph_from_entries(data, name: str, source: str) -> NavGraph:
             and unob.shape == (n, n)
             and unob.dtype == np.bool_
         )
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
         ok = False
     if not ok:
         _locate_bad_entry(data, source)
@@ -108,6 +108,9 @@ def _locate_bad_entry(data: list, source: str) -> None:
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pose)
         ):
             raise ValueError(f"{where}: 'pose' must be a list of 16 numbers")
+        for j, x in enumerate(pose):
+            if isinstance(x, int) and abs(x) >= 2**1024:
+                raise ValueError(f"{where}: pose[{j}] is beyond the range of a float")
         un = d["unobstructed"]
         if not isinstance(un, list) or len(un) != n or not all(isinstance(x, bool) for x in un):
             raise ValueError(f"{where}: 'unobstructed' must be a list of {n} booleans (one per viewpoint)")
