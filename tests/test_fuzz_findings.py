@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import navdtw
+import navdtw.suite.config
 from navdtw import datasets as ds
 from navdtw import humanaware
 
@@ -300,3 +301,38 @@ def test_reader_seeds_replay_under_the_oracle():
             env=env,
         )
         assert out.returncode == 0, out.stderr[-2000:]
+
+
+# --- suite TOML --------------------------------------------------------------------------------
+
+
+def _suite(tmp_path, text: str) -> Path:
+    for name in ("preds.json", "R2R_val.json"):
+        write(tmp_path / name, "x")
+    (tmp_path / "connectivity").mkdir(exist_ok=True)
+    return write(tmp_path / "suite.toml", text)
+
+
+SUITE_HEAD = '[datasets.a]\ndataset = "r2r"\nsplit = "R2R_val.json"\nconnectivity = "connectivity"\n'
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        # tomllib's UnicodeDecodeError, naming no file
+        (b"title = '\xff'\n", "not UTF-8 text"),
+        # int() of more than 4300 digits: Python's anonymous ValueError
+        ("title = 1" + "0" * 5000 + "\n", "more than 4300 digits"),
+        # an unhashable kind: TypeError "unhashable type: 'list'"
+        ('[datasets.a]\ndataset = ["r2r"]\n', "datasets.a.dataset: unknown data set kind"),
+        # pathlib's "embedded null byte"
+        (SUITE_HEAD.replace("R2R_val.json", "R2R\\u0000.json") + '[agents.m]\na = "preds.json"\n', "NUL character"),
+        (SUITE_HEAD + '[agents.m]\na = "pre\\u0000ds.json"\n', "NUL character"),
+        # float() of an int beyond float's range: OverflowError
+        (SUITE_HEAD + '[agents.m]\na = "preds.json"\n[agents.m.reported.a]\nsr = 1' + "0" * 400 + "\n", "expected a"),
+    ],
+)
+def test_suite_hostile_toml_is_refused_naming_the_suite(tmp_path, text, match):
+    path = _suite(tmp_path, "")
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    refused(lambda: navdtw.suite.config.load_suite(path), "suite.toml", match=match)

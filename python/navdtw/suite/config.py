@@ -268,7 +268,7 @@ def parse_reported(value) -> dict[str, float]:
             if isinstance(text, bool):
                 raise ValueError
             x = float(text)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
             raise ValueError(f"{key}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
         if not np.isfinite(x):
             raise ValueError(f"{key}: expected a finite number, got {v!r}")
@@ -322,6 +322,8 @@ def _check_latex(value, where: str) -> str:
 def _expand(value: str, where: str) -> str:
     """A path as written in a suite file, with ``$VAR`` / ``${VAR}`` (e.g. ``${NAVDTW_DATA}``) and ``~``
     expanded; an unset variable is an error naming the key."""
+    if "\0" in value:  # pathlib's "embedded null byte" would name neither the suite nor the key
+        raise SuiteError(f"{where}: a path cannot hold a NUL character, got {value!r}")
     expanded = os.path.expanduser(os.path.expandvars(value))
     unset = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", expanded)
     if unset:
