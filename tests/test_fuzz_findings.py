@@ -122,6 +122,11 @@ def test_huge_integer_literal_is_refused_naming_the_file(tmp_path, name, read, t
     refused(lambda: read(str(path)), name, match="more than 4300 digits")
 
 
+def test_ndh_inst_idx_string_of_5000_digits(tmp_path):
+    path = write(tmp_path / "preds.json", json.dumps([{"inst_idx": "1" * 5000, "trajectory": ["a0"]}]))
+    refused(lambda: ds.load_ndh_predictions(str(path)), "preds.json", "entry 0", match="5000 digits")
+
+
 # --- R2R: num_instructions = 2**63 - 1 made instructions() build records forever (a hang) -------
 
 
