@@ -1071,6 +1071,8 @@ INTERESTING = [
     2**63,
     2**64,
     -(2**63) - 1,
+    10**400,  # beyond float's range, within int()'s 4300 digits
+    -(10**400),
     0.0,
     -0.0,
     0.5,

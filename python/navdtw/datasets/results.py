@@ -460,7 +460,10 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
     if not text_parsed:
         kinds = set(map(type, raw))
         if kinds <= _NUMBER_TYPES:
-            return _Column(np.array(raw, dtype=np.float64))
+            try:
+                return _Column(np.array(raw, dtype=np.float64))
+            except OverflowError:  # an int beyond float's range: +-inf, as JSON's 1e400 and CSV's text
+                return _Column(np.array([_as_float(v) for v in raw], dtype=np.float64))
         for k, v in enumerate(raw):
             if type(v) not in _NUMBER_TYPES:
                 numbers = any(type(x) in _NUMBER_TYPES and x is not None for x in raw)
@@ -487,6 +490,15 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
                 return _Column(None, bad=k, text=not seen_number and (stop_at_text or _no_numbers(raw[k:])))
         seen_number = True
     return _Column(out)
+
+
+def _as_float(v) -> float:
+    if v is None:
+        return math.nan
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
 
 
 def _no_numbers(values: Sequence[str]) -> bool:
