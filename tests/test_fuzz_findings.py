@@ -236,6 +236,33 @@ def test_positions_ragged_path_names_the_point(tmp_path):
     refused(lambda: ds.load_positions(str(path)), "refs.jsonl", "line 1 (episode_id e1)", match="point 1 holds a list")
 
 
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: navdtw.dtw([[0, 0], [1]], [[0, 0]]),
+            "reference: ragged path: point 1 has 1 coordinate, point 0 has 2",
+        ),
+        (
+            lambda: navdtw.dtw_batch([[[0, 0]], [[0, 0], [1, 1, 1]]], [[[0, 0]], [[0, 0]]]),
+            "references[1]: ragged path: point 1 has 3 coordinates, point 0 has 2",
+        ),
+        (lambda: navdtw.dtw([[0, 0]], [[0, 0], 5]), "query: ragged path: point 1 is a single number, point 0 has 2"),
+        (lambda: navdtw.dtw([[0, [0]], [1, 1]], [[0, 0]]), "reference: ragged path: point 0 holds nested lists"),
+        (lambda: navdtw.Paths([[0, 0], [1]], [0, 2]), "paths: ragged path: point 1 has 1 coordinate, point 0 has 2"),
+        (
+            lambda: navdtw.evaluate([[[0, 0, 0]]], [[[0, 0, 0], [1, 1]]]),
+            "queries[0]: ragged path: point 1 has 2 coordinates, point 0 has 3",
+        ),
+    ],
+)
+def test_ragged_paths_name_the_path_and_point(call, message):
+    # was numpy's "setting an array element with a sequence ... inhomogeneous shape", naming neither
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(message), str(info.value)
+
+
 # --- HA-VLN counts: 2**63 and 1e300 -----------------------------------------------------------
 
 
