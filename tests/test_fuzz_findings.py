@@ -223,6 +223,18 @@ def test_vlnce_coordinates_beyond_the_engine_range_are_refused_when_read(tmp_pat
     refused(lambda: ds.load_vlnce_predictions(str(preds)), "preds.json", "episode_id 1", match="'path' must be")
 
 
+def test_r2rce_episode_without_ground_truth_names_the_files(tmp_path):
+    # was "ground truth: no ground truth for episode_id 1 (1 of the 2 episodes of episodes)"
+    eps = {"episodes": [{"episode_id": k, "reference_path": [[0, 0, 0]]} for k in (1, 2)]}
+    e = write(tmp_path / "val_unseen.json.gz", json.dumps(eps))
+    g = write(tmp_path / "val_unseen_gt.json.gz", json.dumps({"2": {"locations": [[0, 0, 0]]}}))
+    p = write(tmp_path / "preds.json", json.dumps({"1": [[0, 0, 0]], "2": [[0, 0, 0]]}))
+    bench = ds.open("r2r-ce", vlnce_episodes=e, vlnce_gt=g)
+    refused(
+        lambda: bench.match(str(p)), "val_unseen_gt.json.gz: no ground truth for episode_id 1", "val_unseen.json.gz"
+    )
+
+
 def test_vlnce_gt_action_beyond_int64(tmp_path):
     gt = {"1": {"locations": [[0, 0, 0]], "actions": [1, 2**64]}}
     path = write(tmp_path / "gt.json", json.dumps(gt))

@@ -344,7 +344,8 @@ class VLNCEBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         self.kind.check_convention(convention)
-        return match_predictions(self.episodes, self.gt, predictions)
+        names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
+        return match_predictions(self.episodes, self.gt, predictions, names=names)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth
