@@ -41,10 +41,12 @@ struct Avx512 {
     using F = __m512;
     NAVDTW_AVX512 static F load(const float* p) { return _mm512_loadu_ps(p); }
     NAVDTW_AVX512 static void store(float* p, F x) { _mm512_storeu_ps(p, x); }
+    // From scalars, not through a stack array: GCC 12's ASan places such an array in a fake stack
+    // frame that is not 64-byte aligned, and the 64-byte-aligned frame of this function then
+    // reads a wild address (detect_stack_use_after_return, which tools/sanitize.sh turns on).
     NAVDTW_AVX512 static F gather(const float* const* at, int d) {
-        const float lanes[16] = {at[0][d], at[1][d], at[2][d],  at[3][d],  at[4][d],  at[5][d],  at[6][d],  at[7][d],
-                                 at[8][d], at[9][d], at[10][d], at[11][d], at[12][d], at[13][d], at[14][d], at[15][d]};
-        return _mm512_loadu_ps(lanes);
+        return _mm512_setr_ps(at[0][d], at[1][d], at[2][d], at[3][d], at[4][d], at[5][d], at[6][d], at[7][d], at[8][d],
+                              at[9][d], at[10][d], at[11][d], at[12][d], at[13][d], at[14][d], at[15][d]);
     }
     NAVDTW_AVX512 static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
     NAVDTW_AVX512 static F mul(F a, F b) { return _mm512_mul_ps(a, b); }

@@ -158,15 +158,19 @@ def coord_files(tmp_path_factory, coord_batch):
 
 @pytest.fixture(scope="module", params=["processes", "threads"])
 def client(request):
+    import dask
     from dask.distributed import Client, LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=None
-    )
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+    # Generous start-up and connect timeouts: on a loaded 2-core machine (CI beside other jobs)
+    # worker processes can take longer than the 30 s defaults to start and report in.
+    with dask.config.set({"distributed.comm.timeouts.connect": "180s"}):
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=None
+        )
+        c = Client(cluster, timeout=180)
+        yield c
+        c.close()
+        cluster.close()
 
 
 # ---------------------------------------------------------------------------------------------
