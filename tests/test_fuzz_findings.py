@@ -233,6 +233,10 @@ def test_r2rce_episode_without_ground_truth_names_the_files(tmp_path):
     refused(
         lambda: bench.match(str(p)), "val_unseen_gt.json.gz: no ground truth for episode_id 1", "val_unseen.json.gz"
     )
+    # and "episodes: no episodes" for an empty episodes file
+    e.write_bytes(gzip.compress(b'{"episodes": []}'))
+    bench = ds.open("r2r-ce", vlnce_episodes=e, vlnce_gt=g)
+    refused(lambda: bench.match(str(p)), "val_unseen.json.gz: no episodes")
 
 
 def test_vlnce_gt_action_beyond_int64(tmp_path):
