@@ -35,6 +35,7 @@ Run it (fuzz/README.md, section "Readers"; ``bash fuzz/run.sh SECONDS [target...
 
     python fuzz/readers.py --target r2r CORPUS_DIR fuzz/seeds/r2r -max_total_time=60 -timeout=10
     python fuzz/readers.py --target r2r --replay fuzz/seeds/r2r     # no atheris needed
+    python fuzz/readers.py --target all --replay                    # every target's seeds
     python fuzz/readers.py --write-seeds                           # regenerates fuzz/seeds/
 """
 
@@ -1577,6 +1578,8 @@ def main(argv) -> int:
     k = args.index("--target")
     name = args[k + 1]
     del args[k : k + 2]
+    if name == "all" and args == ["--replay"]:  # every target's committed seeds
+        return max(replay(TARGETS[n], [os.path.join(SEEDS, n)]) for n in names)
     if name not in TARGETS:
         sys.exit(f"unknown target {name!r}; targets: {', '.join(names)}")
     target = TARGETS[name]
