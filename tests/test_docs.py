@@ -99,6 +99,19 @@ NUMPYDOC_MODULES = (
     "navdtw",
     "navdtw._config",
     "navdtw.baseline",
+    "navdtw.cli",
+    "navdtw.datasets",
+    "navdtw.datasets.base",
+    "navdtw.datasets.havln",
+    "navdtw.datasets.matterport",
+    "navdtw.datasets.ndh",
+    "navdtw.datasets.positions",
+    "navdtw.datasets.r2r",
+    "navdtw.datasets.results",
+    "navdtw.datasets.reverie",
+    "navdtw.datasets.rxr",
+    "navdtw.datasets.rxrce",
+    "navdtw.datasets.vlnce",
     "navdtw.distributed",
     "navdtw.engine",
     "navdtw.graphs",
@@ -110,10 +123,19 @@ NUMPYDOC_MODULES = (
     "navdtw.registry",
     "navdtw.report",
     "navdtw.reward",
+    "navdtw.stats",
+    "navdtw.suite",
+    "navdtw.suite.clusters",
+    "navdtw.suite.config",
+    "navdtw.suite.marks",
+    "navdtw.suite.results",
+    "navdtw.suite.runner",
+    "navdtw.suite.tables",
     "navdtw.synthetic",
 )
-#: Modules (with their submodules) whose docstrings are not checked yet.
-NUMPYDOC_PENDING = ("navdtw.cli", "navdtw.datasets", "navdtw.stats", "navdtw.suite")
+#: Modules (with their submodules) whose docstrings are not checked yet: none is left. A new
+#: package whose docstrings are still to write can wait here, not in NUMPYDOC_MODULES.
+NUMPYDOC_PENDING: tuple[str, ...] = ()
 #: Public methods of a class checked besides those without a leading underscore.
 CHECKED_DUNDERS = ("__call__",)
 SECTION = re.compile(r"^(?P<indent> *)(?P<title>[A-Z][A-Za-z ]+)\n(?P=indent)-{3,}$", re.M)
@@ -162,9 +184,15 @@ def is_pending(module: str) -> bool:
     return any(module == p or module.startswith(p + ".") for p in NUMPYDOC_PENDING)
 
 
+def is_internal(module: str) -> bool:
+    """An internal module (``navdtw._io``, ``navdtw.datasets._common``): it has no ``__all__`` of
+    its own, so what a public module re-exports from it is checked there, under its home name."""
+    return any(part.startswith("_") for part in module.split(".")) and module not in NUMPYDOC_MODULES
+
+
 def checked_objects() -> dict[str, object]:
     """Every function, class and public method to check, by qualified name; re-exports once, under
-    their home module."""
+    their home module (a re-export from an internal module: where it is re-exported)."""
     out: dict[str, object] = {}
     for module_name in NUMPYDOC_MODULES:
         module = importlib.import_module(module_name)
@@ -173,7 +201,7 @@ def checked_objects() -> dict[str, object]:
             if not (inspect.isfunction(obj) or inspect.isclass(obj)):
                 continue  # submodules and data
             home = home_module(obj)
-            if home != module_name:
+            if home != module_name and not is_internal(home):
                 assert home in NUMPYDOC_MODULES or is_pending(home), (
                     f"{module_name}.{name} comes from {home}: add that module to NUMPYDOC_MODULES or NUMPYDOC_PENDING"
                 )
@@ -282,7 +310,9 @@ def returns_value(obj) -> bool:
 
 
 def numpydoc_problems(qualname: str, obj) -> list[str]:
-    sections = docstring_sections(obj.__doc__)
+    # inspect.getdoc: a method without a docstring of its own shows its base class's (as autodoc
+    # renders it: autodoc_inherit_docstrings), so that one must fit it
+    sections = docstring_sections(inspect.getdoc(obj))
     params = signature_params(obj)
     named = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     documented = documented_params(sections, "Parameters", "Attributes" if dataclasses.is_dataclass(obj) else "")

@@ -32,7 +32,10 @@ PACKAGE = Path(navdtw.__file__).resolve().parent
 #: A name covers its submodules (``navdtw.datasets`` covers ``navdtw.datasets.r2r``). A new module
 #: must be placed here (test_every_module_has_a_layer).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config")),
+    (
+        "foundation",
+        ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config", "navdtw._messages"),
+    ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
     (
         "model",

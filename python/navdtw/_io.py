@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,39 @@ def output_error(path: PathLike, exc: OSError, more: str = "") -> OutputError:
     return OutputError(exc.errno, f"{path}: cannot write: {exc.strerror or exc}{more}")
 
 
+def _plain_permissions(tmp: str) -> None:
+    """mkstemp creates 0600; give the file the permissions a plain open() would have."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+
+
+@contextlib.contextmanager
+def atomic_target(path: PathLike) -> Iterator[str]:
+    """For a writer that takes a file name (pyarrow): yields a temporary file name in ``path``'s
+    folder (which must exist), renamed over ``path`` when the block ends and removed when it
+    raises, so ``path`` is either the old file or the whole new one. An ``OSError`` (the block's or
+    the rename's) becomes :class:`OutputError` naming ``path``."""
+    path = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        yield tmp
+        _plain_permissions(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise output_error(path, exc) from None
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
     """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename);
     :class:`OutputError` naming ``path`` when it cannot be written."""
@@ -36,10 +70,7 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        # mkstemp creates 0600; give the file the permissions a plain open() would have.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        _plain_permissions(tmp)
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from . import _core
+from ._messages import shown
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import GraphSet
 from .metrics import as_convention, score_batch, wanted_metrics
@@ -58,7 +59,7 @@ class RandomWalker:
 
     def __init__(self, graphs_list, references: Paths, env: np.ndarray, *, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {shown(seed)}")
         self.seed = int(seed)
         self.references = references
         self.env = np.asarray(env, dtype=np.int64)
@@ -244,7 +245,7 @@ class PositionWalker:
 
     def __init__(self, references, *, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {shown(seed)}")
         refs = as_paths(references, "references")
         if refs.is_nodes or len(refs) == 0:
             raise ValueError("PositionWalker walks over coordinate references ([n, D] positions); got none")
@@ -282,9 +283,18 @@ class PositionWalker:
 
         Raises
         ------
+        TypeError
+            A ``first`` or ``count`` that is not an integer.
         ValueError
-            A negative ``first`` or a ``count`` below 1 (numpy's messages).
+            A negative ``first`` or a ``count`` below 1.
         """
+        for name, value in (("first", first), ("count", count)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"PositionWalker.walks: {name} must be an integer, got {shown(value)}")
+        if first < 0:
+            raise ValueError(f"PositionWalker.walks: first must be >= 0, got {int(first)}")
+        if count < 1:
+            raise ValueError(f"PositionWalker.walks: count must be >= 1, got {int(count)}")
         first, count = int(first), int(count)
         values, lengths, refs = [], [], []
         w = first
@@ -428,12 +438,12 @@ def _check_walk_args(convention, threshold, n, chunk, workers, seed):
     conv = as_convention(convention)
     threshold = check_threshold(threshold)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise ValueError(f"n must be a positive integer, got {shown(n)}")
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+        raise ValueError(f"chunk must be a positive integer, got {shown(chunk)}")
     workers = resolve_workers(workers)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {shown(seed)}")
     return conv, threshold, workers
 
 

@@ -162,6 +162,15 @@ Example:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``navdtw`` command's argument parser, with its subcommands (``info``, ``demo``,
+    ``score``, ``baseline``, ``suite``, ``compare``); the CLI reference (docs/cli.md) is generated
+    from it.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parser whose usage mistakes print one line on stderr and exit with status 2.
+    """
     from . import __version__
     from .metrics import CONVENTIONS
     from .registry import help_text
@@ -1083,8 +1092,22 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the ``navdtw`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status
-    (:data:`EXIT_STATUS`)."""
+    """Runs the ``navdtw`` command.
+
+    A mistake in the input (usage, a missing or malformed file or entry) is printed as one line on
+    stderr, not raised; so is an output that cannot be written.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command line without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
+        2 a mistake in the input, 3 an output could not be written, 130 interrupted.
+    """
     from ._io import OutputError
 
     argv = list(sys.argv[1:] if argv is None else argv)

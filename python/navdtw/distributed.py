@@ -103,6 +103,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._io import atomic_target
 from .graphs import resolve_distances
 from .metrics import evaluate, wanted_names
 from .paths import Paths, as_paths
@@ -650,14 +651,18 @@ def write_parquet_batch(
     TypeError, ValueError
         As :func:`to_arrow`; ``TypeError`` for another keyword in ``names``.
     OSError
-        The file cannot be written (pyarrow's error).
+        The file cannot be written (:class:`~navdtw.suite.OutputError`, naming ``path``): the
+        folder is missing or read-only, the disk is full. The write is atomic (a temporary file in
+        the same folder, renamed over ``path``): ``path`` is never left partial, and an old file
+        there stays as it was.
     ImportError
         pyarrow is not installed.
     """
     pq = _parquet()
     table = to_arrow(references, queries, env=env, ids=ids, columns=columns, **names)
     path = os.fspath(path)
-    pq.write_table(table, path, row_group_size=row_group_size)
+    with atomic_target(path) as tmp:
+        pq.write_table(table, tmp, row_group_size=row_group_size)
     return path
 
 

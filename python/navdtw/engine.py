@@ -6,8 +6,8 @@ Cost modes
   the cost of aligning two points is their Euclidean distance. Values are stored as float32 and a
   distance is computed in float32 (relative error ~6e-8; distances below ~1e-19 m round to 0);
   sums are accumulated in double. Every kernel does this identically, so results are bit-identical
-  across kernels, batch sizes and ``workers``. Coordinates beyond +-1e15 m are refused (their
-  float32 squares would overflow).
+  across kernels, batch sizes and ``workers``. Coordinates beyond +-1e15 m, and paths of more
+  than 2**24 dimensions, are refused: within both limits no float32 distance overflows.
 * **Nodes** (``distances`` given): paths are 1-D int32/int64 node indices and the cost of
   aligning reference node ``r`` with query node ``q`` is ``distances[r, q]`` (float32, metres;
   ``inf`` marks unreachable pairs and propagates: DTW = inf, nDTW = 0). A non-symmetric matrix
@@ -47,6 +47,7 @@ from typing import Union
 import numpy as np
 
 from . import _core
+from ._messages import shown
 from .paths import Paths, as_path, as_paths, unchecked_paths
 
 __all__ = [
@@ -63,8 +64,14 @@ __all__ = [
 
 Matrix = np.ndarray
 MAX_WORKERS = 4096
-# float32 squares of coordinate differences overflow past ~1.8e19: refuse coordinates that could.
+# Coordinates are measured in float32, whose largest value is 3.4028e38: a squared difference
+# overflows past ~1.8e19 m. Within +-MAX_COORDINATE a difference is at most 2e15 and its square at
+# most 4e30 (rounded up by at most 2**-24); D such squares summed left to right in float32 stay
+# below D * 4e30 * (1 + 2**-24)**(D + 1), which for D <= MAX_DIMS = 2**24 is 1.83e38: no
+# coordinate inside both limits gives an inf distance (nor an inf float32 sum of a path's
+# distances, each at most 1.35e19). docs/engine.md, "Definitions".
 MAX_COORDINATE = 1e15
+MAX_DIMS = 2**24
 DistancesArg = Union[None, Matrix, Sequence[Matrix]]
 
 
@@ -76,7 +83,7 @@ DistancesArg = Union[None, Matrix, Sequence[Matrix]]
 def resolve_workers(workers: int) -> int:
     """``-1`` = every core this process may use; ``1`` = run in the calling thread."""
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"workers must be an integer, got {workers!r}")
+        raise TypeError(f"workers must be an integer, got {shown(workers)}")
     if workers == -1:
         try:
             return max(1, len(os.sched_getaffinity(0)))
@@ -90,7 +97,7 @@ def resolve_workers(workers: int) -> int:
 def check_threshold(threshold: float) -> float:
     """A success threshold d_th: finite and > 0 (metres)."""
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a number (metres), got {threshold!r}")
+        raise TypeError(f"threshold must be a number (metres), got {shown(threshold)}")
     threshold = float(threshold)
     if not (math.isfinite(threshold) and threshold > 0):
         raise ValueError(f"threshold must be finite and > 0, got {threshold}")
@@ -101,7 +108,7 @@ def _nonneg_int(value, name: str) -> int:
     if value is None:
         return -1
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a non-negative integer or None, got {value!r}")
+        raise TypeError(f"{name} must be a non-negative integer or None, got {shown(value)}")
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return int(min(value, 2**62))  # anything wider than the paths is exact anyway
@@ -115,7 +122,7 @@ def _method(window, radius, precision="double") -> tuple[int, int, bool]:
     if window is not None and radius is not None:
         raise ValueError("window and radius are mutually exclusive: pick the band (window) or FastDTW (radius)")
     if not isinstance(precision, str) or precision not in PRECISIONS:
-        raise ValueError(f"precision must be 'double' or 'single', got {precision!r}")
+        raise ValueError(f"precision must be 'double' or 'single', got {shown(precision)}")
     single = precision == "single"
     if single and radius is not None:
         raise ValueError("precision='single' is for exact and banded DTW; FastDTW (radius=) sums in double")
@@ -172,10 +179,12 @@ def as_matrices(distances) -> list:
 
 
 def check_finite(paths: Paths, name: str) -> None:
-    """Coordinates must be finite and within +-MAX_COORDINATE metres; names the first bad point."""
+    """Coordinates must be finite and within +-MAX_COORDINATE metres, with at most MAX_DIMS
+    dimensions; names the first bad point."""
     if paths.is_nodes:
         return
     v = paths.values
+    _check_dims(v.shape[1], name)
     # The cheap test first, with no temporary array: NaN fails both comparisons, inf the bound.
     if v.size == 0 or (v.max() <= MAX_COORDINATE and v.min() >= -MAX_COORDINATE):
         return
@@ -198,7 +207,17 @@ def check_nonempty(paths: Paths, name: str) -> None:
         )
 
 
+def _check_dims(dims: int, name: str) -> None:
+    if dims > MAX_DIMS:
+        raise ValueError(
+            f"{name}: coordinates have {dims} dimensions, more than the {MAX_DIMS} (2**24) supported "
+            "(float32 distances could overflow)"
+        )
+
+
 def _single_finite(path: np.ndarray, name: str) -> None:
+    if path.ndim == 2:
+        _check_dims(path.shape[1], name)
     if path.ndim == 2 and not (np.abs(path) <= MAX_COORDINATE).all():
         row = int(np.argmax(~(np.abs(path) <= MAX_COORDINATE).all(axis=1)))
         raise ValueError(_bad_point(name, row, path[row]))
@@ -294,10 +313,10 @@ def dtw(
     ValueError
         An empty path, paths of different kinds or dimensions, node paths without
         ``distances`` (or coordinates with them), a node id outside the matrix, a non-finite
-        coordinate or one beyond +-1e15 m, a matrix that is not square or holds a negative or
-        NaN entry (or a sequence of matrices), a negative ``window`` or ``radius``, both of
-        them, ``radius`` on node paths, an unknown ``precision``, ``precision="single"`` with
-        ``radius``.
+        coordinate or one beyond +-1e15 m, more than 2**24 dimensions, a matrix that is not
+        square or holds a negative or NaN entry (or a sequence of matrices), a negative
+        ``window`` or ``radius``, both of them, ``radius`` on node paths, an unknown
+        ``precision``, ``precision="single"`` with ``radius``.
     """
     r, q, m = _pair(reference, query, distances)
     return _dtw_checked(r, q, m, window, radius, precision)
@@ -378,7 +397,7 @@ def _end_distance(r_last, q_last, m) -> float:
 def _within(d, threshold: float, inclusive: bool):
     """Success: ``d <= threshold`` (the paper's Table 3) or ``d < threshold`` (``inclusive=False``)."""
     if not isinstance(inclusive, (bool, np.bool_)):
-        raise TypeError(f"inclusive must be True or False, got {inclusive!r}")
+        raise TypeError(f"inclusive must be True or False, got {shown(inclusive)}")
     return d <= threshold if inclusive else d < threshold
 
 
@@ -545,12 +564,11 @@ class Batch:
             p = _index_array(pairs, "pairs", "[B, 2]")
             if p.ndim != 2 or p.shape[1] != 2:
                 raise ValueError(f"pairs must have shape [B, 2] (reference index, query index), got {p.shape}")
-            for col, n, what in ((0, nr, "reference"), (1, nq, "query")):
+            for col, n, what, many in ((0, nr, "reference", "references"), (1, nq, "query", "queries")):
                 if len(p) and (p[:, col].min() < 0 or p[:, col].max() >= n):  # reductions, no temporaries
                     b = int(np.argmax((p[:, col] < 0) | (p[:, col] >= n)))
-                    plural = "references" if what == "reference" else "queries"
-                    shown = ", ".join(str(int(x)) for x in p[b])
-                    raise ValueError(f"pairs[{b}] = ({shown}): {what} index out of range for {n} {plural}")
+                    shown_pair = (int(p[b, 0]), int(p[b, 1]))
+                    raise ValueError(f"pairs[{b}] = {shown_pair}: {what} index out of range for {n} {many}")
             self.pairs = p
             self.size = len(p)
         elif all_pairs:

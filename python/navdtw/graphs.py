@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
 from scipy.spatial import cKDTree
 
+from ._messages import shown
 from .engine import check_matrix
 from .paths import Paths
 
@@ -214,7 +215,7 @@ class NavGraph:
 
     def _node(self, i, what: str) -> int:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
-            raise TypeError(f"{what} must be an integer node index, got {i!r}")
+            raise TypeError(f"{what} must be an integer node index, got {shown(i)}")
         if not 0 <= i < self.num_nodes:
             raise IndexError(f"{what} {i} is out of range for graph {self.name!r} with {self.num_nodes} nodes")
         return int(i)
@@ -397,13 +398,26 @@ class GraphSet:
     Raises
     ------
     TypeError
-        A mapping value that is not a :class:`NavGraph`.
+        ``graphs`` neither a sequence nor a mapping, or an item (a mapping value) that is not a
+        :class:`NavGraph`.
     ValueError
         No graph, an empty or non-string scan name, a scan given twice.
     """
 
     def __init__(self, graphs: Sequence[NavGraph] | dict[str, NavGraph]) -> None:
-        items = list(graphs.items()) if isinstance(graphs, dict) else [(g.name, g) for g in graphs]
+        if isinstance(graphs, Mapping):
+            items = list(graphs.items())
+        elif isinstance(graphs, Iterable) and not isinstance(graphs, (str, bytes)):
+            items = []
+            for k, g in enumerate(graphs):
+                if not isinstance(g, NavGraph):
+                    raise TypeError(f"GraphSet: item {k} is a {type(g).__name__}, not a NavGraph")
+                items.append((g.name, g))
+        else:
+            raise TypeError(
+                "GraphSet: graphs must be a sequence of NavGraph or a dict scan -> NavGraph, "
+                f"got {type(graphs).__name__}"
+            )
         if not items:
             raise ValueError("GraphSet needs at least one graph")
         self._graphs: dict[str, NavGraph] = {}
@@ -786,7 +800,7 @@ class DistanceField:
             raise ValueError(f"cell_size must be finite and > 0 (metres), got {cell_size}")
         org = np.asarray(origin, dtype=np.float64)
         if org.shape != (2,) or not np.isfinite(org).all():
-            raise ValueError(f"origin must be two finite numbers (x, y), got {origin!r}")
+            raise ValueError(f"origin must be two finite numbers (x, y), got {shown(origin)}")
         rows, cols = np.nonzero(occ)
         p = rows.size
         if p == 0:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._messages import shown
 from ._typing import ArrayLike
 
 __all__ = ["HumanAwareResult", "baseline_for", "evaluate"]
@@ -55,20 +56,20 @@ def _as_counts(values: ArrayLike, name: str) -> np.ndarray:
         bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0)
         if bad.any():
             i = _first_bad(bad)
-            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: counts must be non-negative integers")
+            raise ValueError(f"{name}[{i}] = {shown(arr[i])}: counts must be non-negative integers")
         # 2**63 itself is not an int64: compare with the float 2**63 (int64's max rounds up to it)
         if arr.size and arr.max() >= 2.0**63:
             i = int(np.argmax(arr))
-            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: count too large (above 2**63 - 1)")
+            raise ValueError(f"{name}[{i}] = {shown(arr[i])}: count too large (above 2**63 - 1)")
         return arr.astype(np.int64)
     if arr.dtype.kind == "i":
         bad = arr < 0
         if bad.any():
             i = _first_bad(bad)
-            raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: counts must be non-negative integers")
+            raise ValueError(f"{name}[{i}] = {shown(arr[i])}: counts must be non-negative integers")
     elif arr.size and arr.max() > np.uint64(np.iinfo(np.int64).max):  # unsigned (exact on numpy 1.x)
         i = int(np.argmax(arr))
-        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: count too large (above 2**63 - 1)")
+        raise ValueError(f"{name}[{i}] = {shown(arr[i])}: count too large")
     return arr.astype(np.int64)
 
 
@@ -80,7 +81,7 @@ def _as_success(values: ArrayLike, name: str) -> np.ndarray:
     bad = ~((arr == 0) | (arr == 1))  # NaN compares unequal, so it is caught here too
     if bad.any():
         i = _first_bad(bad)
-        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: success must be 0/1 or a bool")
+        raise ValueError(f"{name}[{i}] = {shown(arr[i])}: success must be 0/1 or a bool")
     return arr.astype(np.int64)
 
 
@@ -93,7 +94,7 @@ def _as_distances(values: ArrayLike, name: str) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i = _first_bad(bad)
-        raise ValueError(f"{name}[{i}] = {arr[i].item()!r}: distances must be finite and non-negative")
+        raise ValueError(f"{name}[{i}] = {shown(arr[i])}: distances must be finite and non-negative")
     return arr
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._messages import shown
 from ._typing import ArrayLike
 
 __all__ = ["atd", "auc", "sr_drop"]
@@ -58,14 +59,14 @@ def auc(labels: ArrayLike, scores: ArrayLike) -> float:
         bad = ~((y == 0) | (y == 1))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"labels[{i}] = {y[i].item()!r}: labels must be 0/1 or bool")
+            raise ValueError(f"labels[{i}] = {shown(y[i])}: labels must be 0/1 or bool")
     if s.size and (s.dtype == np.bool_ or s.dtype.kind not in "iuf"):
         raise TypeError(f"scores: expected real numbers, got dtype {s.dtype}")
     s = s.astype(np.float64)
     bad = ~np.isfinite(s)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"scores[{i}] = {s[i].item()!r}: scores must be finite")
+        raise ValueError(f"scores[{i}] = {shown(s[i])}: scores must be finite")
     pos = y.astype(bool)
     n_pos = int(pos.sum())
     n_neg = int(pos.size - n_pos)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ._messages import shown
 from ._typing import ArrayLike
 
 __all__ = ["Paths", "as_path", "as_paths", "collapse_repeats", "first_start_mismatch", "start_mismatches"]
@@ -177,7 +178,7 @@ class Paths:
         if isinstance(i, (list, np.ndarray)):
             return self.take(i)
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
-            raise TypeError(f"Paths index must be an integer, a slice or an integer array, got {i!r}")
+            raise TypeError(f"Paths index must be an integer, a slice or an integer array, got {shown(i)}")
         k = i + n if i < 0 else i
         if not 0 <= k < n:
             raise IndexError(f"path index {i} out of range for {n} paths")

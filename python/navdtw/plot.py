@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ._messages import shown
+
 __all__ = ["plot_alignment", "plot_histograms", "plot_pairs_grid", "save"]
 
 _REF_COLOR = "#1f5fbf"
@@ -201,7 +203,8 @@ def plot_alignment(
     ax : matplotlib.axes.Axes, optional
         Draw into these matplotlib axes (default: a new figure).
     threshold : float, optional
-        Success distance d_th for nDTW = ``exp(-DTW / (|R| d_th))`` in the title (default 3.0 m).
+        Success distance d_th for nDTW = ``exp(-DTW / (|R| d_th))`` in the title (default 3.0 m);
+        finite and > 0.
     dtw : float, optional
         The DTW value to show (e.g. a graph-distance DTW when ``path`` comes from a node-mode
         :func:`navdtw.warping_path`); default the Euclidean cost of the alignment.
@@ -220,10 +223,16 @@ def plot_alignment(
     ValueError
         Points that are not a non-empty ``[n, 2]`` or ``[n, 3]`` array of finite numbers, a
         ``path`` that is not ``[K, 2]`` or has an index out of range; without ``path``, the
-        errors of :func:`navdtw.warping_path` (e.g. a 2-D reference with a 3-D query).
+        errors of :func:`navdtw.warping_path` (e.g. a 2-D reference with a 3-D query); a
+        ``threshold`` that is not finite and > 0.
+    TypeError
+        A ``threshold`` that is not a number.
     ImportError
         matplotlib is not installed (the message names the ``plot`` extra).
     """
+    from .engine import check_threshold
+
+    threshold = check_threshold(threshold)
     ref = _xy(reference_xy, "reference_xy")
     qry = _xy(query_xy, "query_xy")
     if path is None:
@@ -239,7 +248,7 @@ def plot_alignment(
         dtw = float(np.linalg.norm(ref[links[:, 0]] - qry[links[:, 1]], axis=1).sum())
     from .engine import ndtw_value
 
-    score = float(ndtw_value(float(dtw), len(ref), float(threshold)))
+    score = float(ndtw_value(float(dtw), len(ref), threshold))
 
     if ax is None:
         fig = new_figure((6.4, 5.6))
@@ -333,7 +342,7 @@ def plot_pairs_grid(
     extent = float(np.median([np.ptp(np.vstack([r[:, :2], q[:, :2]]), axis=0).max() for r, q in xy]))
     bar = _nice_length(0.3 * extent) if scale_bar else None
     if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
-        raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
+        raise ValueError(f"ncols must be a positive integer, got {shown(ncols)}")
     order = np.argsort(-values if descending else values, kind="stable")
     ncols = int(min(ncols, len(pairs)))
     nrows = math.ceil(len(pairs) / ncols)
@@ -415,7 +424,7 @@ def plot_histograms(
     if not present:
         raise ValueError(f"none of the metrics {names} is in the scores")
     if isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1:
-        raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
+        raise ValueError(f"ncols must be a positive integer, got {shown(ncols)}")
     ncols = int(min(ncols, len(present)))
     nrows = math.ceil(len(present) / ncols)
     fig = new_figure((3.6 * ncols, 2.9 * nrows + (0.4 if title else 0.0)))
@@ -442,8 +451,8 @@ def plot_histograms(
         unit = ("%" if percent else "") if rate else (rec.unit if rec is not None else "")
         if len(finite):
             mean = float(finite.mean())
-            shown = f"{mean:.3f}" if rate and not percent else f"{mean:.2f}"
-            ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {shown}{' ' + unit if unit else ''}")
+            mean_text = f"{mean:.3f}" if rate and not percent else f"{mean:.2f}"
+            ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {mean_text}{' ' + unit if unit else ''}")
             ax.legend(loc="best", fontsize="small", framealpha=0.9)
         name = m if rec is None else (f"{rec.label} ({unit})" if unit else rec.label)
         ax.set_title(name + (f"  ({dropped} inf left out)" if dropped else ""), fontsize="medium")

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
+from ._messages import shown
 
 __all__ = [
     "GOAL_DISTANCE_INPUTS",
@@ -121,10 +122,11 @@ class Metric:
     Raises
     ------
     TypeError
-        A ``compute`` that is not callable.
+        A ``compute`` that is not callable, a ``higher_is_better`` that is not a bool or None
+        (``1`` is not ``True``).
     ValueError
-        A ``name`` that is not a lowercase identifier, a ``higher_is_better`` other than True,
-        False or None, a statistic the engine does not compute, an empty input name.
+        A ``name`` that is not a lowercase identifier, a statistic the engine does not compute, an
+        empty input name.
     """
 
     name: str
@@ -147,8 +149,11 @@ class Metric:
             raise ValueError(f"metric name must be a lowercase identifier, got {self.name!r}")
         if not callable(self.compute):
             raise TypeError(f"metric {self.name!r}: compute must be a function of a Context")
-        if self.higher_is_better not in (True, False, None):
-            raise ValueError(f"metric {self.name!r}: higher_is_better must be True, False or None")
+        if isinstance(self.higher_is_better, np.bool_):
+            object.__setattr__(self, "higher_is_better", bool(self.higher_is_better))
+        if self.higher_is_better is not None and not isinstance(self.higher_is_better, bool):
+            got = shown(self.higher_is_better)
+            raise TypeError(f"metric {self.name!r}: higher_is_better must be True, False or None, got {got}")
         for attr in ("stats", "inputs"):
             value = getattr(self, attr)
             if isinstance(value, str):

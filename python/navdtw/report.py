@@ -163,6 +163,13 @@ def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict
     -------
     dict
         Per metric: ``{"best": [agents], "tied": [agents], "unresolved": [agents]}``.
+
+    Raises
+    ------
+    TypeError
+        An ``alpha`` that is not a number.
+    ValueError
+        An ``alpha`` outside (0, 1).
     """
     from .suite.marks import leaderboard_marks as marks
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._messages import shown
 from .engine import MAX_COORDINATE, as_matrices, check_finite, check_threshold, resolve_workers
 from .paths import Paths, as_paths, unchecked_paths
 
@@ -81,7 +82,7 @@ class NDTWReward:
         self.threshold = check_threshold(threshold)
         self.success_reward = float(success_reward)
         if not np.isfinite(self.success_reward) or self.success_reward < 0:
-            raise ValueError(f"success_reward must be a finite weight >= 0, got {success_reward!r}")
+            raise ValueError(f"success_reward must be a finite weight >= 0, got {shown(success_reward)}")
         self.workers = resolve_workers(workers)
         self._matrices = None if distances is None else as_matrices(distances)
         self._env_arg = env

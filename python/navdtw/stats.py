@@ -36,6 +36,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import special, stats
 
+from ._messages import shown
+
 __all__ = [
     "BLOCK",
     "MIN_UNITS",
@@ -160,7 +162,7 @@ def _check(confidence: float, resamples: int, method: str, min_units: int = MIN_
     if int(resamples) != resamples or resamples < 1:
         raise ValueError(f"stats: resamples must be a positive integer, got {resamples}")
     if method not in _METHODS:
-        raise ValueError(f"stats: method must be one of {_METHODS}, got {method!r}")
+        raise ValueError(f"stats: method must be one of {_METHODS}, got {shown(method)}")
 
 
 # --------------------------------------------------------------------------------------- resamples
@@ -396,7 +398,18 @@ def sign_flip_tail_bound(d: Any) -> np.ndarray:
     over uniformly random signs ``s`` is at most ``2 c Phi(-|sum d| / ||d||)`` with
     ``c = 1 / (4 Phi(-sqrt 2)) ~ 3.178``, the optimal constant of Bentkus and Dzindzalieta (2015,
     Bernoulli 21(2), "A tight Gaussian bound for weighted sums of Rademacher random variables").
-    Capped at 1; never below the smallest positive double (p is never 0)."""
+    Capped at 1; never below the smallest positive double (p is never 0).
+
+    Parameters
+    ----------
+    d : array_like
+        float ``[pairs, units]`` per-unit differences, or one row ``[units]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float ``[pairs]``: the bounds, in (0, 1].
+    """
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
     top = np.abs(d).max(axis=1, keepdims=True) if d.size else np.ones((len(d), 1))
     d = np.divide(d, top, out=np.zeros_like(d), where=top > 0)  # scale-free: no under/overflow in d**2
@@ -487,6 +500,53 @@ def analyze(
     the episodes finite in both; its ``diff`` is then the difference of the means over those
     episodes). Intervals of columns and pairs with fewer than ``min_units`` units (clusters, or
     episodes) holding a value are NaN. A NaN value raises ``ValueError``.
+
+    Parameters
+    ----------
+    matrix : array_like
+        float ``[episodes, k]`` (a 1-D array is one column): one column per agent and metric.
+    pairs : sequence of (int, int), optional
+        Column pairs ``(i, j)`` to compare (default none).
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+    names : sequence of str, optional
+        A label per column, used in error messages.
+    min_units : int, optional
+        Least number of units (clusters, or episodes) with a value for an interval (default
+        :data:`MIN_UNITS`); below it the interval is NaN.
+    runs : (array_like, sequence of sequence of int), optional
+        ``(run_matrix, groups)``: a float ``[episodes, k2]`` matrix of run columns and the
+        columns of each group (:func:`runs_intervals`).
+    improvement : bool or sequence of bool, optional
+        Whether higher is better, per pair or one for all: also each pair's probability of
+        improvement. Default None: not computed.
+
+    Returns
+    -------
+    Analysis
+        ``means`` (:class:`Intervals`, one per column), ``comparisons`` (:class:`Comparisons`, one
+        per pair), ``runs`` (:class:`RunIntervals` or None) and ``improvement``
+        (:class:`Intervals` per pair, or None).
+
+    Raises
+    ------
+    ValueError
+        ``confidence`` outside (0, 1), ``resamples`` or ``min_units`` not a positive integer, an
+        unknown ``method``, a matrix that is not 2-D or has no episodes, a NaN value (naming the column
+        and episode), ``names`` or ``clusters`` of the wrong length, unhashable cluster labels,
+        pairs that are not ``(i, j)`` column indices in range, or ``runs`` with another number of
+        episodes or an empty or out-of-range group.
     """
     _check(confidence, resamples, method, min_units)
     m, _ = _matrix(matrix, names)
@@ -589,7 +649,42 @@ def bootstrap_means(
 ) -> Intervals:
     """Mean and bootstrap interval of every column of ``matrix`` [episodes, k], all columns on the
     same resamples (so column j's interval equals ``bootstrap_ci(matrix[:, j])`` with the same seed).
-    Infinite values are left out; NaN intervals below ``min_units`` units (:func:`analyze`)."""
+    Infinite values are left out; NaN intervals below ``min_units`` units (:func:`analyze`).
+
+    Parameters
+    ----------
+    matrix : array_like
+        float ``[episodes, k]`` (a 1-D array is one column).
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+    names : sequence of str, optional
+        A label per column, used in error messages.
+    min_units : int, optional
+        Least number of units (clusters, or episodes) with a value for an interval (default
+        :data:`MIN_UNITS`); below it the interval is NaN.
+
+    Returns
+    -------
+    Intervals
+        ``mean``, ``lo``, ``hi``: arrays of shape ``[k]`` (``lo``, ``hi`` NaN where undefined).
+
+    Raises
+    ------
+    ValueError
+        As :func:`analyze`: a bad option, a matrix that is not 2-D or empty, a NaN value, or bad
+        ``names`` or ``clusters``.
+    """
     return analyze(
         matrix,
         confidence=confidence,
@@ -614,7 +709,37 @@ def bootstrap_ci(
     """``(mean, lo, hi)``: the mean of ``values`` (one per episode) and its bootstrap confidence
     interval, percentile or BCa; with ``clusters`` (one label per episode, e.g. path ids), whole
     clusters are resampled. Infinite values are left out; with a single unit (one value, or one
-    cluster) the interval is undefined: ``lo`` and ``hi`` are NaN."""
+    cluster) the interval is undefined: ``lo`` and ``hi`` are NaN.
+
+    Parameters
+    ----------
+    values : array_like
+        float ``[episodes]``, one value per episode.
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, lo, hi)``.
+
+    Raises
+    ------
+    ValueError
+        ``values`` not one-dimensional or empty, a NaN value, a bad option or bad ``clusters``
+        (:func:`analyze`).
+    """
     v = np.asarray(values, dtype=np.float64)
     if v.ndim != 1:
         raise ValueError(f"stats: values must be one-dimensional, got shape {v.shape}")
@@ -649,7 +774,37 @@ def paired_difference(
 ) -> tuple[float, float, float]:
     """``(diff, lo, hi)``: ``mean(a) - mean(b)`` over the same episodes and its paired bootstrap
     interval (each resample takes the same episodes, or clusters, for both). Episodes where a or b
-    is infinite are left out; the interval is NaN with a single unit."""
+    is infinite are left out; the interval is NaN with a single unit.
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes]`` each, paired: entry e of both is episode e.
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+
+    Returns
+    -------
+    tuple of float
+        ``(diff, lo, hi)``.
+
+    Raises
+    ------
+    ValueError
+        ``a`` and ``b`` not 1-D of the same length, no episodes, a NaN value, a bad option or bad
+        ``clusters``.
+    """
     r = analyze(
         _two(a, b),
         [(0, 1)],
@@ -672,6 +827,28 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
     over random flips, so p is never 0, and where no random flip is as extreme (hits = 0) the
     smaller of that and :func:`sign_flip_tail_bound`. Episodes where a or b is infinite are left
     out; NaN when no episode is finite in both.
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes]`` each, paired: entry e of both is episode e.
+    resamples : int, optional
+        Random sign flips when there are more than that many (default 10 000), a positive integer.
+    seed : int, optional
+        Seed of the random sign flips (default 0).
+    clusters : sequence, optional
+        One label per episode: each cluster's summed difference is flipped as one unit.
+
+    Returns
+    -------
+    float
+        The p-value, in (0, 1] (NaN when no episode is finite in both).
+
+    Raises
+    ------
+    ValueError
+        ``a`` and ``b`` not 1-D of the same length, no episodes, a NaN value, ``resamples`` not a
+        positive integer, or bad ``clusters``.
     """
     _check(0.95, resamples, "percentile")
     m, _ = _matrix(_two(a, b), ["a", "b"])
@@ -682,7 +859,25 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
 def sign_test(a: Any, b: Any, *, clusters: Any = None) -> float:
     """Two-sided sign test (``scipy.stats.binomtest`` on the non-tied pairs): how often a beats b
     against how often b beats a, episodes (or clusters, by summed difference) as the unit.
-    1.0 when every pair is tied. Episodes where a or b is infinite are left out."""
+    1.0 when every pair is tied. Episodes where a or b is infinite are left out.
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes]`` each, paired: entry e of both is episode e.
+    clusters : sequence, optional
+        One label per episode: clusters are the units, compared by summed difference.
+
+    Returns
+    -------
+    float
+        The p-value, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``a`` and ``b`` not 1-D of the same length, no episodes, a NaN value, or bad ``clusters``.
+    """
     m, _ = _matrix(_two(a, b), ["a", "b"])
     m, i, j = _paired_columns(m, np.array([0]), np.array([1]))
     wins, losses = (int(x[0]) for x in _wins(_setup(m, clusters), i, j))
@@ -692,7 +887,28 @@ def sign_test(a: Any, b: Any, *, clusters: Any = None) -> float:
 
 
 def sign_tests(matrix: Any, pairs: Sequence[tuple[int, int]], *, clusters: Any = None) -> np.ndarray:
-    """:func:`sign_test` for each ``(i, j)`` in ``pairs`` of columns of ``matrix``, vectorized."""
+    """:func:`sign_test` for each ``(i, j)`` in ``pairs`` of columns of ``matrix``, vectorized.
+
+    Parameters
+    ----------
+    matrix : array_like
+        float ``[episodes, k]``.
+    pairs : sequence of (int, int)
+        Column pairs ``(i, j)``.
+    clusters : sequence, optional
+        One label per episode: clusters are the units, compared by summed difference.
+
+    Returns
+    -------
+    numpy.ndarray
+        float ``[pairs]``: the two-sided p-values.
+
+    Raises
+    ------
+    ValueError
+        A matrix that is not 2-D or has no episodes, a NaN value, pairs that are not column
+        indices in range, or bad ``clusters``.
+    """
     m, _ = _matrix(matrix, None)
     i, j = _pairs(pairs, m.shape[1])
     m, i, j = _paired_columns(m, i, j)
@@ -702,7 +918,23 @@ def sign_tests(matrix: Any, pairs: Sequence[tuple[int, int]], *, clusters: Any =
 def holm(pvalues: Any) -> np.ndarray:
     """Holm-Bonferroni step-down adjusted p-values (same shape): the i-th smallest of m becomes
     ``max over j <= i of min(1, (m - j + 1) * p_(j))``. Reject where adjusted < alpha controls the
-    family-wise error at alpha. NaN entries (tests not run) stay NaN and are not counted in m."""
+    family-wise error at alpha. NaN entries (tests not run) stay NaN and are not counted in m.
+
+    Parameters
+    ----------
+    pvalues : array_like
+        float p-values of any shape, in [0, 1] or NaN.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, same shape.
+
+    Raises
+    ------
+    ValueError
+        A p-value outside [0, 1].
+    """
     p = np.asarray(pvalues, dtype=np.float64)
     flat = p.ravel()
     keep = ~np.isnan(flat)
@@ -755,6 +987,43 @@ def runs_intervals(
     runs"). The t term is exact for normal run effects; the episode term is the bootstrap's. With
     one run per group the interval is the episode interval. NaN intervals below ``min_units``
     units, or with a run mean that is NaN (a run without a finite value).
+
+    Parameters
+    ----------
+    matrix : array_like
+        float ``[episodes, k]``, one column per run.
+    groups : sequence of sequence of int
+        The run columns of each group (one group per agent and metric).
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+    names : sequence of str, optional
+        A label per column, used in error messages.
+    min_units : int, optional
+        Least number of units (clusters, or episodes) with a value for an interval (default
+        :data:`MIN_UNITS`); below it the interval is NaN.
+
+    Returns
+    -------
+    RunIntervals
+        Per group: ``mean``, ``lo``, ``hi``, ``episode_lo``, ``episode_hi``, ``run_means`` and
+        ``run_sd`` (NaN with a single run).
+
+    Raises
+    ------
+    ValueError
+        A bad option, a matrix that is not 2-D or has no episodes, a NaN value, bad ``names`` or
+        ``clusters``, or a group that is empty or names a column out of range.
     """
     m, _ = _matrix(matrix, names)
     return analyze(
@@ -788,6 +1057,42 @@ def probability_of_improvement(
 
     ``higher_is_better``: per pair (or one for all), True when the larger value is better, False
     when the smaller is (a distance); 0.5 means the two are as often ahead.
+
+    Parameters
+    ----------
+    matrix : array_like
+        float ``[episodes, k]``.
+    pairs : sequence of (int, int)
+        Column pairs ``(i, j)``: the probability that i does better than j.
+    higher_is_better : bool or sequence of bool, optional
+        Per pair, or one for all (default True).
+    confidence : float, optional
+        Confidence level of the intervals, in (0, 1) (default 0.95).
+    resamples : int, optional
+        Bootstrap resamples (and random sign flips), a positive integer (default 10 000).
+    method : str, optional
+        The bootstrap interval: ``"bca"`` (default) or ``"percentile"`` (BCa falls back to
+        percentile with a single cluster).
+    seed : int, optional
+        Seed of the resamples (default 0): the numbers depend only on the data, ``seed``,
+        ``resamples`` and the clusters.
+    clusters : sequence, optional
+        One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
+        together. Default: every episode its own cluster.
+    min_units : int, optional
+        Least number of units (clusters, or episodes) with a value for an interval (default
+        :data:`MIN_UNITS`); below it the interval is NaN.
+
+    Returns
+    -------
+    Intervals
+        Per pair: the probability (``mean``) and its interval (``lo``, ``hi``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`analyze`: a bad option, a matrix that is not 2-D or empty, a NaN value, pairs
+        out of range, or bad ``clusters``.
     """
     if not len(pairs):
         empty = np.zeros(0)

@@ -23,6 +23,7 @@ from typing import Union
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
+from ._messages import shown
 from .graphs import NavGraph
 
 __all__ = ["PAIR_KINDS", "SyntheticWorld"]
@@ -42,9 +43,9 @@ def _segment_range(segments: Segments) -> tuple[int, int]:
         try:
             lo, hi = (int(s) for s in segments)  # type: ignore[union-attr]
         except (TypeError, ValueError):
-            raise TypeError(f"segments: expected an int or a (min, max) pair, got {segments!r}") from None
+            raise TypeError(f"segments: expected an int or a (min, max) pair, got {shown(segments)}") from None
     if lo < 1 or hi < lo:
-        raise ValueError(f"segments: need 1 <= min <= max, got {segments!r}")
+        raise ValueError(f"segments: need 1 <= min <= max, got {shown(segments)}")
     return lo, hi
 
 
@@ -170,11 +171,11 @@ class SyntheticWorld:
             A ``jitter`` or ``radius`` that is not a number (numpy's message).
         """
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
-            raise ValueError(f"size: need an integer >= 2, got {size!r}")
+            raise ValueError(f"size: need an integer >= 2, got {shown(size)}")
         if not np.isfinite(jitter) or jitter < 0:
-            raise ValueError(f"jitter: need a finite value >= 0, got {jitter!r}")
+            raise ValueError(f"jitter: need a finite value >= 0, got {shown(jitter)}")
         if not np.isfinite(radius) or radius <= 0:
-            raise ValueError(f"radius: need a finite value > 0, got {radius!r}")
+            raise ValueError(f"radius: need a finite value > 0, got {shown(radius)}")
         rng = np.random.default_rng(seed)
         size = int(size)
         i, j = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
@@ -356,7 +357,7 @@ class SyntheticWorld:
             ``segments`` that is neither an int nor a ``(min, max)`` pair.
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n: need a non-negative integer, got {n!r}")
+            raise ValueError(f"n: need a non-negative integer, got {shown(n)}")
         _segment_range(segments)
         rng = np.random.default_rng(seed)
         refs: list[np.ndarray] = []

@@ -49,8 +49,23 @@ def data_path(*parts: str) -> Path:
     """A file or folder of your VLN data: ``$NAVDTW_DATA/<parts>``.
 
     ``NAVDTW_DATA`` names the folder that holds the data sets, laid out as the README's "Data"
-    section shows (``matterport3dsimulator/connectivity``, ``r2r/R2R_val_unseen.json``, ...). Raises
-    ``FileNotFoundError`` saying what to do when the variable is unset or the file is missing.
+    section shows (``matterport3dsimulator/connectivity``, ``r2r/R2R_val_unseen.json``, ...).
+
+    Parameters
+    ----------
+    *parts : str
+        The path inside that folder, one part per argument (``"r2r", "R2R_val_unseen.json"``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``$NAVDTW_DATA/<parts>``, which exists.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``NAVDTW_DATA`` is unset or empty, or the file or folder is missing (the message says what
+        to do).
     """
     root = os.environ.get("NAVDTW_DATA")
     if not root:
@@ -83,7 +98,28 @@ DATASETS: dict[str, DatasetKind] = {
 
 def open(name: str, **inputs) -> Benchmark:
     """Reads a data set's files once: ``open("r2r", split=..., connectivity=...)`` gives a
-    :class:`Benchmark` that matches and scores any number of agents' predictions."""
+    :class:`Benchmark` that matches and scores any number of agents' predictions.
+
+    Parameters
+    ----------
+    name : str
+        A data set kind, a key of :data:`DATASETS` (``"r2r"``, ``"r2r-ce"``, ``"results"``, ...).
+    **inputs
+        The kind's options (:attr:`DatasetKind.options`), e.g. ``split=``, ``connectivity=``.
+
+    Returns
+    -------
+    Benchmark
+        The data set, read and checked.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, an unknown or missing option, a bad choice or value, or a malformed
+        file (naming the file and the entry).
+    FileNotFoundError
+        A file or folder option that does not exist.
+    """
     try:
         kind = DATASETS[name]
     except KeyError:

@@ -225,7 +225,18 @@ class MatchedEpisodes:
 
     def start_note(self, source: str) -> str | None:
         """One line when some predicted trajectories do not start at their reference's start
-        (scored as they are; ``strict=True`` refuses them), else None. ``source`` names the file."""
+        (scored as they are; ``strict=True`` refuses them).
+
+        Parameters
+        ----------
+        source : str
+            Names the predictions file in the line.
+
+        Returns
+        -------
+        str or None
+            The line (the count and the first ids), or None when every trajectory starts there.
+        """
         from ..paths import start_mismatches
 
         bad = start_mismatches(self.references, self.queries)
@@ -246,7 +257,24 @@ class MatchedEpisodes:
         """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
         and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
         ``workers``, more ``inputs``, ...) go through. The scores carry ``groups``
-        (``Scores.groups``)."""
+        (``Scores.groups``).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`navdtw.evaluate`; ``inputs`` are added to the ``extra`` inputs.
+
+        Returns
+        -------
+        navdtw.Scores
+            One value per episode and metric.
+
+        Raises
+        ------
+        ValueError, TypeError
+            The errors of :func:`navdtw.evaluate` (an unknown convention or metric, a bad
+            threshold, inputs of the wrong length).
+        """
         from ..metrics import evaluate
 
         if self.extra:

@@ -68,8 +68,24 @@ class Option:
         return self.cli[0][0] if self.cli else "--" + self.name.replace("_", "-")
 
     def read(self, value) -> Any:
-        """A ``"text"`` or ``"value"`` option's value, checked (``ValueError`` naming the problem);
-        other kinds' values are returned as they are."""
+        """A ``"text"`` or ``"value"`` option's value, checked; other kinds' values are returned as
+        they are.
+
+        Parameters
+        ----------
+        value : object
+            What a suite file, the command line or Python gave.
+
+        Returns
+        -------
+        object
+            The value, as ``check`` reads it (``"value"`` options).
+
+        Raises
+        ------
+        ValueError
+            A ``"text"`` value that is not a string, or what ``check`` refuses (naming the problem).
+        """
         if self.kind == "text" and not isinstance(value, str):
             raise ValueError(f"expected a string, got {type(value).__name__}")
         if self.kind == "value" and self.check is not None:
@@ -97,22 +113,111 @@ class Benchmark(ABC):
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         """Reads ``predictions`` (a file name or parsed JSON) and pairs them with the split's
         episodes as ``convention``'s evaluator does (which ids it scores, whether it collapses
-        repeated viewpoints, which checks it makes). Bad input raises ``ValueError`` naming the
-        file and entry."""
+        repeated viewpoints, which checks it makes).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            A predictions file, or its parsed content.
+        convention : str, optional
+            One of the kind's :attr:`DatasetKind.conventions` (default: its default convention).
+        strict : bool, optional
+            Refuse a trajectory that does not start at its reference's start, for the kinds on a
+            graph (default False; paths of positions are not checked).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score, ready for :meth:`evaluate`.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
 
     def evaluate(self, matched: MatchedEpisodes, *, convention: str | None = None, **kwargs):
-        """Every metric of this data set for ``matched`` (``navdtw.Scores``); keyword arguments
-        (``threshold``, ``workers``, ``metrics``) go to :func:`navdtw.evaluate`."""
+        """Every metric of this data set for ``matched``.
+
+        Parameters
+        ----------
+        matched : MatchedEpisodes
+            What :meth:`match` returned.
+        convention : str, optional
+            The convention to score under (default: the kind's default convention).
+        **kwargs
+            Passed to :func:`navdtw.evaluate` (``threshold``, ``workers``, ``metrics``).
+
+        Returns
+        -------
+        navdtw.Scores
+            One value per episode and metric.
+
+        Raises
+        ------
+        ValueError, TypeError
+            The errors of :func:`navdtw.evaluate` (an unknown convention or metric, a bad
+            threshold).
+        """
         return matched.evaluate(convention=convention or self.kind.default_convention, **kwargs)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
-        """Means of every metric over ``n`` random walks (the nDTW paper's random agent)."""
+        """Means of every metric over ``n`` random walks (the nDTW paper's random agent).
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            The convention to score under (default: the kind's default convention).
+        **kwargs
+            Passed to the random-walk scorer (``threshold``, ``workers``, ``chunk``, ``progress``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        NotImplementedError
+            The kind has no random baseline (:attr:`DatasetKind.has_baseline` is False).
+        ValueError, TypeError
+            A convention the kind does not name, or the bad options of
+            :func:`navdtw.baseline.score_random_walks` (``n``, ``seed``, ``threshold``, ``chunk``,
+            ``workers``).
+        """
         raise NotImplementedError(f"no random baseline for {self.kind.name}")
 
 
 @dataclass(frozen=True)
 class DatasetKind:
-    """One data set kind: its name, its inputs, its evaluators' conventions, how to open it."""
+    """One data set kind: its name, its inputs, its evaluators' conventions, how to open it.
+
+    Attributes
+    ----------
+    name:
+        the kind's name (``"r2r"``), the key of :data:`navdtw.datasets.DATASETS`.
+    title:
+        the name readers know (``"R2R"``).
+    options:
+        its inputs (:class:`Option`), the ``navdtw score`` options and suite keys.
+    conventions:
+        the names of the evaluators' conventions it reproduces.
+    default_convention:
+        the convention used when none is given.
+    opener:
+        ``opener(**options) -> Benchmark``, the data set's :class:`Benchmark` subclass.
+    id_name:
+        the name of an episode id in its predictions (default ``"instr_id"``).
+    description:
+        one line for ``--help`` and the docs.
+    reads_scores:
+        the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does
+        not apply (default ``False``).
+    """
 
     name: str
     title: str
@@ -122,7 +227,6 @@ class DatasetKind:
     opener: Callable[..., Benchmark]
     id_name: str = "instr_id"
     description: str = ""
-    #: the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does not apply.
     reads_scores: bool = False
 
     @property
@@ -131,9 +235,25 @@ class DatasetKind:
         return getattr(self.opener, "baseline", Benchmark.baseline) is not Benchmark.baseline
 
     def open(self, **inputs) -> Benchmark:
-        """Reads the data set's files (``open(split=..., connectivity=...)``): a :class:`Benchmark`.
+        """Reads the data set's files (``open(split=..., connectivity=...)``).
 
-        Unknown or missing options raise ``ValueError`` naming them; paths must exist.
+        Parameters
+        ----------
+        **inputs
+            The values of :attr:`options` by name (``None``: not given).
+
+        Returns
+        -------
+        Benchmark
+            The data set, read and checked; its ``inputs`` hold the values (paths absolute).
+
+        Raises
+        ------
+        ValueError
+            An unknown or missing option (naming it), a choice not among the option's choices, a
+            value its ``check`` refuses, or a malformed file (naming the file and the entry).
+        FileNotFoundError
+            A file or folder option that does not exist.
         """
         known = {o.name: o for o in self.options}
         unknown = sorted(set(inputs) - set(known))
@@ -167,7 +287,23 @@ class DatasetKind:
         return bench
 
     def check_convention(self, convention: str | None) -> str:
-        """The convention to use (the default when None); one this data set does not name is an error."""
+        """The convention to use.
+
+        Parameters
+        ----------
+        convention : str or None
+            A convention name, or None for :attr:`default_convention`.
+
+        Returns
+        -------
+        str
+            The convention.
+
+        Raises
+        ------
+        ValueError
+            A convention not in :attr:`conventions`.
+        """
         if convention is None:
             return self.default_convention
         if convention not in self.conventions:

@@ -23,8 +23,26 @@ def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
     float (``3.0``) is that count; fractions (``3.5``), negatives, counts of 2**63 or more
     (``1e300``), booleans, strings, ``NaN`` and infinities are refused with a ``ValueError`` naming
     the file and the entry (``"collision_num_val_unseen.json: entry 4 (episode_id 17): collision
-    count must be an integer >= 0, got 3.5"``). ``path`` may also
-    be the parsed object (messages then say ``<input>``).
+    count must be an integer >= 0, got 3.5"``).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or dict
+        ``collision_num_val_*.json`` (gzipped or not), or its parsed object (messages then say
+        ``<input>``).
+
+    Returns
+    -------
+    dict[str, int]
+        Episode id (as a string) -> baseline collision count, in file order.
+
+    Raises
+    ------
+    ValueError
+        A file that is not a JSON object, or a count that is not an integer in [0, 2**63) (naming
+        the file and the entry).
+    FileNotFoundError
+        ``path`` does not exist.
     """
     data, name = source(path)
     data = object_of(data, name, "episode id (collision counts)")

@@ -32,8 +32,26 @@ def load_navgraph(path: PathLike) -> NavGraph:
     Nodes are the viewpoints with ``included`` true, in file order; edge ``(i, j)`` exists when
     either viewpoint lists the other as ``unobstructed`` and both are included; positions are
     ``pose[3], pose[7], pose[11]`` (z-up, metres), weights the 3-D Euclidean distances. The
-    name is the scan id taken from the file name. Malformed files raise ``ValueError`` naming
-    the file and, where it applies, the entry index.
+    name is the scan id taken from the file name.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``<scan>_connectivity.json`` file (gzipped or not).
+
+    Returns
+    -------
+    navdtw.NavGraph
+        The scan's graph, named by its scan id.
+
+    Raises
+    ------
+    ValueError
+        A malformed file (naming the file and, where it applies, the entry index): not a
+        non-empty list, a missing or mistyped field, a non-finite position, no included
+        viewpoint, a viewpoint id twice.
+    FileNotFoundError
+        ``path`` does not exist.
     """
     path = Path(path)
     name = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
@@ -124,6 +142,28 @@ def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -
     is not consulted, so the order does not depend on it). A scan without a file raises
     ``FileNotFoundError`` naming it. Distance matrices are computed lazily (all 90 scans: about
     0.3 s to parse, plus a fraction of a second for the matrices).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The folder of ``<scan>_connectivity.json`` files.
+    scans : iterable of str, optional
+        The scans to load, in that order (one string is one scan). Default: every file's scan,
+        sorted.
+
+    Returns
+    -------
+    navdtw.GraphSet
+        The graphs, environment ``k`` = the ``k``-th scan.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such folder, no connectivity file in it, or none for a listed scan.
+    TypeError
+        A scan id that is not a string.
+    ValueError
+        A scan listed twice, or a malformed file (:func:`~navdtw.datasets.matterport.load_navgraph`).
     """
     directory = Path(directory)
     if not directory.is_dir():

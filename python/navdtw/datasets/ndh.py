@@ -89,11 +89,25 @@ def load_ndh(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, 
     is a viewpoint id, ``nav_history`` a list of viewpoint ids, ``dialog_history`` a list of
     objects and ``target`` a string. Other keys are kept as they are.
 
-    ``graphs``: a :class:`navdtw.GraphSet`; if given, every scan and viewpoint must exist.
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The split file (gzipped or not), or its parsed list.
+    graphs : GraphSet, optional
+        If given, every scan and viewpoint must exist in it.
 
-    Returns a list of new dicts (shallow copies, the viewpoint lists as new lists) in file order.
-    Errors name the file and entry: ``"NDH_val_unseen.json: entry 3 (inst_idx 12): 'end_panos'
-    is empty"``.
+    Returns
+    -------
+    list of dict
+        New dicts (shallow copies, the viewpoint lists as new lists), in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry, naming the file and the entry: ``"NDH_val_unseen.json: entry 3
+        (inst_idx 12): 'end_panos' is empty"``; with ``graphs``, an unknown scan or viewpoint.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path_or_list)
     return _read_split(data, name, graphs)
@@ -160,7 +174,25 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
 def chosen_path(entry: Mapping[str, Any], goal: str = "planner") -> list[str]:
     """The reference path of an NDH entry for ``goal``: ``"planner"`` -> ``planner_path``;
     ``"trusted"`` -> ``player_path`` if the planner path's last viewpoint occurs in ``player_path``
-    at an index >= 1, else ``planner_path`` (cvdn ``Evaluation.__init__``, ``trusted_path``)."""
+    at an index >= 1, else ``planner_path`` (cvdn ``Evaluation.__init__``, ``trusted_path``).
+
+    Parameters
+    ----------
+    entry : mapping
+        An entry of the split (:func:`~navdtw.datasets.load_ndh`).
+    goal : str, optional
+        ``"planner"`` (default) or ``"trusted"`` (``GOALS``).
+
+    Returns
+    -------
+    list of str
+        The reference path's viewpoints (a new list).
+
+    Raises
+    ------
+    ValueError
+        A ``goal`` not in ``GOALS``.
+    """
     if goal not in GOALS:
         raise ValueError(f"goal must be one of {', '.join(GOALS)}, got {goal!r}")
     planner = entry["planner_path"]
@@ -172,9 +204,29 @@ def chosen_path(entry: Mapping[str, Any], goal: str = "planner") -> list[str]:
 def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
     """Reads an NDH split and the connectivity graphs of its scans: ``(entries, graphs)``.
 
-    Only the split's scans are loaded, in order of first appearance. An empty split, a scan
-    without a connectivity file or a viewpoint that is not in its scan raise ``ValueError``
-    naming the split file and entry.
+    Only the split's scans are loaded, in order of first appearance.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+
+    Returns
+    -------
+    entries : list of dict
+        The split's entries (:func:`load_ndh`).
+    graphs : GraphSet
+        The graphs of its scans.
+
+    Raises
+    ------
+    ValueError
+        A malformed or empty split, a scan without a connectivity file, a viewpoint that is not
+        in its scan (naming the split file and the entry), a malformed connectivity file.
+    FileNotFoundError
+        A missing split file or connectivity folder.
     """
     data, name = source(split)
     entries = _read_split(data, name, None)
@@ -240,8 +292,28 @@ def load_ndh_predictions(path_or_list, *, duplicates: str = "error") -> dict[int
     int (the official evaluator compares the raw value, so a string id would be ignored there and
     then reported missing). Viewpoints are kept as listed, repeats included; a step may also be a
     bare viewpoint string. ``duplicates``: ``"error"`` (default) raises on a repeated
-    ``inst_idx``; ``"first"`` keeps the first, as the evaluator scores it. Malformed entries
-    raise ``ValueError`` naming the file and entry.
+    ``inst_idx``; ``"first"`` keeps the first, as the evaluator scores it.
+
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike, list or mapping
+        The results file (gzipped or not), its parsed list, or ``{inst_idx: trajectory}``.
+    duplicates : str, optional
+        ``"error"`` (default) or ``"first"``.
+
+    Returns
+    -------
+    dict[int, list of str]
+        ``inst_idx`` -> viewpoints, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed entry (naming the file and the entry): a missing or non-integer ``inst_idx``,
+        a missing or malformed trajectory, a repeated ``inst_idx`` (with ``duplicates="error"``);
+        a ``duplicates`` other than ``"error"`` or ``"first"``.
+    FileNotFoundError
+        A file name that does not exist.
     """
     if duplicates not in ("error", "first"):
         raise ValueError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
@@ -269,6 +341,20 @@ class GoalRegions:
     ``env``: int64 ``[B]`` scan index into ``graphs.graphs``; ``indptr`` / ``nodes``: a CSR list of
     every episode's region nodes (local ids in its scan); ``start_distance``: float64 ``[B]``
     min over the region of d(start, .), start = the first node of each episode's chosen path.
+
+    Parameters
+    ----------
+    entries : sequence of dict
+        The split's entries (:func:`load_ndh`).
+    graphs : GraphSet
+        The graphs of their scans.
+    starts : numpy.ndarray
+        int ``[B]``: each episode's start node (local id in its scan).
+
+    Raises
+    ------
+    ValueError
+        An ``end_panos`` viewpoint or scan that ``graphs`` does not hold (naming the ``inst_idx``).
     """
 
     def __init__(self, entries, graphs: GraphSet, starts: np.ndarray) -> None:
@@ -287,8 +373,21 @@ class GoalRegions:
         return len(self.env)
 
     def distance(self, episode: np.ndarray, node: np.ndarray) -> np.ndarray:
-        """min over the region of episode ``episode[i]`` of d(node[i], .), float64, for every i
-        (``node`` are local ids in that episode's scan): ``np.minimum.reduceat`` over the CSR list."""
+        """min over the region of episode ``episode[i]`` of d(node[i], .), for every i:
+        ``np.minimum.reduceat`` over the CSR list.
+
+        Parameters
+        ----------
+        episode : numpy.ndarray
+            int ``[n]`` episode indices.
+        node : numpy.ndarray
+            int ``[n]`` nodes, local ids in each episode's scan.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 ``[n]`` distances (metres; inf where the region is unreachable).
+        """
         episode = np.asarray(episode, dtype=np.int64)
         node = np.asarray(node, dtype=np.int64)
         out = np.empty(len(episode), dtype=np.float64)
@@ -368,11 +467,38 @@ def match_predictions(
     Under every convention a split entry without a prediction is an error, and consecutive repeats
     of a viewpoint are merged as the convention's ``collapse_repeats`` says (they add 0 m to PL).
 
-    Returns :class:`MatchedEpisodes` with ``ids`` the ``inst_idx`` ints in split order,
-    ``id_name="inst_idx"``, the chosen paths as references, ``shortest_distance`` = d(start, goal)
-    of the chosen path, and ``extra`` holding the goal-region distances that metric ``gp`` reads:
-    ``region_start_distance`` (from the chosen path's start) and ``region_final_distance`` (from
-    the trajectory's last viewpoint).
+    Parameters
+    ----------
+    entries : str, os.PathLike or list of dict
+        The split (:func:`load_ndh`), or a split file name.
+    predictions : str, os.PathLike, list or mapping
+        A results file name, its parsed list, or ``{inst_idx: trajectory}``.
+    graphs : GraphSet
+        The graphs of the split's scans.
+    goal : str, optional
+        ``"planner"`` (default) or ``"trusted"`` (:func:`chosen_path`).
+    convention : str, optional
+        ``"ndh"`` (default) or ``"paper"``.
+    strict : bool, optional
+        Require every trajectory to start at its chosen path's start (default False).
+
+    Returns
+    -------
+    MatchedEpisodes
+        ``ids`` the ``inst_idx`` ints in split order, ``id_name="inst_idx"``, the chosen paths as
+        references, ``shortest_distance`` = d(start, goal) of the chosen path, and ``extra``
+        holding the goal-region distances that metric ``gp`` reads: ``region_start_distance``
+        (from the chosen path's start) and ``region_final_distance`` (from the trajectory's last
+        viewpoint).
+
+    Raises
+    ------
+    ValueError
+        An empty split, a bad ``goal`` or convention, a split entry without a prediction, an extra
+        or duplicated ``inst_idx`` (``paper``), an unknown viewpoint, a wrong start or a step that
+        is not an edge (``ndh``); each naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     if is_path(entries):
         entries = load_ndh(entries, graphs=graphs)
@@ -492,7 +618,33 @@ def load_matched(
     strict: bool = False,
 ) -> MatchedEpisodes:
     """Everything the scorer needs from NDH files: reads the split and the graphs of its scans
-    (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`)."""
+    (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`).
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+    predictions : str, os.PathLike, list or mapping
+        As :func:`match_predictions`.
+    goal, convention : str, optional
+        As :func:`match_predictions` (defaults ``"planner"``, ``"ndh"``).
+    strict : bool, optional
+        As :func:`match_predictions` (default False).
+
+    Returns
+    -------
+    MatchedEpisodes
+        The episodes to score.
+
+    Raises
+    ------
+    ValueError
+        The errors of :func:`load_split_graphs` and :func:`match_predictions`.
+    FileNotFoundError
+        A missing file or folder.
+    """
     entries, graphs = load_split_graphs(split, connectivity)
     return match_predictions(entries, predictions, graphs, goal=goal, convention=convention, strict=strict)
 
@@ -503,7 +655,24 @@ def load_matched(
 
 
 class NDHBenchmark(Benchmark):
-    """An NDH split with the graphs of its scans and the chosen goal, ready to score agents."""
+    """An NDH split with the graphs of its scans and the chosen goal, ready to score agents.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+    goal : str, optional
+        ``"planner"`` (default) or ``"trusted"``.
+
+    Raises
+    ------
+    ValueError
+        A ``goal`` not in ``GOALS``, or the errors of :func:`load_split_graphs`.
+    FileNotFoundError
+        A missing split file or connectivity folder.
+    """
 
     def __init__(self, split, connectivity, goal: str = "planner") -> None:
         if goal not in GOALS:
@@ -534,7 +703,31 @@ class NDHBenchmark(Benchmark):
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """The nDTW paper's random walker from every chosen path's start (steps drawn from the
-        chosen paths' step counts), GP included: the means of every metric over ``n`` walks."""
+        chosen paths' step counts), GP included: the means of every metric over ``n`` walks.
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            ``"ndh"`` (default) or ``"paper"``.
+        **kwargs
+            Passed to :func:`navdtw.baseline.score_random_walks` (``threshold``, ``chunk``,
+            ``workers``, ``progress``, ``metrics``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A convention NDH does not name, or the bad options of
+            :func:`navdtw.baseline.score_random_walks`.
+        """
         conv = NDH.check_convention(convention)
         regions = self.regions
 

@@ -76,11 +76,26 @@ def load_positions(path_or_obj) -> list[dict[str, Any]]:
     the same for the whole file) and those of the optional fields that are present, checked:
     ``goal`` (float64 ``[D]``), ``geodesic_distance`` and ``distance_to_goal`` (float, >= 0 or
     ``inf``), ``path_id`` (str), ``scene`` (str); ``where`` says where it was read (for messages).
-    Accepts the forms the module docstring lists; ``path_or_obj`` may also be parsed JSON.
+    Accepts the forms the module docstring lists.
 
-    Raises ``ValueError`` naming the file and the entry for anything malformed: a missing or
-    empty path, a point with the wrong number of coordinates, a non-finite coordinate, a duplicate
-    id, a negative or NaN distance, no records at all.
+    Parameters
+    ----------
+    path_or_obj : str, os.PathLike, list or dict
+        A JSON or JSON Lines file (gzipped or not), or parsed JSON.
+
+    Returns
+    -------
+    list of dict
+        One checked record per episode, in file order.
+
+    Raises
+    ------
+    ValueError
+        Anything malformed, naming the file and the entry: a missing or empty path, a point with
+        the wrong number of coordinates, a non-finite coordinate, a duplicate id, a negative or
+        NaN distance, no records at all.
+    FileNotFoundError
+        A file name that does not exist.
     """
     raw, name = _entries(path_or_obj)
     out: list[dict[str, Any]] = []
@@ -263,7 +278,25 @@ def _project(points: np.ndarray, axes: tuple[int, int] | None) -> np.ndarray:
 
 
 class PositionsBenchmark(Benchmark):
-    """Reference paths of positions read once, ready to score agents' paths (:data:`POSITIONS`)."""
+    """Reference paths of positions read once, ready to score agents' paths (:data:`POSITIONS`).
+
+    Parameters
+    ----------
+    references : str, os.PathLike, list or dict
+        The reference paths (:func:`~navdtw.datasets.load_positions`).
+    distance : str, optional
+        ``"euclidean"`` (default) or ``"geodesic"`` (:data:`DISTANCES`).
+    dims : str, optional
+        The coordinates used: ``"all"`` (default), ``"xy"``, ``"xz"`` or ``"yz"`` (:data:`DIMS`).
+
+    Raises
+    ------
+    ValueError
+        A ``distance`` or ``dims`` not among the choices, ``dims`` that need 3-D points, or the
+        errors of :func:`~navdtw.datasets.load_positions`.
+    FileNotFoundError
+        A file name that does not exist.
+    """
 
     def __init__(self, references, distance: str = "euclidean", dims: str = "all") -> None:  # the option names
         if distance not in DISTANCES:
@@ -307,11 +340,45 @@ class PositionsBenchmark(Benchmark):
         return len(self.records)
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+        """Pairs the references with the predicted paths (:func:`match_predictions`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike, list or dict
+            A positions file, or parsed JSON (:func:`~navdtw.datasets.load_positions`).
+        convention : str, optional
+            One of :data:`CONVENTIONS` (checked; the matching is the same for all).
+        strict : bool, optional
+            Not used: paths of positions have no start to check.
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score.
+
+        Raises
+        ------
+        ValueError
+            A convention that does not apply, or the errors of :func:`match_predictions`.
+        FileNotFoundError
+            A file name that does not exist.
+        """
         self.kind.check_convention(convention)
         return match_predictions(self, predictions)
 
     def cluster_of(self, ids) -> list[str] | None:
-        """Episodes that share a ``path_id`` (when every reference has one), else None."""
+        """The cluster of each episode for the statistics: its reference's ``path_id``.
+
+        Parameters
+        ----------
+        ids : sequence
+            Episode ids of this data set.
+
+        Returns
+        -------
+        list of str or None
+            The ``path_id`` of each, or None when some reference has none.
+        """
         if not all("path_id" in r for r in self.records):
             return None
         path_of = {r["episode_id"]: r["path_id"] for r in self.records}
@@ -320,7 +387,28 @@ class PositionsBenchmark(Benchmark):
     def goal_inputs(self, queries: Paths, ref_of: np.ndarray, given: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The per-episode inputs of :func:`navdtw.evaluate` for ``queries`` serving the references
         ``ref_of``: NE and ONE to the goal (``given`` distances to the goal replace NE where not NaN;
-        ONE is then min(ONE, NE)), and GP's two distances (l and NE)."""
+        ONE is then min(ONE, NE)), and GP's two distances (l and NE).
+
+        Parameters
+        ----------
+        queries : Paths
+            Coordinate paths, projected like the references.
+        ref_of : numpy.ndarray
+            int ``[len(queries)]``: the reference each path serves.
+        given : numpy.ndarray, optional
+            float ``[len(queries)]`` distances to the goal, NaN where not given.
+
+        Returns
+        -------
+        dict[str, numpy.ndarray]
+            ``distance_to_goal``, ``oracle_distance_to_goal``, ``region_start_distance``,
+            ``region_final_distance``.
+
+        Raises
+        ------
+        ValueError
+            Paths of another dimension than the goals (the engine's check).
+        """
         ne, one = _goal_distances(self.goals[ref_of], queries)
         if given is not None:
             ne = np.where(np.isnan(given), ne, given)
@@ -335,7 +423,31 @@ class PositionsBenchmark(Benchmark):
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over each reference's extent (:class:`navdtw.baseline.PositionWalker`),
         measured to the episode's goal; SPL's l as for agents. Walks have no geodesic distance to
-        the goal: their NE is the straight line."""
+        the goal: their NE is the straight line.
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            One of :data:`CONVENTIONS` (default ``"r2r"``).
+        **kwargs
+            Passed to :func:`navdtw.baseline.score_random_positions` (``threshold``, ``chunk``,
+            ``workers``, ``progress``, ``metrics``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A convention that does not apply, or the bad options of
+            :func:`navdtw.baseline.score_random_positions`.
+        """
         conv = self.kind.check_convention(convention)
         return score_random_positions(
             self.references,
@@ -354,8 +466,28 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
 
     Every reference needs exactly one prediction; a prediction whose id no reference has, a
     duplicate, a missing one and points of another dimension than the references' are errors
-    naming the file and entry. Returns :class:`~navdtw.datasets.MatchedEpisodes` with the per-episode inputs that
-    measure NE and ONE to each goal (and GP), SPL's l in ``shortest_distance``, and ``notes``.
+    naming the file and entry.
+
+    Parameters
+    ----------
+    bench : navdtw.datasets.Benchmark
+        The references: the ``PositionsBenchmark`` of ``navdtw.datasets.open("positions", ...)``.
+    predictions : str, os.PathLike, list or dict
+        A positions file, or parsed JSON (:func:`~navdtw.datasets.load_positions`).
+
+    Returns
+    -------
+    MatchedEpisodes
+        With the per-episode inputs that measure NE and ONE to each goal (and GP), SPL's l in
+        ``shortest_distance``, and ``notes``.
+
+    Raises
+    ------
+    ValueError
+        A prediction for an unknown episode, a missing one, points of another dimension, or the
+        errors of :func:`~navdtw.datasets.load_positions`.
+    FileNotFoundError
+        A file name that does not exist.
     """
     pred_name = Path(predictions).name if is_path(predictions) else INPUT
     records = load_positions(predictions)

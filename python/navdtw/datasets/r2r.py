@@ -88,9 +88,26 @@ def load_r2r(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, 
     (int >= 0, the regenerated R4R files). ``distance`` (metres) and ``heading`` (radians) are
     checked to be finite numbers when present. Other keys are kept as they are.
 
-    ``graphs``: a :class:`navdtw.graphs.GraphSet`; if given, every scan and viewpoint must exist.
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The split file (gzipped or not), or its parsed list.
+    graphs : GraphSet, optional
+        If given, every scan and viewpoint must exist in it.
 
-    Returns a list of new dicts (shallow copies, ``path`` as a new list) in file order.
+    Returns
+    -------
+    list of dict
+        New dicts (shallow copies, ``path`` as a new list), in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry (naming the file and the entry: a missing or duplicate
+        ``path_id``, an empty ``path``, a non-finite ``distance``), or, with ``graphs``, an
+        unknown scan or viewpoint.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path_or_list)
     return _read_split(data, name, graphs)
@@ -155,6 +172,24 @@ def instructions(split) -> list[dict[str, Any]]:
 
     Each record holds the path entry's fields except ``instructions`` / ``num_instructions``, plus
     ``instr_id``, ``instruction_index`` (k) and, when the texts are present, ``instruction``.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list of dict
+        A split file name, or path entries as :func:`~navdtw.datasets.load_r2r` returns them.
+
+    Returns
+    -------
+    list of dict
+        One record per instruction, in split order.
+
+    Raises
+    ------
+    ValueError
+        A malformed split file, or an entry without ``path_id`` or without ``instructions`` /
+        ``num_instructions``; JSON that cannot be decoded.
+    FileNotFoundError
+        A file name that does not exist.
     """
     if is_path(split):
         split = load_r2r(split)
@@ -194,6 +229,27 @@ def load_predictions(path_or_list, *, duplicates: str = "error") -> dict[str, li
     string. Integer ``instr_id`` values are turned into strings. Empty or malformed trajectories
     raise ``ValueError`` naming the entry; so does a duplicated ``instr_id`` unless
     ``duplicates="first"``, which keeps the first entry of an id as the R2R evaluator does.
+
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The results file (gzipped or not), or its parsed list.
+    duplicates : str, optional
+        ``"error"`` (default) or ``"first"``.
+
+    Returns
+    -------
+    dict[str, list of str]
+        ``instr_id`` -> viewpoints, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry (naming the file and the entry): an ``instr_id`` that is not a
+        string or integer, an empty or malformed trajectory, a duplicated ``instr_id`` (with
+        ``duplicates="error"``); a ``duplicates`` other than ``"error"`` or ``"first"``.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path_or_list)
     return _read_predictions(data, name, duplicates)[0]
@@ -253,6 +309,22 @@ def write_predictions(path: PathLike, predictions) -> None:
     a list of ``{"instr_id", "trajectory"}`` records. The JSON goes to a temporary file in the
     target's folder that then replaces the target (``os.replace``), so readers never see a
     half-written file. A name ending in ``.gz`` is gzip-compressed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (replaced if it exists; its folder is created).
+    predictions : mapping or list of dict
+        ``{instr_id: trajectory}``, or ``[{"instr_id", "trajectory"}, ...]``.
+
+    Raises
+    ------
+    ValueError
+        A record without ``instr_id`` and ``trajectory``, an ``instr_id`` that is not a string or
+        integer, a duplicated ``instr_id``, an empty trajectory, or a step that is not a viewpoint
+        id or ``[viewpoint, heading, elevation]`` with finite numbers (naming the index).
+    OSError
+        The file cannot be written (:class:`~navdtw.suite.OutputError`, naming ``path``).
     """
     path = Path(path)
     if isinstance(predictions, Mapping):
@@ -292,6 +364,28 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     appearance (environment ``k`` is the ``k``-th scan met). An empty split, a scan without a
     connectivity file or a viewpoint that is not in its scan raise ``ValueError`` naming the split
     file and entry.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+
+    Returns
+    -------
+    entries : list of dict
+        The split's path entries (:func:`~navdtw.datasets.load_r2r`).
+    graphs : GraphSet
+        The graphs of its scans.
+
+    Raises
+    ------
+    ValueError
+        A malformed or empty split, a scan without a connectivity file, a viewpoint not in its
+        scan (naming the split file and the entry), a malformed connectivity file.
+    FileNotFoundError
+        A missing split file or connectivity folder.
     """
     data, name = source(split)
     entries = _read_split(data, name, None)
@@ -337,8 +431,39 @@ def match_predictions(
     entry of a duplicated id is kept; a missing id is still an error. ``notes`` says what was
     left out or ignored.
 
-    Returns :class:`MatchedEpisodes` with ``id_name="instr_id"``, node paths over ``graphs`` and
-    ``shortest_distance`` the start-to-goal distance of each reference (the R2R evaluator's l).
+    Parameters
+    ----------
+    split_instructions : str, os.PathLike or list of dict
+        Instruction records (:func:`instructions`), path entries (:func:`~navdtw.datasets.load_r2r`)
+        or a split file name.
+    predictions : dict, str, os.PathLike or list
+        ``{instr_id: viewpoints}`` (:func:`load_predictions`), or a results file name or parsed list.
+    graphs : GraphSet
+        The graphs of the split's scans.
+    strict : bool, optional
+        Require every trajectory to start at its reference's start (default False).
+    collapse_repeats : bool, optional
+        Merge consecutive repeats of a viewpoint in the trajectories (default True).
+    id_set : str, optional
+        ``"all"`` (default) or ``"r2r"``.
+    name : str, optional
+        The predictions' name in messages (default the file name, or ``predictions``).
+
+    Returns
+    -------
+    MatchedEpisodes
+        With ``id_name="instr_id"``, node paths over ``graphs`` and ``shortest_distance`` the
+        start-to-goal distance of each reference (the R2R evaluator's l).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``id_set``, an empty split, a malformed or duplicated record, a prediction
+        without an instruction or an instruction without a prediction, an empty trajectory, an
+        unknown viewpoint, or (``strict``) a trajectory that starts elsewhere; each naming the file
+        and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     if id_set not in ID_SETS:
         raise ValueError(f"id_set must be one of {', '.join(ID_SETS)}, got {id_set!r}")
@@ -474,7 +599,34 @@ def load_matched(
     id_set: str = "all",
 ) -> MatchedEpisodes:
     """Everything the scorer needs from R2R / R4R files: reads the split, the graphs of its scans
-    (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`)."""
+    (:func:`load_split_graphs`) and the predictions, and matches them (:func:`match_predictions`).
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+    predictions : dict, str, os.PathLike or list
+        As :func:`match_predictions`.
+    strict, collapse_repeats : bool, optional
+        As :func:`match_predictions` (defaults False, True).
+    id_set : str, optional
+        ``"all"`` (default) or ``"r2r"``.
+
+    Returns
+    -------
+    MatchedEpisodes
+        The episodes to score.
+
+    Raises
+    ------
+    ValueError
+        The errors of :func:`load_split_graphs` and :func:`match_predictions`, naming the file and
+        the entry.
+    FileNotFoundError
+        A missing file or folder.
+    """
     entries, graphs = load_split_graphs(split, connectivity)
     return match_predictions(
         instructions(entries), predictions, graphs, strict=strict, collapse_repeats=collapse_repeats, id_set=id_set
@@ -556,7 +708,20 @@ def random_baseline(
 
 
 class R2RBenchmark(Benchmark):
-    """An R2R-format split (R2R, R4R) with the graphs of its scans, ready to score agents."""
+    """An R2R-format split (R2R, R4R) with the graphs of its scans, ready to score agents.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError
+        As :func:`load_split_graphs`.
+    """
 
     def __init__(self, split, connectivity) -> None:
         self.entries, self.graphs = load_split_graphs(split, connectivity)

@@ -167,6 +167,22 @@ def parse_columns(value) -> dict[str, str]:
 
     A target is a metric of :mod:`navdtw.registry` (``"osr"``) or of :data:`EXTRA_COLUMNS`, ``"+"`` /
     ``"-"`` (keep the column under its own name, higher / lower is better) or ``"ignore"``.
+
+    Parameters
+    ----------
+    value : mapping, str, list of str or None
+        ``{column: target}``, or ``"NAME=TARGET"`` strings; None: no mapping.
+
+    Returns
+    -------
+    dict[str, str]
+        column -> target.
+
+    Raises
+    ------
+    ValueError
+        A value of another type, a string without ``=``, an empty column name, a target that is
+        not a string or is unknown.
     """
     out = _pairs(value, "column mappings")
     known = set(registry.names()) | set(EXTRA_COLUMNS)
@@ -181,7 +197,23 @@ def parse_columns(value) -> dict[str, str]:
 
 def parse_percent(value) -> bool | tuple[str, ...]:
     """The ``percent`` option: ``True`` (every rate column is in percent), ``False``, or the
-    columns that are (names or metrics: ``("spl", "ndtw")``, or ``"spl,ndtw"``)."""
+    columns that are (names or metrics: ``("spl", "ndtw")``, or ``"spl,ndtw"``).
+
+    Parameters
+    ----------
+    value : bool, str, list of str or None
+        True, False (or None), or the column names.
+
+    Returns
+    -------
+    bool or tuple of str
+        True, False, or the column names.
+
+    Raises
+    ------
+    ValueError
+        A value that is neither a bool nor column names, or no name at all.
+    """
     if value is None or value is False:
         return False
     if value is True:
@@ -197,7 +229,24 @@ def parse_percent(value) -> bool | tuple[str, ...]:
 
 def parse_select(value) -> dict[str, str]:
     """The ``select`` option: keep the rows whose columns hold these values, compared as text
-    (``{"agent": "mine", "dataset": "r2r_unseen"}``, or ``"COLUMN=VALUE"`` strings)."""
+    (``{"agent": "mine", "dataset": "r2r_unseen"}``, or ``"COLUMN=VALUE"`` strings).
+
+    Parameters
+    ----------
+    value : mapping, str, list of str or None
+        ``{column: value}``, or ``"COLUMN=VALUE"`` strings; None: every row.
+
+    Returns
+    -------
+    dict[str, str]
+        column -> the value its rows must hold.
+
+    Raises
+    ------
+    ValueError
+        A value of another type, a string without ``=``, an empty column name, a value that is
+        not a string.
+    """
     return _pairs(value, "row selections")
 
 
@@ -620,12 +669,28 @@ class ResultsTable:
 
     def start_note(self, source: str) -> None:
         """None: a results table holds no trajectories whose starts could be checked (the same
-        method as :class:`~navdtw.datasets.MatchedEpisodes`, for the suite)."""
+        method as :class:`~navdtw.datasets.MatchedEpisodes`, for the suite).
+
+        Parameters
+        ----------
+        source : str
+            Not used.
+
+        Returns
+        -------
+        None
+        """
         return None
 
     def records(self) -> dict[str, Metric]:
         """The :class:`navdtw.registry.Metric` record of every kept column: the registry's for a
-        metric, else one with the column's name as label, its direction and whether it is a rate."""
+        metric, else one with the column's name as label, its direction and whether it is a rate.
+
+        Returns
+        -------
+        dict[str, navdtw.registry.Metric]
+            Kept name -> its record.
+        """
         out = {}
         for name in self.values:
             if name in registry.names():
@@ -653,10 +718,24 @@ class ResultsTable:
         groups included; ``metrics``: the kept names to keep (default all). Nothing is computed:
         ``threshold`` and ``convention`` are recorded only (the table's evaluator applied its own).
 
+        Parameters
+        ----------
+        convention : str, optional
+            Not used: the scores' convention is ``external``.
+        threshold : float, optional
+            Recorded in the scores (default 3.0).
+        metrics : iterable of str, optional
+            The kept names to keep (default all).
+
+        Returns
+        -------
+        navdtw.Scores
+            The columns, with the table's ids and groups.
+
         Raises
         ------
         ValueError
-            for a name in ``metrics`` that the table does not have.
+            A name in ``metrics`` that the table does not have.
         """
         names = list(self.values) if metrics is None else list(metrics)
         missing = [m for m in names if m not in self.values]
@@ -674,7 +753,23 @@ class ResultsTable:
         return scores
 
     def take(self, ids: Sequence[str]) -> ResultsTable:
-        """The rows of ``ids`` (every one must be in the table), in that order."""
+        """The rows of some episodes.
+
+        Parameters
+        ----------
+        ids : sequence of str
+            Episode ids, each in the table.
+
+        Returns
+        -------
+        ResultsTable
+            Those rows, in that order.
+
+        Raises
+        ------
+        ValueError
+            An id without a row (naming the file, the first few and the count).
+        """
         pos = {i: k for k, i in enumerate(self.ids)}
         missing = [i for i in ids if i not in pos]
         if missing:
@@ -1064,7 +1159,23 @@ def _formula_nans(
 def align(tables: Sequence[ResultsTable]) -> list[str]:
     """The episode ids shared by ``tables`` (several runs, or agents), in the first table's order,
     when every table has the same ids; otherwise a ``ValueError`` naming the file and its missing or
-    extra ids (the first few and the count), never a silent inner join."""
+    extra ids (the first few and the count), never a silent inner join.
+
+    Parameters
+    ----------
+    tables : sequence of ResultsTable
+        The tables to compare.
+
+    Returns
+    -------
+    list of str
+        The ids, in the first table's order (empty for no table).
+
+    Raises
+    ------
+    ValueError
+        A table that lacks some of the first table's ids, or has others.
+    """
     if not tables:
         return []
     first = tables[0]
@@ -1197,6 +1308,28 @@ class ResultsBenchmark(Benchmark):
     Attributes: ``split`` (the split's episodes, or None), ``dataset_kind`` (the kind whose split
     and id shapes apply, or None), ``options`` (the keyword arguments of :func:`~navdtw.datasets.load_results`),
     ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
+
+    Parameters
+    ----------
+    split : str or os.PathLike, optional
+        The data set's split (episodes, ids, scans, paths, languages), read by the reader of
+        ``dataset_kind``.
+    dataset_kind : str, optional
+        The kind whose split and id shapes apply (a key of ``SPLIT_READERS``); needed with
+        ``split``.
+    columns, percent, id_column, path_column, select : optional
+        The options of :func:`~navdtw.datasets.load_results`, for every agent's table.
+
+    Raises
+    ------
+    ValueError
+        A ``split`` without ``dataset_kind``, a malformed split, or a bad ``columns``,
+        ``percent`` or ``select`` (:func:`parse_columns`, :func:`parse_percent`,
+        :func:`parse_select`).
+    KeyError
+        With ``split``, a ``dataset_kind`` that has no split reader.
+    FileNotFoundError
+        A split file that does not exist.
     """
 
     def __init__(
@@ -1235,7 +1368,30 @@ class ResultsBenchmark(Benchmark):
         """Reads one agent's results table (a file name or a list of row dicts) and, with a split,
         checks its ids against the split's (an id the split does not have is an error; split
         episodes without a row are listed in ``left_out`` and ``notes``) and puts the rows in split
-        order with the split's scans, paths and languages."""
+        order with the split's scans, paths and languages.
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list of dict
+            The agent's results table, or its rows.
+        convention : str, optional
+            ``"external"`` (the only one: checked).
+        strict : bool, optional
+            Not used: a table holds no trajectories.
+
+        Returns
+        -------
+        ResultsTable
+            The table, in split order with a split.
+
+        Raises
+        ------
+        ValueError
+            A convention that does not apply, a malformed table (:func:`~navdtw.datasets.load_results`),
+            an id the split does not have, or two rows for one episode.
+        FileNotFoundError
+            A file name that does not exist.
+        """
         self.kind.check_convention(convention)
         table = load_results(predictions, **self.options)
         if self.split is not None:
@@ -1281,14 +1437,45 @@ class ResultsBenchmark(Benchmark):
 
     def evaluate(self, matched: ResultsTable, *, convention: str | None = None, **kwargs) -> Scores:  # type: ignore[override]
         """The table's columns as :class:`navdtw.Scores` (:meth:`ResultsTable.evaluate`);
-        ``threshold`` is recorded, ``workers`` and ``strict`` do not apply."""
+        ``threshold`` is recorded, ``workers`` and ``strict`` do not apply.
+
+        Parameters
+        ----------
+        matched : ResultsTable
+            What :meth:`match` returned.
+        convention : str, optional
+            ``"external"`` (checked).
+        **kwargs
+            ``threshold`` (recorded) and ``metrics`` (the columns to keep); others are ignored.
+
+        Returns
+        -------
+        navdtw.Scores
+            The table's columns.
+
+        Raises
+        ------
+        ValueError
+            A convention that does not apply, or a metric the table does not have.
+        """
         self.kind.check_convention(convention)
         return matched.evaluate(threshold=kwargs.get("threshold"), metrics=kwargs.get("metrics"))
 
     def cluster_of(self, ids: Sequence[str]) -> list[str] | None:
         """The path of each episode for the path bootstrap (``navdtw.suite.clusters``): from the
         split, else from the tables' path column, else from the ids' shape (R2R, REVERIE; the
-        ``dataset_kind``'s), else None (episodes are resampled)."""
+        ``dataset_kind``'s), else None (episodes are resampled).
+
+        Parameters
+        ----------
+        ids : sequence of str
+            Episode ids of the tables read.
+
+        Returns
+        -------
+        list of str or None
+            The path of each episode, or None.
+        """
         ids = [str(i) for i in ids]
         if self.split is not None and self.split.paths is not None:
             label = dict(zip(self.split.ids, self.split.paths))

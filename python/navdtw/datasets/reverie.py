@@ -102,9 +102,27 @@ def load_reverie(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[s
     Each entry needs ``id`` (str, unique), ``scan`` (str), ``path`` (non-empty list of viewpoint
     ids), ``objId`` (the target object, int or str) and ``instructions`` (non-empty list of
     strings); ``path_id`` (may repeat), ``distance`` and ``heading`` are checked when present.
-    Other keys are kept. ``graphs``: if given, every scan and viewpoint must exist.
+    Other keys are kept.
 
-    Returns new dicts in file order (``path`` as a new list, ``objId`` kept as given).
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The split file (gzipped or not), or its parsed list.
+    graphs : GraphSet, optional
+        If given, every scan and viewpoint must exist in it.
+
+    Returns
+    -------
+    list of dict
+        New dicts in file order (``path`` as a new list, ``objId`` kept as given).
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry (naming the file and the entry); with ``graphs``, an unknown
+        scan or viewpoint.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path_or_list)
     return _read_split(data, name, graphs)
@@ -155,7 +173,25 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
 def instructions(split) -> list[dict[str, Any]]:
     """One record per instruction of a split (from :func:`load_reverie`, or a file name):
     the entry's fields except ``instructions``, plus ``instr_id = f"{id}_{k}"``,
-    ``instruction_index`` (k) and ``instruction`` (the text)."""
+    ``instruction_index`` (k) and ``instruction`` (the text).
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list of dict
+        A split file name, or entries as :func:`load_reverie` returns them.
+
+    Returns
+    -------
+    list of dict
+        One record per instruction, in split order.
+
+    Raises
+    ------
+    ValueError
+        An entry without ``id`` or ``instructions``, or a malformed split file.
+    FileNotFoundError
+        A file name that does not exist.
+    """
     if is_path(split):
         split = load_reverie(split)
     out: list[dict[str, Any]] = []
@@ -179,7 +215,15 @@ def instructions(split) -> list[dict[str, Any]]:
 
 class VisibleObjects:
     """Per scan and viewpoint, the ids (strings) of the objects visible there (``visible_pos``
-    non-empty), as read by :func:`~navdtw.datasets.load_objects`. ``source`` names the box file or folder."""
+    non-empty), as read by :func:`~navdtw.datasets.load_objects`.
+
+    Parameters
+    ----------
+    scans : dict[str, dict[str, frozenset]]
+        scan -> viewpoint -> the ids of the objects visible there.
+    source : str, optional
+        Names the box file or folder in messages (default ``<input>``).
+    """
 
     def __init__(self, scans: dict[str, dict[str, frozenset]], source: str = "<input>") -> None:
         self._scans = scans
@@ -197,18 +241,70 @@ class VisibleObjects:
         return f"VisibleObjects({len(self._scans)} scans, {n} viewpoints, from {self.source})"
 
     def viewpoints(self, scan: str) -> dict[str, frozenset]:
-        """viewpoint -> frozenset of visible object ids, for the viewpoints the boxes list in ``scan``."""
+        """The viewpoints the boxes list in ``scan``.
+
+        Parameters
+        ----------
+        scan : str
+            A scan id.
+
+        Returns
+        -------
+        dict[str, frozenset]
+            viewpoint -> the ids of the objects visible from it.
+
+        Raises
+        ------
+        KeyError
+            A scan the boxes do not list (naming the box file).
+        """
         try:
             return self._scans[scan]
         except KeyError:
             raise KeyError(f"{self.source}: no viewpoint of scan {scan!r}") from None
 
     def visible(self, scan: str, viewpoint: str) -> frozenset:
-        """The object ids visible from ``viewpoint`` (empty when the boxes do not list it)."""
+        """The objects visible from a viewpoint.
+
+        Parameters
+        ----------
+        scan : str
+            A scan id.
+        viewpoint : str
+            A viewpoint id of that scan.
+
+        Returns
+        -------
+        frozenset
+            The object ids (empty when the boxes do not list the viewpoint).
+
+        Raises
+        ------
+        KeyError
+            A scan the boxes do not list.
+        """
         return self.viewpoints(scan).get(viewpoint, frozenset())
 
     def goals(self, scan: str, object_id) -> list[str]:
-        """The viewpoints of ``scan`` from which ``object_id`` is visible (sorted)."""
+        """The viewpoints from which an object is visible.
+
+        Parameters
+        ----------
+        scan : str
+            A scan id.
+        object_id : int or str
+            The object (compared as a string).
+
+        Returns
+        -------
+        list of str
+            The viewpoints, sorted.
+
+        Raises
+        ------
+        KeyError
+            A scan the boxes do not list.
+        """
         obj = str(object_id)
         return sorted(vp for vp, objs in self.viewpoints(scan).items() if obj in objs)
 
@@ -249,8 +345,27 @@ def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
     {objId: {name, visible_pos, bbox2d}}}}``, gzipped or not), a folder of the upstream
     ``<scan>_<vp>.json`` files (``BBox/``), or the parsed merged object. An object counts as
     visible from a viewpoint when its ``visible_pos`` there is non-empty (the evaluator's
-    per-viewpoint object lists hold exactly these ids). ``scans``: keep only these scans.
-    Malformed entries raise ``ValueError`` naming the file and key.
+    per-viewpoint object lists hold exactly these ids).
+
+    Parameters
+    ----------
+    path_or_dict : str, os.PathLike or dict
+        The merged box file, a folder of box files, or the parsed merged object.
+    scans : iterable of str, optional
+        Keep only these scans (default all).
+
+    Returns
+    -------
+    VisibleObjects
+        The visible objects per scan and viewpoint.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, key or entry (naming the file and the key), or a folder without box
+        files.
+    FileNotFoundError
+        A file name that does not exist.
     """
     keep = None if scans is None else set(scans)
     out: dict[str, dict[str, frozenset]] = {}
@@ -377,7 +492,26 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
     A trajectory is a list of ``[viewpoint, heading, elevation]`` steps (or bare viewpoint ids) or
     VLN-DUET's list of viewpoint lists, which is concatenated. The object id may be an integer, a
     string, an integral float or ``null``; lists, objects, booleans and fractional numbers are
-    malformed. Both keys with different values are an error. Errors name the file and entry.
+    malformed. Both keys with different values are an error.
+
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The results file (gzipped or not), or its parsed list.
+
+    Returns
+    -------
+    list of (str, Prediction)
+        ``(instr_id, prediction)`` in file order, duplicates included.
+
+    Raises
+    ------
+    ValueError
+        A malformed entry, naming the file and the entry: an ``instr_id`` that is not a string or
+        integer, an empty or malformed trajectory, a malformed object id, two object keys that
+        differ.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path_or_list)
     data = list_of(data, name, "predictions")
@@ -435,8 +569,35 @@ def match_predictions(
     assert it). Repeated viewpoints are merged when the convention says so (they add 0 m and
     change nothing but DTW-based metrics; neither evaluator computes DTW).
 
-    Returns :class:`MatchedEpisodes` whose ``extra`` holds ``success``, ``oracle_success`` and
-    (unless navigation only) ``object_found``, all bool ``[B]``.
+    Parameters
+    ----------
+    split_instructions : list of dict
+        Records from :func:`instructions` (a split from :func:`load_reverie` is expanded first).
+    predictions : str, os.PathLike or list
+        A results file name, its parsed list, or the output of :func:`load_predictions`.
+    graphs : GraphSet
+        The graphs of the split's scans.
+    objects : VisibleObjects
+        The visible objects (:func:`load_objects`).
+    convention : str, optional
+        ``"reverie"`` (default), ``"duet"`` or ``"paper"``.
+    strict : bool, optional
+        Require every trajectory to start at its reference's start (default False).
+
+    Returns
+    -------
+    MatchedEpisodes
+        Whose ``extra`` holds ``success``, ``oracle_success`` and (unless navigation only)
+        ``object_found``, all bool ``[B]``.
+
+    Raises
+    ------
+    ValueError
+        A convention that does not apply, a missing id, an extra or duplicated id (``duet``,
+        ``paper``), a missing object key (``reverie``, ``paper``), an unknown viewpoint, or
+        (``strict``) a trajectory that starts elsewhere; each naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     from ..metrics import CONVENTIONS as ALL
 
@@ -550,8 +711,30 @@ def match_predictions(
 
 
 def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
-    """A REVERIE split and the connectivity graphs of its scans: ``(entries, graphs)``; errors
-    name the split file and entry (unknown scan, viewpoint not in its scan)."""
+    """A REVERIE split and the connectivity graphs of its scans.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+
+    Returns
+    -------
+    entries : list of dict
+        The split's entries (:func:`load_reverie`).
+    graphs : GraphSet
+        The graphs of its scans.
+
+    Raises
+    ------
+    ValueError
+        A malformed or empty split, an unknown scan, a viewpoint not in its scan (naming the split
+        file and the entry), a malformed connectivity file.
+    FileNotFoundError
+        A missing split file or connectivity folder.
+    """
     data, name = source(split)
     entries = _read_split(data, name, None)
     if not entries:
@@ -561,7 +744,25 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
 
 
 class REVERIEBenchmark(Benchmark):
-    """A REVERIE split with the graphs of its scans and the visible objects, ready to score agents."""
+    """A REVERIE split with the graphs of its scans and the visible objects, ready to score agents.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The split file, or its parsed list.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+    objects : VisibleObjects, str or os.PathLike
+        The visible objects, or what :func:`load_objects` reads (only the split's scans are kept).
+
+    Raises
+    ------
+    ValueError
+        The errors of :func:`load_split_graphs` and :func:`load_objects`, a scan the boxes do not
+        list, or a target object that no viewpoint of its scan sees (naming the split entry).
+    FileNotFoundError
+        A missing file or folder.
+    """
 
     def __init__(self, split, connectivity, objects) -> None:
         self.entries, self.graphs = load_split_graphs(split, connectivity)
@@ -587,7 +788,31 @@ class REVERIEBenchmark(Benchmark):
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """The random walker (steps drawn from the split's reference step counts) with success and
         oracle success by visibility of the target from the walks' nodes. ``rgs`` / ``rgspl`` are
-        not reported: a random walker predicts no object."""
+        not reported: a random walker predicts no object.
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            One of REVERIE's conventions (default ``"reverie"``).
+        **kwargs
+            Passed to :func:`navdtw.baseline.score_random_walks` (``threshold``, ``chunk``,
+            ``workers``, ``progress``, ``metrics``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A convention that does not apply, or the bad options of
+            :func:`navdtw.baseline.score_random_walks`.
+        """
         conv = self.kind.check_convention(convention)
         flat, base = self._goals
 

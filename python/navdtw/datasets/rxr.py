@@ -69,8 +69,18 @@ LANGUAGES: tuple[str, ...] = ("en-IN", "en-US", "hi-IN", "te-IN")
 
 
 def instr_id(line: Mapping[str, Any]) -> str:
-    """VLN-HAMT's episode id of a guide line: ``"<path_id>_<instruction_id>"``, or
-    ``"<instruction_id>"`` without a ``path_id``."""
+    """VLN-HAMT's episode id of a guide line.
+
+    Parameters
+    ----------
+    line : mapping
+        A guide line, with an integer ``instruction_id`` (and ``path_id``, when present).
+
+    Returns
+    -------
+    str
+        ``"<path_id>_<instruction_id>"``, or ``"<instruction_id>"`` without a ``path_id``.
+    """
     if "path_id" in line:
         return f"{line['path_id']:d}_{line['instruction_id']:d}"
     return str(line["instruction_id"])
@@ -111,8 +121,25 @@ def load_rxr_guide(path_or_list, *, graphs: GraphSet | None = None) -> list[dict
     Each line needs ``instruction_id`` (int, unique), ``scan`` (str), ``path`` (non-empty list of
     viewpoint ids) and ``language`` (str); ``path_id`` (int) when present, ``heading`` a finite
     number when present. Every record is a copy of its line plus ``instr_id`` (:func:`~navdtw.datasets.rxr.instr_id`).
-    ``graphs``: if given, every scan and viewpoint must exist. Errors name the file and line
-    (``"rxr_val_unseen_guide.jsonl.gz: line 12 (instruction_id 41): 'path' is empty"``).
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        The guide file (JSON Lines, gzipped or not), or its parsed lines.
+    graphs : GraphSet, optional
+        If given, every scan and viewpoint must exist in it.
+
+    Returns
+    -------
+    list of dict
+        One record per instruction, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed line, naming the file and the line (``"rxr_val_unseen_guide.jsonl.gz: line 12
+        (instruction_id 41): 'path' is empty"``); with ``graphs``, an unknown scan or viewpoint.
+    FileNotFoundError
+        A file name that does not exist.
     """
     return _read_guide(_json_lines(path_or_list, "guide annotations")[0], graphs)
 
@@ -181,7 +208,22 @@ def load_rxr_predictions(path_or_list) -> dict[str, list[str]]:
     the id is kept as written, ``"<path_id>_<instruction_id>"``) and JSON Lines (or a list) of
     follower-style ``{"instruction_id": int, "path": [viewpoint, ...]}`` objects, keyed by
     ``str(instruction_id)``; :func:`match_predictions` accepts either key for an instruction.
-    A duplicated id or a malformed entry raises ``ValueError`` naming the file and line or entry.
+    Parameters
+    ----------
+    path_or_list : str, os.PathLike or list
+        A predictions file (JSON or JSON Lines, gzipped or not), or its parsed entries.
+
+    Returns
+    -------
+    dict[str, list of str]
+        id -> viewpoints, in file order.
+
+    Raises
+    ------
+    ValueError
+        A duplicated id or a malformed entry, naming the file and the line or entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     if is_path(path_or_list) and read_text(path_or_list).lstrip().startswith("["):
         return r2r.load_predictions(path_or_list)  # one JSON document: HAMT's submit file
@@ -235,8 +277,31 @@ def match_predictions(
     ``collapse_repeats``: merge consecutive repeated viewpoints (False for the ``duet`` convention,
     whose ``cal_dtw`` reads the raw list).
 
-    Returns :class:`MatchedEpisodes` with ``id_name="instr_id"`` (HAMT's ids) and
-    ``groups={"language": [...]}``.
+    Parameters
+    ----------
+    guide : str, os.PathLike or list of dict
+        Records from :func:`load_rxr_guide`, guide lines, or a guide file name.
+    predictions : dict, str, os.PathLike or list
+        ``{id: viewpoints}`` (:func:`load_rxr_predictions`), or a predictions file name or list.
+    graphs : GraphSet
+        The graphs of the guide's scans.
+    strict : bool, optional
+        Require every trajectory to start at its reference's start (default False).
+    collapse_repeats : bool, optional
+        Merge consecutive repeated viewpoints (default True).
+
+    Returns
+    -------
+    MatchedEpisodes
+        With ``id_name="instr_id"`` (HAMT's ids) and ``groups={"language": [...]}``.
+
+    Raises
+    ------
+    ValueError
+        An empty guide, an instruction with two predictions (under both ids), or the errors of
+        :func:`navdtw.datasets.r2r.match_predictions`, naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     records = list(guide) if not is_path(guide) else load_rxr_guide(guide)
     if records and "instr_id" not in records[0]:  # guide lines rather than records
@@ -267,7 +332,23 @@ def match_predictions(
 
 
 class RxRBenchmark(Benchmark):
-    """RxR guide annotations with the graphs of their scans, ready to score agents."""
+    """RxR guide annotations with the graphs of their scans, ready to score agents.
+
+    Parameters
+    ----------
+    split : str, os.PathLike or list
+        The guide file (JSON Lines), or its parsed lines.
+    connectivity : str or os.PathLike
+        The folder of ``<scan>_connectivity.json``.
+
+    Raises
+    ------
+    ValueError
+        A malformed or empty guide, a scan without a connectivity file, a viewpoint not in its
+        scan (naming the guide file and the line).
+    FileNotFoundError
+        A missing guide file or connectivity folder.
+    """
 
     def __init__(self, split, connectivity) -> None:
         self.records, self.graphs = load_guide_graphs(split, connectivity)
@@ -285,8 +366,14 @@ class RxRBenchmark(Benchmark):
         )
 
     def paths(self) -> list[dict[str, Any]]:
-        """One R2R-style entry per path (``path_id``, ``scan``, ``path``, ``num_instructions``), in
-        order of first appearance: the references of the random baseline."""
+        """One R2R-style entry per path, in order of first appearance: the references of the random
+        baseline.
+
+        Returns
+        -------
+        list of dict
+            ``{"path_id", "scan", "path", "num_instructions"}`` per path.
+        """
         out: dict[Any, dict[str, Any]] = {}
         for r in self.records:
             key = r.get("path_id", r["instr_id"])
@@ -297,6 +384,32 @@ class RxRBenchmark(Benchmark):
         return list(out.values())
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
+        """Means of every metric over ``n`` random walks from the starts of the guide's paths (each
+        path once, however many instructions it has).
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        **kwargs
+            Passed to :func:`navdtw.baseline.score_random_walks` (``threshold``, ``chunk``,
+            ``workers``, ``progress``, ``metrics``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A convention that does not apply, or the bad options of
+            :func:`navdtw.baseline.score_random_walks`.
+        """
         conv = self.kind.check_convention(convention)
         refs = self.paths()
         scans, paths = [e["scan"] for e in refs], [e["path"] for e in refs]

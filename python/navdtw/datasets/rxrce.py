@@ -76,8 +76,24 @@ def load_rxrce_episodes(path) -> list[dict[str, Any]]:
 
     Every episode needs an ``instruction`` object with ``instruction_id`` (an integer or a string,
     unique in the file) and ``language`` (a non-empty string); each record gains ``language``.
-    Errors name the file and the episode (``"val_unseen_guide.json.gz: episode 4 (episode_id 12):
-    'instruction' has no 'language'"``).
+    Parameters
+    ----------
+    path : str, os.PathLike or dict
+        The episodes file (gzipped or not), or its parsed object.
+
+    Returns
+    -------
+    list of dict
+        The episodes, in file order, each with ``language``.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or episode, naming the file and the episode
+        (``"val_unseen_guide.json.gz: episode 4 (episode_id 12): 'instruction' has no
+        'language'"``); the errors of :func:`navdtw.datasets.load_vlnce_episodes`.
+    FileNotFoundError
+        A file name that does not exist.
     """
     name = Path(path).name if is_path(path) else INPUT
     episodes = load_vlnce_episodes(path)
@@ -122,6 +138,32 @@ def match_predictions(
     Returns :class:`~navdtw.datasets.MatchedEpisodes` (``id_name="episode_id"``) with ``groups={"language": [...]}``
     and a note when some episodes have no ``info["geodesic_distance"]`` (SPL's l is then the
     straight line from the ground truth's start to its end).
+
+    Parameters
+    ----------
+    episodes : str, os.PathLike or list of dict
+        The episodes (:func:`~navdtw.datasets.load_rxrce_episodes`), or their file.
+    gt : str, os.PathLike or dict
+        The ground truth (:func:`navdtw.datasets.load_vlnce_gt`), or its file.
+    predictions : str, os.PathLike or dict
+        The predictions file, or the dict of :func:`navdtw.datasets.load_vlnce_predictions`.
+    languages : str, optional
+        A key of :data:`LANGUAGE_SETS` (default ``"all"``).
+    names : (str, str, str), optional
+        The episodes, ground-truth and predictions names for messages.
+
+    Returns
+    -------
+    MatchedEpisodes
+        The episodes of the chosen languages, with ``groups={"language": [...]}``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``languages``, no episodes (of those languages), or the errors of
+        ``navdtw.datasets.vlnce.match_predictions``, naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     default = ["episodes", "ground truth", "predictions"]
     for k, arg in enumerate((episodes, gt, predictions)):
@@ -187,7 +229,25 @@ def _other_language_ids(episodes, kept, predictions, id_keys) -> set[str]:
 
 
 class RxRCEBenchmark(VLNCEBenchmark):
-    """RxR-CE guide episodes with their dense ground truth, ready to score agents, by language."""
+    """RxR-CE guide episodes with their dense ground truth, ready to score agents, by language.
+
+    Parameters
+    ----------
+    rxrce_episodes : str or os.PathLike
+        The guide episodes file (:func:`load_rxrce_episodes`).
+    rxrce_gt : str or os.PathLike
+        The ground-truth file (:func:`navdtw.datasets.load_vlnce_gt`).
+    languages : str, optional
+        A key of :data:`LANGUAGE_SETS` (default ``"all"``).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``languages``, no episode in those languages, or a malformed file (naming the
+        file and the entry).
+    FileNotFoundError
+        A file that does not exist.
+    """
 
     def __init__(self, rxrce_episodes, rxrce_gt, languages: str = "all") -> None:  # the RXR_CE option names
         self.names = (Path(rxrce_episodes).name, Path(rxrce_gt).name)
@@ -207,7 +267,18 @@ class RxRCEBenchmark(VLNCEBenchmark):
         return match_predictions(self.all_episodes, self.gt, predictions, languages=self.languages, names=names)
 
     def cluster_of(self, ids) -> list[str]:
-        """The path of every episode (its ``trajectory_id``): RxR's instructions share paths."""
+        """The path of every episode (its ``trajectory_id``): RxR's instructions share paths.
+
+        Parameters
+        ----------
+        ids : sequence
+            Episode ids of the chosen languages.
+
+        Returns
+        -------
+        list of str
+            Each episode's ``trajectory_id`` (its own id without one).
+        """
         traj = {str(e["episode_id"]): str(e.get("trajectory_id", e["episode_id"])) for e in self.episodes}
         return [traj[str(i)] for i in ids]
 

@@ -64,6 +64,24 @@ def load_vlnce_episodes(path) -> list[dict[str, Any]]:
     Returns the episodes in file order as new dicts, with ``reference_path`` a float64 ``[n, 3]``
     array (habitat coordinates, y up, metres) and an added ``scan`` taken from ``scene_id``
     (``"mp3d/<scan>/<scan>.glb"`` -> ``"<scan>"``) when present. ``episode_id`` must be unique.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or dict
+        The episodes file (gzipped or not), or its parsed object.
+
+    Returns
+    -------
+    list of dict
+        The episodes, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or episode (naming the file and the episode): no ``episodes`` list, a
+        missing or duplicate ``episode_id``, a missing or malformed ``reference_path``.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path)
     if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
@@ -96,6 +114,23 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
     "forward_steps"}}`` -> the same keys with ``locations`` a float64 ``[n, 3]`` array (dense
     ground-truth positions, about 0.25 m apart), ``actions`` an int64 array (habitat action ids:
     0 stop, 1 forward, 2 left, 3 right) and ``forward_steps`` an int.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or dict
+        The ground-truth file (gzipped or not), or its parsed object.
+
+    Returns
+    -------
+    dict[str, dict]
+        Episode id -> its ground truth, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry, naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     data, name = source(path)
     if not isinstance(data, dict):
@@ -132,6 +167,24 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
 
     The dict does not say whether a record's id is an episode id or an instruction id;
     :func:`match_predictions` given the file name knows (the two may overlap, as in RxR-CE).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The predictions file (JSON or JSON Lines, gzipped or not).
+
+    Returns
+    -------
+    dict[str, numpy.ndarray]
+        id -> float64 ``[n, 3]`` positions, in file order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file or record, naming the file and the entry: a missing id or path, an empty
+        path, a point that is not three finite numbers, a duplicate id.
+    FileNotFoundError
+        ``path`` does not exist.
     """
     return read_predictions(path)[0]
 
@@ -206,7 +259,20 @@ def _record(rec, where: str) -> tuple[str, Any, str, str]:
 
 def shortest_distances(episodes, references) -> np.ndarray:
     """SPL's l per episode: the episode's ``info["geodesic_distance"]`` (VLN-CE's value) when it is
-    a finite number >= 0, else the straight-line distance from the reference's start to its end."""
+    a finite number >= 0, else the straight-line distance from the reference's start to its end.
+
+    Parameters
+    ----------
+    episodes : sequence of dict
+        The episodes (:func:`load_vlnce_episodes`).
+    references : sequence of numpy.ndarray
+        Each episode's reference positions ``[n, 3]``, in the same order.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[len(episodes)]`` distances (metres).
+    """
     out = np.empty(len(episodes))
     for k, (e, r) in enumerate(zip(episodes, references)):
         info = e.get("info")
@@ -240,8 +306,32 @@ def match_predictions(
     naming the file (``names``: the episodes, ground-truth and predictions file names for
     messages; taken from the arguments when they are files) and the entry.
 
-    Returns :class:`MatchedEpisodes` (``id_name="episode_id"``) of coordinate paths: references
-    the gt ``locations``, ``shortest_distance`` from :func:`shortest_distances`, no graphs.
+    Parameters
+    ----------
+    episodes : str, os.PathLike or list of dict
+        The episodes (:func:`load_vlnce_episodes`), or their file.
+    gt : str, os.PathLike or dict
+        The ground truth (:func:`load_vlnce_gt`), or its file.
+    predictions : str, os.PathLike or dict
+        The predictions (:func:`load_predictions`), or their file.
+    names : (str, str, str), optional
+        The episodes, ground-truth and predictions names for messages.
+    id_keys : mapping, optional
+        ``{id: "episode_id" | "instruction_id"}`` for a dict of predictions.
+
+    Returns
+    -------
+    MatchedEpisodes
+        ``id_name="episode_id"``, coordinate paths: references the gt ``locations``,
+        ``shortest_distance`` from :func:`shortest_distances`, no graphs.
+
+    Raises
+    ------
+    ValueError
+        No episodes, a prediction for no episode, a second prediction for an episode, a missing
+        prediction or ground truth, or a malformed file, naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
     """
     default = ["episodes", "ground truth", "predictions"]
     for k, arg in enumerate((episodes, gt, predictions)):
@@ -326,12 +416,45 @@ def instruction_ids(episodes) -> dict[str, str]:
 
 def load_matched(episodes: PathLike, gt: PathLike, predictions: PathLike) -> MatchedEpisodes:
     """Everything the scorer needs from R2R-CE files: reads the episodes, their ground truth and
-    the predictions, and matches them (:func:`match_predictions`)."""
+    the predictions, and matches them (:func:`match_predictions`).
+
+    Parameters
+    ----------
+    episodes, gt, predictions : str or os.PathLike
+        The episodes, ground-truth and predictions files.
+
+    Returns
+    -------
+    MatchedEpisodes
+        The episodes to score.
+
+    Raises
+    ------
+    ValueError
+        The errors of the readers and of :func:`match_predictions`, naming the file and the entry.
+    FileNotFoundError
+        A file that does not exist.
+    """
     return match_predictions(episodes, gt, predictions)
 
 
 class VLNCEBenchmark(Benchmark):
-    """R2R-CE episodes with their dense ground truth, ready to score agents' continuous paths."""
+    """R2R-CE episodes with their dense ground truth, ready to score agents' continuous paths.
+
+    Parameters
+    ----------
+    vlnce_episodes : str or os.PathLike
+        The episodes file (:func:`load_vlnce_episodes`).
+    vlnce_gt : str or os.PathLike
+        The ground-truth file (:func:`load_vlnce_gt`).
+
+    Raises
+    ------
+    ValueError
+        A malformed file or entry, naming the file and the entry.
+    FileNotFoundError
+        A file name that does not exist.
+    """
 
     def __init__(self, vlnce_episodes, vlnce_gt) -> None:  # the R2R_CE option names
         self.names = (Path(vlnce_episodes).name, Path(vlnce_gt).name)
@@ -350,7 +473,31 @@ class VLNCEBenchmark(Benchmark):
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth
         (:class:`navdtw.baseline.PositionWalker`: its start, its number of points, its mean step,
-        its bounding box), SPL's l as for agents (:func:`shortest_distances`)."""
+        its bounding box), SPL's l as for agents (:func:`shortest_distances`).
+
+        Parameters
+        ----------
+        n : int
+            Number of random walks, >= 1.
+        seed : int, optional
+            The walks depend only on the seed (default 0).
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        **kwargs
+            Passed to :func:`navdtw.baseline.score_random_positions` (``threshold``, ``chunk``,
+            ``workers``, ``progress``, ``metrics``).
+
+        Returns
+        -------
+        dict[str, float]
+            Metric name -> mean over the walks, rates as fractions.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A convention that does not apply, no episodes, an episode without ground truth, or the
+            bad options of :func:`navdtw.baseline.score_random_positions`.
+        """
         conv = self.kind.check_convention(convention)
         if not self.episodes:
             raise ValueError(f"{self.names[0]}: no episodes")

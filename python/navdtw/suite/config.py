@@ -61,11 +61,16 @@ class DatasetSpec:
 
     Attributes
     ----------
-    name: the table's name in the suite file (``r2r_unseen``).
-    kind: the :class:`navdtw.datasets.DatasetKind` (``dataset = "r2r"``).
-    options: the kind's options (files and folders as absolute :class:`pathlib.Path`).
-    convention: the convention scores use (the kind's default unless the table names one).
-    threshold: the success distance in metres.
+    name:
+        the table's name in the suite file (``r2r_unseen``).
+    kind:
+        the :class:`navdtw.datasets.DatasetKind` (``dataset = "r2r"``).
+    options:
+        the kind's options (files and folders as absolute :class:`pathlib.Path`).
+    convention:
+        the convention scores use (the kind's default unless the table names one).
+    threshold:
+        the success distance in metres.
     """
 
     name: str
@@ -77,13 +82,31 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class Suite:
-    """A checked suite: data sets and agents in file order; ``agents[agent][dataset]`` is the
-    agent's predictions files there, one per run (seed), in order; ``reported[agent][dataset]``
-    the figures its paper reports (metric -> value, rates as fractions); ``source`` names the suite
-    in messages (the file name, or ``<suite>``);
-    ``path`` is the suite file (None for a dict). ``metrics``: the metrics the run reports, in
-    this order (None: every metric of each data set); ``latex``: the form of ``leaderboard.tex``
-    (:data:`LATEX_FORMS`)."""
+    """A checked suite (what :func:`load_suite` returns): data sets and agents in file order.
+
+    Attributes
+    ----------
+    source:
+        names the suite in messages (the file name, or ``<suite>``).
+    datasets:
+        the data sets by name (``DatasetSpec``: kind, options, convention, threshold).
+    agents:
+        ``agents[agent][dataset]``, the agent's predictions files there, one per run (seed), in
+        order.
+    settings:
+        the ``[settings]`` (``DEFAULT_SETTINGS`` for those not given).
+    title:
+        the suite's title (default ``""``).
+    metrics:
+        the metrics the run reports, in this order (``None``: every metric of each data set).
+    latex:
+        the form of ``leaderboard.tex`` (``LATEX_FORMS``; default ``"intervals"``).
+    path:
+        the suite file (``None`` for a dict).
+    reported:
+        ``reported[agent][dataset]``, the figures its paper reports (metric -> value, rates as
+        fractions).
+    """
 
     source: str
     datasets: dict[str, DatasetSpec]
@@ -197,10 +220,28 @@ _GLOB = re.compile(r"[*?[]")
 
 
 def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
-    """Internal: the files of one (agent, data set), one per run: a file name, a glob pattern
-    (``"runs/seed*.jsonl"``, sorted) or a list of either; relative to ``root``; ``expand(text)``
-    expands variables. ``ValueError`` for a missing file, a pattern that matches nothing, a file
-    named twice or an empty list."""
+    """Internal: the files of one (agent, data set), one per run.
+
+    Parameters
+    ----------
+    value : str or list of str
+        A file name, a glob pattern (``"runs/seed*.jsonl"``, matches sorted) or a list of either.
+    root : pathlib.Path
+        The folder relative names start from.
+    expand : callable, optional
+        ``expand(text)`` expands variables in each name (default: none).
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files, resolved, in order.
+
+    Raises
+    ------
+    ValueError
+        A value that is not a name or a list of names, an empty list, a missing file, a pattern
+        that matches nothing, or a file named twice.
+    """
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
         raise ValueError(f"expected a predictions file name or a list of them (one per run), got {value!r}")
@@ -238,6 +279,23 @@ def parse_reported(value) -> dict[str, float]:
     case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
     :data:`navdtw.datasets.results.ALIASES`); other names (a results table's own columns) are
     kept as written.
+
+    Parameters
+    ----------
+    value : str or mapping
+        ``"METRIC=VALUE,..."`` or a table ``{metric: number or "55.8%"}``.
+
+    Returns
+    -------
+    dict[str, float]
+        The figures by metric name (the registry's name where there is one).
+
+    Raises
+    ------
+    ValueError
+        A part without ``=``, a value of another type, no figure, a value that is not a finite
+        number, ``%`` on a metric that is not a rate, a rate outside [0, 1] (or [0, 100]%), a
+        negative distance, or a metric given twice.
     """
     from .. import registry
     from ..datasets.results import ALIASES

@@ -8,8 +8,11 @@ and the tables.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
+
+from .._messages import shown
 
 __all__ = ["info_of", "leaderboard_marks", "metric_info", "unmarked_reason"]
 
@@ -17,7 +20,19 @@ __all__ = ["info_of", "leaderboard_marks", "metric_info", "unmarked_reason"]
 def metric_info(name: str) -> dict[str, Any]:
     """``{"label", "unit", "rate", "higher_is_better", "staying_wins"}`` of a metric, from its
     :mod:`navdtw.registry` record; a name the registry does not know gets its own name as label,
-    no unit, not a rate, and no direction (no marks)."""
+    no unit, not a rate, and no direction (no marks).
+
+    Parameters
+    ----------
+    name : str
+        A metric name (``"sr"``).
+
+    Returns
+    -------
+    dict[str, object]
+        ``label`` (str), ``unit`` (str), ``rate`` (bool), ``higher_is_better`` (bool or None),
+        ``staying_wins`` (bool).
+    """
     from .. import registry
 
     try:
@@ -35,13 +50,37 @@ def metric_info(name: str) -> dict[str, Any]:
 
 def info_of(dataset: Mapping, name: str) -> dict[str, Any]:
     """The info of metric ``name`` in one data set of ``results.json``: its own ``"metrics"``
-    entry (a results table's column, with the direction given for it), else :func:`metric_info`."""
+    entry (a results table's column, with the direction given for it), else :func:`metric_info`.
+
+    Parameters
+    ----------
+    dataset : mapping
+        One entry of ``results["datasets"]``.
+    name : str
+        A metric name.
+
+    Returns
+    -------
+    dict[str, object]
+        A copy of the info, with the keys of :func:`metric_info`.
+    """
     return dict(dataset.get("metrics", {}).get(name) or metric_info(name))
 
 
 def unmarked_reason(info: Mapping[str, Any]) -> str | None:
     """Why a metric gets no marks at all (None when it may get them): no direction (path length),
-    or a path that never leaves its start wins it (AD, MD)."""
+    or a path that never leaves its start wins it (AD, MD).
+
+    Parameters
+    ----------
+    info : mapping
+        A metric's info (:func:`~navdtw.suite.metric_info`, ``info_of``).
+
+    Returns
+    -------
+    str or None
+        ``"no direction"``, ``"staying at the start wins"`` or None.
+    """
     if info.get("higher_is_better") is None:
         return "no direction"
     if info.get("staying_wins"):
@@ -79,7 +118,24 @@ def leaderboard_marks(
         metric -> ``{"higher_is_better", "staying_wins"}``, for results whose metrics the registry
         does not know (default: the data set's own ``"metrics"``, which records a results
         table's columns and the directions given for them; else :func:`metric_info`, the registry).
+
+    Returns
+    -------
+    dict[str, dict[str, list[str]]]
+        ``{metric: {"best": [...], "tied": [...], "unresolved": [...]}}`` for the metrics that
+        get marks.
+
+    Raises
+    ------
+    TypeError
+        An ``alpha`` that is not a number.
+    ValueError
+        An ``alpha`` outside (0, 1).
     """
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"leaderboard_marks: alpha must be a number in (0, 1), got {shown(alpha)}")
+    if not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"leaderboard_marks: alpha must be in (0, 1), got {shown(alpha)}")
     family: dict[str, int] = {}
     for c in dataset.get("comparisons", []):
         family[c["metric"]] = family.get(c["metric"], 0) + 1

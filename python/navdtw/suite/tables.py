@@ -69,8 +69,27 @@ class Cell(NamedTuple):
 
 
 def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
-    """``(metrics, rows)`` of one data set of ``results.json``: ``rows`` are
-    ``(agent, {metric: Cell})``; the baseline row comes last (no interval, no mark)."""
+    """The table model every format shares, for one data set of ``results.json``.
+
+    Parameters
+    ----------
+    ds : mapping
+        One entry of ``results["datasets"]``.
+    alpha : float
+        The level of the "not significantly different" mark, in (0, 1).
+
+    Returns
+    -------
+    metrics : list of str
+        The metrics, in first-seen order.
+    rows : list of (str, dict[str, Cell])
+        ``(agent, {metric: Cell})``; the baseline row comes last (no interval, no mark).
+
+    Raises
+    ------
+    ValueError, TypeError
+        An ``alpha`` that is not a number in (0, 1).
+    """
     marks = leaderboard_marks(ds, alpha)
     metrics: dict[str, None] = {}
     for values in ds["agents"].values():
@@ -225,7 +244,18 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-
 
 def term_escape(text: str) -> str:
     """Text safe to print on a terminal: control characters (escape sequences, newlines, bidi
-    overrides) shown as ``\\x1b``-style escapes instead of acting."""
+    overrides) shown as ``\\x1b``-style escapes instead of acting.
+
+    Parameters
+    ----------
+    text : str
+        Any text (another object is converted with ``str``).
+
+    Returns
+    -------
+    str
+        The escaped text.
+    """
     return _CONTROL.sub(
         lambda c: repr(c.group())[1:-1] if ord(c.group()) < 0x100 else f"\\u{ord(c.group()):04x}", str(text)
     )
@@ -245,6 +275,16 @@ def format_leaderboard(results: Mapping) -> str:
     ----------
     results:
         the content of ``results.json`` (what :func:`navdtw.suite.run` returns).
+
+    Returns
+    -------
+    str
+        The tables, their notes and the reported-versus-measured checks.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A ``settings.alpha`` that is not a number in (0, 1) (:func:`navdtw.suite.leaderboard_marks`).
     """
     settings = results["settings"]
     blocks, shown = [], []
@@ -304,7 +344,18 @@ def md_escape(text: str) -> str:
     """Text that a Markdown renderer (CommonMark, GitHub tables) shows as written, inside a table
     cell, a heading or a list item: every character with a Markdown meaning backslash-escaped
     (``<b>`` stays text, ``|`` does not split the cell), a leading list or heading marker escaped,
-    and control characters (a newline would end the table) as spaces."""
+    and control characters (a newline would end the table) as spaces.
+
+    Parameters
+    ----------
+    text : str
+        Any text (another object is converted with ``str``).
+
+    Returns
+    -------
+    str
+        The escaped text.
+    """
     text = _CONTROL.sub(" ", str(text))
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return re.sub(r"^(\s*)([-+=]|\d+[.)])", lambda m: m.group(1) + "\\" + m.group(2), text)
@@ -320,6 +371,16 @@ def format_leaderboard_md(results: Mapping) -> str:
     ----------
     results:
         the content of ``results.json``.
+
+    Returns
+    -------
+    str
+        The Markdown document.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A ``settings.alpha`` that is not a number in (0, 1) (:func:`navdtw.suite.leaderboard_marks`).
     """
     settings = results["settings"]
     out = ["# Leaderboard", ""]
@@ -437,7 +498,18 @@ def csv_cell(text) -> str:
     """A text cell safe to open in a spreadsheet: a cell starting with ``=``, ``+``, ``-``, ``@``,
     a tab or a carriage return (a formula, ``=cmd|' /C calc'!A0``) gets a leading ``'`` (the
     OWASP rule), which spreadsheets show as text. A reader of navdtw's CSV files removes one
-    leading ``'`` before those characters."""
+    leading ``'`` before those characters.
+
+    Parameters
+    ----------
+    text : str
+        The cell's text (another object is converted with ``str``).
+
+    Returns
+    -------
+    str
+        The cell.
+    """
     text = str(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
@@ -452,6 +524,16 @@ def format_leaderboard_csv(results: Mapping) -> str:
     ----------
     results:
         the content of ``results.json``.
+
+    Returns
+    -------
+    str
+        The CSV text, header first.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A ``settings.alpha`` that is not a number in (0, 1) (:func:`navdtw.suite.leaderboard_marks`).
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -495,7 +577,18 @@ _TEX.update(
 def tex_escape(text: str) -> str:
     """Text that LaTeX typesets as written (pdfLaTeX, default fonts): ``my_agent`` ->
     ``my\\_agent``; ``| < > " ` '`` as text commands (in OT1 ``<`` would print ``¡``), ``--`` not a
-    dash, control characters as spaces."""
+    dash, control characters as spaces.
+
+    Parameters
+    ----------
+    text : str
+        Any text (another object is converted with ``str``).
+
+    Returns
+    -------
+    str
+        The escaped text.
+    """
     text = _CONTROL.sub(" ", str(text))
     return "".join(_TEX.get(c, c) for c in text).replace("--", "-{}-").replace("--", "-{}-")
 
@@ -519,6 +612,16 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         (default); ``"compact"``: the means alone (the intervals are in ``leaderboard.md``).
         Without a metric selection (``results["metrics"]``) the table shows the data set's
         :data:`LATEX_METRICS`, which fit a two-column paper's ``table*``.
+
+    Returns
+    -------
+    str
+        The LaTeX source.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A ``settings.alpha`` that is not a number in (0, 1) (:func:`navdtw.suite.leaderboard_marks`).
     """
     settings = results["settings"]
     chosen = bool(results.get("metrics"))
@@ -609,6 +712,16 @@ def format_leaderboard_html(results: Mapping) -> str:
     ----------
     results:
         the content of ``results.json``.
+
+    Returns
+    -------
+    str
+        An HTML fragment.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A ``settings.alpha`` that is not a number in (0, 1) (:func:`navdtw.suite.leaderboard_marks`).
     """
     settings = results["settings"]
     parts, shown = [], []
