@@ -361,6 +361,14 @@ def _suite(tmp_path, text: str) -> Path:
 SUITE_HEAD = '[datasets.a]\ndataset = "r2r"\nsplit = "R2R_val.json"\nconnectivity = "connectivity"\n'
 
 
+def test_suite_missing_file_with_a_line_break_gives_one_line(tmp_path):
+    # "...vlnce_gt: file not found: /.../a\nb", a message of two lines
+    path = _suite(tmp_path, SUITE_HEAD.replace('"R2R_val.json"', '"a\\nb"') + '[agents.m]\na = "preds.json"\n')
+    refused(lambda: navdtw.suite.config.load_suite(path), "suite.toml", match=r"file not found: '.*a\\nb'")
+    path.write_text(SUITE_HEAD + '[agents.m]\na = "x\\ny.json"\n')
+    refused(lambda: navdtw.suite.config.load_suite(path), "suite.toml", match="predictions file not found")
+
+
 @pytest.mark.parametrize(
     "text, match",
     [

@@ -255,17 +255,24 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
             anchor = Path(pattern.anchor)
             found = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))) if p.is_file())
             if not found:
-                raise ValueError(f"no file matches {item!r} (in {pattern.parent})")
+                raise ValueError(f"no file matches {item!r} (in {_path_text(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
         if not path.is_file():
-            raise ValueError(f"predictions file not found: {path}")
+            raise ValueError(f"predictions file not found: {_path_text(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
-        raise ValueError(f"{twice[0]} is named twice (each run is one file)")
+        raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
     return tuple(out)
+
+
+def _path_text(path) -> str:
+    """A path as messages print it: as it is, or its ``repr`` when it holds a line break or a
+    control character (a message stays one line)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def parse_reported(value) -> dict[str, float]:
@@ -486,7 +493,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
                 what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                raise SuiteError(f"{where}.{opt.name}: {what} not found: {path}")
+                raise SuiteError(f"{where}.{opt.name}: {what} not found: {_path_text(path)}")
             options[opt.name] = path
         else:
             if opt.kind == "choice" and value not in opt.choices:
