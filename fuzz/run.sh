@@ -89,8 +89,14 @@ for t in "${TARGETS[@]}"; do
             # -max_len: a bundle holds several files
             keep=()
             [[ ${NAVDTW_FUZZ_KEEP_GOING:-} == 1 ]] && keep=(env "NAVDTW_FUZZ_KEEP_GOING=$dir/findings")
-            "${keep[@]}" "$PY" fuzz/readers.py --target "$t" "$dir/corpus" "fuzz/seeds/$t" "${PY_LIBFUZZER[@]}" \
-                -max_len=65536 -artifact_prefix="$dir/" >"$log" 2>&1
+            # the inputs' scratch folder (a memory file system when there is one), removed after:
+            # libFuzzer ends the process without Python's exit handlers
+            scratch=$(mktemp -d /dev/shm/navdtw-fuzz-run.XXXXXX 2>/dev/null || mktemp -d)
+            "${keep[@]}" env NAVDTW_FUZZ_TMP="$scratch" "$PY" fuzz/readers.py --target "$t" "$dir/corpus" \
+                "fuzz/seeds/$t" "${PY_LIBFUZZER[@]}" -max_len=65536 -artifact_prefix="$dir/" >"$log" 2>&1
+            rc=$?
+            rm -rf "$scratch"
+            (exit $rc)
             ;;
     esac
     rc=$?
