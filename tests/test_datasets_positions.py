@@ -106,8 +106,8 @@ BAD_FILES = [
     ('{"episode_id": 1, "path": [[0, 0, 1e300]]}\n', r"'path' point 0 has a coordinate beyond"),
     (
         '{"episode_id": 1, "path": [[0, 0, 0], [0, 0]]}\n',
-        r"line 1 \(episode_id 1\): 'path' must be a list of \[x, y\] or \[x, y, z\] points, "
-        r"got points of different sizes",
+        r"line 1 \(episode_id 1\): 'path' must be a list of \[x, y\] or \[x, y, z\] points: "
+        r"point 1 has 2 coordinates, point 0 has 3",
     ),
     ('{"episode_id": 1, "path": [[0, 0, 0, 0]]}\n', r"'path' must be a list of \[x, y\] or \[x, y, z\] points"),
     ('{"episode_id": 1, "path": [["a", 0]]}\n', r"'path' must be a list of"),

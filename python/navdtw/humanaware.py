@@ -57,9 +57,10 @@ def _as_counts(values: ArrayLike, name: str) -> np.ndarray:
         if bad.any():
             i = _first_bad(bad)
             raise ValueError(f"{name}[{i}] = {shown(arr[i])}: counts must be non-negative integers")
-        if arr.size and arr.max() > np.iinfo(np.int64).max:
+        # 2**63 itself is not an int64: compare with the float 2**63 (int64's max rounds up to it)
+        if arr.size and arr.max() >= 2.0**63:
             i = int(np.argmax(arr))
-            raise ValueError(f"{name}[{i}] = {shown(arr[i])}: count too large")
+            raise ValueError(f"{name}[{i}] = {shown(arr[i])}: count too large (above 2**63 - 1)")
         return arr.astype(np.int64)
     if arr.dtype.kind == "i":
         bad = arr < 0

@@ -94,7 +94,7 @@ class Paths:
     __slots__ = ("offsets", "values")
 
     def __init__(self, values: ArrayLike, offsets: ArrayLike, *, name: str = "paths") -> None:
-        values = _normalize_values(np.asarray(values), name)
+        values = _normalize_values(_asarray(values, name), name)
         offsets_in = np.asarray(offsets)
         if offsets_in.dtype.kind not in "iu" or offsets_in.ndim != 1 or offsets_in.size < 1:
             raise ValueError(f"{name}: offsets must be a 1-D integer array with at least one element")
@@ -134,11 +134,12 @@ class Paths:
             that is not numeric; the errors of :class:`Paths` for the joined values.
         ValueError
             No path at all, node paths mixed with coordinate paths, coordinate paths of
-            different dimensions, a ragged entry (numpy's message); the errors of :class:`Paths`.
+            different dimensions, a ragged entry (naming the entry and its first odd point); the
+            errors of :class:`Paths`.
         """
         if isinstance(paths, (str, bytes)):
             raise TypeError(f"{name} must be a sequence of paths, got {type(paths).__name__}")
-        arrays = [np.asarray(p) for p in paths]
+        arrays = [_asarray(p, f"{name}[{i}]") for i, p in enumerate(paths)]
         # [] in a list of node paths is an empty node path (numpy reads it as float64)
         arrays = [a.astype(np.int64) if a.ndim == 1 and a.size == 0 and a.dtype.kind == "f" else a for a in arrays]
         if not arrays:
@@ -272,6 +273,44 @@ class Paths:
         return self.values[self.offsets[:-1]]
 
 
+def _asarray(obj, name: str) -> np.ndarray:
+    """``np.asarray(obj)``; a ragged nested list (numpy's "inhomogeneous shape" ValueError) is a
+    ValueError naming ``name`` and the first point whose size differs from point 0's."""
+    try:
+        return np.asarray(obj)
+    except ValueError as exc:
+        if "inhomogeneous" not in str(exc):
+            raise
+        raise ValueError(f"{name}: ragged path: {_first_odd_point(obj)}") from None
+
+
+def _first_odd_point(points) -> str:
+    def size(x):
+        try:
+            return len(x)
+        except TypeError:
+            return None
+
+    def what(n):
+        return "is a single number" if n is None else f"has {n} coordinate{'' if n == 1 else 's'}"
+
+    try:
+        items = list(points)
+    except TypeError:  # pragma: no cover - numpy iterated it
+        return "nested lists of different sizes"
+    first = size(items[0]) if items else None
+    for k, x in enumerate(items[1:], start=1):
+        n = size(x)
+        if n != first:
+            return f"point {k} {what(n)}, point 0 {what(first)}"
+    for k, x in enumerate(items):
+        try:
+            np.asarray(x)
+        except ValueError:
+            return f"point {k} holds nested lists of different sizes"
+    return "nested lists of different sizes"  # pragma: no cover - numpy found one
+
+
 def as_paths(obj, name: str) -> Paths:
     """Turns a :class:`Paths` or a sequence of paths into :class:`Paths`.
 
@@ -329,11 +368,11 @@ def as_path(obj, name: str) -> np.ndarray:
         A :class:`Paths` batch, a ragged or non-numeric path, 1-D floats.
     ValueError
         An empty path, a path that is neither 1-D nor 2-D, coordinates with 0 dimensions, an
-        unsigned node id beyond int64, a ragged nested list (numpy's message).
+        unsigned node id beyond int64, a ragged nested list (naming its first odd point).
     """
     if isinstance(obj, Paths):
         raise TypeError(f"{name} must be a single path; use the *_batch functions for Paths")
-    arr = np.asarray(obj)
+    arr = _asarray(obj, name)
     if arr.dtype == object:
         raise TypeError(f"{name}: ragged or non-numeric path")
     arr = _normalize_values(arr, name)

@@ -13,6 +13,7 @@ import json
 import math
 import numbers
 import os
+import sys
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,13 +64,31 @@ def malformed(name: str, exc: json.JSONDecodeError) -> ValueError:
     return ValueError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
 
 
+def loads(text: str, where: str) -> Any:
+    """``json.loads(text)``; a value nested too deeply for Python's parser (``RecursionError``) or
+    an integer of more digits than Python converts (``sys.get_int_max_str_digits()``) -> a
+    ``ValueError`` starting with ``where`` (the file, and the line if any). Malformed JSON raises
+    ``json.JSONDecodeError`` as ``json.loads`` does: the callers word it (line and column)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError:  # int(): "Exceeds the limit (4300 digits) for integer string conversion"
+        raise ValueError(
+            f"{where}: a number with more than {sys.get_int_max_str_digits()} digits (Python's limit)"
+        ) from None
+
+
 def read_json(path: PathLike) -> Any:
     """Parses a JSON (or gzipped JSON) file; any decoding failure -> ``ValueError`` naming it."""
     text = read_text(path)
+    name = Path(path).name
     try:
-        return json.loads(text)
+        return loads(text, name)
     except json.JSONDecodeError as exc:
-        raise malformed(Path(path).name, exc) from None
+        raise malformed(name, exc) from None
 
 
 def source(path_or_obj) -> tuple[Any, str]:
@@ -120,15 +139,25 @@ def few(items: Sequence[str]) -> str:
 
 
 def points_array(value, where: str, key: str) -> np.ndarray:
-    """A non-empty, finite float64 ``[n, 3]`` array of positions, or a ValueError naming where/key."""
+    """A non-empty, finite float64 ``[n, 3]`` array of positions within +-``MAX_COORDINATE`` (the
+    engine's range), or a ValueError naming where/key (and the point)."""
+    from ..engine import MAX_COORDINATE
+
+    if isinstance(value, (str, bytes, dict)):
+        raise ValueError(f"{where}: {key!r} must be a list of [x, y, z] points, got a {type(value).__name__}")
     try:
         arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {key!r} must be a list of [x, y, z] points") from None
+    except (TypeError, ValueError, OverflowError):  # ragged, text, an int beyond float's range
+        raise ValueError(f"{where}: {key!r} must be a list of [x, y, z] points (3 numbers each)") from None
     if arr.ndim != 2 or arr.shape[1] != 3 or arr.shape[0] == 0:
         raise ValueError(f"{where}: {key!r} must be a non-empty list of [x, y, z] points, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{where}: {key!r} point {int(np.argmin(np.isfinite(arr).all(axis=1)))} is not finite")
+    ok = (np.abs(arr) <= MAX_COORDINATE).all(axis=1)  # NaN compares False
+    if not ok.all():
+        k = int(np.argmin(ok))
+        problem = (
+            "is not finite" if not np.isfinite(arr[k]).all() else f"has a coordinate beyond +-{MAX_COORDINATE:g} m"
+        )
+        raise ValueError(f"{where}: {key!r} point {k} {problem}")
     return arr
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .._typing import PathLike
-from ._common import is_int, is_real, object_of, source
+from ._common import is_int, is_real, object_of, show, source
 
 __all__ = ["load_havln_collisions"]
 
@@ -19,10 +19,11 @@ __all__ = ["load_havln_collisions"]
 def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
     """Reads HA-VLN baseline collision counts ``{episode_id: count}`` -> ``{str: int}``, in file order.
 
-    The rule for a count: a non-negative integer. A number written as an integral float (``3.0``)
-    is that count; fractions (``3.5``), negatives, booleans, strings, ``NaN`` and infinities are
-    refused with a ``ValueError`` naming the file and the entry (``"collision_num_val_unseen.json:
-    entry 4 (episode_id 17): collision count must be an integer >= 0, got 3.5"``).
+    The rule for a count: an integer in [0, 2**63) (an int64). A number written as an integral
+    float (``3.0``) is that count; fractions (``3.5``), negatives, counts of 2**63 or more
+    (``1e300``), booleans, strings, ``NaN`` and infinities are refused with a ``ValueError`` naming
+    the file and the entry (``"collision_num_val_unseen.json: entry 4 (episode_id 17): collision
+    count must be an integer >= 0, got 3.5"``).
 
     Parameters
     ----------
@@ -38,8 +39,8 @@ def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
     Raises
     ------
     ValueError
-        A file that is not a JSON object, or a count that is not an integer >= 0 (naming the file
-        and the entry).
+        A file that is not a JSON object, or a count that is not an integer in [0, 2**63) (naming
+        the file and the entry).
     FileNotFoundError
         ``path`` does not exist.
     """
@@ -49,7 +50,10 @@ def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
     for k, (eid, n) in enumerate(data.items()):
         integral = is_int(n) or (is_real(n) and math.isfinite(n) and float(n).is_integer())
         if not integral or n < 0:
-            where = f"{name}: entry {k} (episode_id {eid})"
+            where = f"{name}: entry {k} (episode_id {show(eid)})"
             raise ValueError(f"{where}: collision count must be an integer >= 0, got {n!r}")
+        if n >= 2**63:  # counts are int64 in navdtw.humanaware
+            where = f"{name}: entry {k} (episode_id {show(eid)})"
+            raise ValueError(f"{where}: collision count {n!r} is too large (counts must be below 2**63)")
         out[str(eid)] = int(n)
     return out

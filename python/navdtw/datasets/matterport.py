@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from .._typing import PathLike
+from ..engine import MAX_COORDINATE
 from ..graphs import GraphSet, NavGraph
-from ._common import read_json
+from ._common import read_json, show
 
 __all__ = ["SUFFIX", "load_connectivity", "load_navgraph"]
 
@@ -77,17 +78,25 @@ def navgraph_from_entries(data, name: str, source: str) -> NavGraph:
             and unob.shape == (n, n)
             and unob.dtype == np.bool_
         )
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
         ok = False
     if not ok:
         _locate_bad_entry(data, source)
         raise ValueError(f"{source}: malformed connectivity data")  # pragma: no cover - located above
-    if not np.isfinite(poses[:, [3, 7, 11]]).all():
-        k = int(np.argmin(np.isfinite(poses[:, [3, 7, 11]]).all(axis=1)))
-        raise ValueError(f"{source}: entry {k}: pose position is not finite")
+    # NaN compares False; beyond MAX_COORDINATE the squares of the engine's coordinates overflow
+    ok_pos = (np.abs(poses[:, [3, 7, 11]]) <= MAX_COORDINATE).all(axis=1)
+    if not ok_pos.all():
+        k = int(np.argmin(ok_pos))
+        what = "is not finite" if not np.isfinite(poses[k, [3, 7, 11]]).all() else f"is beyond +-{MAX_COORDINATE:g} m"
+        raise ValueError(f"{source}: entry {k}: pose position {what}")
     keep = np.flatnonzero(included)
     if keep.size == 0:
         raise ValueError(f"{source}: no viewpoint is 'included'")
+    first: dict[str, int] = {}
+    for k in keep.tolist():
+        if ids[k] in first:
+            raise ValueError(f"{source}: entry {k}: image_id {ids[k]!r} appears twice (also entry {first[ids[k]]})")
+        first[ids[k]] = k
     sub = unob[np.ix_(keep, keep)]
     sub = sub | sub.T  # undirected: either direction listed makes an edge
     i, j = np.nonzero(np.triu(sub, 1))  # upper triangle without the diagonal: no self loops
@@ -117,6 +126,9 @@ def _locate_bad_entry(data: list, source: str) -> None:
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pose)
         ):
             raise ValueError(f"{where}: 'pose' must be a list of 16 numbers")
+        for j, x in enumerate(pose):
+            if isinstance(x, int) and abs(x) >= 2**1024:
+                raise ValueError(f"{where}: pose[{j}] is beyond the range of a float")
         un = d["unobstructed"]
         if not isinstance(un, list) or len(un) != n or not all(isinstance(x, bool) for x in un):
             raise ValueError(f"{where}: 'unobstructed' must be a list of {n} booleans (one per viewpoint)")
@@ -179,6 +191,10 @@ def load_connectivity(directory: PathLike, scans: Iterable[str] | None = None) -
     return GraphSet([load_navgraph(directory / (s + SUFFIX)) for s in scan_list])
 
 
+def _plain_name(scan: str) -> bool:
+    return bool(scan) and scan not in (".", "..") and not any(c in scan for c in "/\\\0")
+
+
 def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Callable[[int], str]) -> GraphSet:
     """The graphs of the scans a split's ``entries`` use, in order of first use (environment ``k``
     is the ``k``-th scan met), from the ``connectivity`` folder. A scan without a connectivity file
@@ -188,8 +204,11 @@ def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Cal
         raise FileNotFoundError(f"connectivity folder not found: {conn}")
     scans: list[str] = []
     for k, e in enumerate(entries):
-        if e["scan"] not in scans:
-            if not (conn / f"{e['scan']}{SUFFIX}").is_file():
-                raise ValueError(f"{where(k)}: unknown scan {e['scan']!r} (no {e['scan']}{SUFFIX} in {conn})")
-            scans.append(e["scan"])
+        scan = e["scan"]
+        if scan not in scans:
+            if not _plain_name(scan):  # "../x" would read a file outside the folder
+                raise ValueError(f"{where(k)}: scan {scan!r} is not a scan id (a file name without a folder)")
+            if not (conn / f"{scan}{SUFFIX}").is_file():
+                raise ValueError(f"{where(k)}: unknown scan {scan!r} (no {show(scan + SUFFIX)} in {show(conn)})")
+            scans.append(scan)
     return load_connectivity(conn, scans=scans)

@@ -246,7 +246,10 @@ def _inst_idx(value, where: str) -> int:
     if is_int(value):
         return int(value)
     if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
-        return int(value.strip())
+        try:
+            return int(value.strip())
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
+            raise ValueError(f"{where}: 'inst_idx' has {len(value.strip())} digits, too many for an id") from None
     raise ValueError(f"{where}: 'inst_idx' must be an integer (or a string of digits), got {value!r}")
 
 

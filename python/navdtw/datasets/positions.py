@@ -230,9 +230,7 @@ def _points(value, where: str, key: str) -> np.ndarray:
     except (TypeError, ValueError, OverflowError):
         arr = None
     if arr is None or arr.ndim != 2 or arr.shape[1] not in (2, 3):
-        lens = {len(p) if isinstance(p, list) else -1 for p in value}
-        shape = "points of different sizes" if len(lens) > 1 else f"shape {np.shape(value)}"
-        raise ValueError(f"{where}: {key!r} must be a list of [x, y] or [x, y, z] points, got {shape}")
+        raise ValueError(f"{where}: {key!r} must be a list of [x, y] or [x, y, z] points: {_bad_point(value)}")
     bad = np.flatnonzero(~(np.abs(arr) <= MAX_COORDINATE).all(axis=1))  # NaN compares False
     if len(bad):
         k = int(bad[0])
@@ -241,6 +239,25 @@ def _points(value, where: str, key: str) -> np.ndarray:
         )
         raise ValueError(f"{where}: {key!r} point {k} {problem}")
     return arr
+
+
+def _bad_point(points: list) -> str:
+    """What is wrong with the first point of ``points`` that is not 2 or 3 numbers, or whose size
+    differs from point 0's (never numpy's message about inhomogeneous shapes)."""
+    size = None
+    for k, p in enumerate(points):
+        if not isinstance(p, list):
+            return f"point {k} is a {type(p).__name__}, not a list of coordinates"
+        if not all(is_real(x) for x in p):
+            bad = next(x for x in p if not is_real(x))
+            return f"point {k} holds a {type(bad).__name__}, not a number"
+        if len(p) not in (2, 3):
+            return f"point {k} has {len(p)} coordinates"
+        if size is None:
+            size = len(p)
+        elif len(p) != size:
+            return f"point {k} has {len(p)} coordinates, point 0 has {size}"
+    return "a value beyond float's range"  # np.array raised OverflowError on an integer
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from ._common import (
     is_int,
     is_path,
     list_of,
+    show,
     source,
     trajectory_viewpoints,
 )
@@ -44,6 +45,7 @@ from .matterport import load_scan_graphs
 __all__ = [
     "CONVENTIONS",
     "DEFAULT_CONVENTION",
+    "MAX_INSTRUCTIONS",
     "R2R",
     "R4R",
     "R2RBenchmark",
@@ -64,6 +66,10 @@ DEFAULT_CONVENTION = "r2r"
 #: The R2R evaluator scores instructions 0..2 of every path only (Matterport3DSimulator
 #: ``tasks/R2R/eval.py``, ``Evaluation.__init__``: ``'%d_%d' % (path_id, i) for i in range(3)``).
 R2R_EVALUATOR_INSTRUCTIONS = 3
+#: The most instructions one path entry may have (``num_instructions``): far above any data set's
+#: (R2R has 3 or 4, R4R's joined paths a few more), low enough that a corrupt count cannot make
+#: :func:`instructions` build billions of records.
+MAX_INSTRUCTIONS = 1000
 #: Which instructions a matcher scores: ``"all"`` (navdtw: every instruction, exactly one
 #: prediction each) or ``"r2r"`` (the R2R evaluator's id set, first of duplicates, extra ignored).
 ID_SETS = ("all", "r2r")
@@ -115,7 +121,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         if not isinstance(e, dict):
             raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         pid = e.get("path_id")
-        where = f"{name}: entry {k} (path_id {pid})" if "path_id" in e else f"{name}: entry {k}"
+        where = f"{name}: entry {k} (path_id {show(pid)})" if "path_id" in e else f"{name}: entry {k}"
         if "path_id" not in e:
             raise ValueError(f"{where}: missing 'path_id'")
         if not (is_int(pid) or isinstance(pid, str)):
@@ -140,8 +146,10 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
                 raise ValueError(f"{where}: 'instructions' must be a list of strings")
         elif "num_instructions" in e:
             m = e["num_instructions"]
-            if not is_int(m) or m < 0:
-                raise ValueError(f"{where}: 'num_instructions' must be an integer >= 0")
+            if not is_int(m) or not 0 <= m <= MAX_INSTRUCTIONS:
+                raise ValueError(
+                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {show(m)}"
+                )
         else:
             raise ValueError(f"{where}: needs 'instructions' (list of strings) or 'num_instructions'")
         for key in ("distance", "heading"):
@@ -262,7 +270,7 @@ def _read_predictions(data, name: str, duplicates: str = "error"):
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {iid})"
+        where = f"{name}: entry {k} (instr_id {show(iid)})"
         if iid in first:
             if duplicates == "first":
                 dropped.append(iid)
@@ -383,7 +391,9 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (path_id {entries[k]['path_id']})")
+    graphs = load_scan_graphs(
+        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {show(entries[k]['path_id'])})"
+    )
     return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
 
 
@@ -480,7 +490,7 @@ def match_predictions(
         entry = {iid: k for k, iid in enumerate(predictions)}
 
     def where(iid: str) -> str:
-        return f"{src}: entry {entry[iid]} (instr_id {iid})"
+        return f"{src}: entry {entry[iid]} (instr_id {show(iid)})"
 
     ids: list[str] = []
     seen = set()
@@ -716,6 +726,9 @@ class R2RBenchmark(Benchmark):
     def __init__(self, split, connectivity) -> None:
         self.entries, self.graphs = load_split_graphs(split, connectivity)
         self.records = instructions(self.entries)
+        if not self.records:
+            name = Path(split).name if is_path(split) else "<input>"
+            raise ValueError(f"{name}: no instructions (every path has 'num_instructions' 0 or no 'instructions')")
 
     @property
     def n(self) -> int:

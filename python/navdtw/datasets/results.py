@@ -52,7 +52,7 @@ from .. import registry
 from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
-from ._common import INPUT, few, is_path, malformed, read_text
+from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -288,7 +288,7 @@ def _read_raw(path: PathLike) -> _Raw:
 def _read_json(text: str, name: str) -> _Raw:
     """A text that starts with ``[`` or ``{``: a JSON list, an object, or JSON Lines."""
     try:
-        data = json.loads(text)
+        data = loads(text, name)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise malformed(name, exc) from None
@@ -328,14 +328,14 @@ _BLOCK = 50_000
 
 def _parse_lines(block: list[tuple[int, str]], name: str) -> list[dict]:
     rows = None
-    with contextlib.suppress(json.JSONDecodeError):  # one parse; line by line only to name a bad line
+    with contextlib.suppress(ValueError, RecursionError):  # one parse; line by line only to name a bad line
         rows = json.loads("[" + ",".join(line for _, line in block) + "]")
     if rows is not None and len(rows) == len(block) and all(type(r) is dict for r in rows):
         return rows
     rows = []
     for k, line in block:
         try:
-            row = json.loads(line)
+            row = loads(line, f"{name}: line {k}")
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
         if not isinstance(row, dict):
@@ -509,7 +509,10 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
     if not text_parsed:
         kinds = set(map(type, raw))
         if kinds <= _NUMBER_TYPES:
-            return _Column(np.array(raw, dtype=np.float64))
+            try:
+                return _Column(np.array(raw, dtype=np.float64))
+            except OverflowError:  # an int beyond float's range: +-inf, as JSON's 1e400 and CSV's text
+                return _Column(np.array([_as_float(v) for v in raw], dtype=np.float64))
         for k, v in enumerate(raw):
             if type(v) not in _NUMBER_TYPES:
                 numbers = any(type(x) in _NUMBER_TYPES and x is not None for x in raw)
@@ -536,6 +539,15 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
                 return _Column(None, bad=k, text=not seen_number and (stop_at_text or _no_numbers(raw[k:])))
         seen_number = True
     return _Column(out)
+
+
+def _as_float(v) -> float:
+    if v is None:
+        return math.nan
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
 
 
 def _no_numbers(values: Sequence[str]) -> bool:

@@ -49,6 +49,7 @@ from ._common import (
     object_of,
     read_json,
     read_text,
+    show,
     source,
 )
 from .base import Benchmark, DatasetKind, Option
@@ -137,7 +138,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         eid = e.get("id")
         if not isinstance(eid, str) or not eid:
             raise ValueError(f"{name}: entry {k}: 'id' must be a non-empty string like '4634_215', got {eid!r}")
-        where = f"{name}: entry {k} (id {eid})"
+        where = f"{name}: entry {k} (id {show(eid)})"
         if eid in seen:
             raise ValueError(f"{where}: duplicate id (also entry {seen[eid]})")
         seen[eid] = k
@@ -333,7 +334,7 @@ def _read_boxes(path: Path):
     text = read_text(path)
     try:
         return json.loads(_BBOX2D.sub("", text))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return read_json(path)  # not the usual layout: parse it whole (errors name the file)
 
 
@@ -410,7 +411,7 @@ def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
         scan, obj = e["scan"], _object_id(e["objId"], "", "objId")
         key = (scan, obj)
         if key not in rows:
-            where = f"{name}: entry {k} (id {e['id']})"
+            where = f"{name}: entry {k} (id {show(e['id'])})"
             if scan not in objects:
                 raise ValueError(f"{objects.source}: no viewpoint of scan {scan!r}, which {where} needs")
             if scan not in by_object:
@@ -522,7 +523,7 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {iid})"
+        where = f"{name}: entry {k} (instr_id {show(iid)})"
         vps = _viewpoints(e.get("trajectory"), where)
         found = [(key, e[key]) for key in OBJECT_KEYS if key in e]
         objs = [None if v is None else _object_id(v, where, key) for key, v in found]
@@ -620,7 +621,7 @@ def match_predictions(
     ignored: list[str] = []
     first_wins = conv.name in _FIRST_WINS
     for iid, p in predictions:
-        where = f"{src}: entry {p.entry} (instr_id {iid})"
+        where = f"{src}: entry {p.entry} (instr_id {show(iid)})"
         if iid not in expected:
             if first_wins:
                 ignored.append(iid)
@@ -649,7 +650,7 @@ def match_predictions(
         for iid, p in zip(ids, preds):
             if not p.object_key:
                 raise ValueError(
-                    f"{src}: entry {p.entry} (instr_id {iid}): no 'predObjId' (or 'pred_objid'), which "
+                    f"{src}: entry {p.entry} (instr_id {show(iid)}): no 'predObjId' (or 'pred_objid'), which "
                     f"the {conv.name} convention needs (the REVERIE evaluator raises KeyError)"
                 )
 
@@ -663,7 +664,7 @@ def match_predictions(
             for j, v in enumerate(p.trajectory):
                 if v not in index:
                     raise ValueError(
-                        f"{src}: entry {p.entry} (instr_id {iid}): viewpoint {v!r} (trajectory, step {j}) "
+                        f"{src}: entry {p.entry} (instr_id {show(iid)}): viewpoint {v!r} (trajectory, step {j}) "
                         f"is not in scan {scan!r}"
                     ) from None
         raise
@@ -671,7 +672,7 @@ def match_predictions(
         k = first_start_mismatch(refs, qrys)
         if k >= 0:
             raise ValueError(
-                f"{src}: entry {preds[k].entry} (instr_id {ids[k]}): trajectory starts at "
+                f"{src}: entry {preds[k].entry} (instr_id {show(ids[k])}): trajectory starts at "
                 f"{preds[k].trajectory[0]!r}, but the reference starts at {records[k]['path'][0]!r} (strict)"
             )
     if conv.collapse_repeats:
@@ -738,7 +739,7 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {entries[k]['id']})")
+    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {show(entries[k]['id'])})")
     return _read_split(data, name, graphs), graphs
 
 

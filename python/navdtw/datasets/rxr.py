@@ -40,7 +40,9 @@ from ._common import (
     finite_real,
     is_int,
     is_path,
+    loads,
     read_text,
+    show,
     trajectory_viewpoints,
 )
 from .base import Benchmark, DatasetKind, Option
@@ -102,7 +104,7 @@ def _json_lines(path_or_list, what: str) -> tuple[list[tuple[str, Any]], str]:
         if not text.strip():
             continue
         try:
-            out.append((f"{name}: line {n}", json.loads(text)))
+            out.append((f"{name}: line {n}", loads(text, f"{name}: line {n}")))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}: line {n} is not JSON (column {exc.colno}: {exc.msg})") from None
     return out, name
@@ -235,7 +237,7 @@ def load_rxr_predictions(path_or_list) -> dict[str, list[str]]:
             key = e["instr_id"]
             if not (isinstance(key, str) or is_int(key)):
                 raise ValueError(f"{at}: 'instr_id' must be a string, got {key!r}")
-            key, where = str(key), f"{at} (instr_id {key})"
+            key, where = str(key), f"{at} (instr_id {show(key)})"
             vps = trajectory_viewpoints(e.get("trajectory"), where)
         elif "instruction_id" in e:
             key = e["instruction_id"]

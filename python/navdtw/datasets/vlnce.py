@@ -25,7 +25,18 @@ import numpy as np
 from .._typing import PathLike
 from ..baseline import score_random_positions
 from ..paths import as_paths
-from ._common import MatchedEpisodes, finite_real, is_int, is_path, malformed, points_array, read_text, show, source
+from ._common import (
+    MatchedEpisodes,
+    finite_real,
+    is_int,
+    is_path,
+    loads,
+    malformed,
+    points_array,
+    read_text,
+    show,
+    source,
+)
 from .base import Benchmark, DatasetKind, Option
 
 __all__ = [
@@ -83,7 +94,7 @@ def load_vlnce_episodes(path) -> list[dict[str, Any]]:
         eid = e.get("episode_id")
         if not (is_int(eid) or isinstance(eid, str)):
             raise ValueError(f"{name}: episode {k}: 'episode_id' must be an integer or a string")
-        where = f"{name}: episode {k} (episode_id {eid})"
+        where = f"{name}: episode {k} (episode_id {show(eid)})"
         if str(eid) in seen:
             raise ValueError(f"{where}: duplicate episode_id (also episode {seen[str(eid)]})")
         seen[str(eid)] = k
@@ -126,7 +137,7 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{name}: expected an object keyed by episode id, got {type(data).__name__}")
     out: dict[str, dict[str, Any]] = {}
     for k, (eid, e) in enumerate(data.items()):
-        where = f"{name}: entry {k} (episode_id {eid})"
+        where = f"{name}: entry {k} (episode_id {show(eid)})"
         if not isinstance(e, dict):
             raise ValueError(f"{where}: expected an object, got {type(e).__name__}")
         if "locations" not in e:
@@ -135,8 +146,8 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
         rec["locations"] = points_array(e["locations"], where, "locations")
         if "actions" in e:
             acts = e["actions"]
-            if not isinstance(acts, list) or not all(is_int(a) and a >= 0 for a in acts):
-                raise ValueError(f"{where}: 'actions' must be a list of non-negative integers")
+            if not isinstance(acts, list) or not all(is_int(a) and 0 <= a < 2**63 for a in acts):
+                raise ValueError(f"{where}: 'actions' must be a list of integers in [0, 2**63)")
             rec["actions"] = np.array(acts, dtype=np.int64)
         if "forward_steps" in e:
             fs = e["forward_steps"]
@@ -187,7 +198,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     text = read_text(path)
     records: list[tuple[str, Any, str, str]] = []  # (id, steps, where, id key)
     try:
-        data = json.loads(text)
+        data = loads(text, name)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise malformed(name, exc) from None
@@ -197,7 +208,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads(line, f"{name}: line {lineno}")
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
             records.append(_record(rec, f"{name}: line {lineno}"))
@@ -205,7 +216,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
         records.append(_record(data, f"{name}: line 1"))
     elif isinstance(data, dict):
         for k, (eid, steps) in enumerate(data.items()):
-            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {eid})", ""))
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {show(eid)})", ""))
     elif isinstance(data, list):
         for k, rec in enumerate(data):
             records.append(_record(rec, f"{name}: entry {k}"))
@@ -242,8 +253,8 @@ def _record(rec, where: str) -> tuple[str, Any, str, str]:
     if key is None or isinstance(key, (bool, dict, list)):
         raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
     if "path" not in rec:
-        raise ValueError(f"{where} (id {key}): missing 'path'")
-    return str(key), rec["path"], f"{where} (id {key})", id_key
+        raise ValueError(f"{where} (id {show(key)}): missing 'path'")
+    return str(key), rec["path"], f"{where} (id {show(key)})", id_key
 
 
 def shortest_distances(episodes, references) -> np.ndarray:
@@ -358,7 +369,7 @@ def match_predictions(
             what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
             raise ValueError(f"{pred_name}: entry {k} ({what} {show(key)}): no such episode in {ep_name}{more}")
         if eid in keyed:
-            raise ValueError(f"{pred_name}: entry {k} (id {key}): a second prediction for episode {eid}")
+            raise ValueError(f"{pred_name}: entry {k} (id {show(key)}): a second prediction for episode {show(eid)}")
         keyed[eid] = pts
     missing = [i for i in ids if i not in keyed]
     if missing:
@@ -456,7 +467,8 @@ class VLNCEBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         self.kind.check_convention(convention)
-        return match_predictions(self.episodes, self.gt, predictions)
+        names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
+        return match_predictions(self.episodes, self.gt, predictions, names=names)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth

@@ -255,17 +255,24 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
             anchor = Path(pattern.anchor)
             found = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))) if p.is_file())
             if not found:
-                raise ValueError(f"no file matches {item!r} (in {pattern.parent})")
+                raise ValueError(f"no file matches {item!r} (in {_path_text(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
         if not path.is_file():
-            raise ValueError(f"predictions file not found: {path}")
+            raise ValueError(f"predictions file not found: {_path_text(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
-        raise ValueError(f"{twice[0]} is named twice (each run is one file)")
+        raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
     return tuple(out)
+
+
+def _path_text(path) -> str:
+    """A path as messages print it: as it is, or its ``repr`` when it holds a line break or a
+    control character (a message stays one line)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def parse_reported(value) -> dict[str, float]:
@@ -326,7 +333,7 @@ def parse_reported(value) -> dict[str, float]:
             if isinstance(text, bool):
                 raise ValueError
             x = float(text)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
             raise ValueError(f"{key}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
         if not np.isfinite(x):
             raise ValueError(f"{key}: expected a finite number, got {v!r}")
@@ -380,6 +387,8 @@ def _check_latex(value, where: str) -> str:
 def _expand(value: str, where: str) -> str:
     """A path as written in a suite file, with ``$VAR`` / ``${VAR}`` (e.g. ``${NAVDTW_DATA}``) and ``~``
     expanded; an unset variable is an error naming the key."""
+    if "\0" in value:  # pathlib's "embedded null byte" would name neither the suite nor the key
+        raise SuiteError(f"{where}: a path cannot hold a NUL character, got {value!r}")
     expanded = os.path.expanduser(os.path.expandvars(value))
     unset = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", expanded)
     if unset:
@@ -401,6 +410,14 @@ def _read_toml(path: Path) -> dict:
         raise SuiteError(f"{path}: is a folder, not a suite file") from None
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"{path.name}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise SuiteError(f"{path.name}: not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # int(): more digits than Python converts (sys.get_int_max_str_digits())
+        raise SuiteError(
+            f"{path.name}: not valid TOML: a number with more than {sys.get_int_max_str_digits()} digits"
+        ) from None
 
 
 def _table(value, where: str, src: str) -> dict:
@@ -449,7 +466,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     if "dataset" not in raw:
         raise SuiteError(f"{where}: missing 'dataset' (the kind: {', '.join(DATASETS)})")
     kind_name = raw["dataset"]
-    if kind_name not in DATASETS:
+    if not isinstance(kind_name, str) or kind_name not in DATASETS:
         raise SuiteError(f"{where}.dataset: unknown data set kind {kind_name!r}; choose one of {', '.join(DATASETS)}")
     kind = DATASETS[kind_name]
     known = {o.name: o for o in kind.options}
@@ -476,7 +493,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
                 what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                raise SuiteError(f"{where}.{opt.name}: {what} not found: {path}")
+                raise SuiteError(f"{where}.{opt.name}: {what} not found: {_path_text(path)}")
             options[opt.name] = path
         else:
             if opt.kind == "choice" and value not in opt.choices:
