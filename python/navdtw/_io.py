@@ -64,24 +64,12 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
     """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename);
     :class:`OutputError` naming ``path`` when it cannot be written."""
     path = Path(path)
-    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        _plain_permissions(tmp)
-        os.replace(tmp, path)
     except OSError as exc:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
         raise output_error(path, exc) from None
-    except BaseException:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
+    with atomic_target(path) as tmp:
+        Path(tmp).write_bytes(data)
     return path
 
 
