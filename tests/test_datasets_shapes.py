@@ -68,15 +68,10 @@ R2R = ["--split", "data/split.json", "--connectivity", "data/connectivity"]
 
 
 def _run(world, argv, capsys):
-    root, _ = world
-    import os
-
-    here = Path.cwd()
-    os.chdir(root)
-    try:
+    """``navdtw ARGV`` run in the world's folder: (exit status, stderr)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(world[0])
         code = main(argv)
-    finally:
-        os.chdir(here)
     return code, capsys.readouterr().err.strip()
 
 
@@ -177,14 +172,17 @@ def test_other_split_in_the_continuous_kinds(tmp_path):
 
 def test_vlnce_predictions_and_rxrce_lines_given_to_results(world, capsys):
     code, err = _run(world, ["compare", "predictions.json", "--dataset", "results", "--no-progress"], capsys)
+    assert code == 1
     assert "predictions.json holds VLN-CE predictions" in err
     assert "navdtw score --dataset r2r-ce --predictions predictions.json --vlnce-episodes <split>.json.gz" in err
     code, err = _run(world, ["compare", "rxrce.jsonl", "--dataset", "results", "--no-progress"], capsys)
+    assert code == 1
     assert "rxrce.jsonl holds RxR-CE predictions" in err and "--dataset rxr-ce --predictions rxrce.jsonl" in err
 
 
 def test_duet_files_given_to_results_and_scored_as_r2r(world, capsys):
     code, err = _run(world, ["compare", "detail_val_unseen.json", "--dataset", "results", "--no-progress"], capsys)
+    assert code == 1
     assert "detail_val_unseen.json holds VLN-DUET trajectories" in err and "--dataset r2r" in err
     # scored by the r2r kind with DUET's convention: the steps' viewpoint lists concatenated, as its
     # evaluator does (sum(trajectory, [])); the same numbers as the R2R file of the same paths
