@@ -447,6 +447,22 @@ def test_an_unknown_reported_metric_is_an_error_listing_the_known_ones(logs, tmp
     assert not res["failures"] and ours["measured"] == pytest.approx(np.mean([r["tcr"] for r in rows]))
 
 
+def test_the_per_run_means_are_pointed_to_only_where_written(logs, tmp_path):
+    # was: "(per-run means in leaderboard.md and results.json)" with no --out, where nothing is written
+    _, files = logs
+    settings = {"resamples": 200, "baseline_walks": 0}
+    res = S.compare([], runs=files, dataset="results", progress=False, settings=settings)
+    text = S.format_leaderboard(res)
+    assert (
+        "mine: the mean over its 3 runs; the interval covers episodes and runs (per-run means written by --out DIR)"
+        in text
+    )
+    assert "leaderboard.md" not in text
+    res = S.compare([], runs=files, dataset="results", progress=False, settings=settings, out_dir=tmp_path / "out")
+    assert "(per-run means in leaderboard.md and results.json)" in S.format_leaderboard(res)
+    assert "the mean of each run" in (tmp_path / "out" / "leaderboard.md").read_text()
+
+
 def test_runs_of_one_agent_must_score_the_same_episodes(tmp_path):
     a = write_log(tmp_path / "a0.jsonl", episodes_log(50))
     b = write_log(tmp_path / "a1.jsonl", episodes_log(48, run=1))

@@ -1531,9 +1531,9 @@ RESULTS = DatasetKind(
             required=False,
             default=False,
             check=parse_percent,
-            cli=(
-                ("--percent", {"action": "store_const", "const": True}),
-                ("--percent-columns", {"metavar": "NAME,..."}),
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
             ),
         ),
         Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),

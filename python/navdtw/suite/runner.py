@@ -330,7 +330,10 @@ def compare(
     for p in predictions:
         name = Path(p).stem
         if name in agents:
-            raise SuiteError(f"{p}: two predictions files are both named {name!r}; rename one")
+            raise SuiteError(
+                f"{p}: two predictions files are both named {name!r}; name each agent with --runs NAME=FILE "
+                "(runs={NAME: FILE} in Python), or rename one"
+            )
         agents[name] = {dataset: str(Path(p).resolve())}
     for name, files in (runs or {}).items():
         if name in agents:
