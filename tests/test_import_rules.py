@@ -51,7 +51,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("readers", ("navdtw.datasets",)),
-    ("analysis", ("navdtw.stats", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed")),
+    (
+        "analysis",
+        ("navdtw.stats", "navdtw.sequential", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed"),
+    ),
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
 ]
 
