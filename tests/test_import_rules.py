@@ -50,6 +50,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.synthetic",
         ),
     ),
+    # what every reader shares, and the recognition of a file's shape that the readers' errors call
+    ("readers' ground", ("navdtw.datasets._common", "navdtw.datasets.shapes")),
     ("readers", ("navdtw.datasets",)),
     (
         "analysis",

@@ -54,6 +54,7 @@ from ..metrics import Convention, Scores
 from ..registry import Metric
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
+from .shapes import routed
 
 __all__ = [
     "ALIASES",
@@ -869,6 +870,11 @@ def _gc_paused():
 
 
 def _load(path, columns, percent, id_column, path_column, select) -> ResultsTable:
+    with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
+        return _load_table(path, columns, percent, id_column, path_column, select)
+
+
+def _load_table(path, columns, percent, id_column, path_column, select) -> ResultsTable:
     if is_path(path):
         raw = _read_raw(path)
     else:
