@@ -53,7 +53,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # what every reader shares, and the recognition of a file's shape that the readers' errors call
     ("readers' ground", ("navdtw.datasets._common", "navdtw.datasets.shapes")),
     ("readers", ("navdtw.datasets",)),
-    ("analysis", ("navdtw.stats", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed")),
+    (
+        "analysis",
+        ("navdtw.stats", "navdtw.sequential", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed"),
+    ),
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
 ]
 
