@@ -144,6 +144,7 @@
         const cells = ms.map((m) => {
           const v = (ds.board[a] || {})[m];
           if (!v) return "<td></td>";
+          if (v[4]) return '<td class="failed" title="' + esc(v[4]) + '">failed<span class="ci">' + esc(v[4]) + "</span></td>";
           const mk = ds.marks[m] || { best: [], tied: [], unresolved: [] };
           const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : (mk.unresolved || []).indexOf(a) >= 0 ? "unresolved" : "";
           const ci = v[0] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";

@@ -53,14 +53,16 @@ _SYMBOLS = {"best": "*", "tied": "†", "unresolved": "?", "": ""}
 
 class Cell(NamedTuple):
     """One leaderboard cell: the mean, its interval (None: undefined, or the baseline row), the
-    mark (``"best"``, ``"tied"``, ``"unresolved"`` or ``""``) and the number of episodes left out
-    of the mean (infinite distances: an unreachable goal)."""
+    mark (``"best"``, ``"tied"``, ``"unresolved"`` or ``""``), the number of episodes left out
+    of the mean (infinite distances: an unreachable goal), and, for a metric that failed for this
+    agent (its values broke the non-finite policy), why (the mean is then None)."""
 
     mean: float | None
     lo: float | None
     hi: float | None
     mark: str
     left_out: int
+    failed: str = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,7 +70,9 @@ class Cell(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
+def leaderboard_rows(
+    ds: Mapping, alpha: float, failures: Sequence[Mapping] = ()
+) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
     """The table model every format shares, for one data set of ``results.json``.
 
     Parameters
@@ -77,6 +81,10 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
         One entry of ``results["datasets"]``.
     alpha : float
         The level of the "not significantly different" mark, in (0, 1).
+    failures : sequence of mapping, optional
+        The failures of this data set (``results["failures"]`` entries): one that names an agent
+        and a metric becomes that cell, with the error (:attr:`Cell.failed`); its metric is shown
+        when ``ds["metrics"]`` has it (the suite's selection).
 
     Returns
     -------
@@ -91,21 +99,34 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
         An ``alpha`` that is not a number in (0, 1).
     """
     marks = leaderboard_marks(ds, alpha)
+    failed: dict[str, dict[str, str]] = {}  # agent -> metric -> error: one failure, one cell
+    for f in failures:
+        if f.get("agent") and f.get("metric") and ("metrics" not in ds or f["metric"] in ds["metrics"]):
+            failed.setdefault(str(f["agent"]), {})[str(f["metric"])] = str(f["error"])
     metrics: dict[str, None] = {}
-    for values in ds["agents"].values():
+    for values in [*ds["agents"].values(), *failed.values()]:
         metrics.update(dict.fromkeys(values))
     metrics.update(dict.fromkeys(ds.get("baseline", {})))
+    if "metrics" in ds:  # the data set's order (the registry's), failed columns in their place
+        metrics = dict.fromkeys([m for m in ds["metrics"] if m in metrics] + list(metrics))
     rows = []
-    for agent, values in ds["agents"].items():
+    for agent in dict.fromkeys([*ds["agents"], *failed]):
         cells = {}
-        for m, v in values.items():
+        for m, v in ds["agents"].get(agent, {}).items():
             mk = marks.get(m, {})
             mark = next((k for k in ("best", "tied", "unresolved") if agent in mk.get(k, ())), "")
             cells[m] = Cell(v["mean"], v["ci"][0], v["ci"][1], mark, int(v.get("left_out", 0)))
-        rows.append((agent, cells))
+        for m, error in failed.get(agent, {}).items():
+            cells[m] = Cell(None, None, None, "", 0, error)
+        rows.append((agent, {m: cells[m] for m in metrics if m in cells}))
     if ds.get("baseline"):
         rows.append((BASELINE_ROW, {m: Cell(v["mean"], None, None, "", 0) for m, v in ds["baseline"].items()}))
     return list(metrics), rows
+
+
+def _failures_of(results: Mapping, name: str) -> list[Mapping]:
+    """The failures of data set ``name`` (those of one agent's metric become cells)."""
+    return [f for f in results.get("failures", []) if isinstance(f, Mapping) and f.get("dataset") == name]
 
 
 def reported_rows(ds: Mapping) -> list[tuple[str, str, Mapping, Mapping]]:
@@ -289,7 +310,7 @@ def format_leaderboard(results: Mapping) -> str:
     settings = results["settings"]
     blocks, shown = [], []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         head = ["agent"] + [_header(info_of(ds, m)) for m in metrics]
         body = []
@@ -299,6 +320,9 @@ def format_leaderboard(results: Mapping) -> str:
                 c = cells.get(m)
                 if c is None:
                     line.append("")
+                    continue
+                if c.failed:  # why: on stderr ("navdtw: failed: ... (metric): ...") and in the files
+                    line.append("failed ")
                     continue
                 text = _fmt(c.mean, info_of(ds, m)["rate"]) + (_SYMBOLS[c.mark] or " ")
                 line.append(text + (" " + _left_out(c, info_of(ds, m), short=True) if c.left_out else ""))
@@ -386,7 +410,7 @@ def format_leaderboard_md(results: Mapping) -> str:
     out = ["# Leaderboard", ""]
     shown = []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         out += [f"## {md_escape(name)}", "", _caption(name, ds, settings, md_escape) + ".", ""]
         out.append("| agent | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |")
@@ -397,6 +421,9 @@ def format_leaderboard_md(results: Mapping) -> str:
                 c = cells.get(m)
                 if c is None:
                     line.append("")
+                    continue
+                if c.failed:
+                    line.append(f"failed: {md_escape(c.failed)}")
                     continue
                 rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
@@ -517,8 +544,9 @@ def csv_cell(text) -> str:
 def format_leaderboard_csv(results: Mapping) -> str:
     """``leaderboard.csv``, long format: one row per (data set, agent or baseline, metric) with
     ``mean, lo, hi`` as fractions (as ``results.json``), ``left_out`` (episodes left out of the
-    mean), and ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1. Text cells are
-    escaped against formula injection (:func:`csv_cell`).
+    mean), ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1, and ``failed``: why
+    the agent's metric failed (its ``mean`` is then empty), else empty. Text cells are escaped
+    against formula injection (:func:`csv_cell`).
 
     Parameters
     ----------
@@ -538,11 +566,23 @@ def format_leaderboard_csv(results: Mapping) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
-        ["dataset", "agent", "metric", "mean", "lo", "hi", "left_out", "best", "not_significantly_worse", "unresolved"]
+        [
+            "dataset",
+            "agent",
+            "metric",
+            "mean",
+            "lo",
+            "hi",
+            "left_out",
+            "best",
+            "not_significantly_worse",
+            "unresolved",
+            "failed",
+        ]
     )
     alpha = results["settings"]["alpha"]
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, alpha)
+        metrics, rows = leaderboard_rows(ds, alpha, _failures_of(results, name))
         for agent, cells in rows:
             for m in metrics:
                 c = cells.get(m)
@@ -550,7 +590,8 @@ def format_leaderboard_csv(results: Mapping) -> str:
                     continue
                 numbers = ("" if x is None else repr(x) for x in (c.mean, c.lo, c.hi))
                 marks = (int(c.mark == "best"), int(c.mark in ("best", "tied")), int(c.mark == "unresolved"))
-                w.writerow([csv_cell(name), csv_cell(agent), csv_cell(m), *numbers, c.left_out, *marks])
+                why = csv_cell(c.failed) if c.failed else ""
+                w.writerow([csv_cell(name), csv_cell(agent), csv_cell(m), *numbers, c.left_out, *marks, why])
     return buf.getvalue()
 
 
@@ -630,7 +671,7 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         f"% Generated by navdtw {results['navdtw_version']}.",
     ]
     for name, ds in results["datasets"].items():
-        all_metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        all_metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         metrics = _tex_metrics(ds, all_metrics, chosen)
         heads, units = [], []
         for m in metrics:  # the units on a line of their own: the columns are as wide as the numbers
@@ -640,6 +681,12 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             heads.append(tex_escape(info["label"]) + arrow)
             units.append(rf"{{\scriptsize ({unit})}}" if unit else "")
         notes = _notes(results, [(ds, metrics)], "DAGGER", "QMARK")
+        notes += [
+            f"Failed: {info_of(ds, m)['label']} of {agent}: {c.failed}."
+            for agent, cells in rows
+            for m, c in cells.items()
+            if c.failed and m in metrics
+        ]
         if latex == "compact":
             notes.insert(1, "Intervals: see leaderboard.md.")
         elif any(c.lo is not None for _, cells in rows for c in cells.values()):
@@ -669,8 +716,8 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             means, spans = [tex_escape(agent)], [""]
             for m in metrics:
                 c = cells.get(m)
-                if c is None:
-                    means.append("")
+                if c is None or c.failed:  # a failure: "failed", and why in the caption
+                    means.append("failed" if c is not None else "")
                     spans.append("")
                     continue
                 rate = info_of(ds, m)["rate"]
@@ -726,7 +773,7 @@ def format_leaderboard_html(results: Mapping) -> str:
     settings = results["settings"]
     parts, shown = [], []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         body = []
         for agent, cells in rows:
@@ -735,6 +782,9 @@ def format_leaderboard_html(results: Mapping) -> str:
                 c = cells.get(m)
                 if c is None:
                     line.append("<td></td>")
+                    continue
+                if c.failed:
+                    line.append(f"<td>failed: <small>{html.escape(c.failed)}</small></td>")
                     continue
                 rate = info_of(ds, m)["rate"]
                 text = html.escape(_fmt(c.mean, rate))
