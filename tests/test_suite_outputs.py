@@ -465,7 +465,7 @@ def test_markdown_escapes_for_a_real_renderer(hostile):
     assert "<em>" not in page and "<code>" not in page and "<a " not in page and "<s>" not in page
     board = page.split("<details>")[0]  # the leaderboard, before the pairwise comparisons
     rows = [html.unescape(r) for r in re.findall(r"<tr>\s*<td>(.*?)</td>", board, re.S)]  # the agents' cells
-    shown = {**HOSTILE, "pipe": "a|b c", "ansi": "[31mred [0m evil"}  # control characters as spaces
+    shown = {**HOSTILE, "pipe": "a|b\\nc", "ansi": "\\x1b[31mred\\x1b[0m\\u202eevil"}  # control characters shown
     assert rows == list(shown.values())
     assert "<h2>grid &lt;b&gt;val&lt;/b&gt; | x</h2>" in page
     assert "bad &lt;script&gt;.json" in page  # the failure's message
@@ -506,6 +506,91 @@ def test_html_escapes(hostile):
     _, results = hostile
     page = results._repr_html_()
     assert "<img" not in page and html.escape(HOSTILE["html"]) in page
+
+
+CLASHING = {"newline": "x\ny", "space": "x y", "underscore": "x_y", "tab": "x\ty", "escape": "x\x1b[2Jy"}
+
+
+@pytest.fixture(scope="module")
+def clashing(world, tmp_path_factory):
+    """Names that one blank or a control character tells apart: agents, and data sets "a b" and
+    "a_b" (one slug for a LaTeX label), one named with a clear-screen sequence."""
+    runs = world / "runs"
+    lines = []
+    sets = ["a b", "a_b", "c\x1b[2Jd"]
+    for ds in sets:
+        lines += [f"[datasets.{json.dumps(ds)}]", 'dataset = "r2r"', 'split = "data/split.json"']
+        lines += ['connectivity = "data/connectivity"', ""]
+    for key, name in CLASHING.items():
+        shutil.copy(runs / "near.json", runs / f"c_{key}.json")
+        lines += [f"[agents.{json.dumps(name)}]", *(f'{json.dumps(ds)} = "runs/c_{key}.json"' for ds in sets), ""]
+    lines += ["[settings]", FAST]
+    path = world / "clashing.toml"
+    path.write_text("\n".join(lines))
+    out = tmp_path_factory.mktemp("clashing")
+    return out, S.run(path, out, progress=False, report=False)
+
+
+def test_different_names_stay_distinct_in_every_output(clashing):
+    out, results = clashing
+    n = len(CLASHING)
+    md = (out / "leaderboard.md").read_text()
+    rows = [line.split("|")[1].strip() for line in md.split("## Warnings")[0].splitlines() if line.startswith("| x")]
+    assert len(rows) == 3 * n and len(set(rows)) == n  # n agents, each shown its own way, on 3 data sets
+    assert "| x\\\\ny |" in md and "| x y |" in md and "| x\\\\x1b\\[2Jy |" in md
+    tex = (out / "leaderboard.tex").read_text()
+    names = [line.split(" & ")[0] for line in tex.splitlines() if line.startswith("x")]
+    assert len(names) == 3 * n and len(set(names)) == n and "x\\textbackslash{}ny" in names
+    labels = re.findall(r"\\label\{(.*?)\}", tex)
+    assert labels == ["tab:navdtw-a-b", "tab:navdtw-a-b-2", "tab:navdtw-c--2Jd"]
+    board = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
+    assert {r["agent"] for r in board} == {"x\\ny", "x y", "x_y", "x\\ty", "x\\x1b[2Jy"}
+    assert {r["dataset"] for r in board} == {"a b", "a_b", "c\\x1b[2Jd"}
+    text = (out / "leaderboard.csv").read_text()
+    assert "\x1b" not in text and "\t" not in text and text.count("\n") == len(board) + 1  # one line per row
+    page = results._repr_html_()
+    assert "x\\ny" in page and "\x1b" not in page and "x y" in page
+    term = S.format_leaderboard(results)
+    assert "x\\ny" in term and "x\\x1b[2Jy" in term and "\x1b" not in term
+
+
+def test_latex_labels_are_unique_and_the_names_compile(clashing, tmp_path):
+    out, _ = clashing
+    tex = (out / "leaderboard.tex").read_text()
+    _compile(tmp_path, tex)
+    log = _compile(tmp_path, tex)  # the second run reads the labels back from paper.aux
+    assert "multiply defined" not in log and "multiply-defined" not in log
+
+
+def test_the_progress_bar_shows_control_characters(world, monkeypatch, capsys):
+    tqdm = pytest.importorskip("tqdm.auto")
+
+    class Eager(tqdm.tqdm):  # draws on every step, not at most every 0.1 s
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **{**kw, "mininterval": 0, "miniters": 1})
+
+    monkeypatch.setattr(tqdm, "tqdm", Eager)
+    name = json.dumps("v\x1b[2J\nx")
+    text = suite_text({"oracle": "oracle.json"}, settings=FAST)
+    text = text.replace("[datasets.grid_val]", f"[datasets.{name}]").replace("grid_val = ", f"{name} = ")
+    path = world / "progress.toml"
+    path.write_text(text)
+    S.run(path, None, progress=True)
+    err = capsys.readouterr().err
+    assert "statistics of v\\x1b[2J\\nx" in err and "\x1b[2J" not in err and "\n" not in err
+
+
+def test_the_report_shows_control_characters_as_the_tables_do():
+    """report.js's esc() is term_escape, then HTML escaping (run in node, when there is one)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    js = (Path(S.__file__).parent.parent / "_report" / "report.js").read_text()
+    helpers = js[js.index("  const CONTROL") : js.index("  function el(")]
+    texts = ["".join(map(chr, range(0xA0))), "x\ny <b>&'\"", "\u202eevil\u2066\u061c", "plain é 中"]
+    script = helpers + f"console.log(JSON.stringify({json.dumps(texts)}.map(esc)));"
+    shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert [html.unescape(x) for x in shown] == [S.tables.term_escape(t) for t in texts]
 
 
 # ------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .marks import leaderboard_marks
 from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
 from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .tables import term_escape
 
 __all__ = ["compare", "run"]
 
@@ -378,8 +379,8 @@ class _Bar:
 
     def step(self, text: str = "") -> None:
         if self._bar is not None:
-            if text:
-                self._bar.set_postfix_str(text, refresh=False)
+            if text:  # names come from the user: an escape sequence or newline is shown, not run
+                self._bar.set_postfix_str(term_escape(text), refresh=False)
             self._bar.update(1)
 
     def close(self) -> None:

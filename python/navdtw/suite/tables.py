@@ -5,8 +5,10 @@ Every format starts from one model, :func:`leaderboard_rows` (per data set: the 
 row per agent plus the baseline row, each cell a :class:`Cell`), and has its own section below
 with its own escaping of everything a user wrote (agent and data-set names, file names, failure
 and warning messages): :func:`term_escape`, :func:`md_escape`, :func:`csv_cell`,
-:func:`tex_escape`, ``html.escape``. Rates are shown in percent everywhere but in the CSV
-(fractions, as ``results.json``).
+:func:`tex_escape`, ``html.escape``. Control characters are shown the same way in all of them
+(and in the progress bar and ``report.html``): :func:`term_escape`'s ``\\n``, ``\\x1b``,
+``\\u202e``, so that different names never look the same. Rates are shown in percent everywhere
+but in the CSV (fractions, as ``results.json``).
 """
 
 from __future__ import annotations
@@ -265,7 +267,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-
 
 def term_escape(text: str) -> str:
     """Text safe to print on a terminal: control characters (escape sequences, newlines, bidi
-    overrides) shown as ``\\x1b``-style escapes instead of acting.
+    overrides) shown as ``\\x1b``-style escapes instead of acting. The one rule for control
+    characters: every format's escaping (:func:`md_escape`, :func:`tex_escape`, the CSV and HTML
+    leaderboards, the progress bar, ``report.html``'s script) shows them this way.
 
     Parameters
     ----------
@@ -368,7 +372,7 @@ def md_escape(text: str) -> str:
     """Text that a Markdown renderer (CommonMark, GitHub tables) shows as written, inside a table
     cell, a heading or a list item: every character with a Markdown meaning backslash-escaped
     (``<b>`` stays text, ``|`` does not split the cell), a leading list or heading marker escaped,
-    and control characters (a newline would end the table) as spaces.
+    and control characters (a newline would end the table) shown as :func:`term_escape` does.
 
     Parameters
     ----------
@@ -380,8 +384,7 @@ def md_escape(text: str) -> str:
     str
         The escaped text.
     """
-    text = _CONTROL.sub(" ", str(text))
-    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_SPECIAL.sub(r"\\\1", term_escape(text))
     return re.sub(r"^(\s*)([-+=]|\d+[.)])", lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
@@ -491,7 +494,7 @@ def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mappi
         conf = f"{settings['confidence'] * 100:g}%"
         out += [
             "<details><summary>Pairwise comparisons on "
-            + html.escape(_CONTROL.sub(" ", name))
+            + html.escape(term_escape(name))
             + f" ({len(ds['comparisons'])}): A - B with its {conf} interval, Holm-adjusted p, and P(A better): "
             "the probability that A does better than B on a random episode (ties half)</summary>",
             "",
@@ -546,7 +549,9 @@ def format_leaderboard_csv(results: Mapping) -> str:
     ``mean, lo, hi`` as fractions (as ``results.json``), ``left_out`` (episodes left out of the
     mean), ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1, and ``failed``: why
     the agent's metric failed (its ``mean`` is then empty), else empty. Text cells are escaped
-    against formula injection (:func:`csv_cell`).
+    against formula injection (:func:`csv_cell`) and show control characters as
+    :func:`term_escape` does (a newline or an escape sequence inside a quoted cell would act in a
+    terminal or a viewer).
 
     Parameters
     ----------
@@ -590,8 +595,9 @@ def format_leaderboard_csv(results: Mapping) -> str:
                     continue
                 numbers = ("" if x is None else repr(x) for x in (c.mean, c.lo, c.hi))
                 marks = (int(c.mark == "best"), int(c.mark in ("best", "tied")), int(c.mark == "unresolved"))
-                why = csv_cell(c.failed) if c.failed else ""
-                w.writerow([csv_cell(name), csv_cell(agent), csv_cell(m), *numbers, c.left_out, *marks, why])
+                why = csv_cell(term_escape(c.failed)) if c.failed else ""
+                text = (csv_cell(term_escape(x)) for x in (name, agent, m))
+                w.writerow([*text, *numbers, c.left_out, *marks, why])
     return buf.getvalue()
 
 
@@ -618,7 +624,7 @@ _TEX.update(
 def tex_escape(text: str) -> str:
     """Text that LaTeX typesets as written (pdfLaTeX, default fonts): ``my_agent`` ->
     ``my\\_agent``; ``| < > " ` '`` as text commands (in OT1 ``<`` would print ``¡``), ``--`` not a
-    dash, control characters as spaces.
+    dash, control characters shown as :func:`term_escape` does (a newline typesets as ``\\n``).
 
     Parameters
     ----------
@@ -630,8 +636,7 @@ def tex_escape(text: str) -> str:
     str
         The escaped text.
     """
-    text = _CONTROL.sub(" ", str(text))
-    return "".join(_TEX.get(c, c) for c in text).replace("--", "-{}-").replace("--", "-{}-")
+    return "".join(_TEX.get(c, c) for c in term_escape(text)).replace("--", "-{}-").replace("--", "-{}-")
 
 
 def _tex_metrics(ds: Mapping, metrics: Sequence[str], chosen: bool) -> list[str]:
@@ -670,6 +675,7 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         "% navdtw suite leaderboard; needs \\usepackage{booktabs}. Rates in percent.",
         f"% Generated by navdtw {results['navdtw_version']}.",
     ]
+    labels: set[str] = set()  # unique in the file: data sets "a b" and "a_b" get tab:navdtw-a-b and -a-b-2
     for name, ds in results["datasets"].items():
         all_metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         metrics = _tex_metrics(ds, all_metrics, chosen)
@@ -733,7 +739,12 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             out.append(" & ".join(means) + r" \\")
             if latex == "intervals" and any(spans):
                 out.append(" & ".join(rf"{{\scriptsize {s}}}" if s else "" for s in spans) + r" \\[2pt]")
-        label = "".join(c if c.isalnum() else "-" for c in name)
+        base = "".join(c if c.isascii() and c.isalnum() else "-" for c in name)
+        label, k = base, 1
+        while label in labels:
+            k += 1
+            label = f"{base}-{k}"
+        labels.add(label)
         out += [
             r"\bottomrule",
             r"\end{tabular}",
@@ -747,6 +758,11 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
 # --------------------------------------------------------------------------------------------
 # HTML (notebooks: SuiteResults._repr_html_)
 # --------------------------------------------------------------------------------------------
+
+
+def _html(text) -> str:
+    """Text as HTML: control characters shown (:func:`term_escape`), then ``html.escape``."""
+    return html.escape(term_escape(text))
 
 
 def format_leaderboard_html(results: Mapping) -> str:
@@ -777,14 +793,14 @@ def format_leaderboard_html(results: Mapping) -> str:
         shown.append((ds, metrics))
         body = []
         for agent, cells in rows:
-            line = [f'<th style="text-align: left">{html.escape(agent)}</th>']
+            line = [f'<th style="text-align: left">{_html(agent)}</th>']
             for m in metrics:
                 c = cells.get(m)
                 if c is None:
                     line.append("<td></td>")
                     continue
                 if c.failed:
-                    line.append(f"<td>failed: <small>{html.escape(c.failed)}</small></td>")
+                    line.append(f"<td>failed: <small>{_html(c.failed)}</small></td>")
                     continue
                 rate = info_of(ds, m)["rate"]
                 text = html.escape(_fmt(c.mean, rate))
@@ -801,7 +817,7 @@ def format_leaderboard_html(results: Mapping) -> str:
         head = "".join(f'<th style="text-align: right">{html.escape(_header(info_of(ds, m)))}</th>' for m in metrics)
         parts.append(
             "<table>"
-            f"<caption>{html.escape(_caption(name, ds, settings))}</caption>"
+            f"<caption>{_html(_caption(name, ds, settings))}</caption>"
             f'<thead><tr><th style="text-align: left">agent</th>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody>"
             "</table>"
@@ -813,6 +829,6 @@ def format_leaderboard_html(results: Mapping) -> str:
         ("Failures", results.get("failures", []), _failure_line),
     ):
         if items:
-            lis = "".join(f"<li>{html.escape(line(x))}</li>" for x in items)
+            lis = "".join(f"<li>{_html(line(x))}</li>" for x in items)
             parts.append(f"<p>{title}:</p><ul>{lis}</ul>")
     return "<div>" + "".join(parts) + "</div>"
