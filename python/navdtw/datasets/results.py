@@ -54,6 +54,7 @@ from ..metrics import Convention, Scores
 from ..registry import Metric
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
+from .shapes import routed
 
 __all__ = [
     "ALIASES",
@@ -883,6 +884,11 @@ def _gc_paused():
 
 
 def _load(path, columns, percent, id_column, path_column, select, errors=None) -> ResultsTable:
+    with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
+        return _load_table(path, columns, percent, id_column, path_column, select, errors)
+
+
+def _load_table(path, columns, percent, id_column, path_column, select, errors=None) -> ResultsTable:
     if is_path(path):
         raw = _read_raw(path)
     else:
@@ -1562,9 +1568,9 @@ RESULTS = DatasetKind(
             required=False,
             default=False,
             check=parse_percent,
-            cli=(
-                ("--percent", {"action": "store_const", "const": True}),
-                ("--percent-columns", {"metavar": "NAME,..."}),
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
             ),
         ),
         Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),
