@@ -342,23 +342,6 @@ def test_one_nan_fails_that_column_only(tmp_path, capsys):
     assert "failed: " in S.SuiteResults(results)._repr_html_()
 
 
-def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
-    runs = world / "runs"
-    out = tmp_path / "out"
-    args = [str(runs / "broken.json"), "--dataset", "r2r", "--split", str(world / "data" / "split.json")]
-    args += ["--connectivity", str(world / "data" / "connectivity"), "--resamples", "200", "--no-progress"]
-    assert main(["compare", *args, "--out", str(out)]) == 1
-    printed = capsys.readouterr()
-    assert printed.out == "" and "navdtw: failed: broken on r2r: broken.json" in printed.err
-    assert "nothing written: every agent failed" in printed.err
-    assert [p for p in out.rglob("*") if p.is_file()] == []
-    # an earlier run's outputs stay as they were
-    assert main(["compare", str(runs / "oracle.json"), *args[1:], "--out", str(out)]) == 0
-    before = _all_files(out)
-    assert main(["compare", *args, "--out", str(out)]) == 1
-    assert _all_files(out) == before
-
-
 def _mixed_suite(world: Path) -> Path:
     """Two data sets of different kinds (a graph data set and a results table's), two agents."""
     runs = world / "runs"
