@@ -527,6 +527,10 @@ def test_suite_and_compare_take_positions(small, tmp_path):
     )
     results = navdtw.suite.run(suite_file, tmp_path / "suite_out", progress=False, report=False)
     assert results["failures"] == []
+    # the notes name the suite file's key, not the command line's flag (which said --distance geodesic)
+    notes = [w["message"] for w in results["warnings"] if w.get("dataset") == "drone"]
+    assert any(n.startswith("distance = \"geodesic\": SPL's l is refs.jsonl's geodesic_distance") for n in notes)
+    assert not any("--distance" in n for n in notes)
     ds = results["datasets"]["drone"]
     assert ds["n"] == 3 and set(ds["agents"]) >= {"a", "b"}
     out = tmp_path / "cmp"

@@ -447,6 +447,15 @@ def _read_csv(text: str, name: str, tab: bool) -> _Raw:
 _EPISODES_TEXT = ("dataset", "agent", "id", "scan")
 
 
+def _all_missing(values) -> bool:
+    """Every value missing: NaN (Parquet), None (JSON) or an empty cell (CSV)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype.kind == "f" and bool(np.isnan(values).all())
+    return all(
+        v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip()) for v in values
+    )
+
+
 def _unescape_cell(text: str) -> str:
     return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
 
@@ -815,6 +824,7 @@ def load_results(
     id_column: str | None = None,
     path_column: str | None = None,
     select: Mapping[str, str] | Sequence[str] | None = None,
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     """Reads a results table: per-episode metrics computed elsewhere (the module's formats).
 
@@ -834,6 +844,10 @@ def load_results(
     select:
         keep the rows whose columns hold these values (text): ``{"agent": "mine"}`` for a suite's
         ``episodes.csv``, which holds every agent and data set.
+    errors:
+        if given, a column whose values break the non-finite policy (a NaN no formula defines) is
+        left out of the table and its message stored here (``{metric: message}``) instead of
+        raised, as :func:`navdtw.registry.nonfinite_policy` does (a suite fails that column only).
 
     Returns
     -------
@@ -853,7 +867,7 @@ def load_results(
     percent = parse_percent(percent)
     select = parse_select(select)
     with _gc_paused():
-        return _load(path, columns, percent, id_column, path_column, select)
+        return _load(path, columns, percent, id_column, path_column, select, errors)
 
 
 @contextlib.contextmanager
@@ -869,12 +883,12 @@ def _gc_paused():
             gc.enable()
 
 
-def _load(path, columns, percent, id_column, path_column, select) -> ResultsTable:
+def _load(path, columns, percent, id_column, path_column, select, errors=None) -> ResultsTable:
     with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
-        return _load_table(path, columns, percent, id_column, path_column, select)
+        return _load_table(path, columns, percent, id_column, path_column, select, errors)
 
 
-def _load_table(path, columns, percent, id_column, path_column, select) -> ResultsTable:
+def _load_table(path, columns, percent, id_column, path_column, select, errors=None) -> ResultsTable:
     if is_path(path):
         raw = _read_raw(path)
     else:
@@ -885,7 +899,7 @@ def _load_table(path, columns, percent, id_column, path_column, select) -> Resul
         if not rows:
             raise ValueError(f"{INPUT}: no rows")
         raw = _Raw(INPUT, _columns_of([dict(r) for r in rows]), len(rows), lambda k: f"entry {k}")
-    return _build(raw, columns, percent, id_column, path_column, select)
+    return _build(raw, columns, percent, id_column, path_column, select, errors)
 
 
 def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
@@ -904,6 +918,9 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
     idx = np.flatnonzero(keep)
     rows = idx.tolist()
     cols = {k: (v[idx] if isinstance(v, np.ndarray) else [v[i] for i in rows]) for k, v in raw.columns.items()}
+    # a column that none of the chosen rows fills belongs to the other rows (a suite's episodes
+    # file holds the metrics of every data set, each missing on the others' rows): not this table's
+    cols = {k: v for k, v in cols.items() if k in select or not _all_missing(v)}
     keys = None if raw.keys is None else [raw.keys[i] for i in rows]
     entry = raw.entry
     return _Raw(raw.name, cols, len(rows), lambda k: entry(rows[k]), keys=keys, text_parsed=raw.text_parsed)
@@ -916,6 +933,7 @@ def _build(
     id_column: str | None,
     path_column: str | None,
     select: Mapping[str, str],
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     name = raw.name
     if select:
@@ -1014,7 +1032,13 @@ def _build(
             raise ValueError(
                 f"{name}: percent: no rate column {unknown[0]!r} (rate columns: {', '.join(sorted(rates))})"
             )
-    _formula_nans(values, kept, name, entry, ids)
+    failed: dict[str, str] = {}
+    _formula_nans(values, kept, name, entry, ids, None if errors is None else failed)
+    if failed:  # left out: the caller records each column's failure
+        kept = {c: k for c, k in kept.items() if k not in failed}
+        if not values:
+            raise ValueError(next(iter(failed.values())))
+        errors.update(failed)  # type: ignore[union-attr]
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {', '.join(cols)}); map one with --column NAME=METRIC")
     return ResultsTable(
@@ -1050,7 +1074,7 @@ def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
     multi = [c for c in ("agent", "dataset") if c in raw.columns and len(set(_text_of(raw.columns[c], raw.n))) > 1]
     if multi:
         several = " and ".join(m + "s" for m in multi)
-        hint = f"; the table holds several {several}: choose rows with --select {multi[0]}=NAME"
+        hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
         f"{raw.name}: duplicate {id_name} {few(dups)}: {dups[0]} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
@@ -1138,7 +1162,12 @@ def _fraction(
 
 
 def _formula_nans(
-    values: dict[str, np.ndarray], kept: Mapping[str, str], name: str, entry: Callable[[int], str], ids: list[str]
+    values: dict[str, np.ndarray],
+    kept: Mapping[str, str],
+    name: str,
+    entry: Callable[[int], str],
+    ids: list[str],
+    errors: dict[str, str] | None = None,
 ) -> None:
     """The non-finite policy (:func:`navdtw.registry.nonfinite_policy`, the one rule): a NaN (or a
     missing value) is 0 where the metric's formula says so (SPL, SDTW, SED where success is 0;
@@ -1158,7 +1187,10 @@ def _formula_nans(
         indicators=None if plain is None else {"sr": ("success", plain)},
         hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
         nan="NaN or missing",
+        errors=errors,
     )
+    for k in errors or {}:
+        del values[k]
     values.update(fixed)
 
 
@@ -1370,7 +1402,9 @@ class ResultsBenchmark(Benchmark):
         """The split's number of episodes (0 without a split)."""
         return 0 if self.split is None else len(self.split.ids)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> ResultsTable:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, errors: dict[str, str] | None = None
+    ) -> ResultsTable:
         """Reads one agent's results table (a file name or a list of row dicts) and, with a split,
         checks its ids against the split's (an id the split does not have is an error; split
         episodes without a row are listed in ``left_out`` and ``notes``) and puts the rows in split
@@ -1384,6 +1418,9 @@ class ResultsBenchmark(Benchmark):
             ``"external"`` (the only one: checked).
         strict : bool, optional
             Not used: a table holds no trajectories.
+        errors : dict, optional
+            If given, a column that breaks the non-finite policy is left out and its message stored
+            here instead of raised (:func:`~navdtw.datasets.load_results`).
 
         Returns
         -------
@@ -1399,7 +1436,7 @@ class ResultsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        table = load_results(predictions, **self.options)
+        table = load_results(predictions, **self.options, errors=errors)
         if self.split is not None:
             table = self._on_split(table)
         if table.paths is not None:
@@ -1531,9 +1568,9 @@ RESULTS = DatasetKind(
             required=False,
             default=False,
             check=parse_percent,
-            cli=(
-                ("--percent", {"action": "store_const", "const": True}),
-                ("--percent-columns", {"metavar": "NAME,..."}),
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
             ),
         ),
         Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),
