@@ -82,9 +82,9 @@ def test_results_json_shape(done):
         for values in ds["agents"].values():
             assert list(values) == metrics
             for v in values.values():
-                assert set(v) == {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}
+                assert set(v) == {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd", "runs_se", "runs_df"}
                 assert len(v["ci"]) == 2 and v["left_out"] == 0 and v["ci_episodes"] == v["ci"]
-                assert v["runs"] is None and v["runs_sd"] is None  # one run per agent
+                assert v["runs"] is None and v["runs_sd"] is None and v["runs_se"] is None  # one run per agent
                 assert v["ci"][0] <= v["mean"] + 1e-12 and v["mean"] <= v["ci"][1] + 1e-12
         assert set(ds["baseline"]) == set(metrics)
         assert all(set(v) == {"mean"} for v in ds["baseline"].values())
@@ -105,7 +105,10 @@ def test_results_json_shape(done):
                 "p_bounds",
                 "p_sign",
                 "p_improvement",
+                "over",
+                "df",
             }
+            assert c["over"] == "episodes (one run: seed spread not estimated)" and c["df"] is None
             assert set(c["p_improvement"]) == {"value", "ci"} and 0 <= c["p_improvement"]["value"] <= 1
             assert c["test"] == "permutation" and c["dropped"] == 0
             assert c["p_method"] in ("monte carlo", "tail bound") and ds["units"] == 40

@@ -244,6 +244,8 @@ def test_intervals_are_undefined_below_min_units(tmp_path):
         "left_out": 0,
         "runs": None,
         "runs_sd": None,
+        "runs_se": None,
+        "runs_df": None,
     }
     c = ds["comparisons"][0]
     assert c["ci"] == [None, None] and c["p"] == 1.0
