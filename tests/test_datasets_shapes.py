@@ -214,3 +214,13 @@ def test_files_of_the_right_shape_keep_the_readers_message(world, tmp_path):
     bad = _dump(tmp_path / "bad.json", oracle)
     with pytest.raises(ValueError, match=r"^bad.json: entry 0 \(instr_id 100_0\): unknown viewpoint 'nowhere'"):
         bench.match(bad, convention="paper")
+
+
+def test_a_shape_read_by_several_kinds_is_left_to_each(world):
+    root, _ = world
+    oracle = root / "runs" / "oracle.json"
+    for kind in ("r2r", "r4r", "rxr", "reverie"):  # REVERIE's object id is optional: R2R's shape is REVERIE's too
+        assert shapes.explain(oracle, kind) is None
+    assert shapes.explain(oracle, "ndh").startswith("oracle.json holds R2R trajectories")
+    assert shapes.explain(root / "predictions.json", "positions") is None  # VLN-CE steps: read by positions too
+    assert shapes.explain(root / "results.jsonl", "results") is None

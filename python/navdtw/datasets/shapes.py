@@ -83,7 +83,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "r2r-trajectories",
             "R2R trajectories ([{instr_id, trajectory: [[viewpoint, heading, elevation], ...]}])",
-            ("r2r", "r4r", "rxr"),
+            ("r2r", "r4r", "rxr", "reverie"),  # REVERIE's object id is optional
         ),
         Shape(
             "duet-trajectories",
@@ -94,7 +94,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "reverie-trajectories",
             "REVERIE trajectories ([{instr_id, trajectory, predObjId or pred_objid}])",
-            ("reverie",),
+            ("reverie", "r2r", "r4r", "rxr"),  # the R2R readers ignore the object id
         ),
         Shape("ndh-trajectories", "CVDN/NDH trajectories ([{inst_idx, trajectory}])", ("ndh",)),
         Shape(
