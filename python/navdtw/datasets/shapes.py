@@ -364,6 +364,7 @@ def other_split(name: str, ids: Sequence[Any], split_name: str, split_ids: Seque
     if not mine or theirs.intersection(mine):
         return None
     return (
-        f"{name}: none of its {len(mine)} {id_name}s is in {split_name}: predictions of another split? "
+        f"{name}: none of its {len(mine)} {id_name}{'' if len(mine) == 1 else 's'} is in {split_name}: predictions "
+        "of another split? "
         f"(its ids: {few(mine)}; the split's: {few([str(i) for i in split_ids])})"
     )
