@@ -23,7 +23,7 @@ import navdtw
 DOCS = REPO / "docs"
 INVENTORY = DOCS / "_build" / "html" / "objects.inv"
 # The public names the reference must list: every name in these modules' __all__.
-PUBLIC = ("navdtw", "navdtw.datasets", "navdtw.stats")
+PUBLIC = ("navdtw", "navdtw.datasets", "navdtw.stats", "navdtw.sequential")
 # `.. autofunction:: navdtw.dtw`, `.. py:module:: navdtw.suite`, ...
 DIRECTIVE = re.compile(r"^\.\. (?:auto\w+|py:\w+):: (?P<name>[\w.]+)(?P<options>(?:\n   :[\w-]+:.*)*)", re.M)
 
@@ -123,6 +123,7 @@ NUMPYDOC_MODULES = (
     "navdtw.registry",
     "navdtw.report",
     "navdtw.reward",
+    "navdtw.sequential",
     "navdtw.stats",
     "navdtw.suite",
     "navdtw.suite.clusters",

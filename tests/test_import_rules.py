@@ -50,8 +50,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.synthetic",
         ),
     ),
+    # what every reader shares, and the recognition of a file's shape that the readers' errors call
+    ("readers' ground", ("navdtw.datasets._common", "navdtw.datasets.shapes")),
     ("readers", ("navdtw.datasets",)),
-    ("analysis", ("navdtw.stats", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed")),
+    (
+        "analysis",
+        ("navdtw.stats", "navdtw.sequential", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed"),
+    ),
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
 ]
 

@@ -528,7 +528,12 @@ def test_cli_compare_duplicate_stems(world, tmp_path, capsys):
         )
         == 2
     )
-    assert "both named 'oracle'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "both named 'oracle'; name each agent with --runs NAME=FILE" in err  # the way out, named
+    r2r = ["--split", str(world / "data" / "split.json"), "--connectivity", str(world / "data" / "connectivity")]
+    runs = ["--runs", f"mine={world / 'runs' / 'oracle.json'}", "--runs", f"copy={other}"]
+    assert main(["compare", *runs, "--dataset", "r2r", *r2r, "--no-progress", "--resamples", "200"]) == 0
+    assert "copy" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------------------------------

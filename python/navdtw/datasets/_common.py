@@ -305,8 +305,9 @@ def check_viewpoints(graphs, scan: str, paths: dict[str, Sequence[str]], where: 
 
 
 def trajectory_viewpoints(traj, where: str) -> list[str]:
-    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]`` or
-    bare viewpoint strings), or a ``ValueError`` starting with ``where``."""
+    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]``,
+    bare viewpoint strings, or VLN-DUET's one list of viewpoints per decision step, concatenated
+    as its evaluator does: ``sum(trajectory, [])``), or a ``ValueError`` starting with ``where``."""
     if isinstance(traj, str) or not isinstance(traj, (list, tuple)):
         raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
     if not traj:
@@ -315,6 +316,8 @@ def trajectory_viewpoints(traj, where: str) -> list[str]:
     for j, step in enumerate(traj):
         if isinstance(step, str):
             vps.append(step)
+        elif isinstance(step, (list, tuple)) and step and all(isinstance(v, str) for v in step):
+            vps.extend(step)  # VLN-DUET: the viewpoints walked through to the step's chosen node
         elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
             vps.append(step[0])
         else:

@@ -56,6 +56,7 @@ from ..registry import Metric
 from . import layouts
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
+from .shapes import routed
 
 __all__ = [
     "ALIASES",
@@ -979,6 +980,11 @@ def _gc_paused():
 
 
 def _load(path, columns, percent, id_column, path_column, select, layout=None, recursive=False) -> ResultsTable:
+    with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
+        return _load_table(path, columns, percent, id_column, path_column, select, layout, recursive)
+
+
+def _load_table(path, columns, percent, id_column, path_column, select, layout=None, recursive=False) -> ResultsTable:
     if is_path(path) or _is_path_list(path):
         raw = _gather(path, layout, recursive, id_column)
         if raw.means is not None:
@@ -1983,9 +1989,9 @@ RESULTS = DatasetKind(
             required=False,
             default=False,
             check=parse_percent,
-            cli=(
-                ("--percent", {"action": "store_const", "const": True}),
-                ("--percent-columns", {"metavar": "NAME,..."}),
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
             ),
         ),
         Option(

@@ -37,6 +37,7 @@ from typing import Any
 
 from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path, show
 from .base import DatasetKind, Option
+from .shapes import routed
 from .vlnce import (
     CONVENTIONS,
     DEFAULT_CONVENTION,
@@ -264,7 +265,8 @@ class RxRCEBenchmark(VLNCEBenchmark):
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        return match_predictions(self.all_episodes, self.gt, predictions, languages=self.languages, names=names)
+        with routed(predictions, self.kind.name):
+            return match_predictions(self.all_episodes, self.gt, predictions, languages=self.languages, names=names)
 
     def cluster_of(self, ids) -> list[str]:
         """The path of every episode (its ``trajectory_id``): RxR's instructions share paths.

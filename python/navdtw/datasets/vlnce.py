@@ -38,6 +38,7 @@ from ._common import (
     source,
 )
 from .base import Benchmark, DatasetKind, Option
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -359,6 +360,10 @@ def match_predictions(
             return key if key in known else None
         return key if key in known else instr.get(key)
 
+    if all(episode_of(str(p)) is None for p in predictions):
+        wrong = other_split(pred_name, list(predictions), ep_name, ids, "id")
+        if wrong:
+            raise ValueError(wrong)
     keyed: dict[str, np.ndarray] = {}
     for k, (key, pts) in enumerate(predictions.items()):
         key = str(key)
@@ -468,7 +473,8 @@ class VLNCEBenchmark(Benchmark):
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        return match_predictions(self.episodes, self.gt, predictions, names=names)
+        with routed(predictions, self.kind.name):
+            return match_predictions(self.episodes, self.gt, predictions, names=names)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth

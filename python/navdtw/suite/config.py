@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,7 +201,8 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             if ds not in files:
                 raise SuiteError(f"{where}: agent {agent!r} has no predictions for data set {ds!r}")
             try:
-                reported.setdefault(str(agent), {})[ds] = parse_reported(table)
+                columns = datasets[ds].kind.reads_scores  # a results table's own columns are checked once read
+                reported.setdefault(str(agent), {})[ds] = parse_reported(table, columns=columns)
             except ValueError as exc:
                 raise SuiteError(f"{where}: {exc}") from None
     settings = _check_settings(_table(raw.get("settings", {}), "settings", src), src)
@@ -275,7 +276,7 @@ def _path_text(path) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def parse_reported(value) -> dict[str, float]:
+def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
     """Internal: the figures a paper reports for one (agent, data set): ``{"sr": 0.558, "ne": 5.12}``
     from a table (suite file) or ``"sr=0.558,spl=51.2%"`` (``--reported``).
 
@@ -284,13 +285,16 @@ def parse_reported(value) -> dict[str, float]:
     ``%``, ``%`` on a metric that is not a rate, a negative distance, or a value that is not a
     finite number is a ``ValueError``. Metric names: the registry's (``sr``, ``spl``, ``ne``, any
     case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
-    :data:`navdtw.datasets.results.ALIASES`); other names (a results table's own columns) are
-    kept as written.
+    :data:`navdtw.datasets.results.ALIASES`); with ``columns``, other names (a results table's
+    own columns, checked once the tables are read: :func:`unknown_reported`) are kept as written;
+    without, they are errors listing the known names.
 
     Parameters
     ----------
     value : str or mapping
         ``"METRIC=VALUE,..."`` or a table ``{metric: number or "55.8%"}``.
+    columns : bool, optional
+        The data set is a results table, whose own columns may be reported (default False).
 
     Returns
     -------
@@ -302,7 +306,8 @@ def parse_reported(value) -> dict[str, float]:
     ValueError
         A part without ``=``, a value of another type, no figure, a value that is not a finite
         number, ``%`` on a metric that is not a rate, a rate outside [0, 1] (or [0, 100]%), a
-        negative distance, or a metric given twice.
+        negative distance, a metric given twice, or (without ``columns``) a metric name that is
+        neither the registry's nor an evaluator's alias.
     """
     from .. import registry
     from ..datasets.results import ALIASES
@@ -327,6 +332,8 @@ def parse_reported(value) -> dict[str, float]:
         low = str(key).strip().lower()
         name = low if low in registry.names() else ALIASES.get(re.sub(r"[\s\-]+", "_", low), str(key).strip())
         rec = registry.get(name) if name in registry.names() else None
+        if rec is None and not columns:
+            raise ValueError(unknown_metric(str(key).strip(), registry.names()))
         percent = isinstance(v, str) and v.strip().endswith("%")
         text = v.strip().removesuffix("%").strip() if isinstance(v, str) else v
         try:
@@ -354,6 +361,46 @@ def parse_reported(value) -> dict[str, float]:
             raise ValueError(f"{key}: {name} is given twice")
         out[name] = x
     return out
+
+
+def unknown_metric(name: str, known: Sequence[str]) -> str:
+    """The message for a reported figure of a metric that is not known here: the known names, and
+    the closest one when the name looks like a typo (``sucess``: did you mean success?)."""
+    from difflib import get_close_matches
+
+    from ..datasets.results import ALIASES
+
+    close = get_close_matches(name.lower(), [*known, *ALIASES], n=1, cutoff=0.75)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (
+        f"unknown metric {name!r}{hint}; the known metrics: {', '.join(known)} (any case), or an evaluator's "
+        f"name such as {', '.join(list(ALIASES)[:4])}"
+    )
+
+
+def unknown_reported(figures: Mapping[str, float], measured: Sequence[str]) -> str | None:
+    """For a results data set, once its tables are read: the message for the first reported metric
+    that is neither the registry's nor a column measured there (``measured``), or None.
+
+    Parameters
+    ----------
+    figures : mapping
+        The reported figures (:func:`parse_reported` with ``columns=True``).
+    measured : sequence of str
+        The metrics measured on the data set (registry names and the tables' own columns).
+
+    Returns
+    -------
+    str or None
+        The message (:func:`unknown_metric`), or None when every name is known.
+    """
+    from .. import registry
+
+    known = [*dict.fromkeys([*registry.names(), *measured])]
+    for name in figures:
+        if name not in known:
+            return unknown_metric(name, known)
+    return None
 
 
 def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None = None) -> tuple[str, ...]:

@@ -127,6 +127,7 @@ def run(
             t = _timed(timings, "baseline", t)
             try:
                 reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
+                reported = _known_reported(reported, r, failures)
                 r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
@@ -157,6 +158,24 @@ def run(
         write_outputs(out, results, runs, suite, names, max_scenes, timed)
         timed("write")  # writing the files to disk counts as writing
     return results
+
+
+def _known_reported(reported: dict[str, dict[str, float]], r: DatasetRun, failures: list) -> dict:
+    """The reported figures of a data set whose names it measures: on a results data set a name
+    that is neither the registry's nor a column of its tables (a typo: ``sucess``) fails that
+    agent's figures, listing the known names, rather than making a "not measured" row."""
+    from .config import unknown_reported
+
+    if not r.spec.kind.reads_scores:
+        return reported  # every name was checked against the registry when the suite was read
+    out = {}
+    for agent, figures in reported.items():
+        message = unknown_reported(figures, list(r.info))  # every column measured, chosen or not
+        if message is None:
+            out[agent] = figures
+        else:
+            failures.append(failure_record(agent, r.spec.name, None, ValueError(f"reported figures: {message}")))
+    return out
 
 
 def _select(r: DatasetRun, chosen: Sequence[str] | None) -> None:
@@ -311,7 +330,10 @@ def compare(
     for p in predictions:
         name = Path(p).stem
         if name in agents:
-            raise SuiteError(f"{p}: two predictions files are both named {name!r}; rename one")
+            raise SuiteError(
+                f"{p}: two predictions files are both named {name!r}; name each agent with --runs NAME=FILE "
+                "(runs={NAME: FILE} in Python), or rename one"
+            )
         agents[name] = {dataset: str(Path(p).resolve())}
     for name, files in (runs or {}).items():
         if name in agents:
@@ -325,10 +347,12 @@ def compare(
     for name, figures in (reported or {}).items():
         if name not in agents:
             raise SuiteError(f"--reported {name}: no agent {name!r}; the agents are {', '.join(agents)}")
+        from ..datasets import DATASETS
         from .config import parse_reported
 
         try:
-            agents[name]["reported"] = {dataset: parse_reported(figures)}
+            columns = dataset in DATASETS and DATASETS[dataset].reads_scores
+            agents[name]["reported"] = {dataset: parse_reported(figures, columns=columns)}
         except ValueError as exc:
             raise SuiteError(f"--reported {name}: {exc}") from None
     table: dict[str, Any] = {"dataset": dataset}

@@ -9,6 +9,7 @@ Internal to :mod:`navdtw.suite`.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -181,6 +182,8 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
         failures.append(failure_record(agent, spec.name, file, exc))
         return None
     notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
+    if suite.path is not None:
+        notes = [_in_suite_words(n, spec.kind) for n in notes]
     start = matched.start_note(file.name)
     notes += [start] if start else []
     warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
@@ -193,6 +196,17 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
         if k not in run.info:
             run.info[k] = metric_info(k) if k in _registry_names() else record_info(scores.metric(k))
     return file, matched, ids, values, list(matched.scans)
+
+
+def _in_suite_words(note: str, kind) -> str:
+    """A reader's note as a suite file's user reads it: the readers name their choices as the
+    command line does (``--distance geodesic``); a suite file sets them as keys of the data set's
+    table (``distance = "geodesic"``)."""
+    for opt in kind.options:
+        if opt.kind == "choice":
+            words = "|".join(re.escape(c) for c in opt.choices)
+            note = re.sub(rf"{re.escape(opt.flag)} ({words})\b", rf'{opt.name} = "\1"', note)
+    return note
 
 
 def record_info(rec) -> dict[str, Any]:

@@ -207,7 +207,8 @@ def _notes(
             f"No marks on {', '.join(stay)}: an agent that never leaves the start scores 0 m there (the start "
             "lies on the reference); read them beside SR."
         )
-    out.append("No marks with fewer than two agents.")
+    if any(_measured_by(ds, m) < 2 for ds, metrics in datasets for m in metrics):
+        out.append("No marks with fewer than two agents.")
     if any_unresolved:
         out.append(
             f"{unresolved}: {settings['resamples']} resamples cannot tell whether it differs from the best "
@@ -221,6 +222,11 @@ def _notes(
             "((k out): k episodes)."
         )
     return out
+
+
+def _measured_by(ds: Mapping, metric: str) -> int:
+    """How many agents of a data set's table have a mean of ``metric`` (marks need two)."""
+    return sum(1 for values in ds["agents"].values() if (values.get(metric) or {}).get("mean") is not None)
 
 
 def _failure_line(f: Mapping) -> str:
@@ -311,11 +317,13 @@ def format_leaderboard(results: Mapping) -> str:
                 continue
             pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
             lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
+        # the per-run means are in the written files; without --out nothing was written
+        where = "in leaderboard.md and results.json" if results.get("outputs") else "written by --out DIR"
         for agent, count, _ in runs_rows(ds):
             lines.append(
                 term_escape(
                     f"{agent}: the mean over its {count} runs; the interval covers episodes and runs "
-                    "(per-run means in leaderboard.md and results.json)"
+                    f"(per-run means {where})"
                 )
             )
         checks = reported_rows(ds)
