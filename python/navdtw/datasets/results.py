@@ -1017,6 +1017,8 @@ class EvaluatorMeans:
         the episode count the file states, or None.
     notes:
         what was left out and why (a NaN or Infinity mean, a setting).
+    path:
+        the file, absolute.
     """
 
     source: str
@@ -1024,6 +1026,7 @@ class EvaluatorMeans:
     figures: dict[str, float]
     length: int | None = None
     notes: tuple[str, ...] = ()
+    path: str = ""
 
 
 def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
@@ -1081,6 +1084,7 @@ def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
         figures,
         length if type(length) is int else None,
         tuple(notes),
+        str(path.resolve()),
     )
 
 
