@@ -556,9 +556,7 @@ def test_split_r2r_ce_episodes_with_instruction_ids(tmp_path, data_dir):
     rows = [{"episode_id": e["episode_id"], "success": 1.0} for e in eps[:50]][::-1]
     with pytest.raises(ValueError, match=r"PARTIAL RESULTS: covers 50 of the 1839 episodes of val_unseen\.json\.gz"):
         bench.match(rows)  # part of a split is an error unless allowed
-    bench = navdtw.datasets.open(
-        "results", split=folder / "val_unseen.json.gz", dataset_kind="r2r-ce", partial=True
-    )
+    bench = navdtw.datasets.open("results", split=folder / "val_unseen.json.gz", dataset_kind="r2r-ce", partial=True)
     with pytest.warns(UserWarning, match=r"PARTIAL RESULTS: covers 50 of the 1839 .*\(allowed by --partial"):
         t = bench.match(rows)
     assert t.ids == [str(e["episode_id"]) for e in eps[:50]]  # split order, under the episode ids

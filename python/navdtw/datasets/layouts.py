@@ -155,7 +155,7 @@ LAYOUTS: tuple[Layout, ...] = (
         "stats_ckpt_{ckpt}_{split}.json",
         "episodes",
         _HABITAT - {"spl"} | {"trajectory", "SUCCESS_DISTANCE", "ndtw", "sdtw", "steps_taken"},
-        columns={"trajectory": "ignore", "trajectory_id": "ignore", "is_collisioned": "-", "done": "+"},
+        columns={"trajectory": "ignore", "is_collisioned": "-"},
         settings={"SUCCESS_DISTANCE": "threshold"},
         nonfinite="no NaN or infinity; `done` and `is_collisioned` are JSON booleans; SUCCESS_DISTANCE (20 m) "
         "is the success threshold of every row",

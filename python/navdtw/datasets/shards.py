@@ -82,7 +82,8 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
             return Files((path,), path.name)
         stem, _, world, ext = shard
         ranks = tuple(path.with_name(f"{stem}_r{r}_w{world}{ext}") for r in range(world))
-        return _checked(ranks, f"{stem}_r{{0..{world - 1}}}_w{world}{ext}", "")
+        present = tuple(p for p in ranks if p.is_file())  # a missing one is named by _checked
+        return _checked(present, f"{stem}_r{{0..{world - 1}}}_w{world}{ext}", "")
     paths = [Path(p) for p in source]
     if not paths:
         raise ValueError("an empty list of files")
