@@ -18,22 +18,53 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["LAYOUTS", "Layout", "Summary", "evaluator_mean", "layout", "recognise", "shard_of"]
+__all__ = [
+    "LAYOUTS",
+    "Layout",
+    "Summary",
+    "evaluator_mean",
+    "layout",
+    "policy_words",
+    "recognise",
+    "shard_of",
+    "summary_layout",
+]
 
 
 @dataclass(frozen=True)
 class Summary:
-    """An evaluator's record of means: ``keys`` (its key -> the metric it averages), ``length``
-    (the key of its episode count, or None) and ``policy`` (metric -> how the evaluator averages
-    non-finite values: ``"plain"`` (a NaN or an infinity makes the mean NaN or infinite),
-    ``"nan_to_0"`` (NaN and infinities count as 0), ``"finite"`` (only finite values are
-    averaged)); a metric it does not list is ``"plain"``."""
+    """An evaluator's record of means.
+
+    Attributes
+    ----------
+    keys:
+        its key -> the metric it averages (``{"sucs_all": "sr"}``).
+    length:
+        the key of its episode count, or None.
+    policy:
+        metric -> how the evaluator averages non-finite values: ``"plain"`` (a NaN or an infinity
+        makes the mean NaN or infinite), ``"nan_to_0"`` (NaN and infinities count as 0),
+        ``"finite"`` (only the finite values are averaged); a metric it does not list is
+        ``"plain"``.
+    """
 
     keys: Mapping[str, str]
     length: str | None = None
     policy: Mapping[str, str] = field(default_factory=dict)
 
     def policy_of(self, metric: str) -> str:
+        """The evaluator's policy for ``metric``.
+
+        Parameters
+        ----------
+        metric : str
+            A metric the summary averages.
+
+        Returns
+        -------
+        str
+            ``"plain"`` unless the summary says otherwise.
+        """
         return self.policy.get(metric, "plain")
 
 
@@ -83,9 +114,15 @@ class Layout:
     nonfinite: str = ""
 
     @property
-    def regex(self) -> re.Pattern:
-        """The file names of the layout: each ``{field}`` of ``pattern`` is any text without ``/``
-        (``{rank}`` and ``{world}`` digits); a trailing ``.gz`` is allowed."""
+    def regex(self):
+        """A regular expression that matches the layout's file names (each ``{field}`` of
+        ``pattern`` stands for any text without ``/``, ``{rank}`` and ``{world}`` for digits; a
+        trailing ``.gz`` is allowed).
+
+        Returns
+        -------
+        re.Pattern
+        """
         parts = re.split(r"(\{\w+\})", self.pattern)
         out = "".join(
             (r"\d+" if p in ("{rank}", "{world}") else r"[^/]+") if p.startswith("{") else re.escape(p) for p in parts
@@ -305,7 +342,18 @@ def recognise(file_name: str, record: Mapping | None, holds: str | None = None) 
 
 
 def summary_layout(record: Mapping) -> Layout | None:
-    """The means layout whose summary keys a record (without an episode id) has, or None."""
+    """The means layout of an evaluator's summary record (a record without an episode id that has
+    the layout's keys and an episode count), or None.
+
+    Parameters
+    ----------
+    record : mapping
+        The record.
+
+    Returns
+    -------
+    Layout or None
+    """
     keys = set(record)
     for lay in LAYOUTS:
         if lay.holds == "means" and lay.summary is not None and lay.summary.length and lay.keys <= keys:
@@ -318,7 +366,19 @@ _SHARD = re.compile(r"(?P<stem>.*)_r(?P<rank>\d+)_w(?P<world>\d+)(?P<ext>\.[^/]*
 
 def shard_of(file_name: str) -> tuple[str, int, int, str] | None:
     """``(stem, rank, world, extension)`` of a file named ``<stem>_r{rank}_w{world}<ext>`` (one DDP
-    rank's share of a run), or None."""
+    rank's share of a run), or None.
+
+    Parameters
+    ----------
+    file_name : str
+        A file's name.
+
+    Returns
+    -------
+    tuple of (str, int, int, str) or None
+        The stem, the rank, the number of ranks and the extension; None for another name (or a
+        rank not below the number of ranks).
+    """
     m = _SHARD.fullmatch(file_name)
     if m is None:
         return None
@@ -342,6 +402,11 @@ def evaluator_mean(values: np.ndarray, policy: str) -> float:
     -------
     float
         The mean (NaN for no value).
+
+    Raises
+    ------
+    ValueError
+        An unknown policy.
     """
     v = np.asarray(values, dtype=np.float64)
     if policy == "nan_to_0":
@@ -357,24 +422,19 @@ def evaluator_mean(values: np.ndarray, policy: str) -> float:
 
 
 def policy_words(policy: str) -> str:
-    """How a policy averages, in words (the notes)."""
+    """How an evaluator's policy (:class:`Summary`) averages, in words (the notes).
+
+    Parameters
+    ----------
+    policy : str
+        ``"plain"``, ``"nan_to_0"`` or ``"finite"``.
+
+    Returns
+    -------
+    str
+    """
     return {
         "plain": "averages every value as it is",
         "nan_to_0": "counts NaN and infinities as 0",
         "finite": "averages the finite values only",
     }[policy]
-
-
-def describe(layouts: Sequence[Layout] = LAYOUTS) -> list[dict[str, str]]:
-    """The layouts as rows (the docs' table): name, project, pattern, holds, writer, non-finite."""
-    return [
-        {
-            "name": lay.name,
-            "project": lay.project,
-            "pattern": lay.pattern,
-            "holds": lay.holds,
-            "writer": lay.writer,
-            "nonfinite": lay.nonfinite,
-        }
-        for lay in layouts
-    ]

@@ -952,7 +952,7 @@ def load_results(
         for a malformed file or entry, no id column, a duplicated id, a value that is not a number
         in a metric column, a rate outside [0, 1] (a percentage: the message suggests ``percent``),
         a negative distance, a NaN that no formula defines, a number beyond float's range, a file
-        that holds the evaluator's means (read those with :func:`load_means`), a missing rank of a
+        that holds the evaluator's means (read those with :func:`~navdtw.datasets.results.load_means`), a missing rank of a
         sharded run, ids shared by two shards. The message names the file, the entry and the column.
     ImportError
         for a Parquet file without pyarrow.

@@ -25,9 +25,17 @@ _GLOB = re.compile(r"[*?[]")
 
 @dataclass(frozen=True)
 class Files:
-    """The files of one run: ``paths`` in reading order, ``label`` (how messages name the run:
-    the file, the folder, the pattern, or ``stem_r{0..3}_w4.json``), ``how`` (a note: ``"4 shards
-    of one run (ranks 0-3 of 4)"``, or ``""`` for one file)."""
+    """The files of one run.
+
+    Attributes
+    ----------
+    paths:
+        the files, in reading order.
+    label:
+        how messages name the run: the file, the folder, the pattern, or ``stem_r{0..3}_w4.json``.
+    how:
+        a note: ``"4 shards of one run (ranks 0-3 of 4)"``, or ``""`` for one file.
+    """
 
     paths: tuple[Path, ...]
     label: str
@@ -45,7 +53,7 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
 
     Parameters
     ----------
-    source : path, glob pattern or list of paths
+    source : str, os.PathLike or list
         One file, a folder, a glob pattern (``"eval/stats_ep_ckpt_6_val_unseen_r*_w4.json"``) or
         a list of files, as one run.
     recursive : bool, optional

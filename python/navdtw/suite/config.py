@@ -22,7 +22,6 @@ __all__ = [
     "DEFAULT_SETTINGS",
     "LATEX_FORMS",
     "DatasetSpec",
-    "Shards",
     "Suite",
     "SuiteError",
     "expand_runs",
