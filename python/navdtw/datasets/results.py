@@ -9,6 +9,13 @@ of objects, a JSON object keyed by episode id (habitat's ``{episode_id: {metric:
 ``NaN``, ``Infinity`` and ``-Infinity`` tokens (what Python's json writes) are read; nested objects
 are flattened (VLN-CE's ``{"collisions": {"count": 2}}`` is the column ``collisions.count``).
 
+Projects' files are read as their code writes them: :mod:`navdtw.datasets.layouts` describes each
+layout (ETPNav's per-rank files, StreamVLN's summary line, InternNav's progress and means, NaVid's
+file per episode, AerialVLN's per-row threshold, the means-only files of VLN-CE and HA-VLN), and
+:mod:`navdtw.datasets.shards` gathers one run's files (ranks, a folder, a glob, a list). An
+evaluator's summary record is left out of the episodes and cross-checked (``ResultsTable.checks``);
+a means file is read by :func:`load_means` as the evaluator's reported figures.
+
 Columns:
 
 * the id column: ``id_column``, else the first of :data:`ID_COLUMNS`; ids are strings (``12`` and
@@ -1576,8 +1583,8 @@ def _formula_nans(
     missing value) is 0 where the metric's formula says so (SPL, SDTW, SED where success is 0;
     RGSPL where RGS is 0), any other is an error naming the file, the entry and the column.
 
-    One detail of results tables: SPL's formula is 0 where *plain* success is 0. HA-VLN's tables
-    hold a column ``SR`` (the metric ``sr``: success without a collision, stricter) and a column
+    One detail of results tables: SPL's formula is 0 where *plain* success is 0. A table may hold a
+    column ``SR`` (the metric ``sr``: HA-VLN's success without a collision, stricter) and a column
     ``success`` (plain success, then kept under its own name): the rule reads ``success`` there."""
     col_of = {k: c for c, k in kept.items()}
     plain = next((values[k] for c, k in kept.items() if _norm(c) == "success" and k != "sr"), None)
