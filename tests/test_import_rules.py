@@ -56,7 +56,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("readers", ("navdtw.datasets",)),
     (
         "analysis",
-        ("navdtw.stats", "navdtw.sequential", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed"),
+        (
+            "navdtw.stats",
+            "navdtw.sequential",
+            "navdtw.order",
+            "navdtw.watch",
+            "navdtw.suite",
+            "navdtw.report",
+            "navdtw.plot",
+            "navdtw.distributed",
+        ),
     ),
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
 ]
