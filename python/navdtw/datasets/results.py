@@ -504,6 +504,15 @@ def _read_csv(text: str, name: str, tab: bool) -> _Raw:
 _EPISODES_TEXT = ("dataset", "agent", "id", "scan")
 
 
+def _all_missing(values) -> bool:
+    """Every value missing: NaN (Parquet), None (JSON) or an empty cell (CSV)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype.kind == "f" and bool(np.isnan(values).all())
+    return all(
+        v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip()) for v in values
+    )
+
+
 def _unescape_cell(text: str) -> str:
     return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
 
@@ -921,6 +930,7 @@ def load_results(
     select: Mapping[str, str] | Sequence[str] | None = None,
     layout: str | None = None,
     recursive: bool = False,
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     """Reads a results table: per-episode metrics computed elsewhere (the module's formats).
 
@@ -948,6 +958,10 @@ def load_results(
         from the file's name and content, or none (a generic table).
     recursive:
         a folder's subfolders are read too.
+    errors:
+        if given, a column whose values break the non-finite policy (a NaN no formula defines) is
+        left out of the table and its message stored here (``{metric: message}``) instead of
+        raised, as :func:`navdtw.registry.nonfinite_policy` does (a suite fails that column only).
 
     Returns
     -------
@@ -959,8 +973,9 @@ def load_results(
         for a malformed file or entry, no id column, a duplicated id, a value that is not a number
         in a metric column, a rate outside [0, 1] (a percentage: the message suggests ``percent``),
         a negative distance, a NaN that no formula defines, a number beyond float's range, a file
-        that holds the evaluator's means (read those with :func:`~navdtw.datasets.results.load_means`), a missing rank of a
-        sharded run, ids shared by two shards. The message names the file, the entry and the column.
+        that holds the evaluator's means (read those with
+        :func:`~navdtw.datasets.results.load_means`), a missing rank of a sharded run, ids shared by
+        two shards. The message names the file, the entry and the column.
     ImportError
         for a Parquet file without pyarrow.
     """
@@ -970,7 +985,7 @@ def load_results(
     if layout is not None:
         layouts.layout(layout)  # known, or a ValueError naming the layouts
     with _gc_paused():
-        return _load(path, columns, percent, id_column, path_column, select, layout, recursive)
+        return _load(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
 
 
 @contextlib.contextmanager
@@ -986,12 +1001,12 @@ def _gc_paused():
             gc.enable()
 
 
-def _load(path, columns, percent, id_column, path_column, select, layout=None, recursive=False) -> ResultsTable:
+def _load(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
     with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
-        return _load_table(path, columns, percent, id_column, path_column, select, layout, recursive)
+        return _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
 
 
-def _load_table(path, columns, percent, id_column, path_column, select, layout=None, recursive=False) -> ResultsTable:
+def _load_table(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
     if is_path(path) or _is_path_list(path):
         raw = _gather(path, layout, recursive, id_column)
         if raw.means is not None:
@@ -1004,7 +1019,7 @@ def _load_table(path, columns, percent, id_column, path_column, select, layout=N
         if not rows:
             raise ValueError(f"{INPUT}: no rows")
         raw = _Raw(INPUT, _columns_of([dict(r) for r in rows]), len(rows), lambda k: f"entry {k}")
-    return _build(raw, columns, percent, id_column, path_column, select)
+    return _build(raw, columns, percent, id_column, path_column, select, errors)
 
 
 @dataclass(frozen=True)
@@ -1217,6 +1232,9 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
     idx = np.flatnonzero(keep)
     rows = idx.tolist()
     cols = {k: (v[idx] if isinstance(v, np.ndarray) else [v[i] for i in rows]) for k, v in raw.columns.items()}
+    # a column that none of the chosen rows fills belongs to the other rows (a suite's episodes
+    # file holds the metrics of every data set, each missing on the others' rows): not this table's
+    cols = {k: v for k, v in cols.items() if k in select or not _all_missing(v)}
     keys = None if raw.keys is None else [raw.keys[i] for i in rows]
     entry = raw.entry
     return replace(raw, columns=cols, n=len(rows), entry=lambda k: entry(rows[k]), keys=keys)
@@ -1229,6 +1247,7 @@ def _build(
     id_column: str | None,
     path_column: str | None,
     select: Mapping[str, str],
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     name = raw.name
     if select:
@@ -1347,7 +1366,13 @@ def _build(
             )
     constants = {} if lay is None else _constants(values, kept, directions, rates, mapping, raw.n, notes)
     as_read = {k: v.copy() for k, v in values.items()}
-    _formula_nans(values, kept, name, entry, ids)
+    failed: dict[str, str] = {}
+    _formula_nans(values, kept, name, entry, ids, None if errors is None else failed)
+    if failed:  # left out: the caller records each column's failure
+        kept = {c: k for c, k in kept.items() if k not in failed}
+        if not values:
+            raise ValueError(next(iter(failed.values())))
+        errors.update(failed)  # type: ignore[union-attr]
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {', '.join(cols)}); map one with --column NAME=METRIC")
     checks, expected = _cross_check(raw, as_read, values, notes)
@@ -1434,7 +1459,7 @@ def _cross_check(
     words: list[str] = []
     checks: list[dict[str, Any]] = []
     for key, metric in lay.summary.keys.items() if lay is not None and lay.summary is not None else ():
-        if key not in record or metric not in as_read or type(record[key]) not in _NUMBER_TYPES - {type(None)}:
+        if key not in record or metric not in values or type(record[key]) not in _NUMBER_TYPES - {type(None)}:
             continue
         assert lay is not None and lay.summary is not None
         policy = lay.summary.policy_of(metric)
@@ -1489,7 +1514,7 @@ def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
     multi = [c for c in ("agent", "dataset") if c in raw.columns and len(set(_text_of(raw.columns[c], raw.n))) > 1]
     if multi:
         several = " and ".join(m + "s" for m in multi)
-        hint = f"; the table holds several {several}: choose rows with --select {multi[0]}=NAME"
+        hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
         f"{raw.name}: duplicate {id_name} {few(dups)}: {dups[0]} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
@@ -1577,7 +1602,12 @@ def _fraction(
 
 
 def _formula_nans(
-    values: dict[str, np.ndarray], kept: Mapping[str, str], name: str, entry: Callable[[int], str], ids: list[str]
+    values: dict[str, np.ndarray],
+    kept: Mapping[str, str],
+    name: str,
+    entry: Callable[[int], str],
+    ids: list[str],
+    errors: dict[str, str] | None = None,
 ) -> None:
     """The non-finite policy (:func:`navdtw.registry.nonfinite_policy`, the one rule): a NaN (or a
     missing value) is 0 where the metric's formula says so (SPL, SDTW, SED where success is 0;
@@ -1597,7 +1627,10 @@ def _formula_nans(
         indicators=None if plain is None else {"sr": ("success", plain)},
         hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
         nan="NaN or missing",
+        errors=errors,
     )
+    for k in errors or {}:
+        del values[k]
     values.update(fixed)
 
 
@@ -1818,7 +1851,9 @@ class ResultsBenchmark(Benchmark):
         """The split's number of episodes (0 without a split)."""
         return 0 if self.split is None else len(self.split.ids)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> ResultsTable:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, errors: dict[str, str] | None = None
+    ) -> ResultsTable:
         """Reads one agent's results table (a file name or a list of row dicts) and, with a split,
         checks its ids against the split's (an id the split does not have is an error; split
         episodes without a row are listed in ``left_out`` and ``notes``) and puts the rows in split
@@ -1832,6 +1867,9 @@ class ResultsBenchmark(Benchmark):
             ``"external"`` (the only one: checked).
         strict : bool, optional
             Not used: a table holds no trajectories.
+        errors : dict, optional
+            If given, a column that breaks the non-finite policy is left out and its message stored
+            here instead of raised (:func:`~navdtw.datasets.load_results`).
 
         Returns
         -------
@@ -1847,7 +1885,7 @@ class ResultsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        table = load_results(predictions, **self.options)
+        table = load_results(predictions, **self.options, errors=errors)
         if table.expected is not None and len(table) < table.expected:
             self._short(
                 table,

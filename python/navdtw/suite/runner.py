@@ -18,9 +18,10 @@ from .analysis import analyze_dataset
 from .baselines import BASELINE_ROW, cached_baseline
 from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
-from .outputs import check_writable, plan_outputs, write_outputs
+from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
 from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .tables import term_escape
 
 __all__ = ["compare", "run"]
 
@@ -38,6 +39,7 @@ def run(
     metrics: Sequence[str] | str | None = None,
     latex: str | None = None,
     command: Sequence[str] | None = None,
+    force: bool = False,
 ) -> SuiteResults:
     """Runs a suite and returns the content of ``results.json``.
 
@@ -48,7 +50,9 @@ def run(
     out_dir:
         if given, the leaderboards, ``results.json``, the per-episode values and (with ``report``)
         ``report.html`` are written there (``navdtw.suite.outputs``), all together at the end; the
-        folder is checked for writing before anything is scored.
+        folder is checked for writing before anything is scored. A file there of an output's name
+        is replaced only when navdtw wrote it (the folder's manifest says so) and it is unchanged
+        since; a read-only file is never replaced.
     progress:
         show a progress bar (needs the ``[progress]`` extra, tqdm).
     report:
@@ -68,6 +72,9 @@ def run(
         of ``leaderboard.tex``: ``"intervals"`` or ``"compact"``).
     command:
         the command line that started the run, recorded in ``results.json`` (``provenance``).
+    force:
+        replace files of the outputs' names that navdtw did not write, or that were changed since
+        (``--force``); read-only files are still refused.
 
     Returns
     -------
@@ -76,15 +83,16 @@ def run(
     (docs/suite.md). A predictions file that cannot be read or matched is listed in ``failures``
     (agent, data set, file, error) and the run goes on; a data set whose files cannot be opened
     fails all its agents the same way; a metric whose values break the non-finite policy fails
-    that agent's column only.
+    that agent's column only. When every agent fails, ``datasets`` is empty and nothing is
+    written (``outputs`` is None; the folder is left as it was).
 
     Raises
     ------
     SuiteError
         (a ``ValueError``) for a mistake in the suite, before anything is scored.
     navdtw.suite.OutputError
-        (an ``OSError``) when the output folder or an output cannot be written; the message names
-        the output, and the previous run's outputs are left as they were.
+        (an ``OSError``) when the output folder or an output cannot be written, or a file there is
+        not navdtw's to replace; the message names the file, and the folder is left as it was.
     """
     from .. import __version__
 
@@ -92,7 +100,7 @@ def run(
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
     if out is not None:
-        check_writable(out)
+        check_writable(out, output_names(report), force=force)
     cache = Path(cache_dir) if cache_dir is not None else (None if out is None else out / ".cache")
     failures: list[dict[str, Any]] = []
     warned: list[dict[str, Any]] = []
@@ -137,7 +145,8 @@ def run(
             t = _timed(timings, "stats", t)
     finally:
         bar.close()
-    datasets = {r.spec.name: r.result for r in runs if r.result}
+    # a data set where every agent failed has no leaderboard: only its failures are listed
+    datasets = {r.spec.name: r.result for r in runs if r.result and r.result["agents"]}
     warned += _unresolved_warnings(datasets, settings)
     results = SuiteResults(
         navdtw_version=__version__,
@@ -149,14 +158,14 @@ def run(
         provenance=_provenance(suite, command, runs),
         outputs=None,
     )
-    if out is not None:
+    if out is not None and datasets:  # every agent failed: nothing is written, the folder stays as it was
         names = plan_outputs(out, results, report)
         clock = [t]
 
         def timed(stage: str) -> None:
             clock[0] = _timed(timings, stage, clock[0])
 
-        write_outputs(out, results, runs, suite, names, max_scenes, timed)
+        write_outputs(out, results, runs, suite, names, max_scenes, timed, force=force)
         timed("write")  # writing the files to disk counts as writing
     return results
 
@@ -316,6 +325,7 @@ def compare(
     reported: Mapping[str, Mapping[str, Any] | str] | None = None,
     shards: Mapping[str, Sequence[str | Path] | str | Path] | None = None,
     reported_from: Mapping[str, str | Path] | None = None,
+    force: bool = False,
     **options: Any,
 ) -> SuiteResults:
     """:func:`run` for one data set without a suite file; agents are named by their files (the
@@ -341,7 +351,7 @@ def compare(
         (:func:`navdtw.datasets.results.load_means`).
     dataset:
         the data set kind (``"r2r"``, a key of :data:`navdtw.datasets.DATASETS`).
-    out_dir, progress, report, metrics, latex, command, max_scenes:
+    out_dir, progress, report, metrics, latex, command, max_scenes, force:
         as :func:`run`.
     convention, threshold:
         the data set's convention and success distance (default: the kind's, 3.0 m).
@@ -410,6 +420,7 @@ def compare(
         latex=latex,
         command=command,
         max_scenes=max_scenes,
+        force=force,
     )
 
 
@@ -466,8 +477,8 @@ class _Bar:
 
     def step(self, text: str = "") -> None:
         if self._bar is not None:
-            if text:
-                self._bar.set_postfix_str(text, refresh=False)
+            if text:  # names come from the user: an escape sequence or newline is shown, not run
+                self._bar.set_postfix_str(term_escape(text), refresh=False)
             self._bar.update(1)
 
     def close(self) -> None:

@@ -35,7 +35,7 @@ class DatasetRun:
     values: agent -> metric -> float64 values aligned with ``ids`` (infinite distances kept: the
         statistics leave them out); an agent lacks a metric whose values failed the non-finite
         policy (a failure names it).
-    metrics: every metric some agent has, in registry order.
+    metrics: every metric some agent has or failed (one failure, one column), in scoring order.
     runs: agent -> metric -> float64 [episodes, runs] for an agent scored in several runs (seeds);
         its ``values`` are then the per-episode means over the runs.
     files: agent -> its predictions files, one per run.
@@ -160,7 +160,11 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
     keys: dict[str, None] = {}
     for v in run.values.values():
         keys.update(dict.fromkeys(v))
-    run.metrics = list(keys)
+    # a metric that failed for an agent still scored keeps its column: the cell shows the failure
+    keys.update(
+        (f["metric"], None) for f in failures if f["dataset"] == spec.name and f["metric"] and f["agent"] in run.values
+    )
+    run.metrics = [k for k in run.info if k in keys] + [k for k in keys if k not in run.info]
 
 
 def _mean_over_runs(x: np.ndarray) -> np.ndarray:
@@ -176,10 +180,13 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
     from .marks import metric_info
 
     spec = run.spec
+    broken: dict[str, str] = {}  # metric -> why its values fail the non-finite policy: that column only
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            matched = run.bench.match(file, convention=spec.convention)
+            # a results table's reader applies the policy itself: it leaves a failing column out
+            column_errors = {"errors": broken} if spec.kind.reads_scores else {}
+            matched = run.bench.match(file, convention=spec.convention, **column_errors)
             scores = run.bench.evaluate(
                 matched, convention=spec.convention, threshold=spec.threshold, workers=suite.settings["workers"]
             )
@@ -193,13 +200,12 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
     notes += [start] if start else []
     warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
     ids = [str(i) for i in matched.ids]
-    broken: dict[str, str] = {}
     values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
     for k, message in broken.items():
         failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
-    for k in values:
+    for k in [*scores, *broken]:  # the failed ones too: their column shows the failure
         if k not in run.info:
-            run.info[k] = metric_info(k) if k in _registry_names() else record_info(scores.metric(k))
+            run.info[k] = metric_info(k) if k in _registry_names() or k not in scores else record_info(scores.metric(k))
     return file, matched, ids, values, list(matched.scans)
 
 
