@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 __all__ = ["UserError", "build_parser", "main"]
 
 PROG = "navdtw"
@@ -70,7 +68,16 @@ class UserError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr (status 2) instead of usage + error."""
+    """argparse, but a usage mistake is one line on stderr (status 2) instead of usage + error; and a
+    subcommand's options may be added when it is first parsed (``fill``, see :func:`_build_parser`)."""
+
+    fill = None
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.fill is not None:
+            fill, self.fill = self.fill, None
+            fill(self)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
@@ -171,11 +178,15 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         A parser whose usage mistakes print one line on stderr and exit with status 2.
     """
-    from . import __version__
-    from .metrics import CONVENTIONS
-    from .registry import help_text
+    return _build_parser(lazy=False)
 
-    conventions = sorted(CONVENTIONS)
+
+def _build_parser(*, lazy: bool) -> argparse.ArgumentParser:
+    """The parser; with ``lazy``, each subcommand's options (which need the metric registry and the
+    data set kinds, hence numpy and scipy) are added only when that subcommand is parsed, so that
+    ``navdtw --help`` and a mistyped command answer without importing them."""
+    from . import __version__
+
     parser = _Parser(
         prog=PROG,
         description="Exact DTW / nDTW / SDTW and every navigation metric for vision-and-language navigation.",
@@ -185,19 +196,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    for name, (help_, fill) in _COMMANDS.items():
+        command = sub.add_parser(name, help=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
+        if lazy:
+            command.fill = fill
+        else:
+            fill(command)
+    return parser
 
-    sub.add_parser(
-        "info",
-        help="which kernels this build and CPU use (as navdtw.show_config())",
-        description="Print navdtw's version, the compiled engine's build and the SIMD kernel in use.",
-    )
-    demo = sub.add_parser(
-        "demo",
-        help="score synthetic pairs from the nDTW paper's world (no data needed)",
-        description="Score reference/query pairs in the nDTW paper's synthetic world.",
-        epilog=_DEMO_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _info_args(info: argparse.ArgumentParser) -> None:
+    info.description = "Print navdtw's version, the compiled engine's build and the SIMD kernel in use."
+
+
+def _demo_args(demo: argparse.ArgumentParser) -> None:
+    demo.description = "Score reference/query pairs in the nDTW paper's synthetic world."
+    demo.epilog = _DEMO_EPILOG
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the world and the pairs (default 0)")
     demo.add_argument(
         "--pairs", type=_positive_int, default=100, metavar="N", help="number of reference/query pairs (default 100)"
@@ -205,22 +219,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="navdtw_demo", metavar="DIR", help="output folder (default navdtw_demo/)")
     demo.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    score = sub.add_parser(
-        "score",
-        help="score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR",
-        description="Score an agent's predictions with every navigation metric.",
-        epilog=_SCORE_EPILOG
+
+def _score_args(score: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+    from .registry import help_text
+
+    score.description = "Score an agent's predictions with every navigation metric."
+    score.epilog = (
+        _SCORE_EPILOG
         + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
         + help_text()
         + "\n\n"
-        + _EXIT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        + _EXIT_EPILOG
     )
     _add_dataset_options(score)
     score.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
     score.add_argument(
         "--convention",
-        choices=conventions,
+        choices=sorted(CONVENTIONS),
         default=None,
         help="whose definitions to follow (default: the data set's own evaluator, e.g. r2r, reverie, ndh)",
     )
@@ -234,19 +250,18 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     score.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    base = sub.add_parser(
-        "baseline",
-        help="the nDTW paper's random-walk baseline on a split",
-        description="Score random walks against a split's references (Ilharco et al. 2019, Table 2).",
-        epilog=_BASELINE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _baseline_args(base: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
+    base.description = "Score random walks against a split's references (Ilharco et al. 2019, Table 2)."
+    base.epilog = _BASELINE_EPILOG
     _add_dataset_options(base, walks=True)
     base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
     base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     base.add_argument(
         "--convention",
-        choices=conventions,
+        choices=sorted(CONVENTIONS),
         default=None,
         help="whose definitions to follow (default: the data set's own evaluator, as score and suite runs; "
         "paper: the nDTW paper's, whose Table 2 the R2R rows are compared with)",
@@ -260,14 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    # suite runs (navdtw.suite): suite run, compare
-    suite = sub.add_parser(
-        "suite",
-        help="run a benchmark suite: many agents on many data sets, with intervals and paired tests",
-        description="Benchmark suites (see docs/suite.md).",
-        epilog=_SUITE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _suite_args(suite: argparse.ArgumentParser) -> None:
+    suite.description = "Benchmark suites (see docs/suite.md)."
+    suite.epilog = _SUITE_EPILOG
     suite_sub = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", parser_class=_Parser)
     suite_sub.required = True
     suite_run = suite_sub.add_parser(
@@ -292,14 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
     _table_options(suite_run)
 
-    comp = sub.add_parser(
-        "compare",
-        help="compare agents' predictions on one data set (intervals, paired tests)",
-        description="Compare several agents' predictions on one data set, as a one-data-set suite; "
-        "agents are named by their file names.",
-        epilog=_COMPARE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+
+def _compare_args(comp: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
+    comp.description = (
+        "Compare several agents' predictions on one data set, as a one-data-set suite; "
+        "agents are named by their file names."
     )
+    comp.epilog = _COMPARE_EPILOG
     comp.add_argument(
         "predictions",
         nargs="*",
@@ -324,7 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ..., results)")
     _dataset_options(comp)
-    comp.add_argument("--convention", choices=conventions, default=None, help="definitions (default: the kind's)")
+    comp.add_argument(
+        "--convention", choices=sorted(CONVENTIONS), default=None, help="definitions (default: the kind's)"
+    )
     comp.add_argument(
         "--threshold", type=_threshold, default=None, metavar="M", help="success distance in metres (default 3.0)"
     )
@@ -348,7 +362,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
     _table_options(comp)
-    return parser
+
+
+#: The subcommands: their one-line help (all ``navdtw --help`` needs) and what adds their options.
+_COMMANDS: dict[str, tuple[str, Any]] = {
+    "info": ("which kernels this build and CPU use (as navdtw.show_config())", _info_args),
+    "demo": ("score synthetic pairs from the nDTW paper's world (no data needed)", _demo_args),
+    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR", _score_args),
+    "baseline": ("the nDTW paper's random-walk baseline on a split", _baseline_args),
+    "suite": ("run a benchmark suite: many agents on many data sets, with intervals and paired tests", _suite_args),
+    "compare": ("compare agents' predictions on one data set (intervals, paired tests)", _compare_args),
+}
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
@@ -541,6 +565,8 @@ def _skip_figures_note() -> None:
 
 
 def _cmd_demo(args) -> int:
+    import numpy as np
+
     from ._io import atomic_write_json
     from .engine import warping_path
     from .metrics import evaluate
@@ -676,6 +702,8 @@ def _dataset_values(args) -> list:
 
 
 def _cmd_score(args) -> int:
+    import numpy as np
+
     from . import __version__
     from ._io import atomic_write_json
     from .datasets import DATASETS
@@ -1108,14 +1136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
         2 a mistake in the input, 3 an output could not be written, 130 interrupted.
     """
-    from ._io import OutputError
-
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = _build_parser(lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    from ._io import OutputError  # after parsing: its numpy import is not --help's to pay
+
     args.argv = argv
     commands = {
         "info": _cmd_info,

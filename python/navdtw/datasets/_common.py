@@ -205,6 +205,10 @@ class MatchedEpisodes:
     notes:
         one line per thing the matcher did that the user should know (ids left out,
         predictions ignored), for the command line and ``summary.json``; empty when none.
+    stopped:
+        bool ``[B]``: whether the agent issued stop, where the predictions say so and the
+        convention's evaluator requires it for success (VLN-CE's ``r2r`` format under ``vlnce``);
+        ``None`` (the default): every episode counts as stopped.
     """
 
     ids: list[Any]
@@ -219,6 +223,7 @@ class MatchedEpisodes:
     groups: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     left_out: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    stopped: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -256,8 +261,8 @@ class MatchedEpisodes:
     def evaluate(self, **kwargs) -> Scores:
         """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
         and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
-        ``workers``, more ``inputs``, ...) go through. The scores carry ``groups``
-        (``Scores.groups``).
+        ``workers``, more ``inputs``, ...) go through; so does ``stopped`` when set (success needs
+        the stop). The scores carry ``groups`` (``Scores.groups``).
 
         Parameters
         ----------
@@ -279,6 +284,8 @@ class MatchedEpisodes:
 
         if self.extra:
             kwargs["inputs"] = {**self.extra, **(kwargs.get("inputs") or {})}
+        if self.stopped is not None:
+            kwargs.setdefault("stopped", self.stopped)
         scores = evaluate(
             self.references,
             self.queries,
