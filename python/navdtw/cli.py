@@ -368,7 +368,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
 _COMMANDS: dict[str, tuple[str, Any]] = {
     "info": ("which kernels this build and CPU use (as navdtw.show_config())", _info_args),
     "demo": ("score synthetic pairs from the nDTW paper's world (no data needed)", _demo_args),
-    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR", _score_args),
+    # every scored kind's title (tests/test_cli.py checks them against navdtw.datasets.DATASETS)
+    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH, RxR, RxR-CE or positions", _score_args),
     "baseline": ("the nDTW paper's random-walk baseline on a split", _baseline_args),
     "suite": ("run a benchmark suite: many agents on many data sets, with intervals and paired tests", _suite_args),
     "compare": ("compare agents' predictions on one data set (intervals, paired tests)", _compare_args),
