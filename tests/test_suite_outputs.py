@@ -159,7 +159,7 @@ def test_a_file_navdtw_did_not_write_is_never_replaced(world, tmp_path, monkeypa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{out / 'results.json'}: not written by navdtw" in err[0] and "--force" in err[0]
     assert _all_files(out) == {"results.json": hashlib.sha256(b"my own results").hexdigest()}
-    S.run(suite, out, progress=False, force=True)  # the user says so
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 0  # the user says so
     assert json.loads((out / "results.json").read_text())["datasets"]
     _manifest_holds(out)
     # navdtw's own output, edited since: the user's now
@@ -186,6 +186,7 @@ def test_a_read_only_file_is_protected(world, tmp_path, capsys):
     assert len(err) == 1 and f"{out / 'leaderboard.csv'}: cannot replace: it is read-only (mode 0444)" in err[0]
     with pytest.raises(S.OutputError, match=re.escape("leaderboard.csv: cannot replace: it is read-only")):
         S.run(suite, out, progress=False, force=True)  # --force replaces the user's files, not protected ones
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 3
     assert _all_files(out) == before and (out / "leaderboard.csv").stat().st_mode & 0o777 == 0o444
 
 
@@ -348,6 +349,23 @@ def test_one_nan_fails_that_column_only(tmp_path, capsys):
     page = (out / "report.html").read_text()
     assert '"ndtw":[null,null,null,0,"a.jsonl: line 4 (episode_id 3)' in page  # the report's cell
     assert "failed: " in S.SuiteResults(results)._repr_html_()
+
+
+def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
+    runs = world / "runs"
+    out = tmp_path / "out"
+    args = [str(runs / "broken.json"), "--dataset", "r2r", "--split", str(world / "data" / "split.json")]
+    args += ["--connectivity", str(world / "data" / "connectivity"), "--resamples", "200", "--no-progress"]
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert printed.out == "" and "navdtw: failed: broken on r2r: broken.json" in printed.err
+    assert f"navdtw: every agent failed; nothing written to {out}" in printed.err
+    assert [p for p in out.rglob("*") if p.is_file()] == []
+    # an earlier run's outputs stay as they were
+    assert main(["compare", str(runs / "oracle.json"), *args[1:], "--out", str(out)]) == 0
+    before = _all_files(out)
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    assert _all_files(out) == before
 
 
 def _mixed_suite(world: Path) -> Path:
