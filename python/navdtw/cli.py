@@ -32,9 +32,11 @@ EXIT_INTERRUPTED = 130
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written",
+    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
+    "(nothing when every agent failed)",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
-    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk); nothing half-written",
+    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
+    "nothing half-written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
@@ -276,6 +278,12 @@ def _baseline_args(base: argparse.ArgumentParser) -> None:
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+_FORCE_HELP = (
+    "replace files in --out of the outputs' names that navdtw did not write or that were changed since "
+    "(never read-only ones)"
+)
+
+
 def _suite_args(suite: argparse.ArgumentParser) -> None:
     suite.description = "Benchmark suites (see docs/suite.md)."
     suite.epilog = _SUITE_EPILOG
@@ -293,6 +301,7 @@ def _suite_args(suite: argparse.ArgumentParser) -> None:
     suite_run.add_argument("--out", default="navdtw_suite", metavar="DIR", help="output folder (default navdtw_suite/)")
     suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
     suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
+    suite_run.add_argument("--force", action="store_true", help=_FORCE_HELP)
     suite_run.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -370,6 +379,7 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
     )
     comp.add_argument("--out", metavar="DIR", help="also write the suite outputs (leaderboards, report) there")
     comp.add_argument("--no-report", action="store_true", help="with --out: do not write report.html")
+    comp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     comp.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -910,6 +920,8 @@ A suite file (TOML) names data sets and agents; paths are relative to it:
 Writes leaderboard.md/.csv/.tex, results.json, episodes.parquet (episodes.csv without
 pyarrow) and report.html to --out, all together at the end; files of an earlier run
 there that this run does not write are removed (navdtw's own, unchanged ones only).
+A file there that navdtw did not write (or that was changed since) is never replaced:
+an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
 written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
@@ -967,7 +979,8 @@ def _term(text: str) -> str:
 def _print_suite(results: dict, out: Path | None) -> int:
     from .suite import format_leaderboard
 
-    print(format_leaderboard(results))
+    if results["datasets"]:  # else every agent failed: no table, nothing written
+        print(format_leaderboard(results))
     for w in results.get("warnings", []):
         who = " on ".join(str(w[k]) for k in ("agent", "dataset") if w.get(k))
         print(_term(f"{PROG}: warning: {who + ': ' if who else ''}{w['message']}"), file=sys.stderr)
@@ -975,6 +988,9 @@ def _print_suite(results: dict, out: Path | None) -> int:
         who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
         what = f" ({f['metric']})" if f.get("metric") else ""
         print(_term(f"{PROG}: failed: {who}{what}: {f['error']}"), file=sys.stderr)
+    if not results["datasets"]:
+        nothing = f"; nothing written to {out}{os.sep}" if out is not None else ""
+        print(_term(f"{PROG}: every agent failed{nothing}"), file=sys.stderr)
     written = results.get("outputs")
     if out is not None and written:
         print()
@@ -1015,6 +1031,7 @@ def _cmd_suite(args) -> int:
         cache_dir=args.cache,
         max_scenes=args.max_scenes,
         command=[PROG, *args.argv],
+        force=args.force,
     )
     return _print_suite(results, out)
 
@@ -1162,6 +1179,7 @@ def _cmd_compare(args) -> int:
             report=not args.no_report,
             max_scenes=args.max_scenes,
             command=[PROG, *args.argv],
+            force=args.force,
             runs=runs,
             reported=reported,
             shards=shards,
