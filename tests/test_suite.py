@@ -517,28 +517,20 @@ def test_cli_compare_errors(world, capsys, change, needle):
 
 
 def test_cli_compare_duplicate_stems(world, tmp_path, capsys):
-    other = tmp_path / "oracle.json"
+    other = tmp_path / "copy" / "oracle.json"
+    other.parent.mkdir()
     other.write_text((world / "runs" / "oracle.json").read_text())
-    assert (
-        main(
-            [
-                "compare",
-                str(world / "runs" / "oracle.json"),
-                str(other),
-                "--dataset",
-                "r2r",
-                "--split",
-                str(world / "data" / "split.json"),
-                "--connectivity",
-                str(world / "data" / "connectivity"),
-                "--no-progress",
-            ]
-        )
-        == 2
-    )
-    err = capsys.readouterr().err
-    assert "both named 'oracle'; name each agent with --runs NAME=FILE" in err  # the way out, named
     r2r = ["--split", str(world / "data" / "split.json"), "--connectivity", str(world / "data" / "connectivity")]
+    mine = str(world / "runs" / "oracle.json")
+    opts = ["--dataset", "r2r", *r2r, "--no-progress", "--resamples", "200"]
+    assert main(["compare", mine, str(other), *opts]) == 0  # one stem: named by the folders that differ
+    out = capsys.readouterr().out
+    assert "\nruns " in out and "\ncopy " in out
+    assert main(["compare", mine, mine, *opts]) == 2
+    err = capsys.readouterr().err
+    assert "would both be named 'oracle'; name each agent: NAME=FILE (positional) or --runs NAME=FILE" in err
+    assert main(["compare", f"a={mine}", f"b={mine}", *opts]) == 0  # named positionally
+    assert "\na " in capsys.readouterr().out
     runs = ["--runs", f"mine={world / 'runs' / 'oracle.json'}", "--runs", f"copy={other}"]
     assert main(["compare", *runs, "--dataset", "r2r", *r2r, "--no-progress", "--resamples", "200"]) == 0
     assert "copy" in capsys.readouterr().out

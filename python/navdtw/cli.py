@@ -325,7 +325,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         "predictions",
         nargs="*",
         metavar="PREDICTIONS",
-        help="predictions files (or results tables), one per agent (named by the file)",
+        help="predictions files (or results tables, or folders of one run's results), one per agent: FILE "
+        "(named by the file) or NAME=FILE",
     )
     comp.add_argument(
         "--runs",
@@ -334,6 +335,22 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
         "or a comma-separated list; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--shards",
+        action="append",
+        default=[],
+        metavar="NAME=FILES",
+        help="an agent's one run in several files (DDP ranks, chunks, one file per episode): a quoted glob, "
+        "a folder or a comma-separated list; results tables; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--reported-from",
+        action="append",
+        default=[],
+        metavar="[AGENT=]FILE",
+        help="the evaluator's means file of an agent's run (stats_ckpt_*.json, result.json), checked against "
+        "the measured means as its reported figures (default agent: the first); repeatable",
     )
     comp.add_argument(
         "--reported",
@@ -1038,18 +1055,77 @@ def _runs_groups(texts: Sequence[str]) -> dict[str, tuple[Path, ...]]:
     return out
 
 
+def _named_files(texts: Sequence[str]) -> dict:
+    """Positional predictions, ``FILE`` or ``NAME=FILE`` (a file, or a folder of one run's results):
+    ``{name or _Unnamed(position): path}``; the unnamed are named from their paths."""
+    out: dict = {}
+    for k, text in enumerate(texts):
+        name, eq, rest = text.partition("=")
+        if eq and name and not Path(text).exists():
+            if name in out:
+                raise UserError(f"{text}: agent {name!r} is given twice")
+            out[name] = _need_path(rest, "predictions")
+        else:
+            out[_Unnamed(k)] = _need_path(text, "predictions")
+    return out
+
+
+class _Unnamed(int):
+    """A positional file without a name: named from its path."""
+
+
+def _need_path(text: str, option: str) -> Path:
+    path = Path(text)
+    return path if path.is_dir() else _need_file(text, option)
+
+
+def _pairs_of(texts: Sequence[str], flag: str, form: str, default: str | None = "") -> dict:
+    """``NAME=VALUE`` arguments (repeatable); with ``default`` None, ``VALUE`` alone is the first agent's."""
+    out: dict = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq and default is None:
+            name, value = None, text
+        elif not eq or not name.strip() or not value.strip():
+            raise UserError(f"{flag} {text}: expected {form}")
+        name = None if name is None else name.strip()
+        if name in out:
+            raise UserError(f"{flag} {text}: agent {name or 'of the first file'!r} is given twice")
+        out[name] = value.strip()
+    return out
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
 
     if args.dataset not in DATASETS:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    from .suite.runner import agent_names
+
     kind = DATASETS[args.dataset]
-    files = [_need_file(p, "predictions") for p in args.predictions]
+    named = _named_files(args.predictions)
+    files = list(named.values())
     runs = _runs_groups(args.runs)
-    if not files and not runs:
-        raise UserError("compare: give predictions files (one per agent) or --runs NAME=FILES")
-    first = files[0].stem if files else next(iter(runs))
+    shards = _pairs_of(args.shards, "--shards", "NAME=FILES (a quoted glob, a folder or files separated by commas)")
+    means = _pairs_of(args.reported_from, "--reported-from", "[AGENT=]FILE", default=None)
+    if not files and not runs and not shards:
+        raise UserError("compare: give predictions files (one per agent), --runs NAME=FILES or --shards NAME=FILES")
+    unnamed = [f for key, f in named.items() if isinstance(key, _Unnamed)]
+    try:
+        made = iter(agent_names(unnamed))
+    except SuiteError as exc:
+        raise UserError(str(exc)) from None
+    predictions: dict[str, Path] = {}
+    for key, f in named.items():
+        name = next(made) if isinstance(key, _Unnamed) else key
+        if name in predictions:
+            raise UserError(f"{f}: agent {name!r} is given twice; name each agent: NAME=FILE or --runs NAME=FILE")
+        predictions[name] = f
+    first = next(iter(predictions)) if predictions else next(iter(runs or shards))
+    if None in means:
+        means[first] = means.pop(None)
+    shards = {n: [t.strip() for t in v.split(",") if t.strip()] for n, v in shards.items()}
     reported: dict[str, str] = {}
     for text in args.reported:
         agent, _, figures = text.rpartition(":") if ":" in text.split("=", 1)[0] else ("", "", text)
@@ -1093,7 +1169,7 @@ def _cmd_compare(args) -> int:
         settings["episodes"] = "shared"
     try:
         results = compare(
-            files,
+            predictions,
             dataset=args.dataset,
             out_dir=out,
             convention=args.convention,
@@ -1106,6 +1182,8 @@ def _cmd_compare(args) -> int:
             force=args.force,
             runs=runs,
             reported=reported,
+            shards=shards,
+            reported_from={a: _need_file(f, "--reported-from") for a, f in means.items()},
             **_suite_overrides(args),
             **options,
         )
