@@ -34,9 +34,11 @@ EXIT_INTERRUPTED = 130
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written",
+    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
+    "(nothing when every agent failed)",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
-    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk); nothing half-written",
+    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
+    "nothing half-written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
 }
@@ -279,6 +281,12 @@ def _baseline_args(base: argparse.ArgumentParser) -> None:
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+_FORCE_HELP = (
+    "replace files in --out of the outputs' names that navdtw did not write or that were changed since "
+    "(never read-only ones)"
+)
+
+
 def _suite_args(suite: argparse.ArgumentParser) -> None:
     suite.description = "Benchmark suites (see docs/suite.md)."
     suite.epilog = _SUITE_EPILOG
@@ -296,6 +304,7 @@ def _suite_args(suite: argparse.ArgumentParser) -> None:
     suite_run.add_argument("--out", default="navdtw_suite", metavar="DIR", help="output folder (default navdtw_suite/)")
     suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
     suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
+    suite_run.add_argument("--force", action="store_true", help=_FORCE_HELP)
     suite_run.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -319,7 +328,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         "predictions",
         nargs="*",
         metavar="PREDICTIONS",
-        help="predictions files (or results tables), one per agent (named by the file)",
+        help="predictions files (or results tables, or folders of one run's results), one per agent: FILE "
+        "(named by the file) or NAME=FILE",
     )
     comp.add_argument(
         "--runs",
@@ -328,6 +338,22 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
         "or a comma-separated list; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--shards",
+        action="append",
+        default=[],
+        metavar="NAME=FILES",
+        help="an agent's one run in several files (DDP ranks, chunks, one file per episode): a quoted glob, "
+        "a folder or a comma-separated list; results tables; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--reported-from",
+        action="append",
+        default=[],
+        metavar="[AGENT=]FILE",
+        help="the evaluator's means file of an agent's run (stats_ckpt_*.json, result.json), checked against "
+        "the measured means as its reported figures (default agent: the first); repeatable",
     )
     comp.add_argument(
         "--reported",
@@ -356,6 +382,7 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
     )
     comp.add_argument("--out", metavar="DIR", help="also write the suite outputs (leaderboards, report) there")
     comp.add_argument("--no-report", action="store_true", help="with --out: do not write report.html")
+    comp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     comp.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -455,7 +482,8 @@ def _fraction_or_more(text: str) -> float:
 _COMMANDS: dict[str, tuple[str, Any]] = {
     "info": ("which kernels this build and CPU use (as navdtw.show_config())", _info_args),
     "demo": ("score synthetic pairs from the nDTW paper's world (no data needed)", _demo_args),
-    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR", _score_args),
+    # every scored kind's title (tests/test_cli.py checks them against navdtw.datasets.DATASETS)
+    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH, RxR, RxR-CE or positions", _score_args),
     "baseline": ("the nDTW paper's random-walk baseline on a split", _baseline_args),
     "suite": ("run a benchmark suite: many agents on many data sets, with intervals and paired tests", _suite_args),
     "compare": ("compare agents' predictions on one data set (intervals, paired tests)", _compare_args),
@@ -981,6 +1009,8 @@ A suite file (TOML) names data sets and agents; paths are relative to it:
 Writes leaderboard.md/.csv/.tex, results.json, episodes.parquet (episodes.csv without
 pyarrow) and report.html to --out, all together at the end; files of an earlier run
 there that this run does not write are removed (navdtw's own, unchanged ones only).
+A file there that navdtw did not write (or that was changed since) is never replaced:
+an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
 written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
@@ -1038,7 +1068,8 @@ def _term(text: str) -> str:
 def _print_suite(results: dict, out: Path | None) -> int:
     from .suite import format_leaderboard
 
-    print(format_leaderboard(results))
+    if results["datasets"]:  # else every agent failed: no table, nothing written
+        print(format_leaderboard(results))
     for w in results.get("warnings", []):
         who = " on ".join(str(w[k]) for k in ("agent", "dataset") if w.get(k))
         print(_term(f"{PROG}: warning: {who + ': ' if who else ''}{w['message']}"), file=sys.stderr)
@@ -1046,6 +1077,9 @@ def _print_suite(results: dict, out: Path | None) -> int:
         who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
         what = f" ({f['metric']})" if f.get("metric") else ""
         print(_term(f"{PROG}: failed: {who}{what}: {f['error']}"), file=sys.stderr)
+    if not results["datasets"]:
+        nothing = f"; nothing written to {out}{os.sep}" if out is not None else ""
+        print(_term(f"{PROG}: every agent failed{nothing}"), file=sys.stderr)
     written = results.get("outputs")
     if out is not None and written:
         print()
@@ -1086,6 +1120,7 @@ def _cmd_suite(args) -> int:
         cache_dir=args.cache,
         max_scenes=args.max_scenes,
         command=[PROG, *args.argv],
+        force=args.force,
     )
     return _print_suite(results, out)
 
@@ -1109,18 +1144,77 @@ def _runs_groups(texts: Sequence[str]) -> dict[str, tuple[Path, ...]]:
     return out
 
 
+def _named_files(texts: Sequence[str]) -> dict:
+    """Positional predictions, ``FILE`` or ``NAME=FILE`` (a file, or a folder of one run's results):
+    ``{name or _Unnamed(position): path}``; the unnamed are named from their paths."""
+    out: dict = {}
+    for k, text in enumerate(texts):
+        name, eq, rest = text.partition("=")
+        if eq and name and not Path(text).exists():
+            if name in out:
+                raise UserError(f"{text}: agent {name!r} is given twice")
+            out[name] = _need_path(rest, "predictions")
+        else:
+            out[_Unnamed(k)] = _need_path(text, "predictions")
+    return out
+
+
+class _Unnamed(int):
+    """A positional file without a name: named from its path."""
+
+
+def _need_path(text: str, option: str) -> Path:
+    path = Path(text)
+    return path if path.is_dir() else _need_file(text, option)
+
+
+def _pairs_of(texts: Sequence[str], flag: str, form: str, default: str | None = "") -> dict:
+    """``NAME=VALUE`` arguments (repeatable); with ``default`` None, ``VALUE`` alone is the first agent's."""
+    out: dict = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq and default is None:
+            name, value = None, text
+        elif not eq or not name.strip() or not value.strip():
+            raise UserError(f"{flag} {text}: expected {form}")
+        name = None if name is None else name.strip()
+        if name in out:
+            raise UserError(f"{flag} {text}: agent {name or 'of the first file'!r} is given twice")
+        out[name] = value.strip()
+    return out
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
 
     if args.dataset not in DATASETS:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    from .suite.runner import agent_names
+
     kind = DATASETS[args.dataset]
-    files = [_need_file(p, "predictions") for p in args.predictions]
+    named = _named_files(args.predictions)
+    files = list(named.values())
     runs = _runs_groups(args.runs)
-    if not files and not runs:
-        raise UserError("compare: give predictions files (one per agent) or --runs NAME=FILES")
-    first = files[0].stem if files else next(iter(runs))
+    shards = _pairs_of(args.shards, "--shards", "NAME=FILES (a quoted glob, a folder or files separated by commas)")
+    means = _pairs_of(args.reported_from, "--reported-from", "[AGENT=]FILE", default=None)
+    if not files and not runs and not shards:
+        raise UserError("compare: give predictions files (one per agent), --runs NAME=FILES or --shards NAME=FILES")
+    unnamed = [f for key, f in named.items() if isinstance(key, _Unnamed)]
+    try:
+        made = iter(agent_names(unnamed))
+    except SuiteError as exc:
+        raise UserError(str(exc)) from None
+    predictions: dict[str, Path] = {}
+    for key, f in named.items():
+        name = next(made) if isinstance(key, _Unnamed) else key
+        if name in predictions:
+            raise UserError(f"{f}: agent {name!r} is given twice; name each agent: NAME=FILE or --runs NAME=FILE")
+        predictions[name] = f
+    first = next(iter(predictions)) if predictions else next(iter(runs or shards))
+    if None in means:
+        means[first] = means.pop(None)
+    shards = {n: [t.strip() for t in v.split(",") if t.strip()] for n, v in shards.items()}
     reported: dict[str, str] = {}
     for text in args.reported:
         agent, _, figures = text.rpartition(":") if ":" in text.split("=", 1)[0] else ("", "", text)
@@ -1164,7 +1258,7 @@ def _cmd_compare(args) -> int:
         settings["episodes"] = "shared"
     try:
         results = compare(
-            files,
+            predictions,
             dataset=args.dataset,
             out_dir=out,
             convention=args.convention,
@@ -1174,8 +1268,11 @@ def _cmd_compare(args) -> int:
             report=not args.no_report,
             max_scenes=args.max_scenes,
             command=[PROG, *args.argv],
+            force=args.force,
             runs=runs,
             reported=reported,
+            shards=shards,
+            reported_from={a: _need_file(f, "--reported-from") for a, f in means.items()},
             **_suite_overrides(args),
             **options,
         )
