@@ -107,3 +107,21 @@ def test_release_sets_a_dated_non_dev_version_everywhere(tmp_path):
     (tmp_path / "CITATION.cff").write_text((tmp_path / "CITATION.cff").read_text().replace(f"{after}.dev0", "0.0.1"))
     mismatch = _release(tmp_path, "--check")
     assert mismatch.returncode == 1 and "CITATION.cff: version '0.0.1'" in mismatch.stderr
+
+
+def test_docs_extra_installs_on_every_supported_python():
+    """Sphinx >= 8.1 needs Python 3.10: the docs extra's requirements are marked by Python version, so
+    `pip install "navdtw[docs]"` on 3.9 installs navdtw alone instead of failing to resolve."""
+    from packaging.requirements import Requirement
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
+        docs = [Requirement(r) for r in tomllib.load(f)["project"]["optional-dependencies"]["docs"]]
+    assert docs
+    for req in docs:
+        assert req.marker is not None, f"{req}: no Python version marker"
+        assert not req.marker.evaluate({"python_version": "3.9"}), req
+        assert req.marker.evaluate({"python_version": "3.10"}), req
