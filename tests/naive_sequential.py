@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-CAP = 0.5
+CAP = 0.75
 
 
 def naive_path(x: list[float], population: int, alpha: float, grid: int) -> list[tuple[float, float]]:

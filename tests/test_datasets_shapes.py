@@ -214,3 +214,24 @@ def test_files_of_the_right_shape_keep_the_readers_message(world, tmp_path):
     bad = _dump(tmp_path / "bad.json", oracle)
     with pytest.raises(ValueError, match=r"^bad.json: entry 0 \(instr_id 100_0\): unknown viewpoint 'nowhere'"):
         bench.match(bad, convention="paper")
+
+
+def test_a_shape_read_by_several_kinds_is_left_to_each(world):
+    root, _ = world
+    oracle = root / "runs" / "oracle.json"
+    for kind in ("r2r", "r4r", "rxr", "reverie"):  # REVERIE's object id is optional: R2R's shape is REVERIE's too
+        assert shapes.explain(oracle, kind) is None
+    assert shapes.explain(oracle, "ndh").startswith("oracle.json holds R2R trajectories")
+    assert shapes.explain(root / "predictions.json", "positions") is None  # VLN-CE steps: read by positions too
+    assert shapes.explain(root / "results.jsonl", "results") is None
+
+
+def test_other_split_in_r2r_ce(tmp_path):
+    episodes = {"episodes": [{"episode_id": k, "reference_path": [[0, 0, 0], [1, 0, 0]]} for k in (1, 2)]}
+    gt = {str(k): {"locations": [[0, 0, 0], [1, 0, 0]]} for k in (1, 2)}
+    ep, g = _dump(tmp_path / "val_unseen.json", episodes), _dump(tmp_path / "val_unseen_gt.json", gt)
+    bench = navdtw.datasets.open("r2r-ce", vlnce_episodes=ep, vlnce_gt=g)
+    seen = _dump(tmp_path / "val_seen.json", {"7": [{"position": [0, 0, 0], "stop": True}]})
+    # was: "val_seen.json: entry 0 (id 7): no such episode in val_unseen.json"
+    with pytest.raises(ValueError, match=r"^val_seen.json: none of its 1 id is in val_unseen.json: predictions of"):
+        bench.match(seen)

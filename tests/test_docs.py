@@ -156,6 +156,7 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets",
     "navdtw.datasets.base",
     "navdtw.datasets.havln",
+    "navdtw.datasets.layouts",
     "navdtw.datasets.matterport",
     "navdtw.datasets.ndh",
     "navdtw.datasets.positions",
@@ -164,6 +165,7 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets.reverie",
     "navdtw.datasets.rxr",
     "navdtw.datasets.rxrce",
+    "navdtw.datasets.shards",
     "navdtw.datasets.vlnce",
     "navdtw.distributed",
     "navdtw.engine",
@@ -176,6 +178,7 @@ NUMPYDOC_MODULES = (
     "navdtw.registry",
     "navdtw.report",
     "navdtw.reward",
+    "navdtw.order",
     "navdtw.sequential",
     "navdtw.stats",
     "navdtw.suite",
@@ -186,6 +189,7 @@ NUMPYDOC_MODULES = (
     "navdtw.suite.runner",
     "navdtw.suite.tables",
     "navdtw.synthetic",
+    "navdtw.watch",
 )
 #: Modules (with their submodules) whose docstrings are not checked yet: none is left. A new
 #: package whose docstrings are still to write can wait here, not in NUMPYDOC_MODULES.

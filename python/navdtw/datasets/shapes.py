@@ -83,7 +83,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "r2r-trajectories",
             "R2R trajectories ([{instr_id, trajectory: [[viewpoint, heading, elevation], ...]}])",
-            ("r2r", "r4r", "rxr"),
+            ("r2r", "r4r", "rxr", "reverie"),  # REVERIE's object id is optional
         ),
         Shape(
             "duet-trajectories",
@@ -94,7 +94,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "reverie-trajectories",
             "REVERIE trajectories ([{instr_id, trajectory, predObjId or pred_objid}])",
-            ("reverie",),
+            ("reverie", "r2r", "r4r", "rxr"),  # the R2R readers ignore the object id
         ),
         Shape("ndh-trajectories", "CVDN/NDH trajectories ([{inst_idx, trajectory}])", ("ndh",)),
         Shape(
@@ -364,6 +364,7 @@ def other_split(name: str, ids: Sequence[Any], split_name: str, split_ids: Seque
     if not mine or theirs.intersection(mine):
         return None
     return (
-        f"{name}: none of its {len(mine)} {id_name}s is in {split_name}: predictions of another split? "
+        f"{name}: none of its {len(mine)} {id_name}{'' if len(mine) == 1 else 's'} is in {split_name}: predictions "
+        "of another split? "
         f"(its ids: {few(mine)}; the split's: {few([str(i) for i in split_ids])})"
     )
