@@ -1250,12 +1250,16 @@ def _build(
     errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     name = raw.name
+    notes: list[str] = []
     if select:
-        raw = _select_rows(raw, select)
+        chosen = _select_rows(raw, select)
+        empty = [c for c in raw.columns if c not in chosen.columns]
+        if empty:
+            notes.append(f"column(s) {', '.join(map(repr, empty))}: empty on the rows selected: left out")
+        raw = chosen
     if raw.n == 0:
         raise ValueError(f"{name}: no rows")
     cols = raw.columns
-    notes: list[str] = []
 
     # ids
     if id_column is not None:
