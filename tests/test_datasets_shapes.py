@@ -265,3 +265,12 @@ def test_a_summary_line_after_the_rows_does_not_hide_them(tmp_path):
     rows = "".join(json.dumps({"episode_id": k, "success": 1.0}) + "\n" for k in range(3))
     (tmp_path / "result.json").write_text(rows + '{"sucs_all": NaN, "length": 3}{"x": 1')
     assert shapes.sniff(tmp_path / "result.json") is shapes.SHAPES["results"]
+
+
+def test_other_split_in_a_results_table_with_its_split(world, tmp_path):
+    root, _ = world
+    bench = navdtw.datasets.open("results", split=root / "data" / "split.json", dataset_kind="r2r")
+    seen = _jsonl(tmp_path / "seen.jsonl", [{"instr_id": f"9{k}_0", "success": 1.0} for k in range(3)])
+    # was: "seen.jsonl: instr_id 90_0, 91_0, 92_0 (3 in all): not episodes of split.json"
+    with pytest.raises(ValueError, match=r"^seen.jsonl: none of its 3 instr_ids is in split.json: predictions of"):
+        bench.match(seen)

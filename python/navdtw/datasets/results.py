@@ -63,7 +63,7 @@ from ..registry import Metric
 from . import layouts
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
-from .shapes import routed
+from .shapes import other_split, routed
 
 __all__ = [
     "ALIASES",
@@ -1928,6 +1928,8 @@ class ResultsBenchmark(Benchmark):
         else:
             ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
+        if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
+            raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
             raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
