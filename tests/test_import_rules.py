@@ -35,7 +35,15 @@ PACKAGE = Path(navdtw.__file__).resolve().parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundation",
-        ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config", "navdtw._messages"),
+        (
+            "navdtw._core",
+            "navdtw._typing",
+            "navdtw._io",
+            "navdtw._html",
+            "navdtw._config",
+            "navdtw._messages",
+            "navdtw._decisions",
+        ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
     (

@@ -419,6 +419,8 @@ def test_every_output_table_reads_back(world, tmp_path, monkeypatch, capsys, epi
     table = out / episodes
     assert main(["compare", str(table), "--dataset", "results", "--select", "agent=mine", "--select",
                  "dataset=ce_logs", "--resamples", "200", "--no-progress"]) == 0  # fmt: skip
+    said = capsys.readouterr().err  # the graph data sets' metrics are not this table's: left out, and said
+    assert "column(s) 'scan', 'pl', 'ne'" in said and "empty on the rows selected: left out" in said
     assert main(["compare", str(table), "--dataset", "results", "--resamples", "200", "--no-progress"]) == 1
     assert "choose rows with --select agent=NAME --select dataset=NAME" in capsys.readouterr().err
     assert_episodes_read_back(table, results)

@@ -1,4 +1,4 @@
-"""The ``navdtw`` command: ``demo``, ``score``, ``baseline``, ``suite run`` and ``compare``.
+"""The ``navdtw`` command: ``demo``, ``score``, ``baseline``, ``suite run``, ``compare``, ``order`` and ``watch``.
 
 ``main(argv=None) -> int`` is the console entry point (``navdtw = "navdtw.cli:main"``); it returns
 the exit status instead of exiting, so it can be called from Python and tests. Every mistake in the
@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._decisions import DECISIONS
+
 __all__ = ["UserError", "build_parser", "main"]
 
 PROG = "navdtw"
@@ -38,6 +40,7 @@ EXIT_STATUS = {
     EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
     "nothing half-written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    **dict(DECISIONS.values()),
 }
 
 _EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
@@ -391,6 +394,90 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
     _table_options(comp)
 
 
+def _order_args(order: argparse.ArgumentParser) -> None:
+    order.description = (
+        "Write a seeded, uniformly random order of a split's episodes: order.txt (ids), order.json (what\n"
+        "navdtw watch reads), a copy of the split file in that order and, with --workers, each worker's\n"
+        "round-robin share. Run the evaluation in this order (no shuffling) to stop it early with\n"
+        "navdtw watch (docs/stopping.md)."
+    )
+    order.epilog = (
+        "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
+        "--workers 4 --out order/\n\n" + _EXIT_EPILOG
+    )
+    order.add_argument("split", metavar="SPLIT", help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON)")
+    order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
+    order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
+    order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
+
+
+def _watch_args(watch: argparse.ArgumentParser) -> None:
+    watch.description = (
+        "Follow the results an evaluation is writing (in the order of navdtw order) and stop when the\n"
+        "question is answered, with an error of at most --alpha however often you look (docs/stopping.md).\n"
+        "One run: --width, --reported or --against; several runs: the best checkpoint."
+    )
+    watch.epilog = (
+        "Examples:\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --width 0.02\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --reported sr=0.564\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --against base.jsonl --metric sr,ndtw\n"
+        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n\n"
+        + _EXIT_EPILOG
+    )
+    watch.add_argument(
+        "runs",
+        nargs="+",
+        metavar="[NAME=]RESULTS",
+        help="the run's results: a JSON Lines / JSON file, a folder of one file per episode, or a glob of shards; "
+        "several: checkpoints to choose from",
+    )
+    watch.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
+    watch.add_argument(
+        "--metric",
+        action="append",
+        metavar="LIST",
+        help="the metrics decided on, comma-separated (rates: sr, osr, spl, ndtw, sdtw, ...; default sr)",
+    )
+    watch.add_argument("--width", type=_fraction, default=None, metavar="W", help="target width of the intervals")
+    watch.add_argument(
+        "--reported",
+        action="append",
+        metavar="M=V",
+        help="a reported figure as a fraction (sr=0.564); repeat or comma-separate for several",
+    )
+    watch.add_argument("--against", metavar="FILE", help="another agent's complete results on the same split")
+    watch.add_argument(
+        "--alpha", type=_fraction, default=0.05, help="the error, shared out over metrics or checkpoints (0.05)"
+    )
+    watch.add_argument("--once", action="store_true", help="look once, print the state and exit")
+    watch.add_argument("--poll", type=_fraction_or_more, default=2.0, metavar="S", help="seconds between looks (2)")
+    watch.add_argument(
+        "--idle", type=_fraction_or_more, default=None, metavar="S", help="give up after S seconds without new results"
+    )
+    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON (never over an existing file)")
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (a fraction), not {text}")
+    return v
+
+
+def _fraction_or_more(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+    return v
+
+
 #: The subcommands: their one-line help (all ``navdtw --help`` needs) and what adds their options.
 _COMMANDS: dict[str, tuple[str, Any]] = {
     "info": ("which kernels this build and CPU use (as navdtw.show_config())", _info_args),
@@ -400,6 +487,8 @@ _COMMANDS: dict[str, tuple[str, Any]] = {
     "baseline": ("the nDTW paper's random-walk baseline on a split", _baseline_args),
     "suite": ("run a benchmark suite: many agents on many data sets, with intervals and paired tests", _suite_args),
     "compare": ("compare agents' predictions on one data set (intervals, paired tests)", _compare_args),
+    "order": ("a seeded random order of a split's episodes, for an evaluation that may stop early", _order_args),
+    "watch": ("follow a running evaluation and stop when its question is answered", _watch_args),
 }
 
 
@@ -1197,6 +1286,78 @@ def _cmd_compare(args) -> int:
 # --------------------------------------------------------------------------------------------
 
 
+def _cmd_order(args) -> int:
+    from .order import write_order
+
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers)
+    names = ", ".join(p.name for p in files.values())
+    print(_term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
+    return 0
+
+
+def _split_pairs(values: list[str] | None) -> list[str]:
+    return [v.strip() for text in values or [] for v in text.split(",") if v.strip()]
+
+
+def _cmd_watch(args) -> int:
+    from .datasets.results import load_results
+    from .order import load_order
+    from .watch import Follower, Watch
+
+    runs = {}
+    for k, spec in enumerate(args.runs):
+        name, sep, path = spec.partition("=")
+        if not sep or not name or os.path.exists(spec):
+            name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
+        if name in runs:
+            raise UserError(f"two runs are named {name!r}: name them with NAME=RESULTS")
+        runs[name] = Follower([path], name=name)
+    reported = {}
+    for item in _split_pairs(args.reported):
+        m, sep, v = item.partition("=")
+        try:
+            value = float(v)
+        except ValueError:
+            value = math.nan
+        if not sep or not 0 <= value <= 1:
+            raise UserError(f"--reported {item!r}: give METRIC=FRACTION, e.g. sr=0.564 (not 56.4)")
+        reported[m.strip().lower()] = value
+    metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
+    against = load_results(args.against) if args.against else None
+    try:
+        watch = Watch(
+            load_order(args.order),
+            runs,
+            metrics=metrics,
+            alpha=args.alpha,
+            width=args.width,
+            reported=reported,
+            against=against,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.output and Path(args.output).exists():
+        raise UserError(f"{args.output} exists: --output never overwrites")
+    live = sys.stdout.isatty() and not args.once
+    shown = [0]
+
+    def show(lines: list[str]) -> None:
+        if live:
+            if shown[0]:
+                sys.stdout.write(f"\x1b[{shown[0]}F\x1b[J")  # back to the block's first line, clear below
+            sys.stdout.write("".join(_term(line) + "\n" for line in lines))
+            sys.stdout.flush()
+            shown[0] = len(lines)
+
+    decision = watch.run(once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output)
+    if not live:
+        print("\n".join(_term(line) for line in watch.lines()[:-1]))
+    code = DECISIONS[decision][0]
+    what = watch.message if decision != "undecided" else "not decided yet"
+    print(_term(f"{PROG} watch: {what} (exit status {code})"))
+    return code
+
+
 def _cmd_info(args) -> int:
     from ._config import show_config
 
@@ -1249,6 +1410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "baseline": _cmd_baseline,
         "suite": _cmd_suite,
         "compare": _cmd_compare,
+        "order": _cmd_order,
+        "watch": _cmd_watch,
     }
     try:
         return commands[args.command](args)

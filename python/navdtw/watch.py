@@ -29,27 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from ._decisions import DECISIONS
 from ._io import atomic_write_json
 from .datasets.results import ID_COLUMNS, ResultsTable, load_results
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
 __all__ = ["DECISIONS", "Follower", "Watch"]
-
-#: The decisions, each with the exit status of ``navdtw watch`` and what it means (docs/cli.md).
-DECISIONS: dict[str, tuple[int, str]] = {
-    "undecided": (4, "not decided yet (--once, or --idle passed without new results)"),
-    "width": (10, "--width: every chosen metric's split mean is known to the width"),
-    "reported-inside": (11, "--reported: every reported figure is inside the interval, at the width"),
-    "reported-outside": (12, "--reported: a reported figure is outside the interval"),
-    "better": (13, "--against: better on a metric, worse on none"),
-    "worse": (14, "--against: worse on a metric, better on none"),
-    "mixed": (15, "--against: better on one metric, worse on another"),
-    "tied": (16, "--against: every chosen metric's difference is within the width of 0"),
-    "chosen": (17, "checkpoints: one remains, the others are eliminated"),
-    "tied-checkpoints": (18, "checkpoints: the ones remaining cannot be told apart at the width"),
-}
-
 
 # --------------------------------------------------------------------------------------------
 # reading results as they are written
@@ -575,7 +561,7 @@ class Watch:
         Returns
         -------
         str
-            The decision (a key of :data:`DECISIONS`).
+            The decision (a key of ``DECISIONS``).
 
         Raises
         ------

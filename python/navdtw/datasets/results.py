@@ -63,7 +63,7 @@ from ..registry import Metric
 from . import layouts
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
-from .shapes import routed
+from .shapes import other_split, routed
 
 __all__ = [
     "ALIASES",
@@ -1250,12 +1250,16 @@ def _build(
     errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     name = raw.name
+    notes: list[str] = []
     if select:
-        raw = _select_rows(raw, select)
+        chosen = _select_rows(raw, select)
+        empty = [c for c in raw.columns if c not in chosen.columns]
+        if empty:
+            notes.append(f"column(s) {', '.join(map(repr, empty))}: empty on the rows selected: left out")
+        raw = chosen
     if raw.n == 0:
         raise ValueError(f"{name}: no rows")
     cols = raw.columns
-    notes: list[str] = []
 
     # ids
     if id_column is not None:
@@ -1924,6 +1928,8 @@ class ResultsBenchmark(Benchmark):
         else:
             ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
+        if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
+            raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
             raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
