@@ -1928,7 +1928,7 @@ class ResultsBenchmark(Benchmark):
         else:
             ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
-        if len(unknown) == len(ids):  # a table of another split (val_seen given with val_unseen)
+        if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
             raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
             raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
