@@ -35,7 +35,15 @@ PACKAGE = Path(navdtw.__file__).resolve().parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundation",
-        ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config", "navdtw._messages"),
+        (
+            "navdtw._core",
+            "navdtw._typing",
+            "navdtw._io",
+            "navdtw._html",
+            "navdtw._config",
+            "navdtw._messages",
+            "navdtw._decisions",
+        ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
     (
@@ -338,7 +346,8 @@ HEAVY = ("numpy", "scipy", "navdtw._core")
 def test_import_navdtw_and_help_import_no_numpy():
     """``import navdtw``, ``navdtw --help``, ``--version`` and a mistyped command load neither numpy,
     scipy nor the compiled engine (what makes them answer at once); ``navdtw score --help`` needs the
-    metric registry and the data set kinds (numpy), but not scipy."""
+    metric registry and the data set kinds (numpy), but not scipy; ``navdtw compare --help`` not the
+    statistics (scipy.stats) either."""
     out = _python(
         f"""
         import contextlib, io, sys
@@ -351,14 +360,18 @@ def test_import_navdtw_and_help_import_no_numpy():
         with contextlib.redirect_stdout(io.StringIO()) as text:
             code = main(["score", "--help"])
         print(code, "--predictions" in text.getvalue(), sorted(m for m in sys.modules if m.split(".")[0] == "scipy"))
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            code = main(["compare", "--help"])
+        print(code, "--latex" in text.getvalue(), "scipy.stats" in sys.modules, "navdtw.suite.runner" in sys.modules)
         """
     )
-    assert out.splitlines() == ["[]", "[0, 0, 2, 2] []", "0 True []"]
+    assert out.splitlines() == ["[]", "[0, 0, 2, 2] []", "0 True []", "0 True False False"]
 
 
 def test_every_public_name_resolves():
-    """``__all__`` and ``dir(navdtw)`` list the lazy names, and each one is the object its module
-    defines (a name added to ``__all__`` without its module in ``navdtw._NAMES`` fails here)."""
+    """``__all__`` and ``dir()`` list the lazy names of ``navdtw`` and ``navdtw.suite``, and each one
+    is the object its module defines (a name added to ``__all__`` without its module in ``_NAMES``
+    fails here)."""
     out = _python(
         """
         import navdtw
@@ -368,6 +381,10 @@ def test_every_public_name_resolves():
         assert navdtw.evaluate is navdtw.metrics.evaluate and navdtw.dtw is navdtw.engine.dtw
         assert all(getattr(navdtw, name) is not None for name in navdtw.__all__)
         assert set(navdtw._NAMES) <= set(navdtw.__all__)
+        import navdtw.suite, navdtw.suite.runner
+        assert set(navdtw.suite.__all__) <= set(dir(navdtw.suite))
+        assert all(getattr(navdtw.suite, name) is not None for name in navdtw.suite._NAMES)
+        assert navdtw.suite.run is navdtw.suite.runner.run
         print("ok")
         """
     )

@@ -202,6 +202,21 @@ def test_sign_tests_equal_binomtest():
     assert ns.sign_test([1.0, 2.0], [1.0, 2.0]) == 1.0  # all tied
 
 
+def test_sign_test_lopsided_thousands_exact_and_silent():
+    """A lopsided split of 10,000 episodes: the exact two-sided binomial p-value (integers, no
+    floating point), with no warning; scipy 1.9's binomtest warned "divide by zero encountered in
+    _binom_pdf" there (an error under the suite's warnings-as-errors, at the numpy/scipy floors)."""
+    from fractions import Fraction
+    from math import comb
+
+    for wins, losses in ((5_200, 4_800), (9_990, 10), (10_000, 0)):
+        a = np.r_[np.ones(wins), np.zeros(losses)]
+        n, k = wins + losses, min(wins, losses)
+        exact = min(1.0, float(Fraction(2 * sum(comb(n, x) for x in range(k + 1)), 2**n)))
+        assert ns.sign_test(a, 1.0 - a) == pytest.approx(exact, rel=1e-9, abs=0.0)
+        assert ns.sign_tests(np.c_[a, 1.0 - a], [(0, 1)])[0] == ns.sign_test(a, 1.0 - a)
+
+
 def test_holm_by_hand():
     np.testing.assert_allclose(ns.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
     np.testing.assert_allclose(ns.holm([0.5, 0.6]), [1.0, 1.0])
@@ -501,6 +516,41 @@ def test_holm_controls_family_wise_error_in_a_large_family():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_shapes_are_checked_and_a_vector_is_one_column():
+    x = np.arange(12.0) ** 1.5
+    one = ns.bootstrap_means(x, resamples=500, seed=3)
+    column = ns.bootstrap_means(x[:, None], resamples=500, seed=3)
+    assert one.mean.shape == (1,) and one.mean[0] == x.mean()
+    np.testing.assert_array_equal(one.lo, column.lo)
+    np.testing.assert_array_equal(one.hi, column.hi)
+    for call, match in (
+        (lambda: ns.bootstrap_means(np.ones((4, 2, 2))), r"^stats: expected a \[episodes, columns\] matrix, got shape"),
+        (lambda: ns.bootstrap_ci(np.ones((4, 2))), r"^stats: values must be one-dimensional, got shape \(4, 2\)$"),
+        (lambda: ns.bootstrap_ci(3.0), r"^stats: values must be one-dimensional, got shape \(\)$"),
+        (lambda: ns.paired_difference(1.0, 2.0), r"^stats: a and b must be 1-D and paired"),
+        (lambda: ns.paired_difference(np.ones((4, 2)), np.ones((4, 2))), r"^stats: a and b must be 1-D and paired"),
+        (lambda: ns.paired_permutation_test(np.ones((4, 2)), np.ones((4, 2))), r"^stats: a and b must be 1-D"),
+        (lambda: ns.analyze(np.ones((3, 3)), [0, 1]), r"^stats: pairs must be \(i, j\) column pairs, got shape"),
+        (lambda: ns.analyze(np.ones((3, 3)), np.zeros((1, 2, 2), int)), r"^stats: pairs must be \(i, j\) column"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_resamples_may_be_any_integer_type_but_only_an_integer():
+    x = np.arange(20.0) % 7
+    plain = ns.bootstrap_ci(x, resamples=300, seed=5)
+    assert ns.bootstrap_ci(x, resamples=np.int64(300), seed=5) == plain  # e.g. read from a numpy array
+    mean, lo, hi = ns.bootstrap_ci(x, resamples=1, seed=5, method="percentile")  # one resample is allowed
+    assert mean == x.mean() and lo == hi  # the interval of one resample's mean
+    assert ns.paired_permutation_test(x, x[::-1], resamples=np.int32(300)) == ns.paired_permutation_test(
+        x, x[::-1], resamples=300
+    )
+    for bad in (2.5, np.float64(2.5), -3, 0):
+        with pytest.raises(ValueError, match=rf"^stats: resamples must be a positive integer, got {bad}$"):
+            ns.bootstrap_ci(x, resamples=bad)
 
 
 def test_degenerate_data():

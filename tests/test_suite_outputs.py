@@ -20,7 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from synthetic_suite import AGENTS, make_world, suite_text, trajectory, write_suite
+from synthetic_suite import (
+    AGENTS,
+    assert_episodes_read_back,
+    continuous_files,
+    make_world,
+    suite_text,
+    trajectory,
+    write_suite,
+)
 
 from navdtw import suite as S
 from navdtw.cli import main
@@ -151,7 +159,7 @@ def test_a_file_navdtw_did_not_write_is_never_replaced(world, tmp_path, monkeypa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{out / 'results.json'}: not written by navdtw" in err[0] and "--force" in err[0]
     assert _all_files(out) == {"results.json": hashlib.sha256(b"my own results").hexdigest()}
-    S.run(suite, out, progress=False, force=True)  # the user says so
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 0  # the user says so
     assert json.loads((out / "results.json").read_text())["datasets"]
     _manifest_holds(out)
     # navdtw's own output, edited since: the user's now
@@ -178,6 +186,7 @@ def test_a_read_only_file_is_protected(world, tmp_path, capsys):
     assert len(err) == 1 and f"{out / 'leaderboard.csv'}: cannot replace: it is read-only (mode 0444)" in err[0]
     with pytest.raises(S.OutputError, match=re.escape("leaderboard.csv: cannot replace: it is read-only")):
         S.run(suite, out, progress=False, force=True)  # --force replaces the user's files, not protected ones
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 3
     assert _all_files(out) == before and (out / "leaderboard.csv").stat().st_mode & 0o777 == 0o444
 
 
@@ -342,9 +351,27 @@ def test_one_nan_fails_that_column_only(tmp_path, capsys):
     assert "failed: " in S.SuiteResults(results)._repr_html_()
 
 
-def _mixed_suite(world: Path) -> Path:
-    """Two data sets of different kinds (a graph data set and a results table's), two agents."""
+def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
     runs = world / "runs"
+    out = tmp_path / "out"
+    args = [str(runs / "broken.json"), "--dataset", "r2r", "--split", str(world / "data" / "split.json")]
+    args += ["--connectivity", str(world / "data" / "connectivity"), "--resamples", "200", "--no-progress"]
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert printed.out == "" and "navdtw: failed: broken on r2r: broken.json" in printed.err
+    assert f"navdtw: every agent failed; nothing written to {out}" in printed.err
+    assert [p for p in out.rglob("*") if p.is_file()] == []
+    # an earlier run's outputs stay as they were
+    assert main(["compare", str(runs / "oracle.json"), *args[1:], "--out", str(out)]) == 0
+    before = _all_files(out)
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    assert _all_files(out) == before
+
+
+def _mixed_suite(world: Path) -> Path:
+    """Three data sets of three kinds (on a graph, in continuous space, a results table's), two agents."""
+    runs = world / "runs"
+    continuous_files(world / "data")
     for k, name in enumerate(("mine", "theirs")):
         _results_table(runs / f"{name}_ce.jsonl", 10 + k)
     text = "\n".join(
@@ -353,13 +380,19 @@ def _mixed_suite(world: Path) -> Path:
             'dataset = "r2r"',
             'split = "data/split.json"',
             'connectivity = "data/connectivity"',
+            "[datasets.ce_val]",
+            'dataset = "r2r-ce"',
+            'vlnce_episodes = "data/val.json"',
+            'vlnce_gt = "data/val_gt.json"',
             "[datasets.ce_logs]",
             'dataset = "results"',
             "[agents.mine]",
             'grid_val = "runs/oracle.json"',
+            'ce_val = "data/exact.json"',
             'ce_logs = "runs/mine_ce.jsonl"',
             "[agents.theirs]",
             'grid_val = "runs/lost.json"',
+            'ce_val = "data/stay.json"',
             'ce_logs = "runs/theirs_ce.jsonl"',
             "[settings]",
             FAST,
@@ -371,33 +404,26 @@ def _mixed_suite(world: Path) -> Path:
 
 @pytest.mark.parametrize("episodes", ["episodes.parquet", "episodes.csv"])
 def test_every_output_table_reads_back(world, tmp_path, monkeypatch, capsys, episodes):
-    """episodes.parquet / .csv: each (agent, data set) read back with compare --select gives the
-    same means; leaderboard.csv holds results.json's numbers exactly; results.json is the run."""
+    """episodes.parquet / .csv: each (agent, data set) of every kind read back with compare
+    --select gives the same means; leaderboard.csv holds results.json's numbers exactly;
+    results.json is what run() returned."""
     if episodes.endswith(".parquet"):
         pytest.importorskip("pyarrow")
     else:
         monkeypatch.setattr(S.outputs, "_episodes_name", lambda: "episodes.csv")
     out = tmp_path / "out"
     results = S.run(_mixed_suite(world), out, progress=False)
-    assert not results["failures"]
+    assert not results["failures"] and len(results["datasets"]) == 3
     assert json.loads((out / "results.json").read_text()) == json.loads(json.dumps(results))
     # the command the issue gave, and its hint when the rows are not chosen
-    table = str(out / episodes)
-    assert main(["compare", table, "--dataset", "results", "--select", "agent=mine", "--select", "dataset=ce_logs",
-                 "--resamples", "200", "--no-progress"]) == 0  # fmt: skip
-    assert main(["compare", table, "--dataset", "results", "--resamples", "200", "--no-progress"]) == 1
+    table = out / episodes
+    assert main(["compare", str(table), "--dataset", "results", "--select", "agent=mine", "--select",
+                 "dataset=ce_logs", "--resamples", "200", "--no-progress"]) == 0  # fmt: skip
+    said = capsys.readouterr().err  # the graph data sets' metrics are not this table's: left out, and said
+    assert "column(s) 'scan', 'pl', 'ne'" in said and "empty on the rows selected: left out" in said
+    assert main(["compare", str(table), "--dataset", "results", "--resamples", "200", "--no-progress"]) == 1
     assert "choose rows with --select agent=NAME --select dataset=NAME" in capsys.readouterr().err
-    for name, ds in results["datasets"].items():
-        for agent, values in ds["agents"].items():
-            again = S.compare(
-                [table], dataset="results", select={"agent": agent, "dataset": name}, progress=False,
-                settings={"resamples": 200, "baseline_walks": 0},
-            )  # fmt: skip
-            back = again["datasets"]["results"]["agents"]["episodes"]
-            assert set(back) == set(values), (name, agent)
-            for m, v in values.items():
-                assert back[m]["mean"] == pytest.approx(v["mean"], rel=1e-12, abs=1e-15), (name, agent, m)
-                assert back[m].get("left_out", 0) == v.get("left_out", 0)
+    assert_episodes_read_back(table, results)
     rows = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
     for r in rows:
         v = results["datasets"][r["dataset"]]["agents"][r["agent"]][r["metric"]]

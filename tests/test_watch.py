@@ -128,6 +128,13 @@ def test_a_partial_last_line_is_waited_for(tmp_path):
     assert fol.poll() and fol.table.ids == ["a", "b", "c"] and fol.left_out == 1
 
 
+def test_a_keyed_json_on_one_line_is_read_whole(tmp_path):
+    f = tmp_path / "stats.json"
+    f.write_text(json.dumps({"a": {"success": 1.0}, "b": {"success": 0.0}}))
+    fol = Follower([f], name="run")
+    assert fol.poll() and fol.table.ids == ["a", "b"] and fol.left_out == 0
+
+
 def test_a_complete_malformed_line_is_an_error(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(row("a", 1) + "\n{oops\n")
@@ -253,3 +260,122 @@ def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
     w = Watch(order, {"run": Follower([f], name="run")}, metrics=["ne"], width=0.1)
     with pytest.raises(ValueError, match="'ne' is not a bounded metric"):
         w.poll()
+
+
+# --------------------------------------------------------------------------------------------
+# the commands
+# --------------------------------------------------------------------------------------------
+
+WRITER = """
+import json, sys, time
+import numpy as np
+path, order_file = sys.argv[1], sys.argv[2]
+ids = json.load(open(order_file))["units"]
+rng = np.random.default_rng(0)
+with open(path, "a") as f:
+    for k, (i,) in enumerate(ids):
+        line = json.dumps({"episode_id": i, "success": float(rng.random() < 0.8), "spl": 0.5})
+        if k == 30:  # a truncated line, completed later: waited for, never an error
+            f.write(line[:10]); f.flush(); time.sleep(0.6)
+            f.write(line[10:] + "\\n")
+        else:
+            f.write(line + "\\n")
+        f.flush()
+        time.sleep(0.01)
+"""
+
+
+def test_cli_order_then_watch_once(tmp_path, capsys):
+    from navdtw.cli import EXIT_STATUS, main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=200)
+    assert main(["order", str(split), "--seed", "5", "--workers", "2", "--out", str(tmp_path / "o")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    order = load_order(tmp_path / "o" / "order.json")
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, population(200, 0.9, 0), 150)
+    code = main(["watch", str(f), "--order", str(tmp_path / "o" / "order.json"), "--reported", "sr=0.3", "--once"])
+    out = capsys.readouterr().out
+    assert code == 12 and "outside" in out and "150/200 of the order" in out and "(exit status 12)" in out
+    assert all(EXIT_STATUS[c] == m for c, m in DECISIONS.values())
+    assert main(["watch", str(f), "--order", str(tmp_path / "o" / "order.json"), "--reported", "sr=56"]) == 2
+    assert "give METRIC=FRACTION" in capsys.readouterr().err
+
+
+def test_watch_follows_a_file_another_process_appends(tmp_path):
+    """End to end: one process appends episodes (one line truncated for a while), another runs
+    ``navdtw watch`` on the growing file; it stops on its own with the decision's exit status."""
+    import subprocess
+    import sys
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=600)
+    write_order(split, tmp_path / "o", seed=11)
+    results = tmp_path / "results.jsonl"
+    results.touch()
+    (tmp_path / "writer.py").write_text(WRITER)
+    writer = subprocess.Popen(
+        [sys.executable, str(tmp_path / "writer.py"), str(results), str(tmp_path / "o" / "order.json")]
+    )
+    try:
+        watch = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "navdtw",
+                "watch",
+                str(results),
+                "--order",
+                str(tmp_path / "o" / "order.json"),
+                "--reported",
+                "sr=0.5",
+                "--poll",
+                "0.05",
+                "--idle",
+                "60",
+                "--output",
+                str(tmp_path / "state.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        writer.kill()
+        writer.wait()
+    assert watch.returncode == 12, watch.stdout + watch.stderr
+    assert "reported sr 0.5 outside" in watch.stdout and watch.stderr == ""
+    state = json.loads((tmp_path / "state.json").read_text())
+    n = state["runs"]["run"]["in_order"]
+    assert state["exit_status"] == 12 and 30 < n < 600  # past the truncated line, before the end
+
+
+def test_the_exit_status_table_of_the_docs_lists_every_decision():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    for code, _ in DECISIONS.values():
+        assert f"\n| {code} | " in text, code
+
+
+def test_readme_stop_early_commands_run(tmp_path, monkeypatch, capsys):
+    """The README's two commands, as written, on a small split whose agent is clearly better."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from navdtw.cli import main
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (block,) = [c for c in re.findall(r"```bash\n(.*?)```", readme, re.S) if "navdtw order" in c]
+    first, second = (shlex.split(line) for line in block.strip().splitlines())
+    monkeypatch.chdir(tmp_path)
+    ce_split(tmp_path / "val_unseen.json.gz", n=300)
+    assert main(first[1:]) == 0
+    order = load_order(tmp_path / "order" / "order.json")
+    rng = np.random.default_rng(1)
+    base = rng.random(300) < 0.3
+    mine = base | (rng.random(300) < 0.5)
+    write_run(tmp_path / "base.jsonl", order, base, 300, ndtw=base * 0.6 + 0.2)
+    write_run(tmp_path / "results.jsonl", order, mine, 300, ndtw=mine * 0.6 + 0.2)
+    assert main([*second[1:], "--once"]) == 13
+    assert "better than base.jsonl" in capsys.readouterr().out

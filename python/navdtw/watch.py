@@ -29,27 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from ._decisions import DECISIONS
 from ._io import atomic_write_json
 from .datasets.results import ID_COLUMNS, ResultsTable, load_results
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
 __all__ = ["DECISIONS", "Follower", "Watch"]
-
-#: The decisions, each with the exit status of ``navdtw watch`` and what it means (docs/cli.md).
-DECISIONS: dict[str, tuple[int, str]] = {
-    "undecided": (4, "not decided yet (--once, or --idle passed without new results)"),
-    "width": (10, "--width: every chosen metric's split mean is known to the width"),
-    "reported-inside": (11, "--reported: every reported figure is inside the interval, at the width"),
-    "reported-outside": (12, "--reported: a reported figure is outside the interval"),
-    "better": (13, "--against: better on a metric, worse on none"),
-    "worse": (14, "--against: worse on a metric, better on none"),
-    "mixed": (15, "--against: better on one metric, worse on another"),
-    "tied": (16, "--against: every chosen metric's difference is within the width of 0"),
-    "chosen": (17, "checkpoints: one remains, the others are eliminated"),
-    "tied-checkpoints": (18, "checkpoints: the ones remaining cannot be told apart at the width"),
-}
-
 
 # --------------------------------------------------------------------------------------------
 # reading results as they are written
@@ -146,6 +132,13 @@ def _rows_of(doc: Any, path: Path) -> list[dict]:
     raise ValueError(f"{path.name}: not a results file of episodes (a list of rows, rows keyed by id, or one row)")
 
 
+def _keyed(row: dict) -> list[dict]:
+    """A line holding episodes keyed by id (a whole keyed JSON written on one line) as rows."""
+    if not any(c in row for c in ID_COLUMNS) and row and all(isinstance(v, dict) for v in row.values()):
+        return [{"episode_id": k, **v} for k, v in row.items()]
+    return [row]
+
+
 class Follower:
     """The results of one run, read as they are written: a file, a folder, a glob, or several shards.
 
@@ -205,7 +198,7 @@ class Follower:
         rows, owner = [], {}
         self.left_out = 0
         for f, src in self._sources.items():
-            for r in src.rows:
+            for r in (row for raw in src.rows for row in _keyed(raw)):
                 key = next((str(r[c]) for c in ID_COLUMNS if c in r), None)
                 if key is None:
                     self.left_out += 1
@@ -575,7 +568,7 @@ class Watch:
         Returns
         -------
         str
-            The decision (a key of :data:`DECISIONS`).
+            The decision (a key of ``DECISIONS``).
 
         Raises
         ------

@@ -64,13 +64,13 @@ def malformed(name: str, exc: json.JSONDecodeError) -> ValueError:
     return ValueError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
 
 
-def loads(text: str, where: str) -> Any:
-    """``json.loads(text)``; a value nested too deeply for Python's parser (``RecursionError``) or
+def loads(text: str, where: str, **options: Any) -> Any:
+    """``json.loads(text, **options)``; a value nested too deeply for Python's parser (``RecursionError``) or
     an integer of more digits than Python converts (``sys.get_int_max_str_digits()``) -> a
     ``ValueError`` starting with ``where`` (the file, and the line if any). Malformed JSON raises
     ``json.JSONDecodeError`` as ``json.loads`` does: the callers word it (line and column)."""
     try:
-        return json.loads(text)
+        return json.loads(text, **options)
     except json.JSONDecodeError:
         raise
     except RecursionError:

@@ -155,7 +155,7 @@ def match_predictions(
         The episodes, ground-truth and predictions names for messages.
     convention : str, optional
         The convention scored (default ``"vlnce"``: an episode whose ``r2r``-format steps never
-        stop has no success, as :func:`navdtw.datasets.vlnce.match_predictions`).
+        stop has no success, as ``navdtw.datasets.vlnce.match_predictions``).
 
     Returns
     -------

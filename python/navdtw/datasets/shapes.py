@@ -20,7 +20,17 @@ from typing import Any
 
 from ._common import few, is_path, is_real, read_text
 
-__all__ = ["COMMANDS", "SHAPES", "Shape", "explain", "other_split", "recognise", "routed", "sniff"]
+__all__ = [
+    "COMMANDS",
+    "SHAPES",
+    "Shape",
+    "explain",
+    "other_split",
+    "recognise",
+    "refuse_other_shape",
+    "routed",
+    "sniff",
+]
 
 #: How each data set kind is run on a file (``FILE``), with the files it needs; the flags are the
 #: kinds' own options (``tests/test_datasets_shapes.py`` checks them against ``DATASETS``).
@@ -83,7 +93,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "r2r-trajectories",
             "R2R trajectories ([{instr_id, trajectory: [[viewpoint, heading, elevation], ...]}])",
-            ("r2r", "r4r", "rxr"),
+            ("r2r", "r4r", "rxr", "reverie"),  # REVERIE's object id is optional
         ),
         Shape(
             "duet-trajectories",
@@ -94,7 +104,7 @@ SHAPES: dict[str, Shape] = {
         Shape(
             "reverie-trajectories",
             "REVERIE trajectories ([{instr_id, trajectory, predObjId or pred_objid}])",
-            ("reverie",),
+            ("reverie", "r2r", "r4r", "rxr"),  # the R2R readers ignore the object id
         ),
         Shape("ndh-trajectories", "CVDN/NDH trajectories ([{inst_idx, trajectory}])", ("ndh",)),
         Shape(
@@ -311,6 +321,28 @@ def explain(path, kind: str) -> str | None:
     return _message(Path(path).name, shape, kind)
 
 
+def refuse_other_shape(path, kind: str) -> None:
+    """Raises :func:`explain`'s message when ``path`` has the shape of another kind's file, for a
+    read that succeeded on a file it should not have (VLN-DUET's ``detail_`` read as a table whose
+    columns are per-viewpoint ``stop_prob``).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or object
+        The file read (anything else: nothing is checked).
+    kind : str
+        The data set kind that read it.
+
+    Raises
+    ------
+    ValueError
+        The file is of another kind's shape.
+    """
+    message = explain(path, kind)
+    if message is not None:
+        raise ValueError(message)
+
+
 @contextmanager
 def routed(path, kind: str) -> Iterator[None]:
     """Reads ``path`` for data set ``kind`` inside the block; a ``ValueError`` raised there becomes
@@ -364,6 +396,7 @@ def other_split(name: str, ids: Sequence[Any], split_name: str, split_ids: Seque
     if not mine or theirs.intersection(mine):
         return None
     return (
-        f"{name}: none of its {len(mine)} {id_name}s is in {split_name}: predictions of another split? "
+        f"{name}: none of its {len(mine)} {id_name}{'' if len(mine) == 1 else 's'} is in {split_name}: predictions "
+        "of another split? "
         f"(its ids: {few(mine)}; the split's: {few([str(i) for i in split_ids])})"
     )

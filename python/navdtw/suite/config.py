@@ -106,6 +106,10 @@ class Suite:
     reported:
         ``reported[agent][dataset]``, the figures its paper reports (metric -> value, rates as
         fractions).
+    reported_from:
+        ``reported_from[agent][dataset]``, the evaluator's means file read as its reported figures
+        (:func:`navdtw.datasets.results.load_means`); the figures of metrics the agent is measured
+        on are checked, under ``reported``'s where both give one.
     """
 
     source: str
@@ -117,6 +121,26 @@ class Suite:
     latex: str = "intervals"
     path: Path | None = None
     reported: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    reported_from: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Shards(tuple):
+    """One run's results in several files (``{shards = "..."}``): the files, in order, and
+    ``name`` (how messages name the run: the pattern or folder as given)."""
+
+    name: str
+
+    def __new__(cls, paths, name: str):
+        self = super().__new__(cls, paths)
+        self.name = name
+        return self
+
+    def __str__(self) -> str:
+        return self.name
+
+
+#: The keys of an agent's table for one data set: ``r2r = {shards = "...", reported_from = "..."}``.
+RUN_KEYS = ("file", "shards", "reported_from")
 
 
 def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: str | None = None) -> Suite:
@@ -181,6 +205,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
         raise SuiteError(f"{src}: datasets.{REPORTED}: the name {REPORTED!r} is kept for [agents.NAME.{REPORTED}]")
     agents: dict[str, dict[str, tuple[Path, ...]]] = {}
     reported: dict[str, dict[str, dict[str, float]]] = {}
+    means: dict[str, dict[str, Any]] = {}
     for agent, t in agents_raw.items():
         t = _table(t, f"agents.{agent}", src)
         figures = _table(t.pop(REPORTED, {}), f"agents.{agent}.{REPORTED}", src)
@@ -192,7 +217,13 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             try:
-                files[ds] = expand_runs(value, root, lambda v, w=where: _expand(v, w))
+                if isinstance(value, Mapping):
+                    value, evaluator = _run_table(value, root, lambda v, w=where: _expand(v, w))
+                    if evaluator is not None:
+                        means.setdefault(str(agent), {})[ds] = evaluator
+                files[ds] = (
+                    value if isinstance(value, tuple) else expand_runs(value, root, lambda v, w=where: _expand(v, w))
+                )
             except ValueError as exc:
                 raise SuiteError(f"{where}: {exc}") from None
         agents[str(agent)] = files
@@ -211,7 +242,55 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
         chosen = _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics", datasets)
     form = raw.get("latex", "intervals") if latex is None else latex
     form = _check_latex(form, f"{src}: latex" if latex is None else "--latex")
-    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported)
+    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported, means)
+
+
+def _run_table(value: Mapping, root: Path, expand) -> tuple[Any, Any]:
+    """An agent's table for one data set: ``file`` (a file, glob or list: one run each, as the
+    plain value) or ``shards`` (one run in several files: a glob, a folder or a list), and
+    ``reported_from`` (the evaluator's means file). Returns (the runs or the plain value, the
+    means read or None)."""
+    from ..datasets.results import load_means
+
+    unknown = [k for k in value if k not in RUN_KEYS]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}; the keys are {', '.join(RUN_KEYS)}")
+    if ("file" in value) == ("shards" in value):
+        raise ValueError('give file = "..." (one file per run) or shards = "..." (one run in several files)')
+    evaluator = None
+    if "reported_from" in value:
+        text = value["reported_from"]
+        if not isinstance(text, str):
+            raise ValueError(f"reported_from: expected a file name, got {text!r}")
+        path = (root / expand(text)).resolve()
+        if not path.is_file():
+            raise ValueError(f"reported_from: file not found: {_path_text(path)}")
+        evaluator = load_means(path)
+    if "file" in value:
+        return value["file"], evaluator
+    return (shards_run(value["shards"], root, expand),), evaluator
+
+
+def shards_run(value, root: Path, expand=lambda v: v) -> Shards | Path:
+    """Internal: one run given in several files (``--shards``, ``{shards = ...}``): a glob, a list of
+    files, or a folder (returned as it is: the reader reads its files).
+
+    Raises
+    ------
+    ValueError
+        A value of another type, a missing file or folder, a pattern that matches nothing.
+    """
+    if isinstance(value, str):
+        text = expand(value)
+        path = Path(text) if Path(text).is_absolute() else root / text
+        if path.is_dir():
+            return path.resolve()
+        files = expand_runs(text, root, check_shards=False)
+        return Shards(files, _path_text(text))
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        files = expand_runs(list(value), root, expand, check_shards=False)
+        return Shards(files, f"{Path(files[0]).name} and {len(files) - 1} more" if len(files) > 1 else files[0].name)
+    raise ValueError(f"shards: expected a glob, a folder or a list of files (one run), got {value!r}")
 
 
 #: The key of an agent's table that holds its paper's figures: ``[agents.mine.reported]``.
@@ -220,7 +299,7 @@ REPORTED = "reported"
 _GLOB = re.compile(r"[*?[]")
 
 
-def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
+def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = True) -> tuple[Path, ...]:
     """Internal: the files of one (agent, data set), one per run.
 
     Parameters
@@ -231,6 +310,8 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
         The folder relative names start from.
     expand : callable, optional
         ``expand(text)`` expands variables in each name (default: none).
+    check_shards : bool, optional
+        Refuse rank shards of one run given as several runs (default True).
 
     Returns
     -------
@@ -241,7 +322,7 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
     ------
     ValueError
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
-        that matches nothing, or a file named twice.
+        that matches nothing, a file named twice, or the rank shards of one run as several runs.
     """
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
@@ -266,7 +347,28 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
         raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
+    if check_shards:
+        _no_rank_runs(out)
     return tuple(out)
+
+
+def _no_rank_runs(files: list[Path]) -> None:
+    """Runs (seeds) that are the rank shards of one run (``*_r{rank}_w{world}.json``) are refused:
+    each rank's file already stands for the whole run."""
+    from ..datasets.layouts import shard_of
+
+    seen: dict[tuple, list[Path]] = {}
+    for p in files:
+        shard = shard_of(p.name)
+        if shard is not None:
+            seen.setdefault((p.parent, shard[0], shard[2], shard[3]), []).append(p)
+    for (_, stem, world, ext), group in seen.items():
+        if len(group) > 1:
+            raise ValueError(
+                f"{group[0].name}, {group[1].name}: shards of one run (ranks of {world}), not runs (seeds); "
+                f"give one rank's file (every rank is read), or the run as shards: "
+                f'--shards NAME="{stem}_r*_w{world}{ext}" ({{shards = "..."}} in a suite file)'
+            )
 
 
 def _path_text(path) -> str:

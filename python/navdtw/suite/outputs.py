@@ -104,8 +104,8 @@ def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -
         if why:
             raise OutputError(
                 errno.EACCES,
-                f"{path}: cannot replace: it is {why}, protected against writing; navdtw does not replace "
-                "a protected file (make it writable, or remove it)",
+                f"{path}: cannot replace: it is {why}; navdtw never replaces a file protected against writing "
+                "(make it writable, or move it away)",
             )
         if force:
             continue
@@ -138,7 +138,7 @@ def _protected(path: Path) -> str:
     if not mode & stat.S_IWUSR:
         return f"read-only (mode {stat.S_IMODE(mode):04o})"
     if not os.access(path, os.W_OK):  # root may write a 0444 file, but not an immutable one
-        return "not writable (immutable, or not yours)"
+        return "not writable (immutable, or another user's)"
     return ""
 
 

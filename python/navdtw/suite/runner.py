@@ -136,6 +136,7 @@ def run(
             try:
                 reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
                 reported = _known_reported(reported, r, failures)
+                reported = _with_means(reported, suite, r)
                 r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
@@ -154,7 +155,7 @@ def run(
         datasets=datasets,
         failures=failures,
         warnings=warned,
-        provenance=_provenance(suite, command),
+        provenance=_provenance(suite, command, runs),
         outputs=None,
     )
     if out is not None and datasets:  # every agent failed: nothing is written, the folder stays as it was
@@ -167,6 +168,20 @@ def run(
         write_outputs(out, results, runs, suite, names, max_scenes, timed, force=force)
         timed("write")  # writing the files to disk counts as writing
     return results
+
+
+def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun) -> dict:
+    """The figures of the agents' evaluator means files (``reported_from``) added to their reported
+    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning."""
+    out = {a: dict(f) for a, f in reported.items()}
+    for agent, by_ds in suite.reported_from.items():
+        means = by_ds.get(r.spec.name)
+        if means is None or agent not in r.values:
+            continue
+        measured = r.values[agent]
+        figures = {m: x for m, x in means.figures.items() if m in measured}
+        out[agent] = {**figures, **out.get(agent, {})}
+    return out
 
 
 def _known_reported(reported: dict[str, dict[str, float]], r: DatasetRun, failures: list) -> dict:
@@ -229,7 +244,7 @@ def _nice(x: float) -> int:
         k *= 10
 
 
-def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
+def _provenance(suite, command: Sequence[str] | None, runs: Sequence[DatasetRun] = ()) -> dict[str, Any]:
     """What produced the numbers: the command line or the suite file (with its SHA-256), every
     input with its path and SHA-256 (a folder: of its files' names and contents), and the versions
     of Python, numpy and scipy (navdtw's is ``navdtw_version``)."""
@@ -245,6 +260,7 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
             digests[path] = _digest(path)
         return {**who, "path": str(path), "sha256": digests[path]}
 
+    read_as = {(agent, r.spec.name, k): v for r in runs for (agent, k), v in r.read_as.items()}
     inputs = []
     for spec in suite.datasets.values():
         for option, value in spec.options.items():
@@ -253,7 +269,14 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
     for agent, files in suite.agents.items():
         for ds, paths in files.items():
             for k, path in enumerate(paths):
-                inputs.append(entry(path, dataset=ds, agent=agent, option="predictions", run=k))
+                read, layout = read_as.get((agent, ds, k), ((path,) if isinstance(path, Path) else tuple(path), None))
+                for p in read:  # every file of the run: each rank's shard, a folder's files
+                    inputs.append(entry(Path(p), dataset=ds, agent=agent, option="predictions", run=k, layout=layout))
+    for agent, by_ds in suite.reported_from.items():
+        for ds, means in by_ds.items():
+            inputs.append(
+                entry(Path(means.path), dataset=ds, agent=agent, option="reported_from", run=None, layout=means.layout)
+            )
     return {
         "command": None if command is None else [str(c) for c in command],
         "suite_file": None if suite.path is None else {"path": str(suite.path), "sha256": _digest(suite.path)},
@@ -300,22 +323,32 @@ def compare(
     max_scenes: int = 500,
     runs: Mapping[str, Sequence[str | Path] | str] | None = None,
     reported: Mapping[str, Mapping[str, Any] | str] | None = None,
+    shards: Mapping[str, Sequence[str | Path] | str | Path] | None = None,
+    reported_from: Mapping[str, str | Path] | None = None,
     force: bool = False,
     **options: Any,
 ) -> SuiteResults:
-    """:func:`run` for one data set without a suite file; agents are named by their files' stems,
-    or by the names of ``runs``.
+    """:func:`run` for one data set without a suite file; agents are named by their files (the
+    stem, or where two stems are the same the path part that differs:
+    ``InternVLA-N1-DualVLN/val_unseen/progress.json`` gives ``InternVLA-N1-DualVLN``), or by the
+    names given.
 
     Parameters
     ----------
     predictions:
-        one predictions file per agent (one run each).
+        one predictions file per agent (one run each), or ``{name: file}``.
     runs:
         agent name -> its predictions files, one per run (seed): a list, or a glob pattern
         (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs.
     reported:
         agent name -> the figures its paper reports (``{"mine": {"sr": 0.558}}`` or
         ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
+    shards:
+        agent name -> one run's results in several files: a glob, a folder or a list (results
+        tables; ``navdtw.datasets.shards``).
+    reported_from:
+        agent name -> its evaluator's means file, read as its reported figures
+        (:func:`navdtw.datasets.results.load_means`).
     dataset:
         the data set kind (``"r2r"``, a key of :data:`navdtw.datasets.DATASETS`).
     out_dir, progress, report, metrics, latex, command, max_scenes, force:
@@ -334,17 +367,23 @@ def compare(
     Raises
     ------
     SuiteError
-        when two files have the same stem, and for every mistake :func:`run` reports.
+        when two files give one name, and for every mistake :func:`run` reports.
     """
     agents: dict[str, dict[str, Any]] = {}
-    for p in predictions:
-        name = Path(p).stem
-        if name in agents:
-            raise SuiteError(
-                f"{p}: two predictions files are both named {name!r}; name each agent with --runs NAME=FILE "
-                "(runs={NAME: FILE} in Python), or rename one"
-            )
+    named = dict(predictions) if isinstance(predictions, Mapping) else dict(zip(agent_names(predictions), predictions))
+    for name, p in named.items():
         agents[name] = {dataset: str(Path(p).resolve())}
+    for name, value in (shards or {}).items():
+        if name in agents:
+            raise SuiteError(f"--shards {name}: an agent named {name!r} is given twice")
+        items = [str(value)] if isinstance(value, (str, Path)) else [str(v) for v in value]
+        agents[name] = {dataset: {"shards": items[0] if len(items) == 1 else items}}
+    for name, means in (reported_from or {}).items():
+        if name not in agents:
+            raise SuiteError(f"--reported-from {name}: no agent {name!r}; the agents are {', '.join(agents)}")
+        value = agents[name][dataset]
+        run_table = dict(value) if isinstance(value, dict) else {"file": value}
+        agents[name][dataset] = {**run_table, "reported_from": str(Path(means).resolve())}
     for name, files in (runs or {}).items():
         if name in agents:
             raise SuiteError(f"--runs {name}: an agent named {name!r} is given twice")
@@ -383,6 +422,45 @@ def compare(
         max_scenes=max_scenes,
         force=force,
     )
+
+
+def agent_names(paths: Sequence[str | Path]) -> list[str]:
+    """Agents' names from their files: the stems (a rank's file ``stats_ep_ckpt_6_val_unseen_r0_w4.json``
+    gives its run's ``stats_ep_ckpt_6_val_unseen``), and where stems are the same the last folder
+    name that tells the files apart (``InternVLA-N1-DualVLN/val_unseen/progress.json`` and
+    ``StreamVLN/val_unseen/progress.json`` give ``InternVLA-N1-DualVLN`` and ``StreamVLN``).
+
+    Raises
+    ------
+    SuiteError
+        Two files that no folder name tells apart (the message says how to name them).
+    """
+    from ..datasets.layouts import shard_of
+
+    # one rank's file names its run: the stem without _r{rank}_w{world}
+    stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
+    out = list(stems)
+    for stem in {s for s in stems if stems.count(s) > 1}:
+        group = [k for k, s in enumerate(stems) if s == stem]
+        parents = [Path(paths[k]).resolve().parent.parts[::-1] for k in group]
+        depth = next(
+            (d for d in range(min(map(len, parents))) if len({ps[d] for ps in parents}) == len(group)),
+            None,
+        )
+        if depth is None:
+            raise SuiteError(
+                f"{paths[group[0]]}, {paths[group[1]]}: two predictions files would both be named {stem!r}; name "
+                "each agent: NAME=FILE (positional) or --runs NAME=FILE (runs={NAME: FILE} in Python)"
+            )
+        for k, ps in zip(group, parents):
+            out[k] = ps[depth]
+    twice = [n for n in dict.fromkeys(out) if out.count(n) > 1]
+    if twice:
+        raise SuiteError(
+            f"two predictions files would both be named {twice[0]!r}; name each agent: NAME=FILE (positional) "
+            "or --runs NAME=FILE (runs={NAME: FILE} in Python)"
+        )
+    return out
 
 
 def _is_glob(text: str) -> bool:

@@ -41,6 +41,8 @@ class DatasetRun:
     files: agent -> its predictions files, one per run.
     info: metric -> ``{"label", "unit", "rate", "higher_is_better", "staying_wins"}`` (the
         registry's, or a results table's column: its name and the direction given).
+    read_as: (agent, run) -> (the files read, the results layout or None), where a reader says
+        (a results table: every shard of the run; provenance).
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
     """
@@ -55,6 +57,7 @@ class DatasetRun:
     runs: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     files: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    read_as: dict[tuple[str, int], tuple[tuple[str, ...], str | None]] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
 
@@ -113,6 +116,8 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
         for k, file in enumerate(files[spec.name]):
             one = _score_file(run, suite, agent, file, failures, warned)
             step(f"{agent} on {spec.name}")
+            if one is not None and getattr(one[1], "sources", ()):
+                run.read_as[(agent, k)] = (tuple(one[1].sources), one[1].layout)
             if one is None:
                 for _ in files[spec.name][k + 1 :]:
                     step(f"{agent} on {spec.name}")
