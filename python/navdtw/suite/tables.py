@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .baselines import BASELINE_ROW
-from .marks import info_of, leaderboard_marks, unmarked_reason
+from .marks import info_of, leaderboard_marks, mark_notes, unmarked_reason
 
 __all__ = [
     "LATEX_METRICS",
@@ -76,7 +76,7 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
     ds : mapping
         One entry of ``results["datasets"]``.
     alpha : float
-        The level of the "not significantly different" mark, in (0, 1).
+        The level of the dagger, in (0, 1).
 
     Returns
     -------
@@ -185,10 +185,8 @@ def _notes(
     (unmarked metrics, unresolved tests, undefined intervals, values left out)."""
     settings = results["settings"]
     alpha = settings["alpha"]
-    out = [
-        f"Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
-        f"Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). Rates in percent."
-    ]
+    notes = mark_notes(alpha)
+    out = [f"Bold: best mean. {dagger}: {notes['tied']} Rates in percent."]
     shown: dict[str, Mapping] = {}
     any_unresolved = any_undefined = any_left = False
     for ds, metrics in datasets:
@@ -209,10 +207,7 @@ def _notes(
         )
     out.append("No marks with fewer than two agents.")
     if any_unresolved:
-        out.append(
-            f"{unresolved}: {settings['resamples']} resamples cannot tell whether it differs from the best "
-            "(see the warnings); no mark is given."
-        )
+        out.append(f"{unresolved}: {notes['unresolved']}")
     if any_undefined:
         out.append(f"n/a interval: fewer than {settings.get('min_units', 2)} paths or episodes (min_units).")
     if any_left:
@@ -268,8 +263,8 @@ def _width(text: str) -> int:
 
 def format_leaderboard(results: Mapping) -> str:
     """The leaderboards as fixed-width text (means only; rates in percent): ``*`` marks the best
-    agent, ``†`` the agents not significantly different from it, ``?`` those the test could not
-    resolve; a count of episodes left out follows a mean that leaves some out.
+    agent, ``†`` the agents that cannot be told apart from it, ``?`` those within Monte-Carlo error
+    of the mark; a count of episodes left out follows a mean that leaves some out.
 
     Parameters
     ----------
@@ -363,8 +358,8 @@ def md_escape(text: str) -> str:
 
 def format_leaderboard_md(results: Mapping) -> str:
     """``leaderboard.md``: one Markdown table per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
-    not resolve), the notes, the warnings and the failures. Everything a user wrote is escaped
+    bold, ``†`` on the agents that cannot be told apart from it, ``?`` on those within Monte-Carlo
+    error of the mark), the notes, the warnings and the failures. Everything a user wrote is escaped
     (:func:`md_escape`).
 
     Parameters
@@ -704,8 +699,8 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
 
 def format_leaderboard_html(results: Mapping) -> str:
     """The leaderboards as HTML tables, one per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
-    not resolve), the notes, the warnings and the failures. Every name and message is escaped.
+    bold, ``†`` on the agents that cannot be told apart from it, ``?`` on those within Monte-Carlo
+    error of the mark), the notes, the warnings and the failures. Every name and message is escaped.
     What Jupyter shows for a run's results.
 
     Parameters
