@@ -67,12 +67,13 @@ __all__ = [
 BLOCK = 500
 """The number of resamples per block, the unit of random-number generation (each block has its own generator)."""
 MAX_RESAMPLES = 1_000_000
-"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha`` (the
-count navdtw can run: they stream in blocks, memory does not grow with them; about half a minute
-for 80 agents on 800 paths)."""
+"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha``. They
+stream in blocks, so memory does not grow with them; time does, linearly (about 30 s of CPU to
+take one family of 20 agents on 783 paths to the maximum)."""
 BEST_BETA = 0.005
-"""The first step's level in the comparisons with the best (Romano, Shaikh and Wolf 2014: alpha /
-10 at the default alpha): which competitors could still be as good as the figure tested."""
+"""The level of the first step of the comparisons with the best, which finds the competitors that
+could still be as good as the figure tested; alpha / 10 at the default alpha, as Romano, Shaikh
+and Wolf (2014) advise."""
 MC_CONFIDENCE = 0.99
 """The confidence of the Monte-Carlo bounds of a p-value (:func:`monte_carlo_bounds`)."""
 MIN_UNITS = 2
@@ -654,11 +655,11 @@ def analyze(
         cols = [np.array([q]) for q in range(k)] + where
         # a figure below min_units units has no spread to compare (as it has no interval): untested
         est = np.where(np.array([big.units[c].min() for c in cols]) >= min_units, est, np.nan)
-        scale = np.zeros(len(cols))
-        df = np.ones(len(cols))
+        # the seeds' term of each figure: its variance and its Satterthwaite share (variance**2 / df)
+        seeds, share = np.zeros(len(cols)), np.zeros(len(cols))
         if runs is not None:
-            scale[k:] = np.where(count > 1, sd / np.sqrt(np.maximum(count, 1)), 0.0)
-            df[k:] = np.maximum(count - 1, 1)
+            seeds[k:] = np.where(count > 1, sd**2 / np.maximum(count, 1), 0.0)
+            share[k:] = np.where(count > 1, seeds[k:] ** 2 / np.maximum(count - 1, 1), 0.0)
         families = []
         for members, higher in best:
             q = np.asarray(members, dtype=np.intp)
@@ -668,7 +669,7 @@ def analyze(
             rows = np.stack([boot[cols[x]].mean(axis=0) for x in q.tolist()]) if len(q) else np.zeros((0, resamples))
             families.append(
                 _BestFamily(
-                    sign * est[q], sign * rows, scale[q], df[q], [cols[x] for x in q.tolist()], sign, resamples, seed
+                    sign * est[q], sign * rows, seeds[q], share[q], [cols[x] for x in q.tolist()], sign, resamples, seed
                 )
             )
         _extend_best(families, big, resamples, seed, alpha, int(limit))
@@ -828,7 +829,7 @@ class _BestFamily:
     The first ``resamples`` come from the caller's bootstrap (``boot``); :func:`_extend_best`
     streams more for the figures whose p is within Monte-Carlo error of alpha."""
 
-    def __init__(self, est, boot, scale, df, cols, sign: float, resamples: int, seed: int):
+    def __init__(self, est, boot, seeds, share, cols, sign: float, resamples: int, seed: int):
         self.size, self.cols, self.sign, self.seed = len(est), cols, sign, seed
         self.idx = idx = np.flatnonzero(np.isfinite(est))
         k = len(idx)
@@ -837,17 +838,15 @@ class _BestFamily:
         self.lead = np.full(k, -np.inf)
         if k < 2:
             return
-        est, boot, scale, df = est[idx], boot[idx], scale[idx], df[idx]
-        self.est, self.scale = est, scale
-        dev = boot - est[:, None] + _run_draws(scale, 0, resamples, seed)
+        est, boot, seeds, share = est[idx], boot[idx], seeds[idx], share[idx]
+        self.est, self.scale = est, np.sqrt(seeds)
+        dev = boot - est[:, None] + _run_draws(self.scale, 0, resamples, seed)
         var = np.empty((k, k))
         for a in range(k):  # the episodes' term of each difference, from the same resamples
             var[:, a] = np.nanvar(boot - boot[a], axis=1)
-        s2 = scale**2
-        se = np.sqrt(var + s2[:, None] + s2[None, :])  # [j, i]
+        se = np.sqrt(var + seeds[:, None] + seeds[None, :])  # [j, i]
         # Satterthwaite's degrees of freedom of each difference: the seeds' terms have runs - 1
         # each, the episodes' (bootstrapped) is taken as known; inf without a seeds' term
-        share = np.where(scale > 0, s2**2 / df, 0.0)
         both = share[:, None] + share[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             pair_df = np.where(both > 0, se**4 / both, np.inf)
