@@ -299,6 +299,7 @@ py::dict build_info() {
 void init_stats(py::module_& m);
 void init_walks(py::module_& m);
 void init_reward(py::module_& m);
+void init_sequential(py::module_& m);
 
 #if NAVDTW_GIL_NOT_USED
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
@@ -346,4 +347,5 @@ PYBIND11_MODULE(_core, m) {
     init_stats(m);
     init_walks(m);
     init_reward(m);
+    init_sequential(m);
 }

@@ -123,3 +123,45 @@ def write_suite(world, agents, name="suite.toml", **kw) -> Path:
 
 
 AGENTS = {"oracle": "oracle.json", "near_miss": "near.json", "lost": "lost.json"}
+
+
+def continuous_files(root: Path, seed: int = 3) -> None:
+    """An R2R-CE split of 30 episodes (15 trajectories) in ``root``: ``val.json``, ``val_gt.json``,
+    and the predictions ``exact.json`` (the references) and ``stay.json`` (never moves)."""
+    rng = np.random.default_rng(seed)
+    episodes, gt = [], {}
+    for e in range(30):
+        ref = np.cumsum(rng.normal(size=(6, 3)) * [1.0, 0.0, 1.0], axis=0)
+        episodes.append(
+            {"episode_id": e, "trajectory_id": e // 2, "scene_id": "mp3d/s/s.glb", "reference_path": ref.tolist()}
+        )
+        gt[str(e)] = {"locations": ref.tolist()}
+    (root / "val.json").write_text(json.dumps({"episodes": episodes}))
+    (root / "val_gt.json").write_text(json.dumps(gt))
+    exact = [{"episode_id": e["episode_id"], "path": e["reference_path"]} for e in episodes]
+    stay = [{"episode_id": e["episode_id"], "path": e["reference_path"][:1]} for e in episodes]
+    (root / "exact.json").write_text(json.dumps(exact))
+    (root / "stay.json").write_text(json.dumps(stay))
+
+
+def assert_episodes_read_back(table: Path, results: dict) -> None:
+    """Every (data set, agent) of a run, read back from its episodes file (``table``) as a results
+    table with ``select = {agent, dataset}``, has the run's metrics and means (and counts left out)."""
+    import pytest
+
+    from navdtw import suite
+
+    for name, ds in results["datasets"].items():
+        for agent, values in ds["agents"].items():
+            again = suite.compare(
+                [table],
+                dataset="results",
+                select={"agent": agent, "dataset": name},
+                progress=False,
+                settings={"resamples": 200, "baseline_walks": 0},
+            )
+            back = again["datasets"]["results"]["agents"][table.stem]
+            assert set(back) == set(values), (name, agent)
+            for m, v in values.items():
+                assert back[m]["mean"] == pytest.approx(v["mean"], rel=1e-12, abs=1e-15), (name, agent, m)
+                assert back[m].get("left_out", 0) == v.get("left_out", 0), (name, agent, m)

@@ -26,6 +26,7 @@ def test_every_script_is_checked():
         "bench_metrics.py",
         "bench_results.py",
         "bench_reward.py",
+        "bench_startup.py",
         "bench_stats.py",
         "bench_suite.py",
     ]

@@ -807,3 +807,22 @@ def test_readme_positions_command_runs(tmp_path, monkeypatch, capsys):
     assert "positions, 3 episodes" in capsys.readouterr().out
     summary = json.loads((tmp_path / "navdtw_scores" / "summary.json").read_text())
     assert summary["threshold"] == 20.0 and summary["means"]["sr"] == 1.0
+
+
+def test_percent_flags_each_say_what_they_do(capsys):
+    # --percent had the help of --percent-columns ("... all of them; or the named ones")
+    assert main(["compare", "--help"]) == 0
+    lines = " ".join(capsys.readouterr().out.split())
+    assert "--percent every rate column is in percent" in lines
+    assert "--percent-columns NAME,... these rate columns are in percent (spl,ndtw)" in lines
+
+
+def test_help_names_every_kind_score_reads(capsys):
+    # the line lacked RxR-CE and positions
+    from navdtw.datasets import DATASETS
+
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the line
+    line = text.split("score predictions on ", 1)[1].split(" baseline ", 1)[0]
+    listed = line.replace(" or ", ", ").split(", ")
+    assert listed == [k.title for k in DATASETS.values() if not k.reads_scores]

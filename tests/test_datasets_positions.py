@@ -527,6 +527,10 @@ def test_suite_and_compare_take_positions(small, tmp_path):
     )
     results = navdtw.suite.run(suite_file, tmp_path / "suite_out", progress=False, report=False)
     assert results["failures"] == []
+    # the notes name the suite file's key, not the command line's flag (which said --distance geodesic)
+    notes = [w["message"] for w in results["warnings"] if w.get("dataset") == "drone"]
+    assert any(n.startswith("distance = \"geodesic\": SPL's l is refs.jsonl's geodesic_distance") for n in notes)
+    assert not any("--distance" in n for n in notes)
     ds = results["datasets"]["drone"]
     assert ds["n"] == 3 and set(ds["agents"]) >= {"a", "b"}
     out = tmp_path / "cmp"
@@ -590,3 +594,37 @@ def test_r2rce_shifted_copy_matches_the_twin(r2rce_positions, options):
     for k in want:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-9, atol=1e-9, err_msg=k)
     assert 0.5 < scores.summary()["ndtw"] < 0.95  # the shift is felt
+
+
+def test_stop_flags_end_the_path_at_the_first_stop(tmp_path):
+    """VLN-CE's r2r steps ({position, heading, stop}): the path ends at its first stop, the note
+    counts the points after it; the scores are those of the cut path given as bare points."""
+    refs = jsonl(tmp_path / "refs.jsonl", [{"episode_id": 1, "path": [[0, 0, 0], [2, 0, 0], [4, 0, 0]]}])
+    steps = [
+        {"position": [0, 0, 0], "heading": 0.0, "stop": False},
+        {"position": [2, 0, 0], "heading": 0.0, "stop": False},
+        {"position": [3, 0, 0], "heading": 0.0, "stop": True},
+        {"position": [9, 0, 0], "heading": 0.0, "stop": False},
+        {"position": [9, 9, 0], "heading": 0.0, "stop": True},
+    ]
+    flagged = tmp_path / "predictions.json"
+    flagged.write_text(json.dumps({"1": steps}))
+    cut = jsonl(tmp_path / "cut.jsonl", [{"episode_id": 1, "path": [[0, 0, 0], [2, 0, 0], [3, 0, 0]]}])
+    bench = bench_of(refs)
+    matched = bench.match(flagged)
+    assert matched.queries[0].tolist() == [[0, 0, 0], [2, 0, 0], [3, 0, 0]]
+    assert any("1 of 1 paths end at their first stop flag; 2 points after a stop left out" in n for n in matched.notes)
+    a, b = bench.evaluate(matched), bench.evaluate(bench.match(cut))
+    for m in ("pl", "ne", "sr", "ndtw"):
+        assert a[m][0] == b[m][0]
+    assert a["pl"][0] == 3.0 and a["ne"][0] == pytest.approx(1.0)  # not 9 m away: the points after the stop are out
+    # steps without a stop: the whole path, no note; a bad flag or a step without a position: one line
+    (tmp_path / "nostop.json").write_text(json.dumps({"1": [{"position": [0, 0, 0]}, {"position": [4, 0, 0]}]}))
+    m2 = bench.match(tmp_path / "nostop.json")
+    assert len(m2.queries[0]) == 2 and not any("stop" in n for n in m2.notes)
+    (tmp_path / "bad.json").write_text(json.dumps({"1": [{"position": [0, 0, 0], "stop": "yes"}]}))
+    with pytest.raises(ValueError, match=r"bad.json: entry 0 \(episode_id 1\): 'path' step 0: 'stop' must be true"):
+        bench.match(tmp_path / "bad.json")
+    (tmp_path / "nopos.json").write_text(json.dumps({"1": [{"position": [0, 0, 0]}, {"heading": 0}]}))
+    with pytest.raises(ValueError, match=r"'path' step 1 has no 'position'"):
+        bench.match(tmp_path / "nopos.json")

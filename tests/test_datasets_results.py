@@ -417,8 +417,8 @@ def test_hostile_tables(tmp_path, content, message):
 
 
 def test_hostile_files(tmp_path):
-    with pytest.raises(ValueError, match=r"is a folder, not a results table"):
-        load_results(tmp_path)
+    with pytest.raises(ValueError, match=r"a folder without files \(its subfolders are read with --recursive\)"):
+        load_results(tmp_path)  # a folder is one run's files (NaVid's log/): here, none
     (tmp_path / "b.csv").write_bytes(b"id,sr\n\xff\xfe,1\n")
     with pytest.raises(ValueError, match=r"^b\.csv: not UTF-8 text"):
         load_results(tmp_path / "b.csv")
@@ -554,7 +554,11 @@ def test_split_r2r_ce_episodes_with_instruction_ids(tmp_path, data_dir):
     bench = navdtw.datasets.open("results", split=folder / "val_unseen.json.gz", dataset_kind="r2r-ce")
     eps = navdtw.datasets.load_vlnce_episodes(folder / "val_unseen.json.gz")
     rows = [{"episode_id": e["episode_id"], "success": 1.0} for e in eps[:50]][::-1]
-    t = bench.match(rows)
+    with pytest.raises(ValueError, match=r"PARTIAL RESULTS: covers 50 of the 1839 episodes of val_unseen\.json\.gz"):
+        bench.match(rows)  # part of a split is an error unless allowed
+    bench = navdtw.datasets.open("results", split=folder / "val_unseen.json.gz", dataset_kind="r2r-ce", partial=True)
+    with pytest.warns(UserWarning, match=r"PARTIAL RESULTS: covers 50 of the 1839 .*\(allowed by --partial"):
+        t = bench.match(rows)
     assert t.ids == [str(e["episode_id"]) for e in eps[:50]]  # split order, under the episode ids
     assert t.scans == [e["scan"] for e in eps[:50]]
     assert (
@@ -573,9 +577,11 @@ def test_split_rxr_guide_languages_and_ids(tmp_path):
     lines = [{"instruction_id": 40 + k, "path_id": k // 2, "scan": "s", "path": ["a", "b"], "language": lang}
              for k, lang in enumerate(["en-US", "hi-IN", "te-IN", "en-IN"])]  # fmt: skip
     guide.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    bench = navdtw.datasets.open("results", split=guide, dataset_kind="rxr")
-    follower = bench.match([{"instruction_id": 43, "sr": 0}, {"instruction_id": 40, "sr": 1}])
-    hamt = bench.match([{"instr_id": "1_43", "sr": 0}, {"instr_id": "0_40", "sr": 1}])
+    bench = navdtw.datasets.open("results", split=guide, dataset_kind="rxr", partial=True)
+    with pytest.warns(UserWarning, match=r"PARTIAL RESULTS: covers 2 of the 4 episodes"):
+        follower = bench.match([{"instruction_id": 43, "sr": 0}, {"instruction_id": 40, "sr": 1}])
+    with pytest.warns(UserWarning, match=r"PARTIAL RESULTS"):
+        hamt = bench.match([{"instr_id": "1_43", "sr": 0}, {"instr_id": "0_40", "sr": 1}])
     for t in (follower, hamt):  # VLN-HAMT's ids and the followers' instruction ids are the same episodes
         assert t.ids == ["0_40", "1_43"] and t.groups == {"language": ["en-US", "en-IN"]}
         assert t.evaluate().summary(by="language")["en-US"]["sr"] == 1.0
@@ -695,7 +701,8 @@ def test_the_kind_is_registered():
     kind = DATASETS["results"]
     assert kind.reads_scores and not kind.has_baseline and kind.default_convention == "external"
     assert [o.flag for o in kind.options] == [
-        "--split", "--dataset-kind", "--column", "--percent", "--id-column", "--path-column", "--select",
+        "--split", "--dataset-kind", "--column", "--percent", "--layout", "--recursive", "--partial",
+        "--id-column", "--path-column", "--select",
     ]  # fmt: skip
 
 

@@ -211,7 +211,7 @@ def test_instruction_ids_are_not_taken_for_episode_ids(tmp_path):
     with pytest.raises(ValueError, match=r"c\.jsonl: entry 2 \(instruction_id 7\): no such episode in val\.json"):
         vlnce.load_matched(ep, gt, bad)
     # a dict keeps the old rule (episode ids first) unless id_keys says how each id was written
-    preds, keys = vlnce.read_predictions(by_instruction)
+    preds, keys, _ = vlnce.read_predictions(by_instruction)
     assert keys == {"2": "instruction_id", "1": "instruction_id"}
     swapped = vlnce.match_predictions(ds.load_vlnce_episodes(ep), ds.load_vlnce_gt(gt), preds).evaluate()
     assert swapped["ndtw"].tolist() != [1.0, 1.0]
@@ -225,3 +225,41 @@ def test_r2rce_random_baseline(ce):
     assert a == bench.baseline(2000, seed=1, progress=False, chunk=700)
     assert 0.0 <= a["sr"] <= a["osr"] <= 1.0 and a["ndtw"] < 1.0 and "sed" not in a
     assert navdtw.datasets.DATASETS["r2r-ce"].has_baseline
+
+
+def test_an_episode_that_never_stops_has_no_success_under_vlnce(tmp_path, ce):
+    """VLN-CE's r2r inference format writes the env's is_stop_called after every step; its Success
+    measure needs the stop (habitat's Success: is_stop_called and distance < SUCCESS_DISTANCE).
+    Both episodes end at their goal; episode 2's agent ran out of steps without stopping."""
+    ep, gt = ce
+
+    def steps(points, stop_at):
+        return [{"position": p, "heading": 0.0, "stop": j == stop_at} for j, p in enumerate(points)]
+
+    flags = {"1": steps([[0, 0, 0], [2, 0, 0], [4, 0, 0]], 2), "2": steps([[0, 0, 0], [0, 0, 1], [0, 0, 2]], None)}
+    preds = write(tmp_path, "predictions.json", flags)
+    bench = navdtw.datasets.open("r2r-ce", vlnce_episodes=ep, vlnce_gt=gt)
+    matched = bench.match(preds)
+    s = bench.evaluate(matched)
+    assert s["ne"].tolist() == [0.0, 0.0] and s["sr"].tolist() == [1.0, 0.0]  # was [1.0, 1.0]
+    assert s["spl"][1] == 0.0 and s["sdtw"][1] == 0.0 and s["ndtw"][1] == 1.0 and s["osr"][1] == 1.0
+    assert matched.notes == (
+        "predictions.json: 1 of 2 episodes never issued stop (no step with stop true): no success, as VLN-CE's "
+        "Success measure requires it: episode_id 2 (1 in all)",
+    )
+    # navdtw's paper definitions have no stop: every episode counts, the note says so
+    paper = bench.match(preds, convention="paper")
+    assert paper.stopped is None and bench.evaluate(paper, convention="paper")["sr"].tolist() == [1.0, 1.0]
+    assert "counted as stopped (paper)" in paper.notes[0]
+    # steps after a stop are not the agent's path (VLN-CE writes none): left out, counted
+    flags["1"] = [*flags["1"], {"position": [9, 0, 0], "heading": 0.0, "stop": False}]
+    cut = bench.match(write(tmp_path, "more.json", flags))
+    assert len(cut.queries[0]) == 3 and "more.json: 1 points after a stop left out" in cut.notes[0]
+    # a stop flag that is not a boolean is malformed
+    flags["1"][0]["stop"] = "no"
+    with pytest.raises(ValueError, match=r"bad.json: entry 0 \(episode_id 1\): step 0: 'stop' must be true or false"):
+        bench.match(write(tmp_path, "bad.json", flags))
+    # files without stop flags (VLN-CE's rxr format, records): every episode counts as stopped
+    records = write(tmp_path, "records.json", [{"episode_id": k, "path": GT[k]["locations"]} for k in ("1", "2")])
+    plain = bench.match(records)
+    assert plain.stopped is None and bench.evaluate(plain)["sr"].tolist() == [1.0, 1.0]

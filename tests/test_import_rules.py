@@ -6,8 +6,9 @@
   reached through another module's name (``x._y``, ``Paths._y``), not hidden under a private alias
   (``import y as _y``); internal modules (``_core``, ``_io``, ``datasets/_common``, ...) may be imported;
 * nothing imports from the package's facade (``navdtw/__init__.py``) but ``__version__``;
-* ``import navdtw`` leaves the optional parts unimported until they are touched
-  (``navdtw.suite.run(...)`` works: PEP 562 module ``__getattr__``).
+* ``import navdtw`` imports no submodule until a name is touched (``navdtw.evaluate``,
+  ``navdtw.suite.run(...)``: PEP 562 module ``__getattr__``), and ``navdtw --help`` imports neither
+  numpy nor scipy: the command answers at once (benchmarks/bench_startup.py measures it).
 
 Every import counts: at the top of a module, inside a function, under ``TYPE_CHECKING``.
 """
@@ -34,7 +35,15 @@ PACKAGE = Path(navdtw.__file__).resolve().parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundation",
-        ("navdtw._core", "navdtw._typing", "navdtw._io", "navdtw._html", "navdtw._config", "navdtw._messages"),
+        (
+            "navdtw._core",
+            "navdtw._typing",
+            "navdtw._io",
+            "navdtw._html",
+            "navdtw._config",
+            "navdtw._messages",
+            "navdtw._decisions",
+        ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
     (
@@ -50,8 +59,22 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.synthetic",
         ),
     ),
+    # what every reader shares, and the recognition of a file's shape that the readers' errors call
+    ("readers' ground", ("navdtw.datasets._common", "navdtw.datasets.shapes")),
     ("readers", ("navdtw.datasets",)),
-    ("analysis", ("navdtw.stats", "navdtw.suite", "navdtw.report", "navdtw.plot", "navdtw.distributed")),
+    (
+        "analysis",
+        (
+            "navdtw.stats",
+            "navdtw.sequential",
+            "navdtw.order",
+            "navdtw.watch",
+            "navdtw.suite",
+            "navdtw.report",
+            "navdtw.plot",
+            "navdtw.distributed",
+        ),
+    ),
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
 ]
 
@@ -315,3 +338,54 @@ def test_submodules_are_attributes_when_touched():
     assert out.strip() == "ok"
     with pytest.raises(AttributeError, match="has no attribute 'nonexistent'"):
         navdtw.nonexistent  # noqa: B018
+
+
+HEAVY = ("numpy", "scipy", "navdtw._core")
+
+
+def test_import_navdtw_and_help_import_no_numpy():
+    """``import navdtw``, ``navdtw --help``, ``--version`` and a mistyped command load neither numpy,
+    scipy nor the compiled engine (what makes them answer at once); ``navdtw score --help`` needs the
+    metric registry and the data set kinds (numpy), but not scipy; ``navdtw compare --help`` not the
+    statistics (scipy.stats) either."""
+    out = _python(
+        f"""
+        import contextlib, io, sys
+        import navdtw
+        print(sorted(m for m in {HEAVY!r} if m in sys.modules))
+        from navdtw.cli import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            codes = [main(["--help"]), main(["--version"]), main(["bogus"]), main(["--bogus"])]
+        print(codes, sorted(m for m in {HEAVY!r} if m in sys.modules))
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            code = main(["score", "--help"])
+        print(code, "--predictions" in text.getvalue(), sorted(m for m in sys.modules if m.split(".")[0] == "scipy"))
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            code = main(["compare", "--help"])
+        print(code, "--latex" in text.getvalue(), "scipy.stats" in sys.modules, "navdtw.suite.runner" in sys.modules)
+        """
+    )
+    assert out.splitlines() == ["[]", "[0, 0, 2, 2] []", "0 True []", "0 True False False"]
+
+
+def test_every_public_name_resolves():
+    """``__all__`` and ``dir()`` list the lazy names of ``navdtw`` and ``navdtw.suite``, and each one
+    is the object its module defines (a name added to ``__all__`` without its module in ``_NAMES``
+    fails here)."""
+    out = _python(
+        """
+        import navdtw
+        assert set(navdtw.__all__) <= set(dir(navdtw)), set(navdtw.__all__) - set(dir(navdtw))
+        from navdtw import *  # noqa: F403
+        import navdtw.engine, navdtw.metrics
+        assert navdtw.evaluate is navdtw.metrics.evaluate and navdtw.dtw is navdtw.engine.dtw
+        assert all(getattr(navdtw, name) is not None for name in navdtw.__all__)
+        assert set(navdtw._NAMES) <= set(navdtw.__all__)
+        import navdtw.suite, navdtw.suite.runner
+        assert set(navdtw.suite.__all__) <= set(dir(navdtw.suite))
+        assert all(getattr(navdtw.suite, name) is not None for name in navdtw.suite._NAMES)
+        assert navdtw.suite.run is navdtw.suite.runner.run
+        print("ok")
+        """
+    )
+    assert out.strip() == "ok"

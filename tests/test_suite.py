@@ -10,7 +10,15 @@ import sys
 
 import numpy as np
 import pytest
-from synthetic_suite import AGENTS, csv_rows, make_world, suite_text, write_suite
+from synthetic_suite import (
+    AGENTS,
+    assert_episodes_read_back,
+    continuous_files,
+    csv_rows,
+    make_world,
+    suite_text,
+    write_suite,
+)
 
 from navdtw import suite as S
 from navdtw.cli import main
@@ -509,26 +517,23 @@ def test_cli_compare_errors(world, capsys, change, needle):
 
 
 def test_cli_compare_duplicate_stems(world, tmp_path, capsys):
-    other = tmp_path / "oracle.json"
+    other = tmp_path / "copy" / "oracle.json"
+    other.parent.mkdir()
     other.write_text((world / "runs" / "oracle.json").read_text())
-    assert (
-        main(
-            [
-                "compare",
-                str(world / "runs" / "oracle.json"),
-                str(other),
-                "--dataset",
-                "r2r",
-                "--split",
-                str(world / "data" / "split.json"),
-                "--connectivity",
-                str(world / "data" / "connectivity"),
-                "--no-progress",
-            ]
-        )
-        == 2
-    )
-    assert "both named 'oracle'" in capsys.readouterr().err
+    r2r = ["--split", str(world / "data" / "split.json"), "--connectivity", str(world / "data" / "connectivity")]
+    mine = str(world / "runs" / "oracle.json")
+    opts = ["--dataset", "r2r", *r2r, "--no-progress", "--resamples", "200"]
+    assert main(["compare", mine, str(other), *opts]) == 0  # one stem: named by the folders that differ
+    out = capsys.readouterr().out
+    assert "\nruns " in out and "\ncopy " in out
+    assert main(["compare", mine, mine, *opts]) == 2
+    err = capsys.readouterr().err
+    assert "would both be named 'oracle'; name each agent: NAME=FILE (positional) or --runs NAME=FILE" in err
+    assert main(["compare", f"a={mine}", f"b={mine}", *opts]) == 0  # named positionally
+    assert "\na " in capsys.readouterr().out
+    runs = ["--runs", f"mine={world / 'runs' / 'oracle.json'}", "--runs", f"copy={other}"]
+    assert main(["compare", *runs, "--dataset", "r2r", *r2r, "--no-progress", "--resamples", "200"]) == 0
+    assert "copy" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------------------------------
@@ -605,6 +610,8 @@ baseline_walks = 5000
     assert nd["agents"]["ndh_late"]["gp"]["mean"] > nd["agents"]["ndh_early"]["gp"]["mean"]
     assert S.leaderboard_marks(nd)["gp"]["best"] == ["ndh_late"]
     assert "gp" in nd["baseline"] and len(nd["comparisons"]) == len(nd["agents"]["ndh_late"])
+    name = "episodes.parquet" if (tmp_path / "out" / "episodes.parquet").exists() else "episodes.csv"
+    assert_episodes_read_back(tmp_path / "out" / name, results)  # R2R and NDH, agents of real evaluators
 
 
 def _has_report() -> bool:
@@ -625,20 +632,7 @@ def test_pairs_are_all_pairs(done):
 def test_continuous_dataset_suite(tmp_path):
     """An R2R-CE data set: coordinates, the random walks over each reference's extent, paths grouped
     by trajectory_id."""
-    rng = np.random.default_rng(3)
-    episodes, gt = [], {}
-    for e in range(30):
-        ref = np.cumsum(rng.normal(size=(6, 3)) * [1.0, 0.0, 1.0], axis=0)
-        episodes.append(
-            {"episode_id": e, "trajectory_id": e // 2, "scene_id": "mp3d/s/s.glb", "reference_path": ref.tolist()}
-        )
-        gt[str(e)] = {"locations": ref.tolist()}
-    (tmp_path / "val.json").write_text(json.dumps({"episodes": episodes}))
-    (tmp_path / "val_gt.json").write_text(json.dumps(gt))
-    exact = [{"episode_id": e["episode_id"], "path": e["reference_path"]} for e in episodes]
-    stay = [{"episode_id": e["episode_id"], "path": e["reference_path"][:1]} for e in episodes]
-    (tmp_path / "exact.json").write_text(json.dumps(exact))
-    (tmp_path / "stay.json").write_text(json.dumps(stay))
+    continuous_files(tmp_path)
     (tmp_path / "suite.toml").write_text(
         '[datasets.ce]\ndataset = "r2r-ce"\nvlnce_episodes = "val.json"\nvlnce_gt = "val_gt.json"\n'
         '[agents.exact]\nce = "exact.json"\n[agents.stay]\nce = "stay.json"\n[settings]\nresamples = 500\n'
@@ -688,12 +682,12 @@ def test_a_dataset_that_cannot_be_opened_fails_its_agents_only(world, tmp_path):
 
 
 def test_every_agent_failing_on_a_dataset(world, tmp_path):
+    """No leaderboard of a baseline row alone: nothing is written, the failures say why."""
     suite = write_suite(world, {"broken": "broken.json"}, settings="resamples = 100\nbaseline_walks = 500\n")
-    results = S.run(suite, tmp_path, progress=False)
-    ds = results["datasets"]["grid_val"]
-    assert ds["agents"] == {} and ds["comparisons"] == [] and ds["baseline"]["sr"]["mean"] is not None
+    results = S.run(suite, tmp_path / "out", progress=False)
+    assert results["datasets"] == {} and results["outputs"] is None
     assert len(results["failures"]) == 2
-    assert "random walk" in (tmp_path / "leaderboard.md").read_text()
+    assert [p for p in (tmp_path / "out").rglob("*") if p.is_file() and ".cache" not in p.parts] == []
 
 
 def test_suite_paths_expand_environment_variables(tmp_path, monkeypatch):

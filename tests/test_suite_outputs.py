@@ -11,14 +11,24 @@ import hashlib
 import html
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
-from synthetic_suite import AGENTS, make_world, suite_text, trajectory, write_suite
+from synthetic_suite import (
+    AGENTS,
+    assert_episodes_read_back,
+    continuous_files,
+    make_world,
+    suite_text,
+    trajectory,
+    write_suite,
+)
 
 from navdtw import suite as S
 from navdtw.cli import main
@@ -113,8 +123,169 @@ def test_a_failed_write_keeps_the_previous_outputs_and_names_the_output(world, t
     assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{out / 'leaderboard.tex'}: cannot write: No space left on device" in err[0]
-    assert "no output of the run was written" in err[0] and ".tmp" not in err[0]
+    assert "nothing was changed" in err[0] and ".tmp" not in err[0]
     assert _files(out) == before  # all or nothing: the earlier run's files, no temporaries left
+
+
+def _all_files(out: Path) -> dict[str, str]:
+    """Every file in ``out`` (hidden ones too, not the cache) with its SHA-256."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def _manifest_holds(out: Path) -> None:
+    listed = json.loads((out / ".navdtw-outputs.json").read_text())["files"]
+    assert all(hashlib.sha256((out / n).read_bytes()).hexdigest() == h for n, h in listed.items())
+
+
+def _no_scoring(monkeypatch):
+    from navdtw.datasets import r2r
+
+    scored = []
+    monkeypatch.setattr(r2r.R2RBenchmark, "match", lambda self, *a, **k: scored.append(1))
+    return scored
+
+
+def test_a_file_navdtw_did_not_write_is_never_replaced(world, tmp_path, monkeypatch, capsys):
+    suite = write_suite(world, {"oracle": "oracle.json"}, name="own.toml", settings=FAST)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text("my own results")
+    with monkeypatch.context() as m:
+        scored = _no_scoring(m)
+        with pytest.raises(S.OutputError, match=re.escape("results.json: not written by navdtw")):
+            S.run(suite, out, progress=False)
+        assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress"]) == 3
+        assert scored == []  # refused before any work
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{out / 'results.json'}: not written by navdtw" in err[0] and "--force" in err[0]
+    assert _all_files(out) == {"results.json": hashlib.sha256(b"my own results").hexdigest()}
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 0  # the user says so
+    assert json.loads((out / "results.json").read_text())["datasets"]
+    _manifest_holds(out)
+    # navdtw's own output, edited since: the user's now
+    S.run(suite, out, progress=False)
+    (out / "leaderboard.md").write_text("# my edited leaderboard\n")
+    with pytest.raises(S.OutputError, match=re.escape("leaderboard.md: changed since navdtw wrote it")):
+        S.run(suite, out, progress=False)
+    assert (out / "leaderboard.md").read_text() == "# my edited leaderboard\n"
+    # a manifest that is not navdtw's is not trusted
+    (out / "leaderboard.md").unlink()
+    (out / ".navdtw-outputs.json").write_text("{}")
+    with pytest.raises(S.OutputError, match=re.escape("navdtw-outputs.json: not navdtw's manifest")):
+        S.run(suite, out, progress=False)
+
+
+def test_a_read_only_file_is_protected(world, tmp_path, capsys):
+    suite = write_suite(world, {"oracle": "oracle.json"}, name="ro_file.toml", settings=FAST)
+    out = tmp_path / "out"
+    S.run(suite, out, progress=False)
+    (out / "leaderboard.csv").chmod(0o444)
+    before = _all_files(out)
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{out / 'leaderboard.csv'}: cannot replace: it is read-only (mode 0444)" in err[0]
+    with pytest.raises(S.OutputError, match=re.escape("leaderboard.csv: cannot replace: it is read-only")):
+        S.run(suite, out, progress=False, force=True)  # --force replaces the user's files, not protected ones
+    assert main(["suite", "run", str(suite), "--out", str(out), "--no-progress", "--force"]) == 3
+    assert _all_files(out) == before and (out / "leaderboard.csv").stat().st_mode & 0o777 == 0o444
+
+
+def _chattr(path: Path, flag: str) -> bool:
+    try:
+        return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("where", ["leaderboard.md", "leaderboard.tex", ".navdtw-outputs.json"])
+def test_a_failed_rename_leaves_the_old_run_whole(world, tmp_path, monkeypatch, capsys, where):
+    """A rename that fails half-way through the switch (the first, a middle one, the manifest's):
+    every file already replaced is put back; the folder is the old run, its manifest holds."""
+    out = tmp_path / "out"
+    S.run(write_suite(world, {"oracle": "oracle.json"}, name="r1.toml", settings=FAST), out, progress=False)
+    (out / "my_notes.txt").write_text("mine")
+    before = _all_files(out)
+    real = os.replace
+
+    def replace(src, dst, *a, **k):
+        if Path(dst).name == where:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    second = write_suite(world, AGENTS, name="r2.toml", settings=FAST)
+    assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{out / where}: cannot write: Input/output error; nothing was changed" in err[0]
+    assert _all_files(out) == before
+    _manifest_holds(out)
+
+
+def test_an_interruption_during_the_switch_leaves_the_old_run_whole(world, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    S.run(write_suite(world, {"oracle": "oracle.json"}, name="i1.toml", settings=FAST), out, progress=False)
+    before = _all_files(out)
+    real, calls = os.replace, []
+
+    def replace(src, dst, *a, **k):
+        calls.append(dst)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):
+        S.run(write_suite(world, AGENTS, name="i2.toml", settings=FAST), out, progress=False)
+    assert _all_files(out) == before
+
+
+def test_an_immutable_file_fails_the_switch_before_anything_changes(world, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    S.run(write_suite(world, {"oracle": "oracle.json"}, name="m1.toml", settings=FAST), out, progress=False)
+    if not _chattr(out / "leaderboard.tex", "+i"):
+        pytest.skip("chattr +i is not available here (needs root and a file system with the flag)")
+    try:
+        before = _all_files(out)
+        second = write_suite(world, AGENTS, name="m2.toml", settings=FAST)
+        # found before the run does any work ...
+        assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{out / 'leaderboard.tex'}: cannot replace: it is not writable" in err[0]
+        # ... and, made immutable while the run was scoring, at the switch: nothing replaced
+        monkeypatch.setattr(S.outputs, "_protected", lambda path: "")
+        assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{out / 'leaderboard.tex'}: cannot replace: Operation not permitted" in err[0]
+        assert "nothing was changed" in err[0]
+        assert _all_files(out) == before
+        _manifest_holds(out)
+    finally:
+        _chattr(out / "leaderboard.tex", "-i")
+
+
+def test_a_full_disk_leaves_the_old_run_whole(world, tmp_path, capsys):
+    """A real full disk: the old run's outputs on a tmpfs with little room to spare (root only)."""
+    out = tmp_path / "out"
+    first = tmp_path / "first"
+    S.run(write_suite(world, {"oracle": "oracle.json"}, name="d1.toml", settings=FAST), first, progress=False)
+    size = sum(p.stat().st_size for p in first.iterdir() if p.is_file())
+    out.mkdir()
+    kb = size // 1024 + 64  # room for the old run and its metadata, not for a second copy
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={kb}k", "tmpfs", str(out)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        for p in first.iterdir():
+            if p.is_file():
+                shutil.copy2(p, out / p.name)
+        before = _all_files(out)
+        second = write_suite(world, AGENTS, name="d2.toml", settings=FAST)
+        assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "cannot write: No space left on device; nothing was changed" in err[0]
+        assert _all_files(out) == before
+        _manifest_holds(out)
+    finally:
+        subprocess.run(["umount", str(out)], capture_output=True)
 
 
 def test_an_output_name_taken_by_a_folder(world, tmp_path, capsys):
@@ -134,6 +305,131 @@ def test_other_commands_name_the_output_and_exit_3(tmp_path, monkeypatch, capsys
     assert main(["demo", "--pairs", "5", "--out", str(out), "--no-figures"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"navdtw: error: {out / 'summary.json'}: cannot write: No space left on device"]
+
+
+# ------------------------------------------------------------------------------------------
+# one failure, one column; every agent failing; round trips
+# ------------------------------------------------------------------------------------------
+
+
+def _results_table(path: Path, seed: int, nan_at: int | None = None) -> Path:
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as f:
+        for i in range(50):
+            row = {"episode_id": str(i), "success": float(rng.random() < 0.5), "spl": rng.random() / 2}
+            row["ndtw"] = float("nan") if i == nan_at else rng.random()
+            f.write(json.dumps(row) + "\n")
+    return path
+
+
+def test_one_nan_fails_that_column_only(tmp_path, capsys):
+    a = _results_table(tmp_path / "a.jsonl", 1, nan_at=3)
+    b = _results_table(tmp_path / "b.jsonl", 2)
+    out = tmp_path / "out"
+    args = [str(a), str(b), "--dataset", "results", "--resamples", "200", "--out", str(out), "--no-progress"]
+    assert main(["compare", *args]) == 1
+    printed = capsys.readouterr()
+    why = "a.jsonl: line 4 (episode_id 3): 'ndtw' is NaN or missing"
+    assert f"navdtw: failed: a on results (ndtw): {why}" in printed.err
+    row = next(line for line in printed.out.splitlines() if line.startswith("a "))
+    assert row.split()[1:] == [row.split()[1], row.split()[2], "failed"]  # SR and SPL kept
+    results = json.loads((out / "results.json").read_text())
+    assert set(results["datasets"]["results"]["agents"]["a"]) == {"sr", "spl"}
+    assert set(results["datasets"]["results"]["agents"]["b"]) == {"sr", "spl", "ndtw"}
+    (failure,) = results["failures"]
+    assert failure["agent"] == "a" and failure["metric"] == "ndtw" and why in failure["error"]
+    md = (out / "leaderboard.md").read_text()
+    line = next(x for x in md.splitlines() if x.startswith("| a |"))
+    assert line.count("|") == 5 and "failed: a.jsonl: line 4 (episode\\_id 3)" in line.split("|")[4]
+    cells = {(r["agent"], r["metric"]): r for r in csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text()))}
+    assert cells["a", "ndtw"]["mean"] == "" and why in cells["a", "ndtw"]["failed"]
+    assert cells["a", "sr"]["mean"] and cells["a", "sr"]["failed"] == "" and cells["b", "ndtw"]["failed"] == ""
+    tex = (out / "leaderboard.tex").read_text()
+    assert re.search(r"^a & [^&]+ & [^&]+ & failed \\\\$", tex, re.M) and "Failed: nDTW of a: a.jsonl" in tex
+    page = (out / "report.html").read_text()
+    assert '"ndtw":[null,null,null,0,"a.jsonl: line 4 (episode_id 3)' in page  # the report's cell
+    assert "failed: " in S.SuiteResults(results)._repr_html_()
+
+
+def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
+    runs = world / "runs"
+    out = tmp_path / "out"
+    args = [str(runs / "broken.json"), "--dataset", "r2r", "--split", str(world / "data" / "split.json")]
+    args += ["--connectivity", str(world / "data" / "connectivity"), "--resamples", "200", "--no-progress"]
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert printed.out == "" and "navdtw: failed: broken on r2r: broken.json" in printed.err
+    assert f"navdtw: every agent failed; nothing written to {out}" in printed.err
+    assert [p for p in out.rglob("*") if p.is_file()] == []
+    # an earlier run's outputs stay as they were
+    assert main(["compare", str(runs / "oracle.json"), *args[1:], "--out", str(out)]) == 0
+    before = _all_files(out)
+    assert main(["compare", *args, "--out", str(out)]) == 1
+    assert _all_files(out) == before
+
+
+def _mixed_suite(world: Path) -> Path:
+    """Three data sets of three kinds (on a graph, in continuous space, a results table's), two agents."""
+    runs = world / "runs"
+    continuous_files(world / "data")
+    for k, name in enumerate(("mine", "theirs")):
+        _results_table(runs / f"{name}_ce.jsonl", 10 + k)
+    text = "\n".join(
+        [
+            "[datasets.grid_val]",
+            'dataset = "r2r"',
+            'split = "data/split.json"',
+            'connectivity = "data/connectivity"',
+            "[datasets.ce_val]",
+            'dataset = "r2r-ce"',
+            'vlnce_episodes = "data/val.json"',
+            'vlnce_gt = "data/val_gt.json"',
+            "[datasets.ce_logs]",
+            'dataset = "results"',
+            "[agents.mine]",
+            'grid_val = "runs/oracle.json"',
+            'ce_val = "data/exact.json"',
+            'ce_logs = "runs/mine_ce.jsonl"',
+            "[agents.theirs]",
+            'grid_val = "runs/lost.json"',
+            'ce_val = "data/stay.json"',
+            'ce_logs = "runs/theirs_ce.jsonl"',
+            "[settings]",
+            FAST,
+        ]
+    )
+    (world / "mixed.toml").write_text(text)
+    return world / "mixed.toml"
+
+
+@pytest.mark.parametrize("episodes", ["episodes.parquet", "episodes.csv"])
+def test_every_output_table_reads_back(world, tmp_path, monkeypatch, capsys, episodes):
+    """episodes.parquet / .csv: each (agent, data set) of every kind read back with compare
+    --select gives the same means; leaderboard.csv holds results.json's numbers exactly;
+    results.json is what run() returned."""
+    if episodes.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    else:
+        monkeypatch.setattr(S.outputs, "_episodes_name", lambda: "episodes.csv")
+    out = tmp_path / "out"
+    results = S.run(_mixed_suite(world), out, progress=False)
+    assert not results["failures"] and len(results["datasets"]) == 3
+    assert json.loads((out / "results.json").read_text()) == json.loads(json.dumps(results))
+    # the command the issue gave, and its hint when the rows are not chosen
+    table = out / episodes
+    assert main(["compare", str(table), "--dataset", "results", "--select", "agent=mine", "--select",
+                 "dataset=ce_logs", "--resamples", "200", "--no-progress"]) == 0  # fmt: skip
+    said = capsys.readouterr().err  # the graph data sets' metrics are not this table's: left out, and said
+    assert "column(s) 'scan', 'pl', 'ne'" in said and "empty on the rows selected: left out" in said
+    assert main(["compare", str(table), "--dataset", "results", "--resamples", "200", "--no-progress"]) == 1
+    assert "choose rows with --select agent=NAME --select dataset=NAME" in capsys.readouterr().err
+    assert_episodes_read_back(table, results)
+    rows = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
+    for r in rows:
+        v = results["datasets"][r["dataset"]]["agents"][r["agent"]][r["metric"]]
+        got = [None if r[k] == "" else float(r[k]) for k in ("mean", "lo", "hi")]
+        assert got == [v["mean"], *v["ci"]]
+    assert len(rows) == sum(len(a) for ds in results["datasets"].values() for a in ds["agents"].values())
 
 
 # ------------------------------------------------------------------------------------------
@@ -178,7 +474,7 @@ def test_markdown_escapes_for_a_real_renderer(hostile):
     assert "<em>" not in page and "<code>" not in page and "<a " not in page and "<s>" not in page
     board = page.split("<details>")[0]  # the leaderboard, before the pairwise comparisons
     rows = [html.unescape(r) for r in re.findall(r"<tr>\s*<td>(.*?)</td>", board, re.S)]  # the agents' cells
-    shown = {**HOSTILE, "pipe": "a|b c", "ansi": "[31mred [0m evil"}  # control characters as spaces
+    shown = {**HOSTILE, "pipe": "a|b\\nc", "ansi": "\\x1b[31mred\\x1b[0m\\u202eevil"}  # control characters shown
     assert rows == list(shown.values())
     assert "<h2>grid &lt;b&gt;val&lt;/b&gt; | x</h2>" in page
     assert "bad &lt;script&gt;.json" in page  # the failure's message
@@ -219,6 +515,91 @@ def test_html_escapes(hostile):
     _, results = hostile
     page = results._repr_html_()
     assert "<img" not in page and html.escape(HOSTILE["html"]) in page
+
+
+CLASHING = {"newline": "x\ny", "space": "x y", "underscore": "x_y", "tab": "x\ty", "escape": "x\x1b[2Jy"}
+
+
+@pytest.fixture(scope="module")
+def clashing(world, tmp_path_factory):
+    """Names that one blank or a control character tells apart: agents, and data sets "a b" and
+    "a_b" (one slug for a LaTeX label), one named with a clear-screen sequence."""
+    runs = world / "runs"
+    lines = []
+    sets = ["a b", "a_b", "c\x1b[2Jd"]
+    for ds in sets:
+        lines += [f"[datasets.{json.dumps(ds)}]", 'dataset = "r2r"', 'split = "data/split.json"']
+        lines += ['connectivity = "data/connectivity"', ""]
+    for key, name in CLASHING.items():
+        shutil.copy(runs / "near.json", runs / f"c_{key}.json")
+        lines += [f"[agents.{json.dumps(name)}]", *(f'{json.dumps(ds)} = "runs/c_{key}.json"' for ds in sets), ""]
+    lines += ["[settings]", FAST]
+    path = world / "clashing.toml"
+    path.write_text("\n".join(lines))
+    out = tmp_path_factory.mktemp("clashing")
+    return out, S.run(path, out, progress=False, report=False)
+
+
+def test_different_names_stay_distinct_in_every_output(clashing):
+    out, results = clashing
+    n = len(CLASHING)
+    md = (out / "leaderboard.md").read_text()
+    rows = [line.split("|")[1].strip() for line in md.split("## Warnings")[0].splitlines() if line.startswith("| x")]
+    assert len(rows) == 3 * n and len(set(rows)) == n  # n agents, each shown its own way, on 3 data sets
+    assert "| x\\\\ny |" in md and "| x y |" in md and "| x\\\\x1b\\[2Jy |" in md
+    tex = (out / "leaderboard.tex").read_text()
+    names = [line.split(" & ")[0] for line in tex.splitlines() if line.startswith("x")]
+    assert len(names) == 3 * n and len(set(names)) == n and "x\\textbackslash{}ny" in names
+    labels = re.findall(r"\\label\{(.*?)\}", tex)
+    assert labels == ["tab:navdtw-a-b", "tab:navdtw-a-b-2", "tab:navdtw-c--2Jd"]
+    board = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
+    assert {r["agent"] for r in board} == {"x\\ny", "x y", "x_y", "x\\ty", "x\\x1b[2Jy"}
+    assert {r["dataset"] for r in board} == {"a b", "a_b", "c\\x1b[2Jd"}
+    text = (out / "leaderboard.csv").read_text()
+    assert "\x1b" not in text and "\t" not in text and text.count("\n") == len(board) + 1  # one line per row
+    page = results._repr_html_()
+    assert "x\\ny" in page and "\x1b" not in page and "x y" in page
+    term = S.format_leaderboard(results)
+    assert "x\\ny" in term and "x\\x1b[2Jy" in term and "\x1b" not in term
+
+
+def test_latex_labels_are_unique_and_the_names_compile(clashing, tmp_path):
+    out, _ = clashing
+    tex = (out / "leaderboard.tex").read_text()
+    _compile(tmp_path, tex)
+    log = _compile(tmp_path, tex)  # the second run reads the labels back from paper.aux
+    assert "multiply defined" not in log and "multiply-defined" not in log
+
+
+def test_the_progress_bar_shows_control_characters(world, monkeypatch, capsys):
+    tqdm = pytest.importorskip("tqdm.auto")
+
+    class Eager(tqdm.tqdm):  # draws on every step, not at most every 0.1 s
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **{**kw, "mininterval": 0, "miniters": 1})
+
+    monkeypatch.setattr(tqdm, "tqdm", Eager)
+    name = json.dumps("v\x1b[2J\nx")
+    text = suite_text({"oracle": "oracle.json"}, settings=FAST)
+    text = text.replace("[datasets.grid_val]", f"[datasets.{name}]").replace("grid_val = ", f"{name} = ")
+    path = world / "progress.toml"
+    path.write_text(text)
+    S.run(path, None, progress=True)
+    err = capsys.readouterr().err
+    assert "statistics of v\\x1b[2J\\nx" in err and "\x1b[2J" not in err and "\n" not in err
+
+
+def test_the_report_shows_control_characters_as_the_tables_do():
+    """report.js's esc() is term_escape, then HTML escaping (run in node, when there is one)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    js = (Path(S.__file__).parent.parent / "_report" / "report.js").read_text()
+    helpers = js[js.index("  const CONTROL") : js.index("  function el(")]
+    texts = ["".join(map(chr, range(0xA0))), "x\ny <b>&'\"", "\u202eevil\u2066\u061c", "plain é 中"]
+    script = helpers + f"console.log(JSON.stringify({json.dumps(texts)}.map(esc)));"
+    shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert [html.unescape(x) for x in shown] == [S.tables.term_escape(t) for t in texts]
 
 
 # ------------------------------------------------------------------------------------------

@@ -375,7 +375,11 @@ def test_one_compare_call_gives_the_suite_files_numbers(logs, accepted, tmp_path
 
 def test_reported_figures_are_fractions_or_say_percent():
     assert parse_reported("sr=0.558,SPL=51.2%") == {"sr": 0.558, "spl": pytest.approx(0.512)}
-    assert parse_reported({"success": 0.5, "distance_to_goal": 5.2, "TCR": 3}) == {"sr": 0.5, "ne": 5.2, "TCR": 3.0}
+    assert parse_reported({"success": 0.5, "distance_to_goal": 5.2, "TCR": 3}, columns=True) == {
+        "sr": 0.5,
+        "ne": 5.2,
+        "TCR": 3.0,
+    }
     with pytest.raises(
         ValueError,
         match=r"sr = 55.8: SR is a rate: write a fraction in \[0, 1\] \(0.558\) or a percentage with % \(55.8%\)",
@@ -404,6 +408,59 @@ def test_cli_errors_for_runs_and_reported(logs, monkeypatch, capsys):
     assert "no agent 'x'" in capsys.readouterr().err
     assert main(["compare", "--dataset", "results"]) == 2
     assert "give predictions files" in capsys.readouterr().err
+
+
+def test_an_unknown_reported_metric_is_an_error_listing_the_known_ones(logs, tmp_path, monkeypatch, capsys):
+    # was: accepted, exit 0, a row "not measured: a has no sucess on this data set"
+    with pytest.raises(
+        ValueError, match=r"^unknown metric 'sucess' \(did you mean success\?\); the known metrics: pl, ne,"
+    ):
+        parse_reported("sucess=0.6")
+    assert "TCR" in parse_reported("TCR=3", columns=True)  # a results table's own column: checked once read
+    # a kind that measures the registry's metrics: refused before anything runs (CLI and suite file)
+    world = make_world(tmp_path / "w")
+    monkeypatch.chdir(world)
+    r2r = ["--dataset", "r2r", "--split", "data/split.json", "--connectivity", "data/connectivity"]
+    assert main(["compare", "runs/oracle.json", "runs/near.json", *r2r, "--reported", "oracle:sucess=0.6"]) == 2
+    err = capsys.readouterr().err
+    assert "--reported oracle: unknown metric 'sucess' (did you mean success?); the known metrics: pl, ne, one" in err
+    (world / "s.toml").write_text(
+        '[datasets.d]\ndataset = "r2r"\nsplit = "data/split.json"\nconnectivity = "data/connectivity"\n'
+        '[agents.a]\nd = "runs/oracle.json"\n[agents.a.reported]\nd = {sucess = 0.6}\n'
+    )
+    with pytest.raises(S.SuiteError, match=r"s.toml: agents.a.reported.d: unknown metric 'sucess' \(did you mean"):
+        S.load_suite(world / "s.toml")
+    # a results data set: names are checked against the registry and the tables' columns once read
+    folder, _ = logs
+    monkeypatch.chdir(folder)
+    assert (
+        main(["compare", "mine_seed0.jsonl", "--dataset", "results", "--reported", "sucess=0.6", "--no-progress"]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "failed: mine_seed0 on results: reported figures: unknown metric 'sucess' (did you mean success?)" in err
+    rows = [{"episode_id": k, "success": 1.0, "tcr": 0.1 * (k % 3)} for k in range(20)]
+    table = write_log(tmp_path / "own.jsonl", rows)
+    res = S.compare(
+        [table], dataset="results", progress=False, settings={"resamples": 100}, reported={"own": "tcr=0.1"}
+    )
+    ours = res["datasets"]["results"]["reported"]["own"]["tcr"]
+    assert not res["failures"] and ours["measured"] == pytest.approx(np.mean([r["tcr"] for r in rows]))
+
+
+def test_the_per_run_means_are_pointed_to_only_where_written(logs, tmp_path):
+    # was: "(per-run means in leaderboard.md and results.json)" with no --out, where nothing is written
+    _, files = logs
+    settings = {"resamples": 200, "baseline_walks": 0}
+    res = S.compare([], runs=files, dataset="results", progress=False, settings=settings)
+    text = S.format_leaderboard(res)
+    assert (
+        "mine: the mean over its 3 runs; the interval covers episodes and runs (per-run means written by --out DIR)"
+        in text
+    )
+    assert "leaderboard.md" not in text
+    res = S.compare([], runs=files, dataset="results", progress=False, settings=settings, out_dir=tmp_path / "out")
+    assert "(per-run means in leaderboard.md and results.json)" in S.format_leaderboard(res)
+    assert "the mean of each run" in (tmp_path / "out" / "leaderboard.md").read_text()
 
 
 def test_runs_of_one_agent_must_score_the_same_episodes(tmp_path):

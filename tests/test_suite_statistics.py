@@ -145,6 +145,22 @@ def test_a_lone_agent_is_nobodys_best(tmp_path):
     )
 
 
+def test_the_two_agents_sentence_only_under_a_table_that_needs_it(tmp_path):
+    # was printed under every table, of 2-4 agents too
+    rng = np.random.default_rng(5)
+    for k in (2, 4):
+        agents = {f"a{j}": _table({"sr": rng.integers(0, 2, 30)}) for j in range(k)}
+        (tmp_path / str(k)).mkdir()
+        text = S.format_leaderboard(_run(tmp_path / str(k), agents, "resamples = 100"))
+        assert "No marks with fewer than two agents" not in text
+    # one of two agents without a metric: that metric has fewer than two agents
+    agents = {"a": _table({"sr": [0, 1] * 10, "spl": [0, 1] * 10}), "b": _table({"sr": [1, 1] * 10})}
+    (tmp_path / "m").mkdir()
+    assert "No marks with fewer than two agents" in S.format_leaderboard(
+        _run(tmp_path / "m", agents, "resamples = 100")
+    )
+
+
 def test_staying_at_the_start_wins_no_mark(tmp_path):
     """The agent that never moves has AD = MD = 0 m: it would be "best"."""
     rng = np.random.default_rng(2)

@@ -38,10 +38,14 @@ def rxrce_layout(episodes: list[dict], gt: dict, folder: Path, split: str = "val
 
 def predictions(episodes: list[dict], paths: dict[str, list], folder: Path) -> dict[str, Path]:
     """The same paths in VLN-CE's two inference formats and as episode_id records."""
-    as_r2r = folder / "preds_r2r.json"  # INFERENCE.FORMAT "r2r": {episode_id: [{position, heading, stop}]}
-    as_r2r.write_text(
-        json.dumps({str(k): [{"position": p, "heading": 0.0, "stop": False} for p in v] for k, v in paths.items()})
-    )
+    # INFERENCE.FORMAT "r2r": {episode_id: [{position, heading, stop}]}, the env's get_info after each
+    # step: stop is the task's is_stop_called, true on the last step of an agent that stopped
+    as_r2r = folder / "preds_r2r.json"
+    steps = {
+        str(k): [{"position": p, "heading": 0.0, "stop": j == len(v) - 1} for j, p in enumerate(v)]
+        for k, v in paths.items()
+    }
+    as_r2r.write_text(json.dumps(steps))
     iid = {str(e["episode_id"]): int(e["instruction"]["instruction_id"]) for e in episodes}
     rows = sorted(
         ({"instruction_id": iid[str(k)], "path": v} for k, v in paths.items()), key=lambda r: r["instruction_id"]

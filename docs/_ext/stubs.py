@@ -36,7 +36,8 @@ def parse_stub() -> dict:
             out["functions"][node.name] = (f"({args})", ast.unparse(node.returns) if node.returns else None)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             out["aliases"][node.targets[0].id] = ast.unparse(node.value)
-        elif isinstance(node, ast.ClassDef):
+        elif isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "TypedDict" for b in node.bases):
+            # the stub's TypedDicts; a compiled class is documented by automodule from the module
             fields = []
             for item in node.body:
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):

@@ -7,61 +7,102 @@ distance matrices, multithreaded with the GIL released. On top of it: every navi
 baselines (:func:`random_baseline`), an RL reward, the paper's synthetic world, and the ``navdtw``
 command. See the README for a tour.
 
-Benchmark suites (:mod:`navdtw.suite`), statistics (:mod:`navdtw.stats`), the HTML report, figures,
-Dask scoring and the command line are submodules that load on first use: ``import navdtw`` then
-``navdtw.suite.run(...)`` works without importing them up front.
+Every name loads on first use (PEP 562): ``import navdtw`` imports neither numpy nor the compiled
+engine, and ``navdtw.evaluate(...)`` or ``navdtw.suite.run(...)`` imports what it needs when first
+touched. ``navdtw.__all__`` and ``dir(navdtw)`` list every public name as before.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import datasets, humanaware, instruction_errors, registry
-from ._config import show_config
-from .datasets.matterport import load_connectivity
-from .datasets.r2r import random_baseline
-from .engine import (
-    dtw,
-    dtw_batch,
-    dtw_matrix,
-    dtw_prefix,
-    ndtw,
-    ndtw_batch,
-    sdtw,
-    sdtw_batch,
-    warping_path,
-)
-from .graphs import DistanceField, GraphSet, NavGraph
-from .metrics import CONVENTIONS, METRICS, Convention, Scores, Summary, evaluate
-from .paths import Paths
-from .reward import NDTWReward
-from .synthetic import SyntheticWorld
-
 __version__ = "0.2.0.dev0"
 
-if TYPE_CHECKING:  # type checkers see the lazy submodules as attributes
+if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain import
     from . import cli as cli
+    from . import datasets as datasets
     from . import distributed as distributed
+    from . import humanaware as humanaware
+    from . import instruction_errors as instruction_errors
     from . import plot as plot
+    from . import registry as registry
     from . import report as report
     from . import stats as stats
     from . import suite as suite
+    from ._config import show_config as show_config
+    from .datasets.matterport import load_connectivity as load_connectivity
+    from .datasets.r2r import random_baseline as random_baseline
+    from .engine import dtw as dtw
+    from .engine import dtw_batch as dtw_batch
+    from .engine import dtw_matrix as dtw_matrix
+    from .engine import dtw_prefix as dtw_prefix
+    from .engine import ndtw as ndtw
+    from .engine import ndtw_batch as ndtw_batch
+    from .engine import sdtw as sdtw
+    from .engine import sdtw_batch as sdtw_batch
+    from .engine import warping_path as warping_path
+    from .graphs import DistanceField as DistanceField
+    from .graphs import GraphSet as GraphSet
+    from .graphs import NavGraph as NavGraph
+    from .metrics import CONVENTIONS as CONVENTIONS
+    from .metrics import METRICS as METRICS
+    from .metrics import Convention as Convention
+    from .metrics import Scores as Scores
+    from .metrics import Summary as Summary
+    from .metrics import evaluate as evaluate
+    from .paths import Paths as Paths
+    from .reward import NDTWReward as NDTWReward
+    from .synthetic import SyntheticWorld as SyntheticWorld
 
-#: Submodules that ``import navdtw`` does not import: their dependencies (Dask, matplotlib, the
-#: statistics, the suite) load when a name is first touched, e.g. ``navdtw.suite.run(...)`` (PEP 562).
-_LAZY_SUBMODULES = ("cli", "distributed", "plot", "report", "stats", "suite")
+#: The public submodules (``dir(navdtw)``); each is imported when first touched.
+_SUBMODULES = (
+    "cli",
+    "datasets",
+    "distributed",
+    "humanaware",
+    "instruction_errors",
+    "plot",
+    "registry",
+    "report",
+    "stats",
+    "suite",
+)
+
+#: Each public name and the submodule it lives in, imported when the name is first touched (PEP 562):
+#: ``import navdtw`` then costs no numpy, scipy or compiled engine, so ``navdtw --help`` answers at once.
+_NAMES = {
+    "show_config": "_config",
+    "load_connectivity": "datasets.matterport",
+    "random_baseline": "datasets.r2r",
+    **dict.fromkeys(
+        ("dtw", "dtw_batch", "dtw_matrix", "dtw_prefix", "ndtw", "ndtw_batch", "sdtw", "sdtw_batch", "warping_path"),
+        "engine",
+    ),
+    **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), "graphs"),
+    **dict.fromkeys(("CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluate"), "metrics"),
+    "Paths": "paths",
+    "NDTWReward": "reward",
+    "SyntheticWorld": "synthetic",
+}
 
 
 def __getattr__(name: str):
-    if name in _LAZY_SUBMODULES:
-        from importlib import import_module
+    from importlib import import_module
 
-        return import_module(f"{__name__}.{name}")  # binds it here too: later look-ups are plain
+    if name in _NAMES:
+        value = getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
+        globals()[name] = value  # later look-ups are plain
+        return value
+    try:  # a submodule (binds it here too: later look-ups are plain), public or not (``navdtw.metrics``)
+        return import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_NAMES))
 
 
 __all__ = [

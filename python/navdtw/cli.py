@@ -1,4 +1,4 @@
-"""The ``navdtw`` command: ``demo``, ``score``, ``baseline``, ``suite run`` and ``compare``.
+"""The ``navdtw`` command: ``demo``, ``score``, ``baseline``, ``suite run``, ``compare``, ``order`` and ``watch``.
 
 ``main(argv=None) -> int`` is the console entry point (``navdtw = "navdtw.cli:main"``); it returns
 the exit status instead of exiting, so it can be called from Python and tests. Every mistake in the
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from ._decisions import DECISIONS
 
 __all__ = ["UserError", "build_parser", "main"]
 
@@ -34,10 +34,13 @@ EXIT_INTERRUPTED = 130
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written",
+    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
+    "(nothing when every agent failed)",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
-    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk); nothing half-written",
+    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
+    "nothing half-written",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    **dict(DECISIONS.values()),
 }
 
 _EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
@@ -70,7 +73,16 @@ class UserError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr (status 2) instead of usage + error."""
+    """argparse, but a usage mistake is one line on stderr (status 2) instead of usage + error; and a
+    subcommand's options may be added when it is first parsed (``fill``, see :func:`_build_parser`)."""
+
+    fill = None
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.fill is not None:
+            fill, self.fill = self.fill, None
+            fill(self)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
@@ -171,11 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         A parser whose usage mistakes print one line on stderr and exit with status 2.
     """
-    from . import __version__
-    from .metrics import CONVENTIONS
-    from .registry import help_text
+    return _build_parser(lazy=False)
 
-    conventions = sorted(CONVENTIONS)
+
+def _build_parser(*, lazy: bool) -> argparse.ArgumentParser:
+    """The parser; with ``lazy``, each subcommand's options (which need the metric registry and the
+    data set kinds, hence numpy and scipy) are added only when that subcommand is parsed, so that
+    ``navdtw --help`` and a mistyped command answer without importing them."""
+    from . import __version__
+
     parser = _Parser(
         prog=PROG,
         description="Exact DTW / nDTW / SDTW and every navigation metric for vision-and-language navigation.",
@@ -185,19 +201,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    for name, (help_, fill) in _COMMANDS.items():
+        command = sub.add_parser(name, help=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
+        if lazy:
+            command.fill = fill
+        else:
+            fill(command)
+    return parser
 
-    sub.add_parser(
-        "info",
-        help="which kernels this build and CPU use (as navdtw.show_config())",
-        description="Print navdtw's version, the compiled engine's build and the SIMD kernel in use.",
-    )
-    demo = sub.add_parser(
-        "demo",
-        help="score synthetic pairs from the nDTW paper's world (no data needed)",
-        description="Score reference/query pairs in the nDTW paper's synthetic world.",
-        epilog=_DEMO_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _info_args(info: argparse.ArgumentParser) -> None:
+    info.description = "Print navdtw's version, the compiled engine's build and the SIMD kernel in use."
+
+
+def _demo_args(demo: argparse.ArgumentParser) -> None:
+    demo.description = "Score reference/query pairs in the nDTW paper's synthetic world."
+    demo.epilog = _DEMO_EPILOG
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the world and the pairs (default 0)")
     demo.add_argument(
         "--pairs", type=_positive_int, default=100, metavar="N", help="number of reference/query pairs (default 100)"
@@ -205,22 +224,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="navdtw_demo", metavar="DIR", help="output folder (default navdtw_demo/)")
     demo.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    score = sub.add_parser(
-        "score",
-        help="score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH or RxR",
-        description="Score an agent's predictions with every navigation metric.",
-        epilog=_SCORE_EPILOG
+
+def _score_args(score: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+    from .registry import help_text
+
+    score.description = "Score an agent's predictions with every navigation metric."
+    score.epilog = (
+        _SCORE_EPILOG
         + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n"
         + help_text()
         + "\n\n"
-        + _EXIT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        + _EXIT_EPILOG
     )
     _add_dataset_options(score)
     score.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
     score.add_argument(
         "--convention",
-        choices=conventions,
+        choices=sorted(CONVENTIONS),
         default=None,
         help="whose definitions to follow (default: the data set's own evaluator, e.g. r2r, reverie, ndh)",
     )
@@ -234,19 +255,18 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     score.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
-    base = sub.add_parser(
-        "baseline",
-        help="the nDTW paper's random-walk baseline on a split",
-        description="Score random walks against a split's references (Ilharco et al. 2019, Table 2).",
-        epilog=_BASELINE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def _baseline_args(base: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
+    base.description = "Score random walks against a split's references (Ilharco et al. 2019, Table 2)."
+    base.epilog = _BASELINE_EPILOG
     _add_dataset_options(base, walks=True)
     base.add_argument("-n", type=_positive_int, default=1_000_000, help="number of random walks (default 1000000)")
     base.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     base.add_argument(
         "--convention",
-        choices=conventions,
+        choices=sorted(CONVENTIONS),
         default=None,
         help="whose definitions to follow (default: the data set's own evaluator, as score and suite runs; "
         "paper: the nDTW paper's, whose Table 2 the R2R rows are compared with)",
@@ -260,14 +280,16 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    # suite runs (navdtw.suite): suite run, compare
-    suite = sub.add_parser(
-        "suite",
-        help="run a benchmark suite: many agents on many data sets, with intervals and paired tests",
-        description="Benchmark suites (see docs/suite.md).",
-        epilog=_SUITE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+_FORCE_HELP = (
+    "replace files in --out of the outputs' names that navdtw did not write or that were changed since "
+    "(never read-only ones)"
+)
+
+
+def _suite_args(suite: argparse.ArgumentParser) -> None:
+    suite.description = "Benchmark suites (see docs/suite.md)."
+    suite.epilog = _SUITE_EPILOG
     suite_sub = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", parser_class=_Parser)
     suite_sub.required = True
     suite_run = suite_sub.add_parser(
@@ -282,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run.add_argument("--out", default="navdtw_suite", metavar="DIR", help="output folder (default navdtw_suite/)")
     suite_run.add_argument("--cache", metavar="DIR", help="baseline cache folder (default DIR/.cache)")
     suite_run.add_argument("--no-report", action="store_true", help="do not write report.html")
+    suite_run.add_argument("--force", action="store_true", help=_FORCE_HELP)
     suite_run.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -292,19 +315,21 @@ def build_parser() -> argparse.ArgumentParser:
     suite_run.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
     _table_options(suite_run)
 
-    comp = sub.add_parser(
-        "compare",
-        help="compare agents' predictions on one data set (intervals, paired tests)",
-        description="Compare several agents' predictions on one data set, as a one-data-set suite; "
-        "agents are named by their file names.",
-        epilog=_COMPARE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+
+def _compare_args(comp: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
+    comp.description = (
+        "Compare several agents' predictions on one data set, as a one-data-set suite; "
+        "agents are named by their file names."
     )
+    comp.epilog = _COMPARE_EPILOG
     comp.add_argument(
         "predictions",
         nargs="*",
         metavar="PREDICTIONS",
-        help="predictions files (or results tables), one per agent (named by the file)",
+        help="predictions files (or results tables, or folders of one run's results), one per agent: FILE "
+        "(named by the file) or NAME=FILE",
     )
     comp.add_argument(
         "--runs",
@@ -313,6 +338,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
         "or a comma-separated list; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--shards",
+        action="append",
+        default=[],
+        metavar="NAME=FILES",
+        help="an agent's one run in several files (DDP ranks, chunks, one file per episode): a quoted glob, "
+        "a folder or a comma-separated list; results tables; repeatable, one per agent",
+    )
+    comp.add_argument(
+        "--reported-from",
+        action="append",
+        default=[],
+        metavar="[AGENT=]FILE",
+        help="the evaluator's means file of an agent's run (stats_ckpt_*.json, result.json), checked against "
+        "the measured means as its reported figures (default agent: the first); repeatable",
     )
     comp.add_argument(
         "--reported",
@@ -324,7 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ..., results)")
     _dataset_options(comp)
-    comp.add_argument("--convention", choices=conventions, default=None, help="definitions (default: the kind's)")
+    comp.add_argument(
+        "--convention", choices=sorted(CONVENTIONS), default=None, help="definitions (default: the kind's)"
+    )
     comp.add_argument(
         "--threshold", type=_threshold, default=None, metavar="M", help="success distance in metres (default 3.0)"
     )
@@ -339,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--out", metavar="DIR", help="also write the suite outputs (leaderboards, report) there")
     comp.add_argument("--no-report", action="store_true", help="with --out: do not write report.html")
+    comp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     comp.add_argument(
         "--max-scenes",
         type=_positive_int,
@@ -348,7 +392,104 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--no-progress", action="store_true", help="no progress bar (bars need navdtw[progress])")
     _table_options(comp)
-    return parser
+
+
+def _order_args(order: argparse.ArgumentParser) -> None:
+    order.description = (
+        "Write a seeded, uniformly random order of a split's episodes: order.txt (ids), order.json (what\n"
+        "navdtw watch reads), a copy of the split file in that order and, with --workers, each worker's\n"
+        "round-robin share. Run the evaluation in this order (no shuffling) to stop it early with\n"
+        "navdtw watch (docs/stopping.md)."
+    )
+    order.epilog = (
+        "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
+        "--workers 4 --out order/\n\n" + _EXIT_EPILOG
+    )
+    order.add_argument("split", metavar="SPLIT", help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON)")
+    order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
+    order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
+    order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
+
+
+def _watch_args(watch: argparse.ArgumentParser) -> None:
+    watch.description = (
+        "Follow the results an evaluation is writing (in the order of navdtw order) and stop when the\n"
+        "question is answered, with an error of at most --alpha however often you look (docs/stopping.md).\n"
+        "One run: --width, --reported or --against; several runs: the best checkpoint."
+    )
+    watch.epilog = (
+        "Examples:\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --width 0.02\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --reported sr=0.564\n"
+        "  navdtw watch eval/results.jsonl --order order/order.json --against base.jsonl --metric sr,ndtw\n"
+        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n\n"
+        + _EXIT_EPILOG
+    )
+    watch.add_argument(
+        "runs",
+        nargs="+",
+        metavar="[NAME=]RESULTS",
+        help="the run's results: a JSON Lines / JSON file, a folder of one file per episode, or a glob of shards; "
+        "several: checkpoints to choose from",
+    )
+    watch.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
+    watch.add_argument(
+        "--metric",
+        action="append",
+        metavar="LIST",
+        help="the metrics decided on, comma-separated (rates: sr, osr, spl, ndtw, sdtw, ...; default sr)",
+    )
+    watch.add_argument("--width", type=_fraction, default=None, metavar="W", help="target width of the intervals")
+    watch.add_argument(
+        "--reported",
+        action="append",
+        metavar="M=V",
+        help="a reported figure as a fraction (sr=0.564); repeat or comma-separate for several",
+    )
+    watch.add_argument("--against", metavar="FILE", help="another agent's complete results on the same split")
+    watch.add_argument(
+        "--alpha", type=_fraction, default=0.05, help="the error, shared out over metrics or checkpoints (0.05)"
+    )
+    watch.add_argument("--once", action="store_true", help="look once, print the state and exit")
+    watch.add_argument("--poll", type=_fraction_or_more, default=2.0, metavar="S", help="seconds between looks (2)")
+    watch.add_argument(
+        "--idle", type=_fraction_or_more, default=None, metavar="S", help="give up after S seconds without new results"
+    )
+    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON (never over an existing file)")
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (a fraction), not {text}")
+    return v
+
+
+def _fraction_or_more(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+    return v
+
+
+#: The subcommands: their one-line help (all ``navdtw --help`` needs) and what adds their options.
+_COMMANDS: dict[str, tuple[str, Any]] = {
+    "info": ("which kernels this build and CPU use (as navdtw.show_config())", _info_args),
+    "demo": ("score synthetic pairs from the nDTW paper's world (no data needed)", _demo_args),
+    # every scored kind's title (tests/test_cli.py checks them against navdtw.datasets.DATASETS)
+    "score": ("score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH, RxR, RxR-CE or positions", _score_args),
+    "baseline": ("the nDTW paper's random-walk baseline on a split", _baseline_args),
+    "suite": ("run a benchmark suite: many agents on many data sets, with intervals and paired tests", _suite_args),
+    "compare": ("compare agents' predictions on one data set (intervals, paired tests)", _compare_args),
+    "order": ("a seeded random order of a split's episodes, for an evaluation that may stop early", _order_args),
+    "watch": ("follow a running evaluation and stop when its question is answered", _watch_args),
+}
 
 
 def _table_options(parser: argparse.ArgumentParser) -> None:
@@ -541,6 +682,8 @@ def _skip_figures_note() -> None:
 
 
 def _cmd_demo(args) -> int:
+    import numpy as np
+
     from ._io import atomic_write_json
     from .engine import warping_path
     from .metrics import evaluate
@@ -676,6 +819,8 @@ def _dataset_values(args) -> list:
 
 
 def _cmd_score(args) -> int:
+    import numpy as np
+
     from . import __version__
     from ._io import atomic_write_json
     from .datasets import DATASETS
@@ -864,6 +1009,8 @@ A suite file (TOML) names data sets and agents; paths are relative to it:
 Writes leaderboard.md/.csv/.tex, results.json, episodes.parquet (episodes.csv without
 pyarrow) and report.html to --out, all together at the end; files of an earlier run
 there that this run does not write are removed (navdtw's own, unchanged ones only).
+A file there that navdtw did not write (or that was changed since) is never replaced:
+an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
 written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
@@ -921,7 +1068,8 @@ def _term(text: str) -> str:
 def _print_suite(results: dict, out: Path | None) -> int:
     from .suite import format_leaderboard
 
-    print(format_leaderboard(results))
+    if results["datasets"]:  # else every agent failed: no table, nothing written
+        print(format_leaderboard(results))
     for w in results.get("warnings", []):
         who = " on ".join(str(w[k]) for k in ("agent", "dataset") if w.get(k))
         print(_term(f"{PROG}: warning: {who + ': ' if who else ''}{w['message']}"), file=sys.stderr)
@@ -929,6 +1077,9 @@ def _print_suite(results: dict, out: Path | None) -> int:
         who = " on ".join(str(f[k]) for k in ("agent", "dataset") if f.get(k))
         what = f" ({f['metric']})" if f.get("metric") else ""
         print(_term(f"{PROG}: failed: {who}{what}: {f['error']}"), file=sys.stderr)
+    if not results["datasets"]:
+        nothing = f"; nothing written to {out}{os.sep}" if out is not None else ""
+        print(_term(f"{PROG}: every agent failed{nothing}"), file=sys.stderr)
     written = results.get("outputs")
     if out is not None and written:
         print()
@@ -969,6 +1120,7 @@ def _cmd_suite(args) -> int:
         cache_dir=args.cache,
         max_scenes=args.max_scenes,
         command=[PROG, *args.argv],
+        force=args.force,
     )
     return _print_suite(results, out)
 
@@ -992,18 +1144,77 @@ def _runs_groups(texts: Sequence[str]) -> dict[str, tuple[Path, ...]]:
     return out
 
 
+def _named_files(texts: Sequence[str]) -> dict:
+    """Positional predictions, ``FILE`` or ``NAME=FILE`` (a file, or a folder of one run's results):
+    ``{name or _Unnamed(position): path}``; the unnamed are named from their paths."""
+    out: dict = {}
+    for k, text in enumerate(texts):
+        name, eq, rest = text.partition("=")
+        if eq and name and not Path(text).exists():
+            if name in out:
+                raise UserError(f"{text}: agent {name!r} is given twice")
+            out[name] = _need_path(rest, "predictions")
+        else:
+            out[_Unnamed(k)] = _need_path(text, "predictions")
+    return out
+
+
+class _Unnamed(int):
+    """A positional file without a name: named from its path."""
+
+
+def _need_path(text: str, option: str) -> Path:
+    path = Path(text)
+    return path if path.is_dir() else _need_file(text, option)
+
+
+def _pairs_of(texts: Sequence[str], flag: str, form: str, default: str | None = "") -> dict:
+    """``NAME=VALUE`` arguments (repeatable); with ``default`` None, ``VALUE`` alone is the first agent's."""
+    out: dict = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq and default is None:
+            name, value = None, text
+        elif not eq or not name.strip() or not value.strip():
+            raise UserError(f"{flag} {text}: expected {form}")
+        name = None if name is None else name.strip()
+        if name in out:
+            raise UserError(f"{flag} {text}: agent {name or 'of the first file'!r} is given twice")
+        out[name] = value.strip()
+    return out
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
 
     if args.dataset not in DATASETS:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    from .suite.runner import agent_names
+
     kind = DATASETS[args.dataset]
-    files = [_need_file(p, "predictions") for p in args.predictions]
+    named = _named_files(args.predictions)
+    files = list(named.values())
     runs = _runs_groups(args.runs)
-    if not files and not runs:
-        raise UserError("compare: give predictions files (one per agent) or --runs NAME=FILES")
-    first = files[0].stem if files else next(iter(runs))
+    shards = _pairs_of(args.shards, "--shards", "NAME=FILES (a quoted glob, a folder or files separated by commas)")
+    means = _pairs_of(args.reported_from, "--reported-from", "[AGENT=]FILE", default=None)
+    if not files and not runs and not shards:
+        raise UserError("compare: give predictions files (one per agent), --runs NAME=FILES or --shards NAME=FILES")
+    unnamed = [f for key, f in named.items() if isinstance(key, _Unnamed)]
+    try:
+        made = iter(agent_names(unnamed))
+    except SuiteError as exc:
+        raise UserError(str(exc)) from None
+    predictions: dict[str, Path] = {}
+    for key, f in named.items():
+        name = next(made) if isinstance(key, _Unnamed) else key
+        if name in predictions:
+            raise UserError(f"{f}: agent {name!r} is given twice; name each agent: NAME=FILE or --runs NAME=FILE")
+        predictions[name] = f
+    first = next(iter(predictions)) if predictions else next(iter(runs or shards))
+    if None in means:
+        means[first] = means.pop(None)
+    shards = {n: [t.strip() for t in v.split(",") if t.strip()] for n, v in shards.items()}
     reported: dict[str, str] = {}
     for text in args.reported:
         agent, _, figures = text.rpartition(":") if ":" in text.split("=", 1)[0] else ("", "", text)
@@ -1047,7 +1258,7 @@ def _cmd_compare(args) -> int:
         settings["episodes"] = "shared"
     try:
         results = compare(
-            files,
+            predictions,
             dataset=args.dataset,
             out_dir=out,
             convention=args.convention,
@@ -1057,8 +1268,11 @@ def _cmd_compare(args) -> int:
             report=not args.no_report,
             max_scenes=args.max_scenes,
             command=[PROG, *args.argv],
+            force=args.force,
             runs=runs,
             reported=reported,
+            shards=shards,
+            reported_from={a: _need_file(f, "--reported-from") for a, f in means.items()},
             **_suite_overrides(args),
             **options,
         )
@@ -1070,6 +1284,78 @@ def _cmd_compare(args) -> int:
 # --------------------------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------------------------
+
+
+def _cmd_order(args) -> int:
+    from .order import write_order
+
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers)
+    names = ", ".join(p.name for p in files.values())
+    print(_term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
+    return 0
+
+
+def _split_pairs(values: list[str] | None) -> list[str]:
+    return [v.strip() for text in values or [] for v in text.split(",") if v.strip()]
+
+
+def _cmd_watch(args) -> int:
+    from .datasets.results import load_results
+    from .order import load_order
+    from .watch import Follower, Watch
+
+    runs = {}
+    for k, spec in enumerate(args.runs):
+        name, sep, path = spec.partition("=")
+        if not sep or not name or os.path.exists(spec):
+            name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
+        if name in runs:
+            raise UserError(f"two runs are named {name!r}: name them with NAME=RESULTS")
+        runs[name] = Follower([path], name=name)
+    reported = {}
+    for item in _split_pairs(args.reported):
+        m, sep, v = item.partition("=")
+        try:
+            value = float(v)
+        except ValueError:
+            value = math.nan
+        if not sep or not 0 <= value <= 1:
+            raise UserError(f"--reported {item!r}: give METRIC=FRACTION, e.g. sr=0.564 (not 56.4)")
+        reported[m.strip().lower()] = value
+    metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
+    against = load_results(args.against) if args.against else None
+    try:
+        watch = Watch(
+            load_order(args.order),
+            runs,
+            metrics=metrics,
+            alpha=args.alpha,
+            width=args.width,
+            reported=reported,
+            against=against,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.output and Path(args.output).exists():
+        raise UserError(f"{args.output} exists: --output never overwrites")
+    live = sys.stdout.isatty() and not args.once
+    shown = [0]
+
+    def show(lines: list[str]) -> None:
+        if live:
+            if shown[0]:
+                sys.stdout.write(f"\x1b[{shown[0]}F\x1b[J")  # back to the block's first line, clear below
+            sys.stdout.write("".join(_term(line) + "\n" for line in lines))
+            sys.stdout.flush()
+            shown[0] = len(lines)
+
+    decision = watch.run(once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output)
+    if not live:
+        print("\n".join(_term(line) for line in watch.lines()[:-1]))
+    code = DECISIONS[decision][0]
+    what = watch.message if decision != "undecided" else "not decided yet"
+    print(_term(f"{PROG} watch: {what} (exit status {code})"))
+    return code
 
 
 def _cmd_info(args) -> int:
@@ -1108,14 +1394,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
         2 a mistake in the input, 3 an output could not be written, 130 interrupted.
     """
-    from ._io import OutputError
-
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = _build_parser(lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    from ._io import OutputError  # after parsing: its numpy import is not --help's to pay
+
     args.argv = argv
     commands = {
         "info": _cmd_info,
@@ -1124,6 +1410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "baseline": _cmd_baseline,
         "suite": _cmd_suite,
         "compare": _cmd_compare,
+        "order": _cmd_order,
+        "watch": _cmd_watch,
     }
     try:
         return commands[args.command](args)

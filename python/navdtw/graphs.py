@@ -20,10 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
-from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
-from scipy.spatial import cKDTree
 
 from ._messages import shown
 from .engine import check_matrix
@@ -150,6 +146,8 @@ class NavGraph:
         w = np.concatenate([self.weights, self.weights])
         # csgraph treats explicitly stored zeros of a sparse matrix as edges, so zero-length edges
         # survive as long as nothing calls eliminate_zeros()
+        import scipy.sparse as sp  # here: reading the CLI options (data set kinds) needs no scipy
+
         adj = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
         adj.sort_indices()
         self.adjacency = adj
@@ -230,6 +228,8 @@ class NavGraph:
         every caller shares it (copy it before changing it).
         """
         if self._distances is None:
+            from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
+
             d = _cs_shortest_path(self.adjacency, method="D", directed=False)
             self._distances = _readonly(d.astype(np.float32))
         return self._distances
@@ -277,6 +277,8 @@ class NavGraph:
         """Dijkstra's predecessor row of source ``a`` (-9999 = none), computed once per source."""
         row = self._pred_rows.get(a)
         if row is None:
+            from scipy.sparse.csgraph import dijkstra
+
             _, row = dijkstra(self.adjacency, directed=False, indices=a, return_predecessors=True)
             self._pred_rows[a] = row = _readonly(row)
         return row
@@ -704,6 +706,8 @@ class DistanceField:
             d = d.copy()  # the caller could still change its array; share only read-only input
         self.points = _readonly(pts)
         self._distances = _readonly(d)
+        from scipy.spatial import cKDTree
+
         self._tree = cKDTree(pts)
 
     @classmethod
@@ -826,6 +830,9 @@ class DistanceField:
             dst.append(node[r2[ok], c2[ok]])
             wt.append(np.full(int(ok.sum()), cell * (np.sqrt(2.0) if dr and dc else 1.0)))
         s, t, ww = np.concatenate(src), np.concatenate(dst), np.concatenate(wt)
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import shortest_path as _cs_shortest_path
+
         adj = sp.csr_matrix((ww, (s, t)), shape=(p, p))
         d = _cs_shortest_path(adj, method="D", directed=False).astype(np.float32)
         pts = np.stack([org[0] + (cols + 0.5) * cell, org[1] + (rows + 0.5) * cell], axis=1)

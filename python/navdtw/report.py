@@ -416,6 +416,10 @@ def _payload(data: dict, max_scenes: int) -> dict:
                     raise _fail(f"{where}['agents'][{agent!r}][{m!r}]['ci']", "expected [lo, hi]")
                 row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1]), int(v.get("left_out") or 0)]
             board[agent] = row
+        for f in results.get("failures") or []:  # one failure, one cell: "failed", with its reason
+            if isinstance(f, dict) and f.get("dataset") == name and f.get("metric") and f.get("agent") in board:
+                board[f["agent"]][str(f["metric"])] = [None, None, None, 0, str(f.get("error", ""))]
+                used.setdefault(str(f["metric"]), None)
         baseline = {m: _finite(v.get("mean")) for m, v in (ds.get("baseline") or {}).items()}
         comparisons = [
             {

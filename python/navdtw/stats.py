@@ -49,6 +49,7 @@ __all__ = [
     "Comparisons",
     "Intervals",
     "RunIntervals",
+    "RunsDifference",
     "analyze",
     "bootstrap_ci",
     "bootstrap_means",
@@ -58,6 +59,7 @@ __all__ = [
     "paired_difference",
     "paired_permutation_test",
     "probability_of_improvement",
+    "runs_difference",
     "runs_intervals",
     "sign_flip_tail_bound",
     "sign_test",
@@ -1271,6 +1273,169 @@ def holm(pvalues: Any) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ several runs
+
+
+class RunsDifference(NamedTuple):
+    """What :func:`runs_difference` returns (floats, or arrays of the batch shape): the difference
+    of the two agents' means over episodes and runs, its standard error, the degrees of freedom of
+    the Student-t reference, the two-sided p-value, the interval, whether the seeds' term is in
+    (both agents have two runs or more) and the number of units (clusters, or episodes) used."""
+
+    diff: Any
+    se: Any
+    df: Any
+    p: Any
+    lo: Any
+    hi: Any
+    seeds: bool
+    units: Any
+
+
+def _by_cluster(x: np.ndarray, order: np.ndarray | None, starts: np.ndarray | None, axis: int) -> np.ndarray:
+    """Sums over the episodes of each cluster along ``axis`` (the identity without clusters)."""
+    if order is None:
+        return x
+    return np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
+
+
+def _episode_variance(u: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, np.ndarray]:
+    """``(variance of the mean of u, units)``: the cluster-robust (sandwich) variance over the units
+    of the mean of ``u`` [..., n] over the episodes with weight ``f`` = 1 (``u`` is 0 elsewhere),
+    ``G / (G - 1) * sum_g (U_g - n_g mean)**2 / n**2``; NaN below two units."""
+    n = f.sum(axis=-1)
+    mean = u.sum(axis=-1) / n
+    big_u, k = _by_cluster(u, *cl, axis=-1), _by_cluster(f, *cl, axis=-1)
+    g = (k > 0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = ((big_u - k * mean[..., None]) ** 2).sum(axis=-1) / n**2 * g / (g - 1.0)
+    return np.where(g >= 2, v, np.nan), g
+
+
+def _run_terms(x: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For an agent's runs ``x`` [..., n, R] (0 where ``f`` [..., n] is 0): the per-episode means over
+    runs [..., n], the sample variance of the run means ``s2`` [...] (ddof 1) and ``w`` [...], the
+    part of ``s2`` that the within-run noise of the episodes explains: the two-way (episodes x runs)
+    residual mean square, by cluster, over the episodes. ``s2 - w`` estimates the seeds' own
+    variance; ``w / R`` is already in the episode term (each episode's mean over runs carries it)."""
+    runs = x.shape[-1]
+    n = f.sum(axis=-1)
+    episode = x.mean(axis=-1) * f
+    run_means = x.sum(axis=-2) / n[..., None]
+    grand = run_means.mean(axis=-1)
+    s2 = run_means.var(axis=-1, ddof=1)
+    resid = (x - episode[..., None] - run_means[..., None, :] + grand[..., None, None]) * f[..., None]
+    e = _by_cluster(resid, *cl, axis=-2)
+    g = (_by_cluster(f, *cl, axis=-1) > 0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = (e**2).sum(axis=(-2, -1)) / ((runs - 1.0) * (g - 1.0)) * g / n**2
+    return episode, s2, w
+
+
+def _runs_cluster_plan(clusters: Any, n: int):
+    if clusters is None:
+        return None, None
+    inv, _ = _cluster_index(clusters, n)
+    order = np.argsort(inv, kind="stable")
+    sizes = np.bincount(inv)
+    return order, np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.intp)
+
+
+def _seeds_term(s2: np.ndarray, w: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """(variance, its Satterthwaite share ``(s2 / R)**2 / (R - 1)``) of the seeds' term of one agent:
+    ``max(0, s2 - w) / R``; the share counts the noise of ``s2`` in full (R - 1 degrees of freedom),
+    since ``s2 - w`` is exactly as uncertain as ``s2``."""
+    return np.maximum(s2 - w, 0.0) / runs, (s2 / runs) ** 2 / (runs - 1.0)
+
+
+def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float = 0.95) -> RunsDifference:
+    """Compare two agents scored in several runs (seeds) on the same episodes: the difference of
+    their expected scores over episodes *and* seeds, its standard error, a Student-t test and
+    interval.
+
+    ``a`` is ``[episodes, runs_a]`` (or ``[..., episodes, runs_a]``, a batch), ``b`` is
+    ``[episodes, runs_b]``: entry ``[e, r]`` is run r's score on episode e. Runs are not paired
+    (run k of a and run k of b are unrelated seeds); episodes are. The model reasoned with, per
+    agent: ``x[e, r] = mu + d_e + b_r + eps[e, r]`` (episode difficulty, seed offset, noise). The
+    estimate is ``mean(a) - mean(b)`` over the episodes finite in every run of both (infinite values
+    are left out, as everywhere; NaN raises). Its variance is the sum of
+
+    * the **episode term**: the cluster-robust variance of the mean of the per-episode differences
+      of the means over runs (``clusters``: one label per episode, e.g. the path id; the units are
+      the clusters, as in the cluster bootstrap), and
+    * the **seeds' term** of each agent with two runs or more: ``max(0, s2 - w) / R``, where
+      ``s2`` is the variance of the agent's run means and ``w`` the part of it that the episodes'
+      within-run noise explains (the two-way residual mean square over ``n``), which the episode
+      term already holds: counting ``s2 / R`` whole would count that noise twice.
+
+    The reference is Student's t with Satterthwaite's degrees of freedom, where each seeds' term
+    has ``R - 1``: with 3 runs they are few and the tails wide where the seeds matter, many where
+    the episodes dominate. When either agent has a single run the seeds' spread cannot be
+    estimated: the result is the episodes-only comparison (the paired t over the units, ``units -
+    1`` degrees of freedom) and ``seeds`` is False; say "one run: seed spread not estimated".
+    Measured (type-I error, power, coverage): docs/statistics.md, "Several runs".
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes, runs]`` each (the same episodes, any numbers of runs), or with the same
+        leading batch shape ``[..., episodes, runs]``.
+    clusters : sequence, optional
+        One label per episode: the units of the episode term. Default: every episode its own.
+    confidence : float, optional
+        Confidence level of the interval, in (0, 1) (default 0.95).
+
+    Returns
+    -------
+    RunsDifference
+        ``diff``, ``se``, ``df``, ``p``, ``lo``, ``hi`` (floats, or arrays of the batch shape),
+        ``seeds`` (bool) and ``units``. Below two units everything but ``diff`` is NaN. A
+        difference with a standard error of 0 has ``p`` equal to the smallest positive double (or
+        1 when the difference is 0 too).
+
+    Raises
+    ------
+    ValueError
+        Arrays of other shapes, no episodes, a NaN value, bad ``clusters`` or ``confidence``.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"stats: confidence must be in (0, 1), got {confidence}")
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim < 2 or a.ndim != b.ndim or a.shape[:-1] != b.shape[:-1] or 0 in a.shape or 0 in b.shape:
+        raise ValueError(
+            f"stats: a and b must be [..., episodes, runs] on the same episodes, got shapes {a.shape} and {b.shape}"
+        )
+    for name, x in (("a", a), ("b", b)):
+        if np.isnan(x).any():
+            where = np.argwhere(np.isnan(x))[0]
+            raise ValueError(f"stats: {name} is NaN at episode {where[-2]}, run {where[-1]}; NaN is not a score")
+    cl = _runs_cluster_plan(clusters, a.shape[-2])
+    f = (np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)).astype(np.float64)
+    a, b = np.where(f[..., None] > 0, a, 0.0), np.where(f[..., None] > 0, b, 0.0)
+    ra, rb = a.shape[-1], b.shape[-1]
+    seeds = ra > 1 and rb > 1
+    if seeds:
+        ea, s2a, wa = _run_terms(a, f, cl)
+        eb, s2b, wb = _run_terms(b, f, cl)
+    else:
+        ea, eb = a.mean(axis=-1) * f, b.mean(axis=-1) * f
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (ea - eb).sum(axis=-1) / f.sum(axis=-1)
+        v, units = _episode_variance(ea - eb, f, cl)
+        share = v**2 / (units - 1.0)
+        if seeds:
+            (va, sa), (vb, sb) = _seeds_term(s2a, wa, ra), _seeds_term(s2b, wb, rb)
+            v, share = v + va + vb, share + sa + sb
+        se = np.sqrt(v)
+        df = np.where(share > 0, v**2 / np.where(share > 0, share, 1.0), units - 1.0)
+        t = np.abs(diff) / se
+        p = np.where(se > 0, 2.0 * stats.t.sf(t, df), np.where(diff == 0, 1.0, 0.0))
+        p = np.where(np.isnan(se), np.nan, np.clip(p, np.finfo(np.float64).tiny, 1.0))
+        half = stats.t.ppf(0.5 + confidence / 2.0, df) * se
+    out = RunsDifference(diff, se, df, p, diff - half, diff + half, seeds, units)
+    if a.ndim == 2:
+        out = out._replace(**{k: float(getattr(out, k)) for k in ("diff", "se", "df", "p", "lo", "hi")})
+        out = out._replace(units=int(units))
+    return out
 
 
 def runs_intervals(

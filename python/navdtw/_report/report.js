@@ -12,8 +12,23 @@
   const state = { ds: 0, a: null, b: null, diff: null, sort: null, dir: 1, shown: PAGE, episode: null, query: "" };
 
   // ---------------------------------------------------------------- helpers
-  function esc(s) {
+  // Text as HTML: control characters shown as \n, \x1b, \u202e (the rule of
+  // navdtw.suite.tables.term_escape, so that names that differ look different), then &<>"' escaped.
+  const CONTROL = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function visible(s) {
+    return String(s).replace(CONTROL, (c) => {
+      const k = c.charCodeAt(0);
+      if (c === "\t") return "\\t";
+      if (c === "\n") return "\\n";
+      if (c === "\r") return "\\r";
+      return k < 0x100 ? "\\x" + k.toString(16).padStart(2, "0") : "\\u" + k.toString(16).padStart(4, "0");
+    });
+  }
+  function attr(s) { // an attribute's value read back as a key (an agent, an episode id): unchanged
     return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  function esc(s) {
+    return attr(visible(s));
   }
   function el(html) {
     const t = document.createElement("template");
@@ -139,11 +154,12 @@
     D.datasets.forEach((ds, k) => {
       const ms = metricsOf(ds);
       const meta = [ds.dataset ? esc(ds.dataset.toUpperCase()) : "", ds.convention ? "convention " + esc(ds.convention) : "", ds.n !== null && ds.n !== undefined ? esc(ds.n) + " episodes" : ""].filter(Boolean).join(" · ");
-      const heads = ms.map((m) => '<th class="sortable" data-key="' + esc(m) + '" title="' + direction(m) + '">' + head(m, true) + '<span class="arrow">⇅</span></th>').join("");
+      const heads = ms.map((m) => '<th class="sortable" data-key="' + attr(m) + '" title="' + direction(m) + '">' + head(m, true) + '<span class="arrow">⇅</span></th>').join("");
       const rows = ds.agents.map((a) => {
         const cells = ms.map((m) => {
           const v = (ds.board[a] || {})[m];
           if (!v) return "<td></td>";
+          if (v[4]) return '<td class="failed" title="' + esc(v[4]) + '">failed<span class="ci">' + esc(v[4]) + "</span></td>";
           const mk = ds.marks[m] || { best: [], tied: [], unresolved: [] };
           const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : (mk.unresolved || []).indexOf(a) >= 0 ? "unresolved" : "";
           const ci = v[0] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";
@@ -151,7 +167,7 @@
           const q = cls === "unresolved" ? '<span title="within Monte-Carlo error of the mark; see the warnings">?</span>' : "";
           return '<td class="' + cls + '" data-v="' + (v[0] === null ? "" : v[0]) + '">' + fmt(m, v[0]) + q + ci + left + "</td>";
         }).join("");
-        return '<tr data-agent="' + esc(a) + '"><td class="agent"><span class="dot" style="background:' + agentColor(ds, a) + '"></span>' + esc(a) + "</td>" + cells + "</tr>";
+        return '<tr data-agent="' + attr(a) + '"><td class="agent"><span class="dot" style="background:' + agentColor(ds, a) + '"></span>' + esc(a) + "</td>" + cells + "</tr>";
       }).join("");
       const hasBase = Object.keys(ds.baseline).length > 0;
       const base = hasBase ? '<tr class="baseline"><td>random-walk baseline</td>' + ms.map((m) => '<td>' + (m in ds.baseline ? fmt(m, ds.baseline[m]) : "") + "</td>").join("") + "</tr>" : "";
@@ -253,7 +269,7 @@
     const ep = ds.episodes;
     const parts = ms.map((m) => {
       const i = info(m);
-      return '<figure data-metric="' + esc(m) + '"><figcaption>' + head(m, false) + ' <span class="dir">' + direction(m) + "</span></figcaption>" + distSvg(ds, m, ep) + "</figure>";
+      return '<figure data-metric="' + attr(m) + '"><figcaption>' + head(m, false) + ' <span class="dir">' + direction(m) + "</span></figcaption>" + distSvg(ds, m, ep) + "</figure>";
     });
     const note = ep
       ? "Each row is one agent: the histogram of its per-episode values (bar heights ∝ √count, so that rare values stay visible; for yes/no metrics the bar is the fraction of episodes), the black tick its mean and the line below its " + Math.round(D.confidence * 100) + "% confidence interval. The dashed line is the random-walk baseline."
@@ -379,7 +395,7 @@
     }
     const agents = ds.agents.filter((a) => ds.episodes.values[a]);
     const ms = epMetrics(ds);
-    const opt = (v, cur, text) => '<option value="' + esc(v) + '"' + (v === cur ? " selected" : "") + ">" + esc(text) + "</option>";
+    const opt = (v, cur, text) => '<option value="' + attr(v) + '"' + (v === cur ? " selected" : "") + ">" + esc(text) + "</option>";
     const nScenes = Object.keys(ds.scenes).length;
     const view = ds.explore || {};
     const limit = " (at most " + D.max_scenes + " per data set: --max-scenes)";
@@ -398,7 +414,7 @@
       '<label class="ctl">Agent A <select id="agent-a">' + agents.map((a) => opt(a, state.a, a)).join("") + "</select></label>" +
       '<label class="ctl">Agent B <select id="agent-b">' + opt("", state.b || "", "— none —") + agents.map((a) => opt(a, state.b, a)).join("") + "</select></label>" +
       '<label class="ctl">Δ on <select id="diff-metric">' + ms.map((m) => opt(m, state.diff, info(m).label)).join("") + "</select></label>" +
-      '<label class="ctl">Find <input type="search" id="ep-search" placeholder="episode id" value="' + esc(state.query) + '"></label>' +
+      '<label class="ctl">Find <input type="search" id="ep-search" placeholder="episode id" value="' + attr(state.query) + '"></label>' +
       "</div>" +
       '<div class="explorer"><div><p class="meta" id="ep-summary"></p><div class="eplist"><table class="data sticky" id="ep-table"></table></div><div class="more" id="ep-more"></div></div>' +
       '<div class="mapbox" id="episode-view"></div></div>';
@@ -454,14 +470,14 @@
     const idx = sortedEpisodes(ds);
     if (state.episode === null || ids.indexOf(state.episode) < 0) state.episode = idx.length ? ids[idx[0]] : null;
     const arrow = (k) => (state.sort === k ? (state.dir > 0 ? "▲" : "▼") : "⇅");
-    const th = (k, html) => '<th class="sortable' + (state.sort === k ? " sorted" : "") + '" data-key="' + esc(k) + '">' + html + '<span class="arrow">' + arrow(k) + "</span></th>";
+    const th = (k, html) => '<th class="sortable' + (state.sort === k ? " sorted" : "") + '" data-key="' + attr(k) + '">' + html + '<span class="arrow">' + arrow(k) + "</span></th>";
     let h = "<thead><tr>" + th("id", "Episode");
     if (state.b) h += th("diff", "Δ " + head(state.diff, false));
     h += ms.map((m) => th(m, head(m, false))).join("") + "</tr></thead><tbody>";
     const rows = [];
     const hibDiff = info(state.diff).hib;
     for (const k of idx.slice(0, state.shown)) {
-      let r = '<tr tabindex="0" data-id="' + esc(ids[k]) + '"' + (ids[k] === state.episode ? ' class="sel"' : "") + "><td>" + esc(ids[k]) + (ds.scenes[ids[k]] ? "" : ' <span class="sub" title="no map embedded">·</span>') + "</td>";
+      let r = '<tr tabindex="0" data-id="' + attr(ids[k]) + '"' + (ids[k] === state.episode ? ' class="sel"' : "") + "><td>" + esc(ids[k]) + (ds.scenes[ids[k]] ? "" : ' <span class="sub" title="no map embedded">·</span>') + "</td>";
       if (state.b) {
         const d = diffOf(ds, k);
         const who = d === null || d === 0 || hibDiff === null ? null : (d > 0) === hibDiff ? state.a : state.b;
@@ -613,11 +629,11 @@
           if (c !== "r") qj++;
           al += "M" + num(ref[ri][0]) + " " + num(ref[ri][1]) + "L" + num(path[qj][0]) + " " + num(path[qj][1]);
         }
-        s += '<path class="alignment" data-agent="' + esc(a) + '" d="' + al + '" stroke="' + colors[i] + '" stroke-opacity="0.8" stroke-width="1" stroke-dasharray="2 2" fill="none" vector-effect="non-scaling-stroke"/>';
+        s += '<path class="alignment" data-agent="' + attr(a) + '" d="' + al + '" stroke="' + colors[i] + '" stroke-opacity="0.8" stroke-width="1" stroke-dasharray="2 2" fill="none" vector-effect="non-scaling-stroke"/>';
       }
     });
     drawn.forEach(([a, i, , path]) => {
-      s += '<polyline data-role="agent-' + (i === 0 ? "a" : "b") + '" data-agent="' + esc(a) + '" points="' + pts(path) + '" fill="none" stroke="#fff" stroke-width="5.5" stroke-linecap="round" stroke-linejoin="round" stroke-opacity="0.9" vector-effect="non-scaling-stroke"/>';
+      s += '<polyline data-role="agent-' + (i === 0 ? "a" : "b") + '" data-agent="' + attr(a) + '" points="' + pts(path) + '" fill="none" stroke="#fff" stroke-width="5.5" stroke-linecap="round" stroke-linejoin="round" stroke-opacity="0.9" vector-effect="non-scaling-stroke"/>';
       s += '<polyline class="agent-line" points="' + pts(path) + '" fill="none" stroke="' + colors[i] + '" stroke-width="2.6" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>';
       const end = path[path.length - 1];
       const h = u * 1.5;

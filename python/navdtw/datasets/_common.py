@@ -64,13 +64,13 @@ def malformed(name: str, exc: json.JSONDecodeError) -> ValueError:
     return ValueError(f"{name}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
 
 
-def loads(text: str, where: str) -> Any:
-    """``json.loads(text)``; a value nested too deeply for Python's parser (``RecursionError``) or
+def loads(text: str, where: str, **options: Any) -> Any:
+    """``json.loads(text, **options)``; a value nested too deeply for Python's parser (``RecursionError``) or
     an integer of more digits than Python converts (``sys.get_int_max_str_digits()``) -> a
     ``ValueError`` starting with ``where`` (the file, and the line if any). Malformed JSON raises
     ``json.JSONDecodeError`` as ``json.loads`` does: the callers word it (line and column)."""
     try:
-        return json.loads(text)
+        return json.loads(text, **options)
     except json.JSONDecodeError:
         raise
     except RecursionError:
@@ -205,6 +205,10 @@ class MatchedEpisodes:
     notes:
         one line per thing the matcher did that the user should know (ids left out,
         predictions ignored), for the command line and ``summary.json``; empty when none.
+    stopped:
+        bool ``[B]``: whether the agent issued stop, where the predictions say so and the
+        convention's evaluator requires it for success (VLN-CE's ``r2r`` format under ``vlnce``);
+        ``None`` (the default): every episode counts as stopped.
     """
 
     ids: list[Any]
@@ -219,6 +223,7 @@ class MatchedEpisodes:
     groups: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     left_out: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    stopped: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -256,8 +261,8 @@ class MatchedEpisodes:
     def evaluate(self, **kwargs) -> Scores:
         """``navdtw.evaluate`` on these episodes (references, queries, distances, env, SPL's l, ids
         and the ``extra`` inputs filled in); keyword arguments (``threshold``, ``convention``,
-        ``workers``, more ``inputs``, ...) go through. The scores carry ``groups``
-        (``Scores.groups``).
+        ``workers``, more ``inputs``, ...) go through; so does ``stopped`` when set (success needs
+        the stop). The scores carry ``groups`` (``Scores.groups``).
 
         Parameters
         ----------
@@ -279,6 +284,8 @@ class MatchedEpisodes:
 
         if self.extra:
             kwargs["inputs"] = {**self.extra, **(kwargs.get("inputs") or {})}
+        if self.stopped is not None:
+            kwargs.setdefault("stopped", self.stopped)
         scores = evaluate(
             self.references,
             self.queries,
@@ -305,8 +312,9 @@ def check_viewpoints(graphs, scan: str, paths: dict[str, Sequence[str]], where: 
 
 
 def trajectory_viewpoints(traj, where: str) -> list[str]:
-    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]`` or
-    bare viewpoint strings), or a ``ValueError`` starting with ``where``."""
+    """The viewpoints of a results-file trajectory (``[[viewpoint, heading, elevation], ...]``,
+    bare viewpoint strings, or VLN-DUET's one list of viewpoints per decision step, concatenated
+    as its evaluator does: ``sum(trajectory, [])``), or a ``ValueError`` starting with ``where``."""
     if isinstance(traj, str) or not isinstance(traj, (list, tuple)):
         raise ValueError(f"{where}: 'trajectory' must be a list of [viewpoint, heading, elevation]")
     if not traj:
@@ -315,6 +323,8 @@ def trajectory_viewpoints(traj, where: str) -> list[str]:
     for j, step in enumerate(traj):
         if isinstance(step, str):
             vps.append(step)
+        elif isinstance(step, (list, tuple)) and step and all(isinstance(v, str) for v in step):
+            vps.extend(step)  # VLN-DUET: the viewpoints walked through to the step's chosen node
         elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
             vps.append(step[0])
         else:

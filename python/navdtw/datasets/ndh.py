@@ -44,6 +44,7 @@ from ._common import (
 )
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -524,6 +525,9 @@ def _match(
     src, items = _read_predictions(predictions)
     ids = [int(e["inst_idx"]) for e in entries]
     known = set(ids)
+    wrong = other_split(src, [iid for _, iid, _ in items], "the split", ids, "inst_idx")
+    if wrong:
+        raise ValueError(wrong)
 
     def where(k: int, iid: int) -> str:
         return f"{src}: entry {k} (inst_idx {iid})"
@@ -689,17 +693,18 @@ class NDHBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         conv = NDH.check_convention(convention)
-        return _match(
-            self.entries,
-            self.paths,
-            self._env,
-            self._refs,
-            self.regions,
-            predictions,
-            self.graphs,
-            convention=conv,
-            strict=strict,
-        )
+        with routed(predictions, NDH.name):
+            return _match(
+                self.entries,
+                self.paths,
+                self._env,
+                self._refs,
+                self.regions,
+                predictions,
+                self.graphs,
+                convention=conv,
+                strict=strict,
+            )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """The nDTW paper's random walker from every chosen path's start (steps drawn from the

@@ -13,6 +13,9 @@ frame.
   ``Infinity``), ``path_id`` (episodes of one path share it) and ``scene``; for a prediction, the
   optional ``distance_to_goal`` (the simulator's geodesic distance from the final position to the
   goal, ``Infinity`` when unreachable). Other keys are ignored.
+* A path may also be VLN-CE's ``r2r`` inference steps, ``[{"position": [x, y, z], "heading",
+  "stop"}, ...]`` (so VLN-CE's ``predictions.json`` reads as it is): the path ends at the first
+  step whose ``stop`` is true, and a note counts the points after it that are left out.
 * Ids are strings or integers, compared as text (``12`` and ``"12"`` are one episode), unique in
   a file. Points have 2 or 3 coordinates, the same number in every point of a file and in both
   files; they must be finite.
@@ -40,6 +43,7 @@ from ..paths import Paths, as_paths
 from ..registry import GOAL_DISTANCE_INPUTS
 from ._common import INPUT, MatchedEpisodes, few, is_int, is_path, is_real, malformed, read_text, show
 from .base import Benchmark, DatasetKind, Option
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -75,8 +79,9 @@ def load_positions(path_or_obj) -> list[dict[str, Any]]:
     Each record is a new dict with ``episode_id`` (str), ``path`` (float64 ``[n, D]``, D = 2 or 3,
     the same for the whole file) and those of the optional fields that are present, checked:
     ``goal`` (float64 ``[D]``), ``geodesic_distance`` and ``distance_to_goal`` (float, >= 0 or
-    ``inf``), ``path_id`` (str), ``scene`` (str); ``where`` says where it was read (for messages).
-    Accepts the forms the module docstring lists.
+    ``inf``), ``path_id`` (str), ``scene`` (str); ``where`` says where it was read (for messages);
+    ``after_stop``, for a path of steps with a stop flag, the number of points after its first stop
+    (left out of ``path``). Accepts the forms the module docstring lists.
 
     Parameters
     ----------
@@ -188,7 +193,10 @@ def _record(entry, at: str) -> dict[str, Any]:
     if "path" not in entry:
         raise ValueError(f"{where}: missing 'path'")
     rec: dict[str, Any] = {"episode_id": str(eid), "where": where}
-    rec["path"] = _points(entry["path"], where, "path")
+    steps, stopped = _until_stop(entry["path"], where)
+    rec["path"] = _points(steps, where, "path")
+    if stopped is not None:
+        rec["after_stop"] = stopped
     if "goal" in entry:
         goal = entry["goal"]
         if not (isinstance(goal, list) and len(goal) in (2, 3) and all(is_real(x) for x in goal)):
@@ -218,6 +226,38 @@ def _record(entry, at: str) -> dict[str, Any]:
                 raise ValueError(f"{where}: {key!r} must be a string, got {value!r}")
             rec[key] = str(value)
     return rec
+
+
+def _until_stop(value, where: str) -> tuple[Any, int | None]:
+    """A path of VLN-CE's ``r2r`` steps (``{"position": [x, y, z], "heading", "stop"}``) as its
+    positions up to and including the first step whose ``stop`` is true, and the number of points
+    after it (None for a path of bare points, or steps without a stop: the whole path)."""
+    if not (isinstance(value, list) and value and isinstance(value[0], dict)):
+        return value, None
+    points = []
+    for j, step in enumerate(value):
+        if not isinstance(step, dict) or "position" not in step:
+            raise ValueError(f"{where}: 'path' step {j} has no 'position' (steps are {{position, stop}} objects)")
+        stop = step.get("stop", False)
+        if not isinstance(stop, bool):
+            raise ValueError(f"{where}: 'path' step {j}: 'stop' must be true or false, got {stop!r}")
+        points.append(step["position"])
+        if stop:
+            return points, len(value) - j - 1
+    return points, None
+
+
+def _stop_note(records: list[dict[str, Any]], name: str) -> str | None:
+    """The note on the paths cut at their stop flag (None when no path has one)."""
+    cut = [r["after_stop"] for r in records if "after_stop" in r]
+    if not cut:
+        return None
+    dropped, paths = sum(cut), sum(1 for c in cut if c)
+    return (
+        f"{name}: {len(cut)} of {len(records)} paths end at their first stop flag; {dropped} point"
+        f"{'' if dropped == 1 else 's'} after a stop left out"
+        + (f" (in {paths} path{'' if paths == 1 else 's'})" if dropped else "")
+    )
 
 
 def _points(value, where: str, key: str) -> np.ndarray:
@@ -322,7 +362,7 @@ class PositionsBenchmark(Benchmark):
         use = ~np.isnan(given) if self.geodesic else np.zeros(len(given), dtype=bool)
         #: SPL's l (and GP's start distance) per episode.
         self.length = np.where(use, given, straight)
-        self.notes: list[str] = []
+        self.notes: list[str] = [n for n in [_stop_note(self.records, self.name)] if n]
         if self.geodesic:
             self.notes.append(
                 f"--distance geodesic: SPL's l is {self.name}'s geodesic_distance for {int(use.sum())} of "
@@ -364,7 +404,8 @@ class PositionsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        return match_predictions(self, predictions)
+        with routed(predictions, self.kind.name):
+            return match_predictions(self, predictions)
 
     def cluster_of(self, ids) -> list[str] | None:
         """The cluster of each episode for the statistics: its reference's ``path_id``.
@@ -492,6 +533,9 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
     pred_name = Path(predictions).name if is_path(predictions) else INPUT
     records = load_positions(predictions)
     index = {eid: k for k, eid in enumerate(bench.ids)}
+    wrong = other_split(pred_name, [r["episode_id"] for r in records], bench.name, bench.ids, "episode_id")
+    if wrong:
+        raise ValueError(wrong)
     unknown = [r for r in records if r["episode_id"] not in index]
     if unknown:
         more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
@@ -508,7 +552,7 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
     ordered = [by_id[eid] for eid in bench.ids]
     queries = as_paths([_project(r["path"], bench.axes) for r in ordered], "queries")
     given = np.array([r.get("distance_to_goal", math.nan) for r in ordered])
-    notes = list(bench.notes)
+    notes = list(bench.notes) + [n for n in [_stop_note(records, pred_name)] if n]
     if bench.geodesic:
         used = int((~np.isnan(given)).sum())
         notes.append(

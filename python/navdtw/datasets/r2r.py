@@ -41,6 +41,7 @@ from ._common import (
 )
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -502,6 +503,9 @@ def match_predictions(
             raise ValueError(f"split record {k}: duplicate instr_id {iid}")
         seen.add(iid)
         ids.append(iid)
+    wrong = other_split(src, list(predictions), "the split", ids, "instr_id")
+    if wrong:
+        raise ValueError(wrong)
     notes: list[str] = []
     left_out: list[str] = []
     if id_set == "r2r":
@@ -738,14 +742,15 @@ class R2RBenchmark(Benchmark):
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
-        return match_predictions(
-            self.records,
-            predictions,
-            self.graphs,
-            strict=strict,
-            collapse_repeats=conv.collapse_repeats,
-            id_set="r2r" if conv.name == "r2r" else "all",
-        )
+        with routed(predictions, self.kind.name):
+            return match_predictions(
+                self.records,
+                predictions,
+                self.graphs,
+                strict=strict,
+                collapse_repeats=conv.collapse_repeats,
+                id_set="r2r" if conv.name == "r2r" else "all",
+            )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         conv = self.kind.check_convention(convention)

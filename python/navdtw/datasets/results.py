@@ -9,6 +9,13 @@ of objects, a JSON object keyed by episode id (habitat's ``{episode_id: {metric:
 ``NaN``, ``Infinity`` and ``-Infinity`` tokens (what Python's json writes) are read; nested objects
 are flattened (VLN-CE's ``{"collisions": {"count": 2}}`` is the column ``collisions.count``).
 
+Projects' files are read as their code writes them: :mod:`navdtw.datasets.layouts` describes each
+layout (ETPNav's per-rank files, StreamVLN's summary line, InternNav's progress and means, NaVid's
+file per episode, AerialVLN's per-row threshold, the means-only files of VLN-CE and HA-VLN), and
+:mod:`navdtw.datasets.shards` gathers one run's files (ranks, a folder, a glob, a list). An
+evaluator's summary record is left out of the episodes and cross-checked (``ResultsTable.checks``);
+a means file is read by :func:`load_means` as the evaluator's reported figures.
+
 Columns:
 
 * the id column: ``id_column``, else the first of :data:`ID_COLUMNS`; ids are strings (``12`` and
@@ -40,6 +47,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,8 +60,10 @@ from .. import registry
 from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
+from . import layouts
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
+from .shapes import other_split, routed
 
 __all__ = [
     "ALIASES",
@@ -61,9 +71,11 @@ __all__ = [
     "EXTRA_COLUMNS",
     "ID_COLUMNS",
     "RESULTS",
+    "EvaluatorMeans",
     "ResultsBenchmark",
     "ResultsTable",
     "align",
+    "load_means",
     "load_results",
     "parse_columns",
     "parse_percent",
@@ -265,6 +277,11 @@ class _Raw:
     entry: Callable[[int], str]  # "line 12", "entry 3", "row 5"
     keys: list[str] | None = None  # ids that are the keys of a keyed JSON object
     text_parsed: bool = False  # CSV: every value is a string to parse
+    means: dict | None = None  # one object of the evaluator's means (no episode in the file)
+    summaries: list[tuple[str, dict]] = field(default_factory=list)  # (where, record): the evaluator's summaries
+    layout: layouts.Layout | None = None
+    sources: tuple[str, ...] = ()  # the files read (several: one run's shards)
+    how: str = ""  # "4 shards of one run (ranks 0-3 of 4)"
 
 
 def _read_raw(path: PathLike) -> _Raw:
@@ -285,10 +302,24 @@ def _read_raw(path: PathLike) -> _Raw:
     return _read_csv(text, name, tab=name.lower().removesuffix(".gz").endswith(".tsv"))
 
 
+class _Overflow(str):
+    """A JSON number beyond float's range (``1e400``) as written: a corrupt value, refused by name
+    (only the evaluators' ``Infinity`` token means an unreachable goal)."""
+
+
+def _float(text: str) -> float | _Overflow:
+    x = float(text)
+    return _Overflow(text) if math.isinf(x) else x
+
+
+def _json(text: str, where: str):
+    return loads(text, where, parse_float=_float)
+
+
 def _read_json(text: str, name: str) -> _Raw:
     """A text that starts with ``[`` or ``{``: a JSON list, an object, or JSON Lines."""
     try:
-        data = loads(text, name)
+        data = _json(text, name)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise malformed(name, exc) from None
@@ -301,7 +332,10 @@ def _read_json(text: str, name: str) -> _Raw:
     if data and all(isinstance(v, dict) for v in data.values()):  # {episode_id: {metric: value}}
         keys = [str(k) for k in data]
         return _Raw(name, _columns_of(list(data.values())), len(keys), lambda k: f"entry {k}", keys=keys)
-    return _Raw(name, _columns_of([data]), 1, lambda k: "line 1")  # one object: one JSON line
+    raw = _Raw(name, _columns_of([data]), 1, lambda k: "line 1")  # one object: one JSON line
+    if _first(data, ID_COLUMNS) is None and data and all(type(v) in _NUMBER_TYPES for v in data.values()):
+        raw.means = data  # numbers and no id: an evaluator's means (VLN-CE's stats_ckpt_*.json)
+    return raw
 
 
 def _json_lines(text: str, name: str) -> _Raw:
@@ -316,9 +350,9 @@ def _json_lines(text: str, name: str) -> _Raw:
         first += min(_BLOCK, len(lines))
         del lines[:_BLOCK]  # the block's lines are freed as the columns grow
         if block:
-            rows = _parse_lines(block, name)
+            at, rows = _parse_lines(block, name)
             _extend(columns, _columns_of(rows), len(numbers), len(rows))
-            numbers.extend(k for k, _ in block)
+            numbers.extend(at)
     return _Raw(name, columns, len(numbers), lambda k: f"line {numbers[k]}")
 
 
@@ -326,22 +360,46 @@ def _json_lines(text: str, name: str) -> _Raw:
 _BLOCK = 50_000
 
 
-def _parse_lines(block: list[tuple[int, str]], name: str) -> list[dict]:
+def _parse_lines(block: list[tuple[int, str]], name: str) -> tuple[list[int], list[dict]]:
+    """The objects of a block of lines and the line of each. A line may hold two objects: an
+    evaluator that appends its summary without a newline (StreamVLN) and is resumed later appends
+    the next episode on the summary's line."""
     rows = None
     with contextlib.suppress(ValueError, RecursionError):  # one parse; line by line only to name a bad line
-        rows = json.loads("[" + ",".join(line for _, line in block) + "]")
+        rows = json.loads("[" + ",".join(line for _, line in block) + "]", parse_float=_float)
     if rows is not None and len(rows) == len(block) and all(type(r) is dict for r in rows):
-        return rows
-    rows = []
+        return [k for k, _ in block], rows
+    at, rows = [], []
     for k, line in block:
         try:
-            row = loads(line, f"{name}: line {k}")
+            objects = [_json(line, f"{name}: line {k}")]
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
+            objects = _objects(line, name, k)
+        for row in objects:
+            if not isinstance(row, dict):
+                raise ValueError(f"{name}: line {k}: expected an object (one episode), got {type(row).__name__}")
+            at.append(k)
+            rows.append(row)
+    return at, rows
+
+
+def _objects(line: str, name: str, k: int) -> list:
+    """The JSON values of a line that holds several, one after another (``{...}{...}``)."""
+    decoder = json.JSONDecoder(parse_float=_float)
+    out, pos = [], 0
+    while pos < len(line):
+        try:
+            value, pos = decoder.raw_decode(line, pos)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}: line {k}: malformed JSON at column {exc.colno}: {exc.msg}") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{name}: line {k}: expected an object (one episode), got {type(row).__name__}")
-        rows.append(row)
-    return rows
+        except RecursionError:
+            raise ValueError(f"{name}: line {k}: JSON nested too deeply to read") from None
+        out.append(value)
+        while pos < len(line) and line[pos].isspace():
+            pos += 1
+    return out
 
 
 def _extend(columns: dict[str, list], part: dict[str, list], before: int, added: int) -> None:
@@ -446,6 +504,15 @@ def _read_csv(text: str, name: str, tab: bool) -> _Raw:
 _EPISODES_TEXT = ("dataset", "agent", "id", "scan")
 
 
+def _all_missing(values) -> bool:
+    """Every value missing: NaN (Parquet), None (JSON) or an empty cell (CSV)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype.kind == "f" and bool(np.isnan(values).all())
+    return all(
+        v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip()) for v in values
+    )
+
+
 def _unescape_cell(text: str) -> str:
     return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") else text
 
@@ -499,6 +566,7 @@ class _Column:
     values: np.ndarray | None
     bad: int | None = None
     text: bool = False  # no number at all (a text column)
+    overflow: bool = False  # ``bad`` is a number beyond float's range (1e400): refused in any column
 
 
 def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
@@ -511,17 +579,21 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
         if kinds <= _NUMBER_TYPES:
             try:
                 return _Column(np.array(raw, dtype=np.float64))
-            except OverflowError:  # an int beyond float's range: +-inf, as JSON's 1e400 and CSV's text
-                return _Column(np.array([_as_float(v) for v in raw], dtype=np.float64))
+            except OverflowError:  # an int beyond float's range (a 400-digit integer): corrupt
+                return _Column(None, bad=next(k for k, v in enumerate(raw) if not _fits(v)), overflow=True)
         for k, v in enumerate(raw):
+            if type(v) is _Overflow:
+                return _Column(None, bad=k, overflow=True)
             if type(v) not in _NUMBER_TYPES:
                 numbers = any(type(x) in _NUMBER_TYPES and x is not None for x in raw)
                 return _Column(None, bad=k, text=not numbers)
         raise AssertionError("unreachable")  # pragma: no cover
     try:
-        return _Column(np.array(raw, dtype=np.float64))
+        out = np.array(raw, dtype=np.float64)
     except ValueError:
         pass
+    else:
+        return _overflow_cells(out, raw) or _Column(out)
     out = np.empty(len(raw))
     seen_number = False
     for k, v in enumerate(raw):
@@ -538,16 +610,27 @@ def _classify(raw, text_parsed: bool, stop_at_text: bool) -> _Column:
             except ValueError:
                 return _Column(None, bad=k, text=not seen_number and (stop_at_text or _no_numbers(raw[k:])))
         seen_number = True
-    return _Column(out)
+    return _overflow_cells(out, raw) or _Column(out)
 
 
-def _as_float(v) -> float:
-    if v is None:
-        return math.nan
+#: CSV cells that mean an infinity (``inf``); any other text that float() takes to one is beyond
+#: float's range (``1e400``, a 400-digit integer)
+_INF_TEXT = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
+
+
+def _overflow_cells(values: np.ndarray, raw: Sequence[str]) -> _Column | None:
+    for k in np.flatnonzero(np.isinf(values)).tolist():
+        if raw[k].strip().lower() not in _INF_TEXT:
+            return _Column(None, bad=k, overflow=True)
+    return None
+
+
+def _fits(v) -> bool:
     try:
-        return float(v)
+        float(v) if v is not None else None
     except OverflowError:
-        return math.inf if v > 0 else -math.inf
+        return False
+    return True
 
 
 def _no_numbers(values: Sequence[str]) -> bool:
@@ -639,8 +722,23 @@ class ResultsTable:
     left_out:
         ids of the split's episodes that have no row (when a split is given).
     notes:
-        one line per thing the reader did that the user should know (a column left out, an alias
-        that lost to a column named as the metric, split episodes without a row).
+        one line per thing the reader did that the user should know (the layout recognised, a
+        column left out, an alias that lost to a column named as the metric, split episodes
+        without a row, the evaluator's summary checked).
+    layout:
+        the project layout read (:data:`navdtw.datasets.layouts.LAYOUTS`), or None (a generic table).
+    sources:
+        the files read (several for one run's shards), absolute.
+    settings:
+        settings the file gives per row (``{"threshold": 20.0}``: AerialVLN's SUCCESS_DISTANCE).
+    constants:
+        columns outside the registry with one value in every row: reported once, not compared.
+    checks:
+        the evaluator's summary against the table, per metric: ``{"metric", "key", "evaluator",
+        "recomputed" (the evaluator's mean recomputed from the rows, with its NaN / inf policy),
+        "navdtw" (navdtw's mean), "policy", "agrees"}``.
+    expected:
+        the number of episodes the evaluator says it evaluated (its summary's ``length``), or None.
     """
 
     source: str
@@ -656,6 +754,12 @@ class ResultsTable:
     groups: dict[str, list] = field(default_factory=dict)
     left_out: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    layout: str | None = None
+    sources: tuple[str, ...] = ()
+    settings: dict[str, float] = field(default_factory=dict)
+    constants: dict[str, float] = field(default_factory=dict)
+    checks: tuple[dict[str, Any], ...] = ()
+    expected: int | None = None
 
     #: no graphs and no paths: a results table holds scores, not trajectories
     graphs = None
@@ -723,7 +827,7 @@ class ResultsTable:
         convention : str, optional
             Not used: the scores' convention is ``external``.
         threshold : float, optional
-            Recorded in the scores (default 3.0).
+            Recorded in the scores (default 3.0; the file's own where it gives one per row).
         metrics : iterable of str, optional
             The kept names to keep (default all).
 
@@ -742,6 +846,8 @@ class ResultsTable:
         if missing:
             raise ValueError(f"{self.source}: no column {missing[0]!r}; the table has {', '.join(self.values)}")
         records = self.records()
+        if "threshold" in self.settings:  # the file's own (AerialVLN's SUCCESS_DISTANCE), recorded
+            threshold = self.settings["threshold"]
         scores = Scores(
             {m: self.values[m] for m in names},
             threshold=3.0 if threshold is None else float(threshold),
@@ -785,6 +891,14 @@ class ResultsTable:
         )
 
 
+def _flag(value, name: str) -> bool:
+    if isinstance(value, str) and value.lower() in ("true", "false"):  # from the command line
+        return value.lower() == "true"
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected true or false, got {value!r}")
+    return value
+
+
 def _read_from_table(ctx):  # pragma: no cover - never called: the values are read, not computed
     raise ValueError("a results-table column is read from its file, not computed")
 
@@ -814,13 +928,19 @@ def load_results(
     id_column: str | None = None,
     path_column: str | None = None,
     select: Mapping[str, str] | Sequence[str] | None = None,
+    layout: str | None = None,
+    recursive: bool = False,
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     """Reads a results table: per-episode metrics computed elsewhere (the module's formats).
 
     Parameters
     ----------
     path:
-        a JSON Lines, JSON, CSV / TSV or Parquet file (gzipped or not), or the rows as a list of dicts.
+        a JSON Lines, JSON, CSV / TSV or Parquet file (gzipped or not), or the rows as a list of
+        dicts; or one run's results in several files (:mod:`navdtw.datasets.shards`): a folder, a
+        glob pattern, a list of file names, or one rank's file of a run written per rank
+        (``*_r{rank}_w{world}.json``: every rank is read).
     columns:
         explicit column mappings (:func:`~navdtw.datasets.results.parse_columns`): ``{"Oracle SR": "osr", "TCR": "-",
         "instruction": "ignore"}``.
@@ -833,6 +953,15 @@ def load_results(
     select:
         keep the rows whose columns hold these values (text): ``{"agent": "mine"}`` for a suite's
         ``episodes.csv``, which holds every agent and data set.
+    layout:
+        the project layout (a name of :data:`navdtw.datasets.layouts.LAYOUTS`); default: recognised
+        from the file's name and content, or none (a generic table).
+    recursive:
+        a folder's subfolders are read too.
+    errors:
+        if given, a column whose values break the non-finite policy (a NaN no formula defines) is
+        left out of the table and its message stored here (``{metric: message}``) instead of
+        raised, as :func:`navdtw.registry.nonfinite_policy` does (a suite fails that column only).
 
     Returns
     -------
@@ -843,16 +972,20 @@ def load_results(
     ValueError
         for a malformed file or entry, no id column, a duplicated id, a value that is not a number
         in a metric column, a rate outside [0, 1] (a percentage: the message suggests ``percent``),
-        a negative distance, a NaN that no formula defines. The message names the file, the entry
-        and the column.
+        a negative distance, a NaN that no formula defines, a number beyond float's range, a file
+        that holds the evaluator's means (read those with
+        :func:`~navdtw.datasets.results.load_means`), a missing rank of a sharded run, ids shared by
+        two shards. The message names the file, the entry and the column.
     ImportError
         for a Parquet file without pyarrow.
     """
     columns = parse_columns(columns)
     percent = parse_percent(percent)
     select = parse_select(select)
+    if layout is not None:
+        layouts.layout(layout)  # known, or a ValueError naming the layouts
     with _gc_paused():
-        return _load(path, columns, percent, id_column, path_column, select)
+        return _load(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
 
 
 @contextlib.contextmanager
@@ -868,9 +1001,16 @@ def _gc_paused():
             gc.enable()
 
 
-def _load(path, columns, percent, id_column, path_column, select) -> ResultsTable:
-    if is_path(path):
-        raw = _read_raw(path)
+def _load(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
+    with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
+        return _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
+
+
+def _load_table(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
+    if is_path(path) or _is_path_list(path):
+        raw = _gather(path, layout, recursive, id_column)
+        if raw.means is not None:
+            raise ValueError(_means_message(raw))
     else:
         rows = list(path)  # type: ignore[arg-type]
         for k, row in enumerate(rows):
@@ -879,7 +1019,201 @@ def _load(path, columns, percent, id_column, path_column, select) -> ResultsTabl
         if not rows:
             raise ValueError(f"{INPUT}: no rows")
         raw = _Raw(INPUT, _columns_of([dict(r) for r in rows]), len(rows), lambda k: f"entry {k}")
-    return _build(raw, columns, percent, id_column, path_column, select)
+    return _build(raw, columns, percent, id_column, path_column, select, errors)
+
+
+@dataclass(frozen=True)
+class EvaluatorMeans:
+    """An evaluator's means file read as its reported figures (:func:`load_means`).
+
+    Attributes
+    ----------
+    source:
+        the file's name.
+    layout:
+        the project layout recognised (or given), or None.
+    figures:
+        metric (the registry's name where the key is one of its names or aliases, else the key)
+        -> the evaluator's mean; rates as fractions. Non-finite means are left out (``notes``).
+    length:
+        the episode count the file states, or None.
+    notes:
+        what was left out and why (a NaN or Infinity mean, a setting).
+    path:
+        the file, absolute.
+    """
+
+    source: str
+    layout: str | None
+    figures: dict[str, float]
+    length: int | None = None
+    notes: tuple[str, ...] = ()
+    path: str = ""
+
+
+def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
+    """Reads an evaluator's means file (VLN-CE, ETPNav, AerialVLN and HA-VLN's ``stats_ckpt_*.json``,
+    InternNav's ``result.json``, StreamVLN's summary) as the figures it reports: what
+    ``--reported-from`` (``reported_from`` in a suite file) checks the agent's measured means
+    against. A per-episode file with a summary record gives that record.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The means file.
+    layout : str, optional
+        The project layout (default: recognised).
+
+    Returns
+    -------
+    EvaluatorMeans
+
+    Raises
+    ------
+    ValueError
+        A malformed file, or one without means (per-episode results without a summary).
+    """
+    path = Path(path)
+    raw = _read_one(path, layout, None)
+    record = raw.means if raw.means is not None else (raw.summaries[-1][1] if raw.summaries else None)
+    if record is None:
+        raise ValueError(
+            f"{path.name}: holds per-episode results, not an evaluator's means: give it as the agent's results"
+        )
+    lay = raw.layout if raw.layout is not None and raw.layout.holds == "means" else layouts.summary_layout(record)
+    keys = dict(lay.summary.keys) if lay is not None and lay.summary is not None else {}
+    skip = {lay.summary.length} if lay is not None and lay.summary is not None else set()
+    skip |= set(lay.settings) if lay is not None else set()
+    skip |= {"SUCCESS_DISTANCE", "length"}
+    figures: dict[str, float] = {}
+    notes: list[str] = []
+    for key, value in record.items():
+        if type(value) is _Overflow:
+            raise ValueError(f"{path.name}: {key!r} is {_shown(str(value))}, beyond float's range: a corrupt value")
+        if key in skip or type(value) not in _NUMBER_TYPES or value is None:
+            continue
+        n = _norm(key)
+        metric = keys.get(key) or (n if n in registry.names() or n in EXTRA_COLUMNS else ALIASES.get(n, key))
+        x = float(value)
+        if not math.isfinite(x):
+            notes.append(f"{key} is {'NaN' if math.isnan(x) else 'Infinity'}: not a figure to check against")
+            continue
+        figures[metric] = x
+    length = record.get("length")
+    return EvaluatorMeans(
+        path.name,
+        None if lay is None else lay.name,
+        figures,
+        length if type(length) is int else None,
+        tuple(notes),
+        str(path.resolve()),
+    )
+
+
+def _is_path_list(obj) -> bool:
+    return isinstance(obj, (list, tuple)) and bool(obj) and all(is_path(p) for p in obj)
+
+
+def _gather(path, layout: str | None, recursive: bool, id_column: str | None) -> _Raw:
+    """One run's files (:func:`navdtw.datasets.shards.files_of`) read as one table, each file's
+    summary records taken out and its layout recognised."""
+    from .shards import files_of
+
+    files = files_of(path, recursive=recursive)
+    parts = [_read_one(p, layout, id_column) for p in files.paths]
+    raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
+    raw.sources = tuple(str(p.resolve()) for p in files.paths)
+    raw.how = files.how
+    return raw
+
+
+def _read_one(path: Path, layout: str | None, id_column: str | None) -> _Raw:
+    raw = _read_raw(path)
+    _take_summaries(raw, id_column)
+    if layout is not None:
+        raw.layout = layouts.layout(layout)
+        return raw
+    record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
+    raw.layout = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+    return raw
+
+
+def _is_summary(record: Mapping) -> bool:
+    """An evaluator's summary record (no episode id): a known summary shape, or numbers with a
+    ``length`` (an episode count)."""
+    if layouts.summary_layout(record) is not None:
+        return True
+    return "length" in record and all(type(v) in _NUMBER_TYPES for v in record.values())
+
+
+def _take_summaries(raw: _Raw, id_column: str | None) -> None:
+    """Moves the summary records of a JSON file (records without an id, of a summary's shape) from
+    its rows to ``raw.summaries``; a file of summaries only holds means (``raw.means``: the last)."""
+    if raw.text_parsed or raw.keys is not None or raw.means is not None:
+        return
+    if any(isinstance(c, np.ndarray) for c in raw.columns.values()):
+        return
+    id_col = id_column if id_column in raw.columns else _first(raw.columns, ID_COLUMNS)
+    drop = []
+    for k in range(raw.n) if id_col is None else [k for k, v in enumerate(raw.columns[id_col]) if v is None]:
+        record = {c: col[k] for c, col in raw.columns.items() if col[k] is not None}
+        if _is_summary(record):
+            drop.append(k)
+            raw.summaries.append((raw.entry(k), record))
+    if not drop:
+        return
+    if len(drop) == raw.n:
+        raw.means = raw.summaries[-1][1]
+        return
+    gone = set(drop)
+    keep = [k for k in range(raw.n) if k not in gone]
+    columns = {c: [col[k] for k in keep] for c, col in raw.columns.items()}
+    raw.columns = {c: col for c, col in columns.items() if any(v is not None for v in col)}
+    entry = raw.entry
+    raw.entry = lambda j: entry(keep[j])
+    raw.n = len(keep)
+
+
+def _concat(parts: list[_Raw], label: str) -> _Raw:
+    """The files of one run as one table; entries name their file."""
+    for part in parts:
+        if part.means is not None:
+            raise ValueError(
+                f"{part.name}: holds the evaluator's means, not episodes: leave it out of the run's files "
+                "(it is the agent's reported figures: --reported-from)"
+            )
+    if len({p.text_parsed for p in parts}) > 1 or len({p.keys is None for p in parts}) > 1:
+        raise ValueError(f"{label}: the files of one run are in different formats ({parts[0].name}, {parts[-1].name})")
+    columns: dict[str, list] = {}
+    where: list[tuple[int, int]] = []
+    for j, part in enumerate(parts):
+        cols = {c: (v.tolist() if isinstance(v, np.ndarray) else v) for c, v in part.columns.items()}
+        _extend(columns, cols, len(where), part.n)
+        where.extend((j, k) for k in range(part.n))
+    keys = None if parts[0].keys is None else [k for p in parts for k in p.keys or ()]
+    lays = {None if p.layout is None else p.layout.name for p in parts}
+    return _Raw(
+        label,
+        columns,
+        len(where),
+        lambda k: f"{parts[where[k][0]].name} {parts[where[k][0]].entry(where[k][1])}",
+        keys=keys,
+        text_parsed=parts[0].text_parsed,
+        summaries=[s for p in parts for s in ((f"{p.name} {w}", r) for w, r in p.summaries)],
+        layout=parts[0].layout if len(lays) == 1 else None,
+    )
+
+
+def _means_message(raw: _Raw) -> str:
+    lay = raw.layout or layouts.summary_layout(raw.means or {})
+    who = f" ({lay.project}'s {lay.pattern})" if lay is not None else ""
+    length = (raw.means or {}).get("length")
+    over = f" over {length} episodes" if isinstance(length, int) else ""
+    return (
+        f"{raw.name}: holds the evaluator's means{over}{who}, not per-episode results: give it as the agent's "
+        f'reported figures (--reported-from {raw.name}; reported_from = "..." in a suite file), beside the '
+        "per-episode results or trajectories of the same run"
+    )
 
 
 def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
@@ -898,9 +1232,12 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
     idx = np.flatnonzero(keep)
     rows = idx.tolist()
     cols = {k: (v[idx] if isinstance(v, np.ndarray) else [v[i] for i in rows]) for k, v in raw.columns.items()}
+    # a column that none of the chosen rows fills belongs to the other rows (a suite's episodes
+    # file holds the metrics of every data set, each missing on the others' rows): not this table's
+    cols = {k: v for k, v in cols.items() if k in select or not _all_missing(v)}
     keys = None if raw.keys is None else [raw.keys[i] for i in rows]
     entry = raw.entry
-    return _Raw(raw.name, cols, len(rows), lambda k: entry(rows[k]), keys=keys, text_parsed=raw.text_parsed)
+    return replace(raw, columns=cols, n=len(rows), entry=lambda k: entry(rows[k]), keys=keys)
 
 
 def _build(
@@ -910,14 +1247,19 @@ def _build(
     id_column: str | None,
     path_column: str | None,
     select: Mapping[str, str],
+    errors: dict[str, str] | None = None,
 ) -> ResultsTable:
     name = raw.name
+    notes: list[str] = []
     if select:
-        raw = _select_rows(raw, select)
+        chosen = _select_rows(raw, select)
+        empty = [c for c in raw.columns if c not in chosen.columns]
+        if empty:
+            notes.append(f"column(s) {', '.join(map(repr, empty))}: empty on the rows selected: left out")
+        raw = chosen
     if raw.n == 0:
         raise ValueError(f"{name}: no rows")
     cols = raw.columns
-    notes: list[str] = []
 
     # ids
     if id_column is not None:
@@ -958,6 +1300,18 @@ def _build(
     unknown_maps = [c for c in mapping if c not in cols]
     if unknown_maps:
         raise ValueError(f"{name}: columns: no column {unknown_maps[0]!r} in this table (columns: {', '.join(cols)})")
+    lay, given = raw.layout, mapping
+    settings: dict[str, float] = {}
+    if lay is not None:
+        notes.append(f"read as {lay.project}'s {lay.pattern} (layout {lay.name})" + (f": {raw.how}" if raw.how else ""))
+        mapping = {**{c: t for c, t in lay.columns.items() if c in cols}, **mapping}
+        for col, setting in lay.settings.items():
+            if col in cols and col not in given:
+                settings[setting] = _setting(cols[col], col, setting, raw, entry)
+                reserved.add(col)
+                notes.append(f"{setting} {settings[setting]:g} from the file's {col} ({lay.project}), recorded")
+    elif raw.how:
+        notes.append(raw.how)
     unnamed = [c for c in cols if not c.strip()]
     if unnamed:
         notes.append("a column without a name (a written index?) is ignored")
@@ -972,6 +1326,12 @@ def _build(
     percent_names = set(percent) if isinstance(percent, tuple) else set()
     for col, (target, direction, rate, strict) in targets.items():
         parsed = _classify(cols[col], raw.text_parsed, stop_at_text=not strict)
+        if parsed.overflow:
+            bad = parsed.bad or 0
+            raise ValueError(
+                f"{name}: {entry(bad)}: {col!r} is {_shown(str(cols[col][bad]))}, beyond float's range: a corrupt "
+                "value (only the evaluators' Infinity token, inf in CSV, means an unreachable goal)"
+            )
         if parsed.values is None:
             if strict:
                 bad = parsed.bad or 0
@@ -1008,9 +1368,18 @@ def _build(
             raise ValueError(
                 f"{name}: percent: no rate column {unknown[0]!r} (rate columns: {', '.join(sorted(rates))})"
             )
-    _formula_nans(values, kept, name, entry, ids)
+    constants = {} if lay is None else _constants(values, kept, directions, rates, mapping, raw.n, notes)
+    as_read = {k: v.copy() for k, v in values.items()}
+    failed: dict[str, str] = {}
+    _formula_nans(values, kept, name, entry, ids, None if errors is None else failed)
+    if failed:  # left out: the caller records each column's failure
+        kept = {c: k for c, k in kept.items() if k not in failed}
+        if not values:
+            raise ValueError(next(iter(failed.values())))
+        errors.update(failed)  # type: ignore[union-attr]
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {', '.join(cols)}); map one with --column NAME=METRIC")
+    checks, expected = _cross_check(raw, as_read, values, notes)
     return ResultsTable(
         source=name,
         ids=ids,
@@ -1024,7 +1393,112 @@ def _build(
         id_name=id_name,
         groups=groups,
         notes=tuple(notes),
+        layout=None if lay is None else lay.name,
+        sources=raw.sources,
+        settings=settings,
+        constants=constants,
+        checks=tuple(checks),
+        expected=expected,
     )
+
+
+def _setting(raw_values, col: str, setting: str, raw: _Raw, entry: Callable[[int], str]) -> float:
+    """A per-row setting (AerialVLN's SUCCESS_DISTANCE): one positive number in every row."""
+    parsed = _classify(raw_values, raw.text_parsed, stop_at_text=False)
+    v = parsed.values
+    if v is None or not np.isfinite(v).all() or (v <= 0).any():
+        k = parsed.bad if v is None else int(np.flatnonzero(~np.isfinite(v) | (v <= 0))[0])
+        raise ValueError(f"{raw.name}: {entry(k or 0)}: {col!r} is the {setting} and must be a positive number")
+    if (v != v[0]).any():
+        k = int(np.flatnonzero(v != v[0])[0])
+        raise ValueError(
+            f"{raw.name}: {entry(k)}: {col!r} is the {setting} and differs between rows ({v[0]:g} and {v[k]:g}): "
+            "one table has one"
+        )
+    return float(v[0])
+
+
+def _constants(
+    values: dict[str, np.ndarray],
+    kept: dict[str, str],
+    directions: dict,
+    rates: set,
+    given: Mapping[str, str],
+    n: int,
+    notes: list[str],
+) -> dict[str, float]:
+    """Columns of a project's layout, outside the registry and not mapped (by the user or the
+    layout), that hold one value in every row (a setting or a flag the evaluator writes per row: AerialVLN's ``done``):
+    reported once, not compared as metrics."""
+    out: dict[str, float] = {}
+    if n < 2:
+        return out
+    for col, k in list(kept.items()):
+        if k in registry.names() or k in EXTRA_COLUMNS or col in given:
+            continue
+        v = values[k]
+        if np.isfinite(v).all() and (v == v[0]).all():
+            out[col] = float(v[0])
+            del values[k], kept[col], directions[k]
+            rates.discard(k)
+    if out:
+        shown = ", ".join(f"{c} = {x:g}" for c, x in out.items())
+        notes.append(f"the same in every row, reported once and not compared: {shown}")
+    return out
+
+
+def _cross_check(
+    raw: _Raw, as_read: Mapping[str, np.ndarray], values: Mapping[str, np.ndarray], notes: list[str]
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The evaluator's summary record (the last one) against navdtw's means, per metric: the
+    evaluator's figure, the same mean recomputed from the file's episodes with the evaluator's NaN
+    and infinity handling, and navdtw's mean (its non-finite policy). Returns the checks and the
+    summary's episode count."""
+    if not raw.summaries:
+        return [], None
+    where, record = raw.summaries[-1]
+    lay = layouts.summary_layout(record)
+    length = record.get("length")
+    expected = int(length) if type(length) is int and length >= 0 else None
+    words: list[str] = []
+    checks: list[dict[str, Any]] = []
+    for key, metric in lay.summary.keys.items() if lay is not None and lay.summary is not None else ():
+        if key not in record or metric not in values or type(record[key]) not in _NUMBER_TYPES - {type(None)}:
+            continue
+        assert lay is not None and lay.summary is not None
+        policy = lay.summary.policy_of(metric)
+        theirs = float(record[key])
+        again = layouts.evaluator_mean(as_read[metric], policy)
+        ours = values[metric][np.isfinite(values[metric])]
+        mine = float(ours.mean()) if ours.size else math.nan
+        agrees = (
+            (math.isnan(theirs) and math.isnan(again))
+            or theirs == again
+            or (math.isfinite(theirs) and math.isfinite(again) and abs(theirs - again) <= 1e-6 + 1e-4 * abs(again))
+        )
+        checks.append(
+            {"metric": metric, "key": key, "evaluator": theirs, "recomputed": again, "navdtw": mine,
+             "policy": policy, "agrees": bool(agrees)}
+        )  # fmt: skip
+        odd = int((~np.isfinite(as_read[metric])).sum())
+        if not agrees:
+            words.append(
+                f"{key} {theirs:.6g} DIFFERS from {again:.6g}, its mean over this file's {len(values[metric])} "
+                f"episodes (the evaluator {layouts.policy_words(policy)}): the summary averaged other episodes"
+            )
+        elif math.isfinite(theirs) and abs(theirs - mine) <= 1e-6 + 1e-4 * abs(mine):
+            words.append(f"{key} {theirs:.4f} = navdtw's {metric} {mine:.4f}")
+        else:
+            what = "NaN" if math.isnan(theirs) else f"{theirs:.4f}" if math.isfinite(theirs) else "Infinity"
+            words.append(
+                f"{key} {what} (the evaluator {layouts.policy_words(policy)}; {odd} episode(s) NaN or infinite in "
+                f"the file); navdtw's {metric} {mine:.4f} (its non-finite policy)"
+            )
+    head = f"the evaluator's summary ({where}"
+    head += f", {lay.project}" if lay is not None else ""
+    head += f", {expected} episodes)" if expected is not None else ")"
+    notes.append(head + (": " + "; ".join(words) if words else ": left out of the episodes"))
+    return checks, expected
 
 
 def _scans(texts: list[str]) -> list[str]:
@@ -1044,7 +1518,7 @@ def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
     multi = [c for c in ("agent", "dataset") if c in raw.columns and len(set(_text_of(raw.columns[c], raw.n))) > 1]
     if multi:
         several = " and ".join(m + "s" for m in multi)
-        hint = f"; the table holds several {several}: choose rows with --select {multi[0]}=NAME"
+        hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
         f"{raw.name}: duplicate {id_name} {few(dups)}: {dups[0]} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
@@ -1132,14 +1606,19 @@ def _fraction(
 
 
 def _formula_nans(
-    values: dict[str, np.ndarray], kept: Mapping[str, str], name: str, entry: Callable[[int], str], ids: list[str]
+    values: dict[str, np.ndarray],
+    kept: Mapping[str, str],
+    name: str,
+    entry: Callable[[int], str],
+    ids: list[str],
+    errors: dict[str, str] | None = None,
 ) -> None:
     """The non-finite policy (:func:`navdtw.registry.nonfinite_policy`, the one rule): a NaN (or a
     missing value) is 0 where the metric's formula says so (SPL, SDTW, SED where success is 0;
     RGSPL where RGS is 0), any other is an error naming the file, the entry and the column.
 
-    One detail of results tables: SPL's formula is 0 where *plain* success is 0. HA-VLN's tables
-    hold a column ``SR`` (the metric ``sr``: success without a collision, stricter) and a column
+    One detail of results tables: SPL's formula is 0 where *plain* success is 0. A table may hold a
+    column ``SR`` (the metric ``sr``: HA-VLN's success without a collision, stricter) and a column
     ``success`` (plain success, then kept under its own name): the rule reads ``success`` there."""
     col_of = {k: c for c, k in kept.items()}
     plain = next((values[k] for c, k in kept.items() if _norm(c) == "success" and k != "sr"), None)
@@ -1152,7 +1631,10 @@ def _formula_nans(
         indicators=None if plain is None else {"sr": ("success", plain)},
         hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
         nan="NaN or missing",
+        errors=errors,
     )
+    for k in errors or {}:
+        del values[k]
     values.update(fixed)
 
 
@@ -1317,8 +1799,11 @@ class ResultsBenchmark(Benchmark):
     dataset_kind : str, optional
         The kind whose split and id shapes apply (a key of ``SPLIT_READERS``); needed with
         ``split``.
-    columns, percent, id_column, path_column, select : optional
+    columns, percent, id_column, path_column, select, layout, recursive : optional
         The options of :func:`~navdtw.datasets.load_results`, for every agent's table.
+    partial : bool, optional
+        Allow a table that covers fewer episodes than the split, or than the evaluator's summary
+        says it evaluated (default False: an error; True: a warning in its notes).
 
     Raises
     ------
@@ -1341,6 +1826,9 @@ class ResultsBenchmark(Benchmark):
         id_column: str | None = None,
         path_column: str | None = None,
         select=None,
+        layout: str | None = None,
+        recursive: bool = False,
+        partial: bool = False,
     ) -> None:
         if split is not None and dataset_kind is None:
             raise ValueError(
@@ -1355,7 +1843,10 @@ class ResultsBenchmark(Benchmark):
             "id_column": id_column,
             "path_column": path_column,
             "select": parse_select(select),
+            "layout": None if layout is None else layouts.layout(layout).name,
+            "recursive": _flag(recursive, "recursive"),
         }
+        self.partial = _flag(partial, "partial")
         self._path_of: dict[str, str] = {}
         self.clusters = ""
 
@@ -1364,7 +1855,9 @@ class ResultsBenchmark(Benchmark):
         """The split's number of episodes (0 without a split)."""
         return 0 if self.split is None else len(self.split.ids)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> ResultsTable:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, errors: dict[str, str] | None = None
+    ) -> ResultsTable:
         """Reads one agent's results table (a file name or a list of row dicts) and, with a split,
         checks its ids against the split's (an id the split does not have is an error; split
         episodes without a row are listed in ``left_out`` and ``notes``) and puts the rows in split
@@ -1378,6 +1871,9 @@ class ResultsBenchmark(Benchmark):
             ``"external"`` (the only one: checked).
         strict : bool, optional
             Not used: a table holds no trajectories.
+        errors : dict, optional
+            If given, a column that breaks the non-finite policy is left out and its message stored
+            here instead of raised (:func:`~navdtw.datasets.load_results`).
 
         Returns
         -------
@@ -1393,13 +1889,34 @@ class ResultsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        table = load_results(predictions, **self.options)
+        table = load_results(predictions, **self.options, errors=errors)
+        if table.expected is not None and len(table) < table.expected:
+            self._short(
+                table,
+                f"covers {len(table)} of the {table.expected} episodes the evaluator's summary says it evaluated",
+            )
         if self.split is not None:
             table = self._on_split(table)
+            if table.left_out:
+                self._short(
+                    table,
+                    f"covers {len(table)} of the {len(table) + len(table.left_out)} episodes of {self.split.name} "
+                    f"(no row for {few(table.left_out)})",
+                )
         if table.paths is not None:
             for i, p in zip(table.ids, table.paths):
                 self._path_of.setdefault(i, p)
         return table
+
+    def _short(self, table: ResultsTable, what: str) -> None:
+        """A table that covers part of the episodes: an error unless ``partial``, then a warning."""
+        message = f"{table.source}: PARTIAL RESULTS: {what}"
+        if not self.partial:
+            raise ValueError(
+                f"{message}; a mean over part of a split is not the agent's figure. Give every shard of the run "
+                "(--shards, or a folder), or allow it with --partial (partial = true)"
+            )
+        warnings.warn(message + " (allowed by --partial: the figures are over these episodes only)", stacklevel=3)
 
     def _on_split(self, table: ResultsTable) -> ResultsTable:
         split = self.split
@@ -1411,6 +1928,8 @@ class ResultsBenchmark(Benchmark):
         else:
             ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
         unknown = [t for t, i in zip(table.ids, ids) if i not in known]
+        if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
+            raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
             raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
@@ -1525,10 +2044,35 @@ RESULTS = DatasetKind(
             required=False,
             default=False,
             check=parse_percent,
-            cli=(
-                ("--percent", {"action": "store_const", "const": True}),
-                ("--percent-columns", {"metavar": "NAME,..."}),
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
             ),
+        ),
+        Option(
+            "layout",
+            "a project's results layout (default: recognised from the file name and content)",
+            kind="choice",
+            required=False,
+            choices=tuple(lay.name for lay in layouts.LAYOUTS),
+        ),
+        Option(
+            "recursive",
+            "a folder of results is read with its subfolders",
+            kind="value",
+            required=False,
+            default=False,
+            check=lambda v: _flag(v, "recursive"),
+            cli=(("--recursive", {"action": "store_const", "const": True}),),
+        ),
+        Option(
+            "partial",
+            "allow results that cover part of the split (or of the evaluator's episode count): a warning, not an error",
+            kind="value",
+            required=False,
+            default=False,
+            check=lambda v: _flag(v, "partial"),
+            cli=(("--partial", {"action": "store_const", "const": True}),),
         ),
         Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),
         Option("path_column", "the column of path ids (default: path_id, trajectory_id)", kind="text", required=False),

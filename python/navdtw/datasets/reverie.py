@@ -54,6 +54,7 @@ from ._common import (
 )
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -617,6 +618,9 @@ def match_predictions(
     expected = set(ids)
     if len(expected) != len(ids):
         raise ValueError("match_predictions: the split has duplicate instruction ids")
+    wrong = other_split(src, [iid for iid, _ in predictions], "the split", ids, "instr_id")
+    if wrong:
+        raise ValueError(wrong)
     chosen: dict[str, Prediction] = {}
     ignored: list[str] = []
     first_wins = conv.name in _FIRST_WINS
@@ -779,7 +783,10 @@ class REVERIEBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         conv = self.kind.check_convention(convention)
-        return match_predictions(self.records, predictions, self.graphs, self.objects, convention=conv, strict=strict)
+        with routed(predictions, self.kind.name):
+            return match_predictions(
+                self.records, predictions, self.graphs, self.objects, convention=conv, strict=strict
+            )
 
     def evaluate(self, matched: MatchedEpisodes, *, convention: str | None = None, **kwargs):
         conv = self.kind.check_convention(convention)

@@ -47,6 +47,7 @@ from ._common import (
 )
 from .base import Benchmark, DatasetKind, Option
 from .matterport import load_scan_graphs
+from .shapes import routed
 
 __all__ = [
     "CONVENTIONS",
@@ -361,9 +362,10 @@ class RxRBenchmark(Benchmark):
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
-        return match_predictions(
-            self.records, predictions, self.graphs, strict=strict, collapse_repeats=conv.collapse_repeats
-        )
+        with routed(predictions, self.kind.name):
+            return match_predictions(
+                self.records, predictions, self.graphs, strict=strict, collapse_repeats=conv.collapse_repeats
+            )
 
     def paths(self) -> list[dict[str, Any]]:
         """One R2R-style entry per path, in order of first appearance: the references of the random

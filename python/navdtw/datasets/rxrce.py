@@ -37,6 +37,7 @@ from typing import Any
 
 from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path, show
 from .base import DatasetKind, Option
+from .shapes import routed
 from .vlnce import (
     CONVENTIONS,
     DEFAULT_CONVENTION,
@@ -123,6 +124,7 @@ def match_predictions(
     *,
     languages: str = "all",
     names: tuple[str, str, str] | None = None,
+    convention: str = DEFAULT_CONVENTION,
 ) -> MatchedEpisodes:
     """Pairs every episode of the chosen languages with its ground truth and its predicted path.
 
@@ -151,6 +153,9 @@ def match_predictions(
         A key of :data:`LANGUAGE_SETS` (default ``"all"``).
     names : (str, str, str), optional
         The episodes, ground-truth and predictions names for messages.
+    convention : str, optional
+        The convention scored (default ``"vlnce"``: an episode whose ``r2r``-format steps never
+        stop has no success, as ``navdtw.datasets.vlnce.match_predictions``).
 
     Returns
     -------
@@ -177,8 +182,9 @@ def match_predictions(
     if is_path(gt):
         gt = load_vlnce_gt(gt)
     id_keys: dict[str, str] = {}
+    stops = {}
     if is_path(predictions):
-        predictions, id_keys = read_predictions(predictions)
+        predictions, id_keys, stops = read_predictions(predictions)
     if not episodes:
         raise ValueError(f"{ep_name}: no episodes")
     wanted = LANGUAGE_SETS[languages]
@@ -193,14 +199,16 @@ def match_predictions(
             f"languages {languages}: {len(kept)} of the {len(episodes)} episodes of {ep_name} scored"
             + (f"; {len(aside)} predictions for the other languages left aside" if aside else "")
         )
-    matched = match_vlnce(kept, gt, predictions, names=(ep_name, gt_name, pred_name), id_keys=id_keys)
+    names = (ep_name, gt_name, pred_name)
+    matched = match_vlnce(kept, gt, predictions, names=names, id_keys=id_keys, stops=stops, convention=convention)
     no_geodesic = sum(1 for e in kept if not _has_geodesic(e))
     if no_geodesic:
         notes.append(
             f"{no_geodesic} of the {len(kept)} episodes have no info.geodesic_distance: SPL's l is the "
             "straight line from the ground truth's start to its end (VLN-CE measures the geodesic distance)"
         )
-    return replace(matched, groups={"language": [e["language"] for e in kept]}, notes=tuple(notes))
+    groups = {"language": [e["language"] for e in kept]}
+    return replace(matched, groups=groups, notes=(*notes, *matched.notes))
 
 
 def _has_geodesic(episode) -> bool:
@@ -262,9 +270,12 @@ class RxRCEBenchmark(VLNCEBenchmark):
             raise ValueError(f"{self.names[0]}: no episode in {', '.join(wanted or ())} (--languages {languages})")
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
-        self.kind.check_convention(convention)
+        conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        return match_predictions(self.all_episodes, self.gt, predictions, languages=self.languages, names=names)
+        with routed(predictions, self.kind.name):
+            return match_predictions(
+                self.all_episodes, self.gt, predictions, languages=self.languages, names=names, convention=conv
+            )
 
     def cluster_of(self, ids) -> list[str]:
         """The path of every episode (its ``trajectory_id``): RxR's instructions share paths.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ..baseline import score_random_positions
 from ..paths import as_paths
 from ._common import (
     MatchedEpisodes,
+    few,
     finite_real,
     is_int,
     is_path,
@@ -38,6 +39,7 @@ from ._common import (
     source,
 )
 from .base import Benchmark, DatasetKind, Option
+from .shapes import other_split, routed
 
 __all__ = [
     "CONVENTIONS",
@@ -189,11 +191,13 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
     return read_predictions(path)[0]
 
 
-def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Internal: :func:`load_predictions`, and for the ids of records the key they came under:
-    ``"episode_id"`` or ``"instruction_id"`` (VLN-CE's ``rxr`` inference format). The keys of
-    the object form (VLN-CE's ``r2r`` inference format) are not listed: they are episode ids, or
-    instruction ids where no episode has that id, as before."""
+def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, str], dict[str, Stop]]:
+    """Internal: :func:`load_predictions`, for the ids of records the key they came under:
+    ``"episode_id"`` or ``"instruction_id"`` (VLN-CE's ``rxr`` inference format), and for the
+    ids whose steps carry VLN-CE's ``stop`` flag (its ``r2r`` format: the simulator's
+    ``is_stop_called`` after each step) whether the agent stopped and how many points came after
+    the first stop (left out of the path). The keys of the object form are not listed in the
+    second: they are episode ids, or instruction ids where no episode has that id, as before."""
     name = Path(path).name
     text = read_text(path)
     records: list[tuple[str, Any, str, str]] = []  # (id, steps, where, id key)
@@ -224,6 +228,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
         raise ValueError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
     out: dict[str, np.ndarray] = {}
     keys: dict[str, str] = {}
+    stops: dict[str, Stop] = {}
     first: dict[str, str] = {}
     for key, steps, where, id_key in records:
         if key in out:
@@ -235,13 +240,31 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
             raise ValueError(f"{where}: expected a non-empty list of steps")
         if isinstance(steps[0], dict):
             pts = []
+            flagged = False
             for j, s in enumerate(steps):
                 if not isinstance(s, dict) or "position" not in s:
                     raise ValueError(f"{where}: step {j} has no 'position'")
                 pts.append(s["position"])
+                if "stop" in s:
+                    if not isinstance(s["stop"], bool):
+                        raise ValueError(f"{where}: step {j}: 'stop' must be true or false, got {s['stop']!r}")
+                    flagged = True
+                    if s["stop"]:  # the episode ended here: VLN-CE writes no step after a stop
+                        stops[key] = Stop(True, len(steps) - j - 1)
+                        break
+            if flagged and key not in stops:
+                stops[key] = Stop(False, 0)
             steps = pts
         out[key] = points_array(steps, where, "path")
-    return out, keys
+    return out, keys, stops
+
+
+class Stop(NamedTuple):
+    """Internal: an episode's stop flags in VLN-CE's ``r2r`` format: whether a step has ``stop``
+    true, and the number of points after the first such step."""
+
+    called: bool
+    after: int
 
 
 def _record(rec, where: str) -> tuple[str, Any, str, str]:
@@ -291,6 +314,8 @@ def match_predictions(
     *,
     names: tuple[str, str, str] | None = None,
     id_keys: Mapping[str, str] | None = None,
+    stops: Mapping[str, Stop] | None = None,
+    convention: str = DEFAULT_CONVENTION,
 ) -> MatchedEpisodes:
     """Pairs every episode with its ground truth and its predicted path.
 
@@ -318,6 +343,13 @@ def match_predictions(
         The episodes, ground-truth and predictions names for messages.
     id_keys : mapping, optional
         ``{id: "episode_id" | "instruction_id"}`` for a dict of predictions.
+    stops : mapping, optional
+        For a dict of predictions, the stop flags of the ids that have them (read from a file:
+        its steps' ``stop`` flags). A path ends at its first stop (a note counts the points after
+        it); under ``vlnce`` an episode whose steps never stop has no success, as VLN-CE's
+        ``Success`` measure requires ``is_stop_called`` (the ``stopped`` of the result).
+    convention : str, optional
+        The convention scored (default ``"vlnce"``); the others count every episode as stopped.
 
     Returns
     -------
@@ -343,8 +375,9 @@ def match_predictions(
     if is_path(gt):
         gt = load_vlnce_gt(gt)
     if is_path(predictions):
-        predictions, id_keys = read_predictions(predictions)
+        predictions, id_keys, stops = read_predictions(predictions)
     id_keys = id_keys or {}
+    stops = stops or {}
     if not episodes:
         raise ValueError(f"{ep_name}: no episodes")
     ids = [str(e["episode_id"]) for e in episodes]
@@ -359,7 +392,12 @@ def match_predictions(
             return key if key in known else None
         return key if key in known else instr.get(key)
 
+    if all(episode_of(str(p)) is None for p in predictions):
+        wrong = other_split(pred_name, list(predictions), ep_name, ids, "id")
+        if wrong:
+            raise ValueError(wrong)
     keyed: dict[str, np.ndarray] = {}
+    stop_of: dict[str, Stop] = {}
     for k, (key, pts) in enumerate(predictions.items()):
         key = str(key)
         eid = episode_of(key)
@@ -371,6 +409,8 @@ def match_predictions(
         if eid in keyed:
             raise ValueError(f"{pred_name}: entry {k} (id {show(key)}): a second prediction for episode {show(eid)}")
         keyed[eid] = pts
+        if key in stops:
+            stop_of[eid] = stops[key]
     missing = [i for i in ids if i not in keyed]
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
@@ -379,6 +419,7 @@ def match_predictions(
             f"{len(ids)} episodes of {ep_name})"
         )
     refs = ground_truth(episodes, gt, gt_name, ep_name)
+    stopped, notes = _stop_rule(ids, stop_of, pred_name, convention)
     return MatchedEpisodes(
         ids=ids,
         scans=[str(e.get("scan", "")) for e in episodes],
@@ -387,7 +428,29 @@ def match_predictions(
         queries=as_paths([keyed[i] for i in ids], "queries"),
         shortest_distance=shortest_distances(episodes, refs),
         id_name="episode_id",
+        notes=notes,
+        stopped=stopped,
     )
+
+
+def _stop_rule(ids: list[str], stop_of: Mapping[str, Stop], name: str, convention: str):
+    """``(stopped mask or None, notes)`` from the episodes' stop flags: VLN-CE's success needs the
+    stop (``vlnce``); the points after a stop are left out under every convention."""
+    notes = []
+    after = sum(s.after for s in stop_of.values())
+    if after:
+        notes.append(f"{name}: {after} points after a stop left out (the episode ends at its stop)")
+    never = [i for i in ids if i in stop_of and not stop_of[i].called]
+    if not stop_of or convention != "vlnce":
+        if never:
+            notes.append(f"{name}: {len(never)} episodes never issued stop; counted as stopped ({convention})")
+        return None, tuple(notes)
+    if never:
+        notes.append(
+            f"{name}: {len(never)} of {len(ids)} episodes never issued stop (no step with stop true): no success, "
+            f"as VLN-CE's Success measure requires it: episode_id {few(never)}"
+        )
+    return np.array([stop_of[i].called if i in stop_of else True for i in ids]), tuple(notes)
 
 
 def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
@@ -466,9 +529,10 @@ class VLNCEBenchmark(Benchmark):
         return len(self.episodes)
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
-        self.kind.check_convention(convention)
+        conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        return match_predictions(self.episodes, self.gt, predictions, names=names)
+        with routed(predictions, self.kind.name):
+            return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth

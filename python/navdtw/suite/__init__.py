@@ -53,18 +53,61 @@ One module per concern (docs/design.md):
 
 from __future__ import annotations
 
-from .._io import OutputError
-from .clusters import CLUSTER_RULES as CLUSTER_RULES
-from .clusters import cluster_labels
-from .config import DEFAULT_SETTINGS, LATEX_FORMS, DatasetSpec, Suite, SuiteError, load_suite
-from .marks import leaderboard_marks, metric_info
-from .outputs import OUTPUTS as OUTPUTS
-from .results import SuiteResults
-from .runner import compare, run
-from .tables import format_leaderboard
-from .tables import format_leaderboard_md as format_leaderboard_md
-from .tables import format_leaderboard_tex as format_leaderboard_tex
-from .tables import tex_escape as tex_escape
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # type checkers see the lazy names as plain imports
+    from .._io import OutputError as OutputError
+    from .clusters import CLUSTER_RULES as CLUSTER_RULES
+    from .clusters import cluster_labels as cluster_labels
+    from .config import DEFAULT_SETTINGS as DEFAULT_SETTINGS
+    from .config import LATEX_FORMS as LATEX_FORMS
+    from .config import DatasetSpec as DatasetSpec
+    from .config import Suite as Suite
+    from .config import SuiteError as SuiteError
+    from .config import load_suite as load_suite
+    from .marks import leaderboard_marks as leaderboard_marks
+    from .marks import metric_info as metric_info
+    from .outputs import OUTPUTS as OUTPUTS
+    from .results import SuiteResults as SuiteResults
+    from .runner import compare as compare
+    from .runner import run as run
+    from .tables import format_leaderboard as format_leaderboard
+    from .tables import format_leaderboard_md as format_leaderboard_md
+    from .tables import format_leaderboard_tex as format_leaderboard_tex
+    from .tables import tex_escape as tex_escape
+
+#: Each name and the module it lives in, imported on first touch (PEP 562), as ``navdtw`` does: the
+#: command's options (``LATEX_FORMS``) then need no scipy.stats, which the statistics import.
+_NAMES = {
+    "OutputError": "navdtw._io",
+    **dict.fromkeys(("CLUSTER_RULES", "cluster_labels"), ".clusters"),
+    **dict.fromkeys(("DEFAULT_SETTINGS", "LATEX_FORMS", "DatasetSpec", "Suite", "SuiteError", "load_suite"), ".config"),
+    **dict.fromkeys(("leaderboard_marks", "metric_info"), ".marks"),
+    "OUTPUTS": ".outputs",
+    "SuiteResults": ".results",
+    **dict.fromkeys(("compare", "run"), ".runner"),
+    **dict.fromkeys(("format_leaderboard", "format_leaderboard_md", "format_leaderboard_tex", "tex_escape"), ".tables"),
+}
+
+
+def __getattr__(name: str):
+    from importlib import import_module
+
+    if name in _NAMES:
+        value = getattr(import_module(_NAMES[name], __name__), name)
+        globals()[name] = value  # later look-ups are plain
+        return value
+    try:  # a submodule, as when this package imported them all (``navdtw.suite.tables``)
+        return import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_NAMES))
+
 
 # The names above imported "as" themselves were module attributes of the single-file navdtw.suite of
 # 0.2's development; their homes are the submodules now.

@@ -79,7 +79,10 @@ def analyze_dataset(
         "dataset": spec.kind.name,
         "convention": spec.convention,
         "n": len(run.ids),
-        "threshold": spec.threshold,
+        "threshold": next(  # a results table's own (AerialVLN's SUCCESS_DISTANCE), else the data set's
+            (m.settings["threshold"] for m in run.matched.values() if "threshold" in getattr(m, "settings", {})),
+            spec.threshold,
+        ),
         "metrics": {m: dict(run.info.get(m) or metric_info(m)) for m in run.metrics},
         "agents": {},
         "baseline": {m: {"mean": json_number(v)} for m, v in run.baseline.items()},

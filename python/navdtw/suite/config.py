@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,10 @@ class Suite:
     reported:
         ``reported[agent][dataset]``, the figures its paper reports (metric -> value, rates as
         fractions).
+    reported_from:
+        ``reported_from[agent][dataset]``, the evaluator's means file read as its reported figures
+        (:func:`navdtw.datasets.results.load_means`); the figures of metrics the agent is measured
+        on are checked, under ``reported``'s where both give one.
     """
 
     source: str
@@ -117,6 +121,26 @@ class Suite:
     latex: str = "intervals"
     path: Path | None = None
     reported: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    reported_from: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Shards(tuple):
+    """One run's results in several files (``{shards = "..."}``): the files, in order, and
+    ``name`` (how messages name the run: the pattern or folder as given)."""
+
+    name: str
+
+    def __new__(cls, paths, name: str):
+        self = super().__new__(cls, paths)
+        self.name = name
+        return self
+
+    def __str__(self) -> str:
+        return self.name
+
+
+#: The keys of an agent's table for one data set: ``r2r = {shards = "...", reported_from = "..."}``.
+RUN_KEYS = ("file", "shards", "reported_from")
 
 
 def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: str | None = None) -> Suite:
@@ -181,6 +205,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
         raise SuiteError(f"{src}: datasets.{REPORTED}: the name {REPORTED!r} is kept for [agents.NAME.{REPORTED}]")
     agents: dict[str, dict[str, tuple[Path, ...]]] = {}
     reported: dict[str, dict[str, dict[str, float]]] = {}
+    means: dict[str, dict[str, Any]] = {}
     for agent, t in agents_raw.items():
         t = _table(t, f"agents.{agent}", src)
         figures = _table(t.pop(REPORTED, {}), f"agents.{agent}.{REPORTED}", src)
@@ -192,7 +217,13 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             try:
-                files[ds] = expand_runs(value, root, lambda v, w=where: _expand(v, w))
+                if isinstance(value, Mapping):
+                    value, evaluator = _run_table(value, root, lambda v, w=where: _expand(v, w))
+                    if evaluator is not None:
+                        means.setdefault(str(agent), {})[ds] = evaluator
+                files[ds] = (
+                    value if isinstance(value, tuple) else expand_runs(value, root, lambda v, w=where: _expand(v, w))
+                )
             except ValueError as exc:
                 raise SuiteError(f"{where}: {exc}") from None
         agents[str(agent)] = files
@@ -201,7 +232,8 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             if ds not in files:
                 raise SuiteError(f"{where}: agent {agent!r} has no predictions for data set {ds!r}")
             try:
-                reported.setdefault(str(agent), {})[ds] = parse_reported(table)
+                columns = datasets[ds].kind.reads_scores  # a results table's own columns are checked once read
+                reported.setdefault(str(agent), {})[ds] = parse_reported(table, columns=columns)
             except ValueError as exc:
                 raise SuiteError(f"{where}: {exc}") from None
     settings = _check_settings(_table(raw.get("settings", {}), "settings", src), src)
@@ -210,7 +242,55 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
         chosen = _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics", datasets)
     form = raw.get("latex", "intervals") if latex is None else latex
     form = _check_latex(form, f"{src}: latex" if latex is None else "--latex")
-    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported)
+    return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported, means)
+
+
+def _run_table(value: Mapping, root: Path, expand) -> tuple[Any, Any]:
+    """An agent's table for one data set: ``file`` (a file, glob or list: one run each, as the
+    plain value) or ``shards`` (one run in several files: a glob, a folder or a list), and
+    ``reported_from`` (the evaluator's means file). Returns (the runs or the plain value, the
+    means read or None)."""
+    from ..datasets.results import load_means
+
+    unknown = [k for k in value if k not in RUN_KEYS]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}; the keys are {', '.join(RUN_KEYS)}")
+    if ("file" in value) == ("shards" in value):
+        raise ValueError('give file = "..." (one file per run) or shards = "..." (one run in several files)')
+    evaluator = None
+    if "reported_from" in value:
+        text = value["reported_from"]
+        if not isinstance(text, str):
+            raise ValueError(f"reported_from: expected a file name, got {text!r}")
+        path = (root / expand(text)).resolve()
+        if not path.is_file():
+            raise ValueError(f"reported_from: file not found: {_path_text(path)}")
+        evaluator = load_means(path)
+    if "file" in value:
+        return value["file"], evaluator
+    return (shards_run(value["shards"], root, expand),), evaluator
+
+
+def shards_run(value, root: Path, expand=lambda v: v) -> Shards | Path:
+    """Internal: one run given in several files (``--shards``, ``{shards = ...}``): a glob, a list of
+    files, or a folder (returned as it is: the reader reads its files).
+
+    Raises
+    ------
+    ValueError
+        A value of another type, a missing file or folder, a pattern that matches nothing.
+    """
+    if isinstance(value, str):
+        text = expand(value)
+        path = Path(text) if Path(text).is_absolute() else root / text
+        if path.is_dir():
+            return path.resolve()
+        files = expand_runs(text, root, check_shards=False)
+        return Shards(files, _path_text(text))
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        files = expand_runs(list(value), root, expand, check_shards=False)
+        return Shards(files, f"{Path(files[0]).name} and {len(files) - 1} more" if len(files) > 1 else files[0].name)
+    raise ValueError(f"shards: expected a glob, a folder or a list of files (one run), got {value!r}")
 
 
 #: The key of an agent's table that holds its paper's figures: ``[agents.mine.reported]``.
@@ -219,7 +299,7 @@ REPORTED = "reported"
 _GLOB = re.compile(r"[*?[]")
 
 
-def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
+def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = True) -> tuple[Path, ...]:
     """Internal: the files of one (agent, data set), one per run.
 
     Parameters
@@ -230,6 +310,8 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
         The folder relative names start from.
     expand : callable, optional
         ``expand(text)`` expands variables in each name (default: none).
+    check_shards : bool, optional
+        Refuse rank shards of one run given as several runs (default True).
 
     Returns
     -------
@@ -240,7 +322,7 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
     ------
     ValueError
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
-        that matches nothing, or a file named twice.
+        that matches nothing, a file named twice, or the rank shards of one run as several runs.
     """
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
@@ -265,7 +347,28 @@ def expand_runs(value, root: Path, expand=lambda v: v) -> tuple[Path, ...]:
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
         raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
+    if check_shards:
+        _no_rank_runs(out)
     return tuple(out)
+
+
+def _no_rank_runs(files: list[Path]) -> None:
+    """Runs (seeds) that are the rank shards of one run (``*_r{rank}_w{world}.json``) are refused:
+    each rank's file already stands for the whole run."""
+    from ..datasets.layouts import shard_of
+
+    seen: dict[tuple, list[Path]] = {}
+    for p in files:
+        shard = shard_of(p.name)
+        if shard is not None:
+            seen.setdefault((p.parent, shard[0], shard[2], shard[3]), []).append(p)
+    for (_, stem, world, ext), group in seen.items():
+        if len(group) > 1:
+            raise ValueError(
+                f"{group[0].name}, {group[1].name}: shards of one run (ranks of {world}), not runs (seeds); "
+                f"give one rank's file (every rank is read), or the run as shards: "
+                f'--shards NAME="{stem}_r*_w{world}{ext}" ({{shards = "..."}} in a suite file)'
+            )
 
 
 def _path_text(path) -> str:
@@ -275,7 +378,7 @@ def _path_text(path) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def parse_reported(value) -> dict[str, float]:
+def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
     """Internal: the figures a paper reports for one (agent, data set): ``{"sr": 0.558, "ne": 5.12}``
     from a table (suite file) or ``"sr=0.558,spl=51.2%"`` (``--reported``).
 
@@ -284,13 +387,16 @@ def parse_reported(value) -> dict[str, float]:
     ``%``, ``%`` on a metric that is not a rate, a negative distance, or a value that is not a
     finite number is a ``ValueError``. Metric names: the registry's (``sr``, ``spl``, ``ne``, any
     case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
-    :data:`navdtw.datasets.results.ALIASES`); other names (a results table's own columns) are
-    kept as written.
+    :data:`navdtw.datasets.results.ALIASES`); with ``columns``, other names (a results table's
+    own columns, checked once the tables are read: :func:`unknown_reported`) are kept as written;
+    without, they are errors listing the known names.
 
     Parameters
     ----------
     value : str or mapping
         ``"METRIC=VALUE,..."`` or a table ``{metric: number or "55.8%"}``.
+    columns : bool, optional
+        The data set is a results table, whose own columns may be reported (default False).
 
     Returns
     -------
@@ -302,7 +408,8 @@ def parse_reported(value) -> dict[str, float]:
     ValueError
         A part without ``=``, a value of another type, no figure, a value that is not a finite
         number, ``%`` on a metric that is not a rate, a rate outside [0, 1] (or [0, 100]%), a
-        negative distance, or a metric given twice.
+        negative distance, a metric given twice, or (without ``columns``) a metric name that is
+        neither the registry's nor an evaluator's alias.
     """
     from .. import registry
     from ..datasets.results import ALIASES
@@ -327,6 +434,8 @@ def parse_reported(value) -> dict[str, float]:
         low = str(key).strip().lower()
         name = low if low in registry.names() else ALIASES.get(re.sub(r"[\s\-]+", "_", low), str(key).strip())
         rec = registry.get(name) if name in registry.names() else None
+        if rec is None and not columns:
+            raise ValueError(unknown_metric(str(key).strip(), registry.names()))
         percent = isinstance(v, str) and v.strip().endswith("%")
         text = v.strip().removesuffix("%").strip() if isinstance(v, str) else v
         try:
@@ -354,6 +463,46 @@ def parse_reported(value) -> dict[str, float]:
             raise ValueError(f"{key}: {name} is given twice")
         out[name] = x
     return out
+
+
+def unknown_metric(name: str, known: Sequence[str]) -> str:
+    """The message for a reported figure of a metric that is not known here: the known names, and
+    the closest one when the name looks like a typo (``sucess``: did you mean success?)."""
+    from difflib import get_close_matches
+
+    from ..datasets.results import ALIASES
+
+    close = get_close_matches(name.lower(), [*known, *ALIASES], n=1, cutoff=0.75)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (
+        f"unknown metric {name!r}{hint}; the known metrics: {', '.join(known)} (any case), or an evaluator's "
+        f"name such as {', '.join(list(ALIASES)[:4])}"
+    )
+
+
+def unknown_reported(figures: Mapping[str, float], measured: Sequence[str]) -> str | None:
+    """For a results data set, once its tables are read: the message for the first reported metric
+    that is neither the registry's nor a column measured there (``measured``), or None.
+
+    Parameters
+    ----------
+    figures : mapping
+        The reported figures (:func:`parse_reported` with ``columns=True``).
+    measured : sequence of str
+        The metrics measured on the data set (registry names and the tables' own columns).
+
+    Returns
+    -------
+    str or None
+        The message (:func:`unknown_metric`), or None when every name is known.
+    """
+    from .. import registry
+
+    known = [*dict.fromkeys([*registry.names(), *measured])]
+    for name in figures:
+        if name not in known:
+            return unknown_metric(name, known)
+    return None
 
 
 def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None = None) -> tuple[str, ...]:

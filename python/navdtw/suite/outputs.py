@@ -5,14 +5,18 @@
 without pyarrow), ``report.html`` (:mod:`navdtw.report`, from :mod:`navdtw.suite.report_data`) and
 the manifest ``.navdtw-outputs.json`` (what this run wrote, with each file's SHA-256).
 
-All or nothing: the folder is checked for writing before the run does any work
-(:func:`check_writable`); at the end every file is rendered in memory, written to a temporary file
-beside its real name, and only when all of them are written are they renamed over the real names,
-one after the other. A failure leaves the previous run's files as they were and names the real
-output (:class:`navdtw._io.OutputError`, an ``OSError``). Files of an earlier run that this run does not write (its
-``report.html`` after ``--no-report``) are removed when the manifest says navdtw wrote them and
-they are unchanged since; any other file is never touched (a warning lists it). Internal to
-:mod:`navdtw.suite` (``navdtw.suite.OUTPUTS`` is the public name of the list).
+A user's files are never replaced: an output may replace a file of the same name only when the
+manifest says navdtw wrote it and its SHA-256 still matches (a file the user edited since is theirs
+now), and never a read-only file (:func:`check_writable`; ``force`` replaces the others).
+
+All or nothing: the folder is checked before the run does any work (:func:`check_writable`) and
+again at the end; then every file is rendered in memory and switched in as one step
+(:func:`_commit`): after any failure the folder holds the previous run's files, unchanged, and the
+error names the real output (:class:`navdtw._io.OutputError`, an ``OSError``). Files of an
+earlier run that this run does not write (its ``report.html`` after ``--no-report``) are removed
+in the same step when the manifest says navdtw wrote them and they are unchanged since; any other
+file is never touched (a warning lists it). Internal to :mod:`navdtw.suite`
+(``navdtw.suite.OUTPUTS`` is the public name of the list).
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ import hashlib
 import io
 import json
 import os
+import secrets
+import stat
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +58,19 @@ OUTPUTS = (
 )
 
 
-def check_writable(out: Path) -> None:
-    """Creates ``out`` (and its parents) and proves that a file can be created in it and that no
-    output's name is taken by a folder, before a run spends its time; :class:`OutputError` naming
-    the folder or the output otherwise."""
+def output_names(report: bool) -> list[str]:
+    """The files a run writes (the manifest aside): the tables, ``results.json``, the episodes and,
+    with ``report`` (and the report's assets), ``report.html``."""
+    names = ["results.json", "leaderboard.md", "leaderboard.csv", "leaderboard.tex", _episodes_name()]
+    if report and _report_module() is not None:
+        names.append("report.html")
+    return names
+
+
+def check_writable(out: Path, names: Sequence[str] = (), *, force: bool = False) -> None:
+    """Creates ``out`` (and its parents) and proves that a file can be created in it, and that
+    every file of ``names`` (and the manifest) that exists there may be replaced (:func:`check_replaceable`),
+    before a run spends its time; :class:`OutputError` naming the folder or the file otherwise."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".navdtw-probe.", dir=out)
@@ -66,15 +81,85 @@ def check_writable(out: Path) -> None:
     for name in OUTPUTS:
         if (out / name).exists() and not (out / name).is_file():
             raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
+    check_replaceable(out, names, force=force)
+
+
+def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -> None:
+    """Refuses to replace a file the user owns: of ``names`` (and the manifest), a file that
+    exists in ``out`` must be listed in the manifest with its current SHA-256 (navdtw wrote it and
+    nobody changed it since; ``force`` waives this) and must not be read-only (no write permission,
+    or immutable: the user protected it, whatever ``force`` says).
+
+    Raises
+    ------
+    OutputError
+        naming the first such file and what to do.
+    """
+    listed = _manifest(out)
+    for name in [MANIFEST, *names]:
+        path = out / name
+        if not path.is_file():
+            continue
+        why = _protected(path)
+        if why:
+            raise OutputError(
+                errno.EACCES,
+                f"{path}: cannot replace: it is {why}; navdtw never replaces a file protected against writing "
+                "(make it writable, or move it away)",
+            )
+        if force:
+            continue
+        if name == MANIFEST:
+            if listed is None:
+                raise OutputError(
+                    errno.EEXIST, f"{path}: not navdtw's manifest; navdtw replaces only its own outputs: {_FORCE}"
+                )
+            continue
+        if name not in (listed or {}):
+            raise OutputError(
+                errno.EEXIST,
+                f"{path}: not written by navdtw (no record in {MANIFEST}); navdtw replaces only its own "
+                f"outputs: {_FORCE}",
+            )
+        if _sha256(path) != listed[name]:
+            raise OutputError(
+                errno.EEXIST,
+                f"{path}: changed since navdtw wrote it (its SHA-256 is not the one in {MANIFEST}), so it is "
+                f"yours now; navdtw replaces only its own outputs: {_FORCE}",
+            )
+
+
+_FORCE = "move it away, or replace it with --force (Python: force=True)"
+
+
+def _protected(path: Path) -> str:
+    """Why ``path`` is protected against writing ("read-only (mode 0444)", "immutable"), or ""."""
+    mode = path.stat().st_mode
+    if not mode & stat.S_IWUSR:
+        return f"read-only (mode {stat.S_IMODE(mode):04o})"
+    if not os.access(path, os.W_OK):  # root may write a 0444 file, but not an immutable one
+        return "not writable (immutable, or another user's)"
+    return ""
+
+
+def _manifest(out: Path) -> dict[str, str] | None:
+    """The manifest's ``{name: SHA-256}``; ``{}`` when there is none, None when the file there is
+    not a manifest navdtw wrote."""
+    path = out / MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
+        return {str(k): str(v) for k, v in listed.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def plan_outputs(out: Path, results: dict, report: bool) -> list[str]:
     """The names this run will write into ``out``; records them (and the stale files of an earlier
     run it will remove) in ``results["outputs"]`` and warns in ``results["warnings"]`` about the
     stale files it leaves."""
-    names = ["results.json", "leaderboard.md", "leaderboard.csv", "leaderboard.tex", _episodes_name()]
-    if report and _report_module() is not None:
-        names.append("report.html")
+    names = output_names(report)
     remove, keep = _stale(out, names)
     for name, why in keep:
         results["warnings"].append(
@@ -92,15 +177,19 @@ def write_outputs(
     names: Sequence[str],
     max_scenes: int,
     timed: Callable[[str], None] = lambda stage: None,
+    *,
+    force: bool = False,
 ) -> list[Path]:
-    """Renders the files ``names`` (:func:`plan_outputs`) and commits them all together into ``out``
-    (see the module docstring), then removes the stale files of the earlier run. ``timed(stage)``
-    is called after the tables ("write") and the report ("report") are rendered. Returns the paths.
+    """Renders the files ``names`` (:func:`plan_outputs`), checks again that the files there may
+    be replaced (:func:`check_replaceable`: the run took a while) and switches them all into
+    ``out`` in one step, removing the stale files of the earlier run (see the module docstring).
+    ``timed(stage)`` is called after the tables ("write") and the report ("report") are rendered.
+    Returns the paths.
 
     Raises
     ------
     OutputError
-        when a file cannot be written (nothing replaced) or renamed (the message says which were).
+        when a file may not be replaced, or cannot be written or renamed: ``out`` is then as it was.
     ValueError
         when ``results`` holds a non-finite number (``results.json`` is strict JSON).
     """
@@ -127,11 +216,8 @@ def write_outputs(
         "files": {n: hashlib.sha256(b).hexdigest() for n, b in data.items()},
     }
     data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
-    written = _commit(out, data)
-    for stale in results["outputs"]["removed"]:
-        with contextlib.suppress(FileNotFoundError):
-            (out / stale).unlink()
-    return written
+    check_replaceable(out, names, force=force)
+    return _commit(out, data, results["outputs"]["removed"])
 
 
 def _report_module():
@@ -153,11 +239,7 @@ def _episodes_name() -> str:
 def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """The outputs of an earlier run that this one does not write: those the manifest lists with
     unchanged contents (to remove), and those it cannot vouch for (to leave, with the reason)."""
-    try:
-        listed = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
-        listed = {str(k): str(v) for k, v in listed.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        listed = {}
+    listed = _manifest(out) or {}
     remove, keep = [], []
     for name in OUTPUTS:
         path = out / name
@@ -167,6 +249,8 @@ def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, 
             keep.append((name, "no record that navdtw wrote it"))
         elif _sha256(path) != listed[name]:
             keep.append((name, "changed since navdtw wrote it"))
+        elif _protected(path):
+            keep.append((name, f"it is {_protected(path)}"))
         else:
             remove.append(name)
     return remove, keep
@@ -180,11 +264,21 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _commit(out: Path, data: dict[str, bytes]) -> list[Path]:
-    """Every file to a temporary beside its real name, then all renamed; the manifest last."""
+# Why a rollback and not a staged folder renamed into place: the output folder may hold the user's
+# own files (and the baseline cache), which must stay where they are; POSIX cannot rename a folder
+# over a non-empty one, and swapping two folders (renameat2's RENAME_EXCHANGE) is Linux-only. So
+# each old file is first kept under a second name (a hard link: nothing is copied, and an immutable
+# file refuses it before anything changed), then the new files are renamed over the old ones, the
+# manifest last; a failure on the way renames every kept file back and removes the new ones.
+def _commit(out: Path, data: dict[str, bytes], remove: Sequence[str] = ()) -> list[Path]:
+    """Switches ``data`` (name -> bytes, the manifest last) into ``out`` and removes ``remove``, as
+    one step: on any failure (a write, a rename, an interruption) ``out`` is left as it was, and
+    the :class:`OutputError` names the real output."""
     umask = os.umask(0)
     os.umask(umask)
     temps: dict[str, str] = {}
+    kept: dict[str, Path] = {}  # name -> the old file's second name
+    switched: list[str] = []  # names replaced, created or removed so far
     try:
         for name, blob in data.items():
             try:
@@ -194,21 +288,72 @@ def _commit(out: Path, data: dict[str, bytes]) -> list[Path]:
                     f.write(blob)
                 os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
             except OSError as exc:
-                raise output_error(out / name, exc, "; no output of the run was written") from None
-        done: list[Path] = []
-        for name in data:
+                raise output_error(out / name, exc, "; nothing was changed") from None
+        for name in [*data, *remove]:
+            if (out / name).exists():
+                try:
+                    kept[name] = _keep(out / name)
+                except OSError as exc:
+                    raise OutputError(
+                        exc.errno, f"{out / name}: cannot replace: {exc.strerror or exc}; nothing was changed"
+                    ) from None
+        for name in [*remove, *data]:
             try:
-                os.replace(temps[name], out / name)
+                if name in data:
+                    os.replace(temps[name], out / name)
+                    del temps[name]
+                else:
+                    os.unlink(out / name)
             except OSError as exc:
-                replaced = ", ".join(p.name for p in done) or "none"
-                raise output_error(out / name, exc, f"; already replaced: {replaced}") from None
-            done.append(out / name)
-            del temps[name]
-        return done
+                raise output_error(out / name, exc, "; nothing was changed (the earlier files are back)") from None
+            switched.append(name)
+        for path in kept.values():
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        kept.clear()
+        return [out / name for name in data]
+    except BaseException:  # OutputError, and an interruption half-way: put the old files back
+        _rollback(out, switched, kept, data)
+        raise
     finally:
         for tmp in temps.values():
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _keep(path: Path) -> Path:
+    """A second name for the file at ``path`` in its folder (a hard link; renamed where the file
+    system has no hard links), so that it can be put back."""
+    for _ in range(100):
+        second = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
+        try:
+            os.link(path, second)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            os.rename(path, second)  # an immutable file refuses this too
+        return second
+    raise FileExistsError(errno.EEXIST, "no free name for a copy of the old file")  # pragma: no cover
+
+
+def _rollback(out: Path, switched: list[str], kept: dict[str, Path], data: Mapping[str, bytes]) -> None:
+    """Undoes the switch: every kept old file renamed back, every new file without one removed."""
+    for name in reversed(switched):
+        with contextlib.suppress(OSError):
+            if name in kept:
+                os.replace(kept.pop(name), out / name)
+            elif name in data:
+                os.unlink(out / name)
+    switched.clear()
+    for name, second in list(kept.items()):  # kept but not yet switched: the original is in place
+        with contextlib.suppress(OSError):
+            if (out / name).exists():
+                os.unlink(second)
+            else:
+                os.replace(second, out / name)
+    kept.clear()
 
 
 def _episode_columns(runs: Sequence[DatasetRun]) -> dict[str, list]:

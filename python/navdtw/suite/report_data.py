@@ -33,6 +33,7 @@ def report_data(results: dict, runs: Sequence[DatasetRun], suite: Suite, max_sce
     metrics: dict[str, dict] = {}
     for ds in results["datasets"].values():
         names = [m for values in ds["agents"].values() for m in values] + list(ds["baseline"])
+        names += list(ds.get("metrics", {}))  # a metric that failed for an agent too: its cell says so
         metrics.update({m: info_of(ds, m) for m in names if m not in metrics})
     episodes = {
         r.spec.name: {

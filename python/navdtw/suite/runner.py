@@ -18,9 +18,10 @@ from .analysis import analyze_dataset
 from .baselines import BASELINE_ROW, cached_baseline
 from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
-from .outputs import check_writable, plan_outputs, write_outputs
+from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
 from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .tables import term_escape
 
 __all__ = ["compare", "run"]
 
@@ -38,6 +39,7 @@ def run(
     metrics: Sequence[str] | str | None = None,
     latex: str | None = None,
     command: Sequence[str] | None = None,
+    force: bool = False,
 ) -> SuiteResults:
     """Runs a suite and returns the content of ``results.json``.
 
@@ -48,7 +50,9 @@ def run(
     out_dir:
         if given, the leaderboards, ``results.json``, the per-episode values and (with ``report``)
         ``report.html`` are written there (``navdtw.suite.outputs``), all together at the end; the
-        folder is checked for writing before anything is scored.
+        folder is checked for writing before anything is scored. A file there of an output's name
+        is replaced only when navdtw wrote it (the folder's manifest says so) and it is unchanged
+        since; a read-only file is never replaced.
     progress:
         show a progress bar (needs the ``[progress]`` extra, tqdm).
     report:
@@ -68,6 +72,9 @@ def run(
         of ``leaderboard.tex``: ``"intervals"`` or ``"compact"``).
     command:
         the command line that started the run, recorded in ``results.json`` (``provenance``).
+    force:
+        replace files of the outputs' names that navdtw did not write, or that were changed since
+        (``--force``); read-only files are still refused.
 
     Returns
     -------
@@ -76,15 +83,16 @@ def run(
     (docs/suite.md). A predictions file that cannot be read or matched is listed in ``failures``
     (agent, data set, file, error) and the run goes on; a data set whose files cannot be opened
     fails all its agents the same way; a metric whose values break the non-finite policy fails
-    that agent's column only.
+    that agent's column only. When every agent fails, ``datasets`` is empty and nothing is
+    written (``outputs`` is None; the folder is left as it was).
 
     Raises
     ------
     SuiteError
         (a ``ValueError``) for a mistake in the suite, before anything is scored.
     navdtw.suite.OutputError
-        (an ``OSError``) when the output folder or an output cannot be written; the message names
-        the output, and the previous run's outputs are left as they were.
+        (an ``OSError``) when the output folder or an output cannot be written, or a file there is
+        not navdtw's to replace; the message names the file, and the folder is left as it was.
     """
     from .. import __version__
 
@@ -92,7 +100,7 @@ def run(
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
     if out is not None:
-        check_writable(out)
+        check_writable(out, output_names(report), force=force)
     cache = Path(cache_dir) if cache_dir is not None else (None if out is None else out / ".cache")
     failures: list[dict[str, Any]] = []
     warned: list[dict[str, Any]] = []
@@ -127,6 +135,8 @@ def run(
             t = _timed(timings, "baseline", t)
             try:
                 reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
+                reported = _known_reported(reported, r, failures)
+                reported = _with_means(reported, suite, r)
                 r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
@@ -135,7 +145,8 @@ def run(
             t = _timed(timings, "stats", t)
     finally:
         bar.close()
-    datasets = {r.spec.name: r.result for r in runs if r.result}
+    # a data set where every agent failed has no leaderboard: only its failures are listed
+    datasets = {r.spec.name: r.result for r in runs if r.result and r.result["agents"]}
     warned += _unresolved_warnings(datasets, settings)
     results = SuiteResults(
         navdtw_version=__version__,
@@ -144,19 +155,51 @@ def run(
         datasets=datasets,
         failures=failures,
         warnings=warned,
-        provenance=_provenance(suite, command),
+        provenance=_provenance(suite, command, runs),
         outputs=None,
     )
-    if out is not None:
+    if out is not None and datasets:  # every agent failed: nothing is written, the folder stays as it was
         names = plan_outputs(out, results, report)
         clock = [t]
 
         def timed(stage: str) -> None:
             clock[0] = _timed(timings, stage, clock[0])
 
-        write_outputs(out, results, runs, suite, names, max_scenes, timed)
+        write_outputs(out, results, runs, suite, names, max_scenes, timed, force=force)
         timed("write")  # writing the files to disk counts as writing
     return results
+
+
+def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun) -> dict:
+    """The figures of the agents' evaluator means files (``reported_from``) added to their reported
+    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning."""
+    out = {a: dict(f) for a, f in reported.items()}
+    for agent, by_ds in suite.reported_from.items():
+        means = by_ds.get(r.spec.name)
+        if means is None or agent not in r.values:
+            continue
+        measured = r.values[agent]
+        figures = {m: x for m, x in means.figures.items() if m in measured}
+        out[agent] = {**figures, **out.get(agent, {})}
+    return out
+
+
+def _known_reported(reported: dict[str, dict[str, float]], r: DatasetRun, failures: list) -> dict:
+    """The reported figures of a data set whose names it measures: on a results data set a name
+    that is neither the registry's nor a column of its tables (a typo: ``sucess``) fails that
+    agent's figures, listing the known names, rather than making a "not measured" row."""
+    from .config import unknown_reported
+
+    if not r.spec.kind.reads_scores:
+        return reported  # every name was checked against the registry when the suite was read
+    out = {}
+    for agent, figures in reported.items():
+        message = unknown_reported(figures, list(r.info))  # every column measured, chosen or not
+        if message is None:
+            out[agent] = figures
+        else:
+            failures.append(failure_record(agent, r.spec.name, None, ValueError(f"reported figures: {message}")))
+    return out
 
 
 def _select(r: DatasetRun, chosen: Sequence[str] | None) -> None:
@@ -206,7 +249,7 @@ def _unresolved_warnings(datasets: dict[str, dict], settings: dict) -> list[dict
     return out
 
 
-def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
+def _provenance(suite, command: Sequence[str] | None, runs: Sequence[DatasetRun] = ()) -> dict[str, Any]:
     """What produced the numbers: the command line or the suite file (with its SHA-256), every
     input with its path and SHA-256 (a folder: of its files' names and contents), and the versions
     of Python, numpy and scipy (navdtw's is ``navdtw_version``)."""
@@ -222,6 +265,7 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
             digests[path] = _digest(path)
         return {**who, "path": str(path), "sha256": digests[path]}
 
+    read_as = {(agent, r.spec.name, k): v for r in runs for (agent, k), v in r.read_as.items()}
     inputs = []
     for spec in suite.datasets.values():
         for option, value in spec.options.items():
@@ -230,7 +274,14 @@ def _provenance(suite, command: Sequence[str] | None) -> dict[str, Any]:
     for agent, files in suite.agents.items():
         for ds, paths in files.items():
             for k, path in enumerate(paths):
-                inputs.append(entry(path, dataset=ds, agent=agent, option="predictions", run=k))
+                read, layout = read_as.get((agent, ds, k), ((path,) if isinstance(path, Path) else tuple(path), None))
+                for p in read:  # every file of the run: each rank's shard, a folder's files
+                    inputs.append(entry(Path(p), dataset=ds, agent=agent, option="predictions", run=k, layout=layout))
+    for agent, by_ds in suite.reported_from.items():
+        for ds, means in by_ds.items():
+            inputs.append(
+                entry(Path(means.path), dataset=ds, agent=agent, option="reported_from", run=None, layout=means.layout)
+            )
     return {
         "command": None if command is None else [str(c) for c in command],
         "suite_file": None if suite.path is None else {"path": str(suite.path), "sha256": _digest(suite.path)},
@@ -277,24 +328,35 @@ def compare(
     max_scenes: int = 500,
     runs: Mapping[str, Sequence[str | Path] | str] | None = None,
     reported: Mapping[str, Mapping[str, Any] | str] | None = None,
+    shards: Mapping[str, Sequence[str | Path] | str | Path] | None = None,
+    reported_from: Mapping[str, str | Path] | None = None,
+    force: bool = False,
     **options: Any,
 ) -> SuiteResults:
-    """:func:`run` for one data set without a suite file; agents are named by their files' stems,
-    or by the names of ``runs``.
+    """:func:`run` for one data set without a suite file; agents are named by their files (the
+    stem, or where two stems are the same the path part that differs:
+    ``InternVLA-N1-DualVLN/val_unseen/progress.json`` gives ``InternVLA-N1-DualVLN``), or by the
+    names given.
 
     Parameters
     ----------
     predictions:
-        one predictions file per agent (one run each).
+        one predictions file per agent (one run each), or ``{name: file}``.
     runs:
         agent name -> its predictions files, one per run (seed): a list, or a glob pattern
         (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs.
     reported:
         agent name -> the figures its paper reports (``{"mine": {"sr": 0.558}}`` or
         ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
+    shards:
+        agent name -> one run's results in several files: a glob, a folder or a list (results
+        tables; ``navdtw.datasets.shards``).
+    reported_from:
+        agent name -> its evaluator's means file, read as its reported figures
+        (:func:`navdtw.datasets.results.load_means`).
     dataset:
         the data set kind (``"r2r"``, a key of :data:`navdtw.datasets.DATASETS`).
-    out_dir, progress, report, metrics, latex, command, max_scenes:
+    out_dir, progress, report, metrics, latex, command, max_scenes, force:
         as :func:`run`.
     convention, threshold:
         the data set's convention and success distance (default: the kind's, 3.0 m).
@@ -310,14 +372,23 @@ def compare(
     Raises
     ------
     SuiteError
-        when two files have the same stem, and for every mistake :func:`run` reports.
+        when two files give one name, and for every mistake :func:`run` reports.
     """
     agents: dict[str, dict[str, Any]] = {}
-    for p in predictions:
-        name = Path(p).stem
-        if name in agents:
-            raise SuiteError(f"{p}: two predictions files are both named {name!r}; rename one")
+    named = dict(predictions) if isinstance(predictions, Mapping) else dict(zip(agent_names(predictions), predictions))
+    for name, p in named.items():
         agents[name] = {dataset: str(Path(p).resolve())}
+    for name, value in (shards or {}).items():
+        if name in agents:
+            raise SuiteError(f"--shards {name}: an agent named {name!r} is given twice")
+        items = [str(value)] if isinstance(value, (str, Path)) else [str(v) for v in value]
+        agents[name] = {dataset: {"shards": items[0] if len(items) == 1 else items}}
+    for name, means in (reported_from or {}).items():
+        if name not in agents:
+            raise SuiteError(f"--reported-from {name}: no agent {name!r}; the agents are {', '.join(agents)}")
+        value = agents[name][dataset]
+        run_table = dict(value) if isinstance(value, dict) else {"file": value}
+        agents[name][dataset] = {**run_table, "reported_from": str(Path(means).resolve())}
     for name, files in (runs or {}).items():
         if name in agents:
             raise SuiteError(f"--runs {name}: an agent named {name!r} is given twice")
@@ -330,10 +401,12 @@ def compare(
     for name, figures in (reported or {}).items():
         if name not in agents:
             raise SuiteError(f"--reported {name}: no agent {name!r}; the agents are {', '.join(agents)}")
+        from ..datasets import DATASETS
         from .config import parse_reported
 
         try:
-            agents[name]["reported"] = {dataset: parse_reported(figures)}
+            columns = dataset in DATASETS and DATASETS[dataset].reads_scores
+            agents[name]["reported"] = {dataset: parse_reported(figures, columns=columns)}
         except ValueError as exc:
             raise SuiteError(f"--reported {name}: {exc}") from None
     table: dict[str, Any] = {"dataset": dataset}
@@ -352,7 +425,43 @@ def compare(
         latex=latex,
         command=command,
         max_scenes=max_scenes,
+        force=force,
     )
+
+
+def agent_names(paths: Sequence[str | Path]) -> list[str]:
+    """Agents' names from their files: the stems, and where stems are the same the last folder
+    name that tells the files apart (``InternVLA-N1-DualVLN/val_unseen/progress.json`` and
+    ``StreamVLN/val_unseen/progress.json`` give ``InternVLA-N1-DualVLN`` and ``StreamVLN``).
+
+    Raises
+    ------
+    SuiteError
+        Two files that no folder name tells apart (the message says how to name them).
+    """
+    stems = [Path(p).stem for p in paths]
+    out = list(stems)
+    for stem in {s for s in stems if stems.count(s) > 1}:
+        group = [k for k, s in enumerate(stems) if s == stem]
+        parents = [Path(paths[k]).resolve().parent.parts[::-1] for k in group]
+        depth = next(
+            (d for d in range(min(map(len, parents))) if len({ps[d] for ps in parents}) == len(group)),
+            None,
+        )
+        if depth is None:
+            raise SuiteError(
+                f"{paths[group[0]]}, {paths[group[1]]}: two predictions files would both be named {stem!r}; name "
+                "each agent: NAME=FILE (positional) or --runs NAME=FILE (runs={NAME: FILE} in Python)"
+            )
+        for k, ps in zip(group, parents):
+            out[k] = ps[depth]
+    twice = [n for n in dict.fromkeys(out) if out.count(n) > 1]
+    if twice:
+        raise SuiteError(
+            f"two predictions files would both be named {twice[0]!r}; name each agent: NAME=FILE (positional) "
+            "or --runs NAME=FILE (runs={NAME: FILE} in Python)"
+        )
+    return out
 
 
 def _is_glob(text: str) -> bool:
@@ -373,8 +482,8 @@ class _Bar:
 
     def step(self, text: str = "") -> None:
         if self._bar is not None:
-            if text:
-                self._bar.set_postfix_str(text, refresh=False)
+            if text:  # names come from the user: an escape sequence or newline is shown, not run
+                self._bar.set_postfix_str(term_escape(text), refresh=False)
             self._bar.update(1)
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ Internal to :mod:`navdtw.suite`.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,12 +35,14 @@ class DatasetRun:
     values: agent -> metric -> float64 values aligned with ``ids`` (infinite distances kept: the
         statistics leave them out); an agent lacks a metric whose values failed the non-finite
         policy (a failure names it).
-    metrics: every metric some agent has, in registry order.
+    metrics: every metric some agent has or failed (one failure, one column), in scoring order.
     runs: agent -> metric -> float64 [episodes, runs] for an agent scored in several runs (seeds);
         its ``values`` are then the per-episode means over the runs.
     files: agent -> its predictions files, one per run.
     info: metric -> ``{"label", "unit", "rate", "higher_is_better", "staying_wins"}`` (the
         registry's, or a results table's column: its name and the direction given).
+    read_as: (agent, run) -> (the files read, the results layout or None), where a reader says
+        (a results table: every shard of the run; provenance).
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
     """
@@ -54,6 +57,7 @@ class DatasetRun:
     runs: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     files: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    read_as: dict[tuple[str, int], tuple[tuple[str, ...], str | None]] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
 
@@ -112,6 +116,8 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
         for k, file in enumerate(files[spec.name]):
             one = _score_file(run, suite, agent, file, failures, warned)
             step(f"{agent} on {spec.name}")
+            if one is not None and getattr(one[1], "sources", ()):
+                run.read_as[(agent, k)] = (tuple(one[1].sources), one[1].layout)
             if one is None:
                 for _ in files[spec.name][k + 1 :]:
                     step(f"{agent} on {spec.name}")
@@ -154,7 +160,11 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
     keys: dict[str, None] = {}
     for v in run.values.values():
         keys.update(dict.fromkeys(v))
-    run.metrics = list(keys)
+    # a metric that failed for an agent still scored keeps its column: the cell shows the failure
+    keys.update(
+        (f["metric"], None) for f in failures if f["dataset"] == spec.name and f["metric"] and f["agent"] in run.values
+    )
+    run.metrics = [k for k in run.info if k in keys] + [k for k in keys if k not in run.info]
 
 
 def _mean_over_runs(x: np.ndarray) -> np.ndarray:
@@ -170,10 +180,13 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
     from .marks import metric_info
 
     spec = run.spec
+    broken: dict[str, str] = {}  # metric -> why its values fail the non-finite policy: that column only
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            matched = run.bench.match(file, convention=spec.convention)
+            # a results table's reader applies the policy itself: it leaves a failing column out
+            column_errors = {"errors": broken} if spec.kind.reads_scores else {}
+            matched = run.bench.match(file, convention=spec.convention, **column_errors)
             scores = run.bench.evaluate(
                 matched, convention=spec.convention, threshold=spec.threshold, workers=suite.settings["workers"]
             )
@@ -181,18 +194,30 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
         failures.append(failure_record(agent, spec.name, file, exc))
         return None
     notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
+    if suite.path is not None:
+        notes = [_in_suite_words(n, spec.kind) for n in notes]
     start = matched.start_note(file.name)
     notes += [start] if start else []
     warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
     ids = [str(i) for i in matched.ids]
-    broken: dict[str, str] = {}
     values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
     for k, message in broken.items():
         failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
-    for k in values:
+    for k in [*scores, *broken]:  # the failed ones too: their column shows the failure
         if k not in run.info:
-            run.info[k] = metric_info(k) if k in _registry_names() else record_info(scores.metric(k))
+            run.info[k] = metric_info(k) if k in _registry_names() or k not in scores else record_info(scores.metric(k))
     return file, matched, ids, values, list(matched.scans)
+
+
+def _in_suite_words(note: str, kind) -> str:
+    """A reader's note as a suite file's user reads it: the readers name their choices as the
+    command line does (``--distance geodesic``); a suite file sets them as keys of the data set's
+    table (``distance = "geodesic"``)."""
+    for opt in kind.options:
+        if opt.kind == "choice":
+            words = "|".join(re.escape(c) for c in opt.choices)
+            note = re.sub(rf"{re.escape(opt.flag)} ({words})\b", rf'{opt.name} = "\1"', note)
+    return note
 
 
 def record_info(rec) -> dict[str, Any]:

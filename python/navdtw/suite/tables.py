@@ -5,8 +5,10 @@ Every format starts from one model, :func:`leaderboard_rows` (per data set: the 
 row per agent plus the baseline row, each cell a :class:`Cell`), and has its own section below
 with its own escaping of everything a user wrote (agent and data-set names, file names, failure
 and warning messages): :func:`term_escape`, :func:`md_escape`, :func:`csv_cell`,
-:func:`tex_escape`, ``html.escape``. Rates are shown in percent everywhere but in the CSV
-(fractions, as ``results.json``).
+:func:`tex_escape`, ``html.escape``. Control characters are shown the same way in all of them
+(and in the progress bar and ``report.html``): :func:`term_escape`'s ``\\n``, ``\\x1b``,
+``\\u202e``, so that different names never look the same. Rates are shown in percent everywhere
+but in the CSV (fractions, as ``results.json``).
 """
 
 from __future__ import annotations
@@ -53,14 +55,16 @@ _SYMBOLS = {"best": "*", "tied": "†", "unresolved": "?", "": ""}
 
 class Cell(NamedTuple):
     """One leaderboard cell: the mean, its interval (None: undefined, or the baseline row), the
-    mark (``"best"``, ``"tied"``, ``"unresolved"`` or ``""``) and the number of episodes left out
-    of the mean (infinite distances: an unreachable goal)."""
+    mark (``"best"``, ``"tied"``, ``"unresolved"`` or ``""``), the number of episodes left out
+    of the mean (infinite distances: an unreachable goal), and, for a metric that failed for this
+    agent (its values broke the non-finite policy), why (the mean is then None)."""
 
     mean: float | None
     lo: float | None
     hi: float | None
     mark: str
     left_out: int
+    failed: str = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,7 +72,9 @@ class Cell(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
+def leaderboard_rows(
+    ds: Mapping, alpha: float, failures: Sequence[Mapping] = ()
+) -> tuple[list[str], list[tuple[str, dict[str, Cell]]]]:
     """The table model every format shares, for one data set of ``results.json``.
 
     Parameters
@@ -77,6 +83,10 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
         One entry of ``results["datasets"]``.
     alpha : float
         The level of the dagger, in (0, 1).
+    failures : sequence of mapping, optional
+        The failures of this data set (``results["failures"]`` entries): one that names an agent
+        and a metric becomes that cell, with the error (:attr:`Cell.failed`); its metric is shown
+        when ``ds["metrics"]`` has it (the suite's selection).
 
     Returns
     -------
@@ -91,21 +101,34 @@ def leaderboard_rows(ds: Mapping, alpha: float) -> tuple[list[str], list[tuple[s
         An ``alpha`` that is not a number in (0, 1).
     """
     marks = leaderboard_marks(ds, alpha)
+    failed: dict[str, dict[str, str]] = {}  # agent -> metric -> error: one failure, one cell
+    for f in failures:
+        if f.get("agent") and f.get("metric") and ("metrics" not in ds or f["metric"] in ds["metrics"]):
+            failed.setdefault(str(f["agent"]), {})[str(f["metric"])] = str(f["error"])
     metrics: dict[str, None] = {}
-    for values in ds["agents"].values():
+    for values in [*ds["agents"].values(), *failed.values()]:
         metrics.update(dict.fromkeys(values))
     metrics.update(dict.fromkeys(ds.get("baseline", {})))
+    if "metrics" in ds:  # the data set's order (the registry's), failed columns in their place
+        metrics = dict.fromkeys([m for m in ds["metrics"] if m in metrics] + list(metrics))
     rows = []
-    for agent, values in ds["agents"].items():
+    for agent in dict.fromkeys([*ds["agents"], *failed]):
         cells = {}
-        for m, v in values.items():
+        for m, v in ds["agents"].get(agent, {}).items():
             mk = marks.get(m, {})
             mark = next((k for k in ("best", "tied", "unresolved") if agent in mk.get(k, ())), "")
             cells[m] = Cell(v["mean"], v["ci"][0], v["ci"][1], mark, int(v.get("left_out", 0)))
-        rows.append((agent, cells))
+        for m, error in failed.get(agent, {}).items():
+            cells[m] = Cell(None, None, None, "", 0, error)
+        rows.append((agent, {m: cells[m] for m in metrics if m in cells}))
     if ds.get("baseline"):
         rows.append((BASELINE_ROW, {m: Cell(v["mean"], None, None, "", 0) for m, v in ds["baseline"].items()}))
     return list(metrics), rows
+
+
+def _failures_of(results: Mapping, name: str) -> list[Mapping]:
+    """The failures of data set ``name`` (those of one agent's metric become cells)."""
+    return [f for f in results.get("failures", []) if isinstance(f, Mapping) and f.get("dataset") == name]
 
 
 def reported_rows(ds: Mapping) -> list[tuple[str, str, Mapping, Mapping]]:
@@ -205,7 +228,8 @@ def _notes(
             f"No marks on {', '.join(stay)}: an agent that never leaves the start scores 0 m there (the start "
             "lies on the reference); read them beside SR."
         )
-    out.append("No marks with fewer than two agents.")
+    if any(_measured_by(ds, m) < 2 for ds, metrics in datasets for m in metrics):
+        out.append("No marks with fewer than two agents.")
     if any_unresolved:
         out.append(f"{unresolved}: {notes['unresolved']}")
     if any_undefined:
@@ -216,6 +240,11 @@ def _notes(
             "((k out): k episodes)."
         )
     return out
+
+
+def _measured_by(ds: Mapping, metric: str) -> int:
+    """How many agents of a data set's table have a mean of ``metric`` (marks need two)."""
+    return sum(1 for values in ds["agents"].values() if (values.get(metric) or {}).get("mean") is not None)
 
 
 def _failure_line(f: Mapping) -> str:
@@ -239,7 +268,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-
 
 def term_escape(text: str) -> str:
     """Text safe to print on a terminal: control characters (escape sequences, newlines, bidi
-    overrides) shown as ``\\x1b``-style escapes instead of acting.
+    overrides) shown as ``\\x1b``-style escapes instead of acting. The one rule for control
+    characters: every format's escaping (:func:`md_escape`, :func:`tex_escape`, the CSV and HTML
+    leaderboards, the progress bar, ``report.html``'s script) shows them this way.
 
     Parameters
     ----------
@@ -284,7 +315,7 @@ def format_leaderboard(results: Mapping) -> str:
     settings = results["settings"]
     blocks, shown = [], []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         head = ["agent"] + [_header(info_of(ds, m)) for m in metrics]
         body = []
@@ -294,6 +325,9 @@ def format_leaderboard(results: Mapping) -> str:
                 c = cells.get(m)
                 if c is None:
                     line.append("")
+                    continue
+                if c.failed:  # why: on stderr ("navdtw: failed: ... (metric): ...") and in the files
+                    line.append("failed ")
                     continue
                 text = _fmt(c.mean, info_of(ds, m)["rate"]) + (_SYMBOLS[c.mark] or " ")
                 line.append(text + (" " + _left_out(c, info_of(ds, m), short=True) if c.left_out else ""))
@@ -306,11 +340,13 @@ def format_leaderboard(results: Mapping) -> str:
                 continue
             pad = [(w - _width(c)) * " " for c, w in zip(r, widths)]
             lines.append("  ".join(c + p if k == 0 else p + c for k, (c, p) in enumerate(zip(r, pad))))
+        # the per-run means are in the written files; without --out nothing was written
+        where = "in leaderboard.md and results.json" if results.get("outputs") else "written by --out DIR"
         for agent, count, _ in runs_rows(ds):
             lines.append(
                 term_escape(
                     f"{agent}: the mean over its {count} runs; the interval covers episodes and runs "
-                    "(per-run means in leaderboard.md and results.json)"
+                    f"(per-run means {where})"
                 )
             )
         checks = reported_rows(ds)
@@ -339,7 +375,7 @@ def md_escape(text: str) -> str:
     """Text that a Markdown renderer (CommonMark, GitHub tables) shows as written, inside a table
     cell, a heading or a list item: every character with a Markdown meaning backslash-escaped
     (``<b>`` stays text, ``|`` does not split the cell), a leading list or heading marker escaped,
-    and control characters (a newline would end the table) as spaces.
+    and control characters (a newline would end the table) shown as :func:`term_escape` does.
 
     Parameters
     ----------
@@ -351,8 +387,7 @@ def md_escape(text: str) -> str:
     str
         The escaped text.
     """
-    text = _CONTROL.sub(" ", str(text))
-    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_SPECIAL.sub(r"\\\1", term_escape(text))
     return re.sub(r"^(\s*)([-+=]|\d+[.)])", lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
@@ -381,7 +416,7 @@ def format_leaderboard_md(results: Mapping) -> str:
     out = ["# Leaderboard", ""]
     shown = []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         out += [f"## {md_escape(name)}", "", _caption(name, ds, settings, md_escape) + ".", ""]
         out.append("| agent | " + " | ".join(md_escape(_header(info_of(ds, m))) for m in metrics) + " |")
@@ -392,6 +427,9 @@ def format_leaderboard_md(results: Mapping) -> str:
                 c = cells.get(m)
                 if c is None:
                     line.append("")
+                    continue
+                if c.failed:
+                    line.append(f"failed: {md_escape(c.failed)}")
                     continue
                 rate = info_of(ds, m)["rate"]
                 text = _fmt(c.mean, rate)
@@ -459,7 +497,7 @@ def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mappi
         conf = f"{settings['confidence'] * 100:g}%"
         out += [
             "<details><summary>Pairwise comparisons on "
-            + html.escape(_CONTROL.sub(" ", name))
+            + html.escape(term_escape(name))
             + f" ({len(ds['comparisons'])}): A - B with its {conf} interval, Holm-adjusted p, and P(A better): "
             "the probability that A does better than B on a random episode (ties half)</summary>",
             "",
@@ -512,8 +550,11 @@ def csv_cell(text) -> str:
 def format_leaderboard_csv(results: Mapping) -> str:
     """``leaderboard.csv``, long format: one row per (data set, agent or baseline, metric) with
     ``mean, lo, hi`` as fractions (as ``results.json``), ``left_out`` (episodes left out of the
-    mean), and ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1. Text cells are
-    escaped against formula injection (:func:`csv_cell`).
+    mean), ``best``, ``not_significantly_worse`` and ``unresolved`` as 0/1, and ``failed``: why
+    the agent's metric failed (its ``mean`` is then empty), else empty. Text cells are escaped
+    against formula injection (:func:`csv_cell`) and show control characters as
+    :func:`term_escape` does (a newline or an escape sequence inside a quoted cell would act in a
+    terminal or a viewer).
 
     Parameters
     ----------
@@ -533,11 +574,23 @@ def format_leaderboard_csv(results: Mapping) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
-        ["dataset", "agent", "metric", "mean", "lo", "hi", "left_out", "best", "not_significantly_worse", "unresolved"]
+        [
+            "dataset",
+            "agent",
+            "metric",
+            "mean",
+            "lo",
+            "hi",
+            "left_out",
+            "best",
+            "not_significantly_worse",
+            "unresolved",
+            "failed",
+        ]
     )
     alpha = results["settings"]["alpha"]
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, alpha)
+        metrics, rows = leaderboard_rows(ds, alpha, _failures_of(results, name))
         for agent, cells in rows:
             for m in metrics:
                 c = cells.get(m)
@@ -545,7 +598,9 @@ def format_leaderboard_csv(results: Mapping) -> str:
                     continue
                 numbers = ("" if x is None else repr(x) for x in (c.mean, c.lo, c.hi))
                 marks = (int(c.mark == "best"), int(c.mark in ("best", "tied")), int(c.mark == "unresolved"))
-                w.writerow([csv_cell(name), csv_cell(agent), csv_cell(m), *numbers, c.left_out, *marks])
+                why = csv_cell(term_escape(c.failed)) if c.failed else ""
+                text = (csv_cell(term_escape(x)) for x in (name, agent, m))
+                w.writerow([*text, *numbers, c.left_out, *marks, why])
     return buf.getvalue()
 
 
@@ -572,7 +627,7 @@ _TEX.update(
 def tex_escape(text: str) -> str:
     """Text that LaTeX typesets as written (pdfLaTeX, default fonts): ``my_agent`` ->
     ``my\\_agent``; ``| < > " ` '`` as text commands (in OT1 ``<`` would print ``¡``), ``--`` not a
-    dash, control characters as spaces.
+    dash, control characters shown as :func:`term_escape` does (a newline typesets as ``\\n``).
 
     Parameters
     ----------
@@ -584,8 +639,7 @@ def tex_escape(text: str) -> str:
     str
         The escaped text.
     """
-    text = _CONTROL.sub(" ", str(text))
-    return "".join(_TEX.get(c, c) for c in text).replace("--", "-{}-").replace("--", "-{}-")
+    return "".join(_TEX.get(c, c) for c in term_escape(text)).replace("--", "-{}-").replace("--", "-{}-")
 
 
 def _tex_metrics(ds: Mapping, metrics: Sequence[str], chosen: bool) -> list[str]:
@@ -624,8 +678,9 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
         "% navdtw suite leaderboard; needs \\usepackage{booktabs}. Rates in percent.",
         f"% Generated by navdtw {results['navdtw_version']}.",
     ]
+    labels: set[str] = set()  # unique in the file: data sets "a b" and "a_b" get tab:navdtw-a-b and -a-b-2
     for name, ds in results["datasets"].items():
-        all_metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        all_metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         metrics = _tex_metrics(ds, all_metrics, chosen)
         heads, units = [], []
         for m in metrics:  # the units on a line of their own: the columns are as wide as the numbers
@@ -635,6 +690,12 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             heads.append(tex_escape(info["label"]) + arrow)
             units.append(rf"{{\scriptsize ({unit})}}" if unit else "")
         notes = _notes(results, [(ds, metrics)], "DAGGER", "QMARK")
+        notes += [
+            f"Failed: {info_of(ds, m)['label']} of {agent}: {c.failed}."
+            for agent, cells in rows
+            for m, c in cells.items()
+            if c.failed and m in metrics
+        ]
         if latex == "compact":
             notes.insert(1, "Intervals: see leaderboard.md.")
         elif any(c.lo is not None for _, cells in rows for c in cells.values()):
@@ -664,8 +725,8 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             means, spans = [tex_escape(agent)], [""]
             for m in metrics:
                 c = cells.get(m)
-                if c is None:
-                    means.append("")
+                if c is None or c.failed:  # a failure: "failed", and why in the caption
+                    means.append("failed" if c is not None else "")
                     spans.append("")
                     continue
                 rate = info_of(ds, m)["rate"]
@@ -681,7 +742,12 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
             out.append(" & ".join(means) + r" \\")
             if latex == "intervals" and any(spans):
                 out.append(" & ".join(rf"{{\scriptsize {s}}}" if s else "" for s in spans) + r" \\[2pt]")
-        label = "".join(c if c.isalnum() else "-" for c in name)
+        base = "".join(c if c.isascii() and c.isalnum() else "-" for c in name)
+        label, k = base, 1
+        while label in labels:
+            k += 1
+            label = f"{base}-{k}"
+        labels.add(label)
         out += [
             r"\bottomrule",
             r"\end{tabular}",
@@ -695,6 +761,11 @@ def format_leaderboard_tex(results: Mapping, *, latex: str = "intervals") -> str
 # --------------------------------------------------------------------------------------------
 # HTML (notebooks: SuiteResults._repr_html_)
 # --------------------------------------------------------------------------------------------
+
+
+def _html(text) -> str:
+    """Text as HTML: control characters shown (:func:`term_escape`), then ``html.escape``."""
+    return html.escape(term_escape(text))
 
 
 def format_leaderboard_html(results: Mapping) -> str:
@@ -721,15 +792,18 @@ def format_leaderboard_html(results: Mapping) -> str:
     settings = results["settings"]
     parts, shown = [], []
     for name, ds in results["datasets"].items():
-        metrics, rows = leaderboard_rows(ds, settings["alpha"])
+        metrics, rows = leaderboard_rows(ds, settings["alpha"], _failures_of(results, name))
         shown.append((ds, metrics))
         body = []
         for agent, cells in rows:
-            line = [f'<th style="text-align: left">{html.escape(agent)}</th>']
+            line = [f'<th style="text-align: left">{_html(agent)}</th>']
             for m in metrics:
                 c = cells.get(m)
                 if c is None:
                     line.append("<td></td>")
+                    continue
+                if c.failed:
+                    line.append(f"<td>failed: <small>{_html(c.failed)}</small></td>")
                     continue
                 rate = info_of(ds, m)["rate"]
                 text = html.escape(_fmt(c.mean, rate))
@@ -746,7 +820,7 @@ def format_leaderboard_html(results: Mapping) -> str:
         head = "".join(f'<th style="text-align: right">{html.escape(_header(info_of(ds, m)))}</th>' for m in metrics)
         parts.append(
             "<table>"
-            f"<caption>{html.escape(_caption(name, ds, settings))}</caption>"
+            f"<caption>{_html(_caption(name, ds, settings))}</caption>"
             f'<thead><tr><th style="text-align: left">agent</th>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody>"
             "</table>"
@@ -758,6 +832,6 @@ def format_leaderboard_html(results: Mapping) -> str:
         ("Failures", results.get("failures", []), _failure_line),
     ):
         if items:
-            lis = "".join(f"<li>{html.escape(line(x))}</li>" for x in items)
+            lis = "".join(f"<li>{_html(line(x))}</li>" for x in items)
             parts.append(f"<p>{title}:</p><ul>{lis}</ul>")
     return "<div>" + "".join(parts) + "</div>"

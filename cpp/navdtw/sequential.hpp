@@ -1,0 +1,122 @@
+// navdtw: confidence sequences for the mean of a finite population sampled without replacement.
+//
+// A split of N episodes is evaluated in a uniformly random order; after t episodes the set of
+// candidate split means m that remain plausible is a confidence sequence: with probability at
+// least 1 - alpha it holds the true split mean at every t at once, so a user may stop whenever they
+// like. Values are scaled to [0, 1] by the caller (sequential.py).
+//
+// Method: testing by betting (Waudby-Smith & Ramdas, "Confidence sequences for sampling without
+// replacement", NeurIPS 2020, and "Estimating means of bounded random variables by betting", JRSS B
+// 2023). Under sampling without replacement the t-th value's conditional mean, if the split mean is
+// m, is mu_t(m) = (N m - S_{t-1}) / (N - t + 1), where S_{t-1} is the sum so far; so for the true m
+//   K+_t(m) = prod_{i<=t} (1 + l+_i (x_i - mu_i(m))),   K-_t(m) = prod_{i<=t} (1 - l-_i (x_i - mu_i(m)))
+// are nonnegative martingales (a gambler's capital betting that the mean is above / below m), and by
+// Ville's inequality neither exceeds 2/alpha at any t with probability more than alpha/2. The bet
+// l_i is predictable (the "predictable plug-in" of the 2023 paper: sqrt(2 log(2/alpha) / (var_{i-1}
+// i log(1+i))), capped at c = 3/4, the larger of the paper's two suggestions, which decides large
+// gaps sooner: docs/stopping.md), and l+_i = min(l_i, c / mu_i), l-_i = min(l_i, c / (1 - mu_i))
+// keep every factor >= 1 - c > 0. With these caps each factor of K+ is nonincreasing in m and each
+// factor of K- nondecreasing, so the candidates K+ has ruled out are all those below some point
+// and the ones K- has ruled out all those above some point: the confidence sequence is an interval,
+// and a grid of candidates (grid + 1 points on [0, 1]) bounds it conservatively by the last
+// excluded grid point on each side. Excluded candidates stay excluded (the running intersection),
+// which also means only the candidates still inside need updating: after a few hundred episodes
+// they are a small part of the grid. The deterministic range [S_t / N, (S_t + N - t) / N] (the
+// unseen values all 0 or all 1) is intersected in, so at t = N the interval is the exact mean.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace navdtw {
+
+class WorConfidenceSequence {
+public:
+    static constexpr double kCap = 0.75;  // c: no bet risks more than 3/4 of the capital
+
+    WorConfidenceSequence(std::int64_t population, double alpha, std::int64_t grid)
+        : n_(population), grid_(grid), log_threshold_(std::log(2.0 / alpha)), last_(grid) {
+        if (population < 1) throw std::invalid_argument("population must be >= 1");
+        if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("alpha must be in (0, 1)");
+        if (grid < 2 || grid > (std::int64_t(1) << 26)) throw std::invalid_argument("grid must be in [2, 2**26]");
+        up_.assign(static_cast<std::size_t>(grid + 1), 0.0);
+        down_.assign(static_cast<std::size_t>(grid + 1), 0.0);
+    }
+
+    // Takes the next value of the order, in [0, 1].
+    void update(double x) {
+        if (!(x >= 0 && x <= 1)) throw std::invalid_argument("value outside [0, 1]: " + std::to_string(x));
+        if (t_ >= n_) throw std::invalid_argument("more values than the population holds");
+        const double tt = static_cast<double>(t_ + 1);
+        const double variance = var_sum_ / tt;  // var_{t-1}: (1/4 + sum of squared deviations) / t
+        const double bet = std::min(std::sqrt(2.0 * log_threshold_ / (variance * tt * std::log1p(tt))), kCap);
+        const double remaining = static_cast<double>(n_ - t_);
+        const double nn = static_cast<double>(n_), gg = static_cast<double>(grid_);
+        for (std::int64_t j = first_; j <= last_; ++j) {
+            const double mu = std::clamp((nn * (static_cast<double>(j) / gg) - sum_) / remaining, 0.0, 1.0);
+            const double up = mu > 0 ? std::min(bet, kCap / mu) : bet;
+            const double down = mu < 1 ? std::min(bet, kCap / (1.0 - mu)) : bet;
+            up_[static_cast<std::size_t>(j)] += std::log1p(up * (x - mu));
+            down_[static_cast<std::size_t>(j)] += std::log1p(-down * (x - mu));
+        }
+        sum_ += x;
+        ++t_;
+        const double mean_hat = (0.5 + sum_) / static_cast<double>(t_ + 1);
+        var_sum_ += (x - mean_hat) * (x - mean_hat);
+        const double lo = exact_lower(), hi = exact_upper();
+        while (first_ <= last_ && (up_[static_cast<std::size_t>(first_)] >= log_threshold_ || point(first_) < lo))
+            ++first_;
+        while (last_ >= first_ && (down_[static_cast<std::size_t>(last_)] >= log_threshold_ || point(last_) > hi))
+            --last_;
+    }
+
+    std::int64_t count() const { return t_; }
+    std::int64_t population() const { return n_; }
+    double sum() const { return sum_; }
+
+    // The confidence sequence's interval now (the running intersection); [0, 1] before any value.
+    double lower() const {
+        const double grid_lower = first_ > 0 ? point(first_ - 1) : 0.0;
+        const double b = std::max(grid_lower, exact_lower());
+        return b <= upper_unchecked() ? b : exact_lower();
+    }
+    double upper() const {
+        const double b = upper_unchecked();
+        const double grid_lower = first_ > 0 ? point(first_ - 1) : 0.0;
+        return std::max(grid_lower, exact_lower()) <= b ? b : exact_upper();
+    }
+
+private:
+    double point(std::int64_t j) const { return static_cast<double>(j) / static_cast<double>(grid_); }
+    double exact_lower() const { return sum_ / static_cast<double>(n_); }
+    double exact_upper() const { return (sum_ + static_cast<double>(n_ - t_)) / static_cast<double>(n_); }
+    double upper_unchecked() const {
+        const double grid_upper = last_ < grid_ ? point(last_ + 1) : 1.0;
+        return std::min(grid_upper, exact_upper());
+    }
+
+    std::int64_t n_, grid_;
+    double log_threshold_;
+    std::int64_t t_ = 0;
+    double sum_ = 0.0;
+    double var_sum_ = 0.25;          // 1/4 + sum_i (x_i - mean_hat_i)^2, mean_hat_i = (1/2 + S_i) / (i + 1)
+    std::int64_t first_ = 0, last_;  // the grid points not yet excluded: [first_, last_]
+    std::vector<double> up_, down_;  // log K+ and log K- per grid point
+};
+
+// The interval after each of the n values x[0..n), written to lower[i], upper[i].
+inline void wor_confidence_path(const double* x, std::int64_t n, std::int64_t population, double alpha,
+                                std::int64_t grid, double* lower, double* upper) {
+    WorConfidenceSequence cs(population, alpha, grid);
+    for (std::int64_t i = 0; i < n; ++i) {
+        cs.update(x[i]);
+        lower[i] = cs.lower();
+        upper[i] = cs.upper();
+    }
+}
+
+}  // namespace navdtw

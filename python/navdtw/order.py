@@ -1,0 +1,260 @@
+"""A seeded, uniformly random order of a split's episodes, for an evaluation that may stop early.
+
+``navdtw watch``'s confidence sequences are valid when the episodes are evaluated in a uniformly
+random order fixed before any result is seen. :func:`write_order` draws that order and writes it in
+the forms evaluators consume (docs/stopping.md):
+
+* ``order.txt``: the episode ids, one per line, in order;
+* ``order.json``: the same with the seed, the split file's name and SHA-256, the units and the
+  workers' assignment (what ``navdtw watch --order`` reads);
+* a copy of the split file with its entries in that order (R2R-CE / RxR-CE ``{split}.json.gz``:
+  ``{"episodes": [...]}``; R2R-family JSON: a list of path entries), and with ``workers > 1`` one
+  copy and one id list per worker.
+
+The unit of the order is an entry of the split file: an episode of R2R-CE / RxR-CE, a path with its
+instructions in the R2R family (R2R, R4R: the evaluator runs a path's instructions one after the
+other, so the order shuffles paths and a path counts once all its instructions are in). Workers
+take the order round-robin (worker ``r`` of ``k`` runs positions ``r, r + k, r + 2k, ...``), so
+workers running at the same pace finish, as nearly as possible, a prefix of the order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ._typing import PathLike
+
+__all__ = ["Order", "load_order", "random_order", "write_order"]
+
+
+@dataclass(frozen=True)
+class Order:
+    """A random order of a split's units (an episode, or a path with its instructions).
+
+    Attributes
+    ----------
+    units:
+        the episode ids of each unit, units in order.
+    seed:
+        the seed it was drawn with (None for a plain id list).
+    source:
+        the file it was read from, as messages name it.
+    """
+
+    units: tuple[tuple[str, ...], ...]
+    seed: int | None = None
+    source: str = "<order>"
+
+    @property
+    def ids(self) -> list[str]:
+        """Every episode id, in order."""
+        return [i for unit in self.units for i in unit]
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+
+def random_order(n: int, seed: int) -> np.ndarray:
+    """A uniformly random permutation of ``range(n)`` from ``seed`` (numpy's PCG64).
+
+    Parameters
+    ----------
+    n : int
+        How many units.
+    seed : int
+        A non-negative integer: the same seed gives the same order on every platform.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ``[n]``: position ``k`` of the order is unit ``out[k]`` of the split file.
+
+    Raises
+    ------
+    ValueError
+        A negative ``n`` or ``seed``.
+    """
+    if n < 0 or seed < 0:
+        raise ValueError(f"n and seed must be >= 0, got n={n}, seed={seed}")
+    return np.random.default_rng(np.random.SeedSequence(seed)).permutation(n)
+
+
+def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool]:
+    """(document, its entries, each entry's episode ids, gzipped)."""
+    raw = path.read_bytes()
+    gz = raw[:2] == b"\x1f\x8b"
+    try:
+        doc = json.loads(gzip.decompress(raw) if gz else raw)
+    except (OSError, EOFError, ValueError) as exc:
+        raise ValueError(f"{path.name}: not a JSON split file ({exc})") from None
+    if isinstance(doc, dict) and isinstance(doc.get("episodes"), list):
+        entries = doc["episodes"]
+        units = []
+        for k, e in enumerate(entries):
+            if not isinstance(e, dict) or "episode_id" not in e:
+                raise ValueError(f"{path.name}: episodes[{k}] has no 'episode_id'")
+            units.append((str(e["episode_id"]),))
+    elif isinstance(doc, list):
+        entries, units = doc, []
+        for k, e in enumerate(entries):
+            if isinstance(e, dict) and "path_id" in e and isinstance(e.get("instructions"), list):
+                units.append(tuple(f"{e['path_id']}_{j}" for j in range(len(e["instructions"]))))
+            elif isinstance(e, dict) and "instr_id" in e:
+                units.append((str(e["instr_id"]),))
+            else:
+                raise ValueError(f"{path.name}: entry {k} has neither 'path_id' with 'instructions' nor 'instr_id'")
+    else:
+        raise ValueError(
+            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}) '
+            "or an R2R-family list of path entries"
+        )
+    seen: set[str] = set()
+    for unit in units:
+        for i in unit:
+            if i in seen:
+                raise ValueError(f"{path.name}: episode id {i!r} appears twice")
+            seen.add(i)
+    if not units:
+        raise ValueError(f"{path.name}: the split has no episodes")
+    return doc, entries, units, gz
+
+
+def _dump(doc: Any, gz: bool) -> bytes:
+    data = json.dumps(doc, ensure_ascii=False).encode()
+    return gzip.compress(data, mtime=0) if gz else data
+
+
+def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1) -> dict[str, Path]:
+    """Draws a random order of a split's episodes and writes it (the module's files) into ``out``.
+
+    Parameters
+    ----------
+    split : str or Path
+        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``) or an R2R-family JSON
+        list of path entries (``R2R_val_unseen.json``).
+    out : str or Path
+        The folder to write into (made if missing). Existing files of the same names are refused,
+        never overwritten.
+    seed : int
+        The order's seed (write it down: the same seed gives the same order).
+    workers : int
+        ``k`` workers (ranks): with ``k > 1`` each gets a copy of the split and an id list of its
+        round-robin share.
+
+    Returns
+    -------
+    dict[str, Path]
+        What was written: ``{"order": order.txt, "json": order.json, "split": the copy, ...}``.
+
+    Raises
+    ------
+    ValueError
+        An unreadable split file (the message names it and the entry), ``workers < 1``, a negative
+        seed.
+    FileExistsError
+        An output file already exists.
+    """
+    split, out = Path(split), Path(out)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    doc, entries, units, gz = _read_split(split)
+    perm = random_order(len(units), seed)
+    ordered_units = [units[k] for k in perm]
+    ordered_entries = [entries[k] for k in perm]
+
+    def copy_of(items: list[Any]) -> Any:
+        return {**doc, "episodes": items} if isinstance(doc, dict) else items
+
+    names = {"order": out / "order.txt", "json": out / "order.json", "split": out / split.name}
+    shares = [list(range(r, len(units), workers)) for r in range(workers)] if workers > 1 else []
+    stem, suffix = _stem_suffix(split.name)
+    for r in range(len(shares)):
+        names[f"worker{r}"] = out / f"order.worker{r}of{workers}.txt"
+        names[f"split{r}"] = out / f"{stem}.worker{r}of{workers}{suffix}"
+    taken = [p for p in names.values() if p.exists()]
+    if taken:
+        raise FileExistsError(f"{taken[0]} exists: navdtw order never overwrites (choose another --out)")
+    out.mkdir(parents=True, exist_ok=True)
+    ids = [i for unit in ordered_units for i in unit]
+    atomic_write_text(names["order"], "".join(i + "\n" for i in ids))
+    atomic_write_json(
+        names["json"],
+        {
+            "format": "navdtw order 1",
+            "seed": seed,
+            "split": split.name,
+            "split_sha256": hashlib.sha256(split.read_bytes()).hexdigest(),
+            "units": [list(u) for u in ordered_units],
+            "workers": shares or None,
+        },
+        indent=None,
+    )
+    atomic_write_bytes(names["split"], _dump(copy_of(ordered_entries), gz))
+    for r, share in enumerate(shares):
+        atomic_write_text(names[f"worker{r}"], "".join(i + "\n" for k in share for i in ordered_units[k]))
+        atomic_write_bytes(names[f"split{r}"], _dump(copy_of([ordered_entries[k] for k in share]), gz))
+    return names
+
+
+def _stem_suffix(name: str) -> tuple[str, str]:
+    for suffix in (".json.gz", ".jsonl.gz", ".json", ".jsonl"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
+
+
+def load_order(path: PathLike) -> Order:
+    """Reads an order: ``order.json`` (written by :func:`write_order`) or a plain id list.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``order.json``, or a text file with one episode id per line (each id its own unit).
+
+    Returns
+    -------
+    Order
+        The units in order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, an empty order or an id listed twice (the message names the file and
+        the line or unit).
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    seed = None
+    if text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+            units = tuple(tuple(str(i) for i in u) for u in doc["units"])
+            seed = doc.get("seed")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path.name}: not an order written by navdtw order ({exc})") from None
+    else:
+        units = tuple((line.strip(),) for line in text.splitlines() if line.strip())
+    if not units or any(not u for u in units):
+        raise ValueError(f"{path.name}: the order is empty or has an empty unit")
+    seen: set[str] = set()
+    for k, unit in enumerate(units):
+        for i in unit:
+            if i in seen:
+                raise ValueError(f"{path.name}: episode id {i!r} appears twice (unit {k})")
+            seen.add(i)
+    return Order(units, seed, path.name)
+
+
+def positions(order: Order) -> dict[str, int]:
+    """Each episode id's unit position in the order."""
+    return {i: k for k, unit in enumerate(order.units) for i in unit}

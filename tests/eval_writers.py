@@ -1,0 +1,212 @@
+"""Results files written the way VLN projects' evaluation code writes them (file names, keys,
+``json.dump`` options, per-rank splits, summary records), into a test's temporary folder. Written
+from reading each project's code (docs/datasets/results.md names the file and function); none of it
+is copied. The per-episode values come from :func:`episodes`, consistent as habitat's measures are.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+
+def episodes(n: int, *, seed: int = 0, unreachable=(), skill: float = 0.0) -> dict[str, dict]:
+    """Habitat-style measures of ``n`` episodes keyed by string id (``"1"``...): success iff
+    distance_to_goal <= 3 m, spl = success * shortest / max(path_length, shortest); an episode in
+    ``unreachable`` ends off the mesh (distance Infinity, spl NaN, success 0)."""
+    rng = np.random.default_rng([seed, int(1000 * skill) & 0xFFFF])
+    out = {}
+    for k in range(n):
+        shortest = float(rng.uniform(5, 14))
+        ok = bool(rng.random() < 1 / (1 + math.exp(-(skill + rng.normal(0, 1)))))
+        ne = float(rng.uniform(0.2, 3.0) if ok else 3.0 + rng.gamma(2.0, 2.5))
+        pl = shortest * float(rng.uniform(1.0, 1.6))
+        spl = float(ok) * shortest / max(pl, shortest)
+        if k in unreachable:
+            ok, ne, spl = False, math.inf, math.nan
+        out[str(k + 1)] = {
+            "distance_to_goal": ne,
+            "success": float(ok),
+            "spl": spl,
+            "path_length": pl,
+            "oracle_success": float(ok or rng.random() < 0.25),
+            "ndtw": float(np.clip(math.exp(-min(ne, 30.0) / 9.0), 0, 1)),
+            "steps_taken": int(rng.integers(40, 500)),
+        }
+    return out
+
+
+def _f32_mean(values) -> float:
+    """A mean as torch computes it on float32 tensors (sum / count), returned by ``.item()``."""
+    acc = np.float32(0)
+    for v in values:
+        acc = np.float32(acc + np.float32(v))
+    return float(np.float32(acc / np.float32(len(values))))
+
+
+def etpnav(folder: Path, eps: dict[str, dict], *, ckpt: int = 6, split: str = "val_unseen", world: int = 4) -> Path:
+    """ETPNav's _eval_checkpoint: each rank dumps its episodes (every world-th, indent=2) to
+    stats_ep_ckpt_{ckpt}_{split}_r{rank}_w{world}.json, with its own keys (collisions as count /
+    positions, ghost_cnt); rank 0 dumps the means over all ranks to stats_ckpt_{ckpt}_{split}.json.
+    Returns the means file."""
+    rows = {}
+    for k, (i, m) in enumerate(eps.items()):
+        rows[i] = {
+            "steps_taken": m["steps_taken"],
+            "distance_to_goal": m["distance_to_goal"],
+            "success": m["success"],
+            "oracle_success": m["oracle_success"],
+            "path_length": m["path_length"],
+            "collisions": (k % 4) / 20.0,
+            "spl": m["spl"],
+            "ndtw": m["ndtw"],
+            "sdtw": m["ndtw"] * m["success"],
+            "ghost_cnt": k % 7,
+        }
+    ids = list(rows)
+    for r in range(world):
+        mine = {i: rows[i] for i in ids[r::world]}
+        with open(folder / f"stats_ep_ckpt_{ckpt}_{split}_r{r}_w{world}.json", "w") as f:
+            json.dump(mine, f, indent=2)
+    means = {key: sum(v[key] for v in rows.values()) / len(rows) for key in next(iter(rows.values()))}
+    path = folder / f"stats_ckpt_{ckpt}_{split}.json"
+    with open(path, "w") as f:
+        json.dump(means, f, indent=2)
+    return path
+
+
+def _line(i: str, m: dict, scene: str = "zsNo4HB9uLZ") -> dict:
+    return {
+        "scene_id": scene,
+        "episode_id": int(i),
+        "success": m["success"],
+        "spl": m["spl"],
+        "os": m["oracle_success"],
+        "ne": m["distance_to_goal"],
+        "steps": m["steps_taken"],
+        "episode_instruction": f"walk to the door of room {i}",
+    }
+
+
+def streamvln(folder: Path, eps: dict[str, dict], *, world: int = 2, summary: bool = True) -> Path:
+    """StreamVLN's streamvln_eval.py: every rank appends a json.dumps line per episode to
+    result.json (rank r evaluates every world-th episode; lines of ranks interleave), then rank 0
+    appends the summary of the gathered tensors (float32 sum / count) without a newline."""
+    path = folder / "result.json"
+    ids = list(eps)
+    order = [i for k in range(len(ids) // world + 1) for i in ids[k * world : (k + 1) * world]]
+    with open(path, "a") as f:
+        for i in order:
+            f.write(json.dumps(_line(i, eps[i])) + "\n")
+    if summary:
+        gathered = [eps[i] for r in range(world) for i in ids[r::world]]
+        result_all = {
+            "sucs_all": _f32_mean([m["success"] for m in gathered]),
+            "spls_all": _f32_mean([m["spl"] for m in gathered]),
+            "oss_all": _f32_mean([m["oracle_success"] for m in gathered]),
+            "ones_all": _f32_mean([m["distance_to_goal"] for m in gathered]),
+            "length": len(gathered),
+        }
+        with open(path, "a") as f:
+            f.write(json.dumps(result_all))
+    return path
+
+
+def internnav(folder: Path, model: str, eps: dict[str, dict], *, split: str = "val_unseen") -> tuple[Path, Path]:
+    """InternNav's habitat_vln_evaluator (a json.dumps line per episode, ndtw included, appended
+    to <output>/progress.json) and distributed_base.eval (rank 0 appends calc_metrics' means as a
+    line of <output>/result.json: SPL's NaN and infinities as 0, NE over its finite values)."""
+    out = folder / model / split
+    out.mkdir(parents=True)
+    with open(out / "progress.json", "a") as f:
+        for i, m in eps.items():
+            f.write(json.dumps({**_line(i, m), "ndtw": m["ndtw"]}) + "\n")
+    ms = list(eps.values())
+    ne = [m["distance_to_goal"] for m in ms if math.isfinite(m["distance_to_goal"])]
+    result_all = {
+        "sucs_all": _f32_mean([m["success"] for m in ms]),
+        "spls_all": _f32_mean([m["spl"] if math.isfinite(m["spl"]) else 0.0 for m in ms]),
+        "oss_all": _f32_mean([m["oracle_success"] for m in ms]),
+        "nes_all": _f32_mean(ne),
+        "ndtws_all": _f32_mean([m["ndtw"] for m in ms]),
+        "length": len(ms),
+    }
+    with open(out / "result.json", "a") as f:
+        f.write(json.dumps(result_all) + "\n")
+    return out / "progress.json", out / "result.json"
+
+
+def navid(folder: Path, eps: dict[str, dict]) -> Path:
+    """NaVid's navid_agent.evaluate_agent: one log/stats_{id}.json per episode (json.dump indent=4)
+    with the measures of a fixed key set (in set order) and the episode id under "id"."""
+    log = folder / "log"
+    log.mkdir()
+    keys = {"distance_to_goal", "success", "spl", "path_length", "oracle_success"}
+    for i, m in eps.items():
+        record = {k: m[k] for k in keys}
+        record["id"] = i
+        with open(log / f"stats_{i}.json", "w") as f:
+            json.dump(record, f, indent=4)
+    return log
+
+
+def aerialvln(folder: Path, eps: dict[str, dict], *, ckpt: int = 3, split: str = "val_unseen") -> tuple[Path, Path]:
+    """AerialVLN's eval_vlnce: the rows of utils/env_vector.py (ids, the trajectory's poses,
+    SUCCESS_DISTANCE 20, done and is_collisioned as booleans, the measures) keyed by str(episode_id),
+    dumped without indent to intermediate_results/stats_ckpt_{ckpt}_{split}.json; the means of the
+    numeric fields (booleans as 0/1) dumped with indent=4 to results/ under the same name."""
+    rows = {}
+    for k, (i, m) in enumerate(eps.items()):
+        rows[i] = {
+            "episode_id": i,
+            "trajectory_id": str(k // 3),
+            "trajectory": [[0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 1.0], [1.0, 2.0, 5.0, 0.0, 0.0, 0.0, 1.0]],
+            "SUCCESS_DISTANCE": 20,
+            "done": True,
+            "is_collisioned": k % 5 == 0,
+            "distance_to_goal": m["distance_to_goal"] * 7,
+            "success": float(m["distance_to_goal"] * 7 <= 20),
+            "ndtw": m["ndtw"],
+            "sdtw": m["ndtw"] * float(m["distance_to_goal"] * 7 <= 20),
+            "path_length": m["path_length"] * 7,
+            "oracle_success": 1.0,
+            "steps_taken": m["steps_taken"],
+        }
+    (folder / "intermediate_results").mkdir()
+    (folder / "results").mkdir()
+    per_episode = folder / "intermediate_results" / f"stats_ckpt_{ckpt}_{split}.json"
+    with open(per_episode, "w") as f:
+        json.dump(rows, f)
+    numeric = {i: {k: v for k, v in r.items() if not isinstance(v, (str, list, dict))} for i, r in rows.items()}
+    means = {k: sum(v[k] for v in numeric.values()) / len(numeric) for k in next(iter(numeric.values()))}
+    path = folder / "results" / f"stats_ckpt_{ckpt}_{split}.json"
+    with open(path, "w") as f:
+        json.dump(means, f, indent=4)
+    return per_episode, path
+
+
+def vlnce_means(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str = "val_unseen") -> Path:
+    """VLN-CE's _eval_checkpoint: only the means of every measure (json.dump indent=4)."""
+    means = {k: sum(v[k] for v in eps.values()) / len(eps) for k in next(iter(eps.values()))}
+    path = folder / f"stats_ckpt_{ckpt}_{split}.json"
+    with open(path, "w") as f:
+        json.dump(means, f, indent=4)
+    return path
+
+
+def havln_means(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str = "val_unseen") -> Path:
+    """HA-VLN's _eval_checkpoint: the means of the measures, collisions as the mean count, and
+    HASimulator/metric.py's TCR (collisions beyond the unavoidable), CR (any: 0/1) and SR
+    (success without one), dumped with indent=4."""
+    rows = []
+    for k, m in enumerate(eps.values()):
+        tcr = k % 3
+        rows.append({**m, "collisions": k % 4, "TCR": tcr, "CR": min(tcr, 1), "SR": m["success"] * int(tcr == 0)})
+    means = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+    path = folder / f"stats_ckpt_{ckpt}_{split}.json"
+    with open(path, "w") as f:
+        json.dump(means, f, indent=4)
+    return path

@@ -1,0 +1,307 @@
+"""The results layouts of VLN projects (navdtw.datasets.layouts), each written as its project's code
+writes it (tests/eval_writers.py), read without options: shards as one run, summaries left out and
+cross-checked, means files as reported figures, per-row settings, coverage of the split."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from eval_writers import aerialvln, episodes, etpnav, havln_means, internnav, navid, streamvln, vlnce_means
+
+import navdtw
+from navdtw.cli import main
+from navdtw.datasets import layouts, load_results
+from navdtw.datasets.results import load_means
+from navdtw.suite import SuiteError, compare, load_suite
+
+
+def plain_means(eps: dict[str, dict], key: str, *, finite_only: bool = False, nan_as_zero: bool = False) -> float:
+    v = np.array([m[key] for m in eps.values()], dtype=float)
+    if nan_as_zero:
+        v = np.where(np.isnan(v), 0.0, v)
+    if finite_only:
+        v = v[np.isfinite(v)]
+    return float(v.mean())
+
+
+# --------------------------------------------------------------------------------------------
+# ETPNav: one file per rank, a means file
+# --------------------------------------------------------------------------------------------
+
+
+def test_etpnav_ranks_are_one_run(tmp_path):
+    eps = episodes(41, seed=1)
+    etpnav(tmp_path, eps)
+    t = load_results(tmp_path / "stats_ep_ckpt_6_val_unseen_r2_w4.json")  # any rank names the run
+    assert t.layout == "etpnav" and len(t) == 41 and sorted(t.ids, key=int) == list(eps)
+    assert "4 shards of one run (ranks 0-3 of 4)" in t.notes[0] and len(t.sources) == 4
+    for metric, key in (("sr", "success"), ("ne", "distance_to_goal"), ("spl", "spl"), ("pl", "path_length")):
+        assert t.evaluate().summary()[metric] == pytest.approx(plain_means(eps, key), rel=1e-12)
+    assert t.directions["collisions"] is False and t.directions["ghost_cnt"] is False  # lower is better
+    # the evaluator's means file is its reported figures, and equals navdtw's means
+    means = load_means(tmp_path / "stats_ckpt_6_val_unseen.json")
+    assert means.layout == "etpnav-means"
+    summary = t.evaluate().summary()
+    for m in ("sr", "spl", "ne", "osr", "ndtw", "sdtw", "collisions", "ghost_cnt", "steps"):
+        assert means.figures[m] == pytest.approx(summary[m], rel=1e-12), m
+
+
+def test_etpnav_missing_rank_and_overlap(tmp_path):
+    etpnav(tmp_path, episodes(20))
+    (tmp_path / "stats_ep_ckpt_6_val_unseen_r2_w4.json").unlink()
+    with pytest.raises(ValueError, match=r"stats_ep_ckpt_6_val_unseen_r2_w4\.json: missing: rank 2 of the 4 ranks"):
+        load_results(tmp_path / "stats_ep_ckpt_6_val_unseen_r0_w4.json")
+    r1 = json.loads((tmp_path / "stats_ep_ckpt_6_val_unseen_r1_w4.json").read_text())
+    (tmp_path / "stats_ep_ckpt_6_val_unseen_r2_w4.json").write_text(json.dumps(r1, indent=2))  # rank 1's again
+    with pytest.raises(ValueError, match=r"duplicate episode_id .*_r1_w4\.json entry 0 and .*_r2_w4\.json entry 0"):
+        load_results(tmp_path / "stats_ep_ckpt_6_val_unseen_r0_w4.json")
+
+
+def test_ranks_are_not_seeds(tmp_path):
+    etpnav(tmp_path, episodes(8))
+    with pytest.raises(SuiteError, match=r"shards of one run \(ranks of 4\), not runs \(seeds\).*--shards NAME="):
+        load_suite(
+            {
+                "datasets": {"d": {"dataset": "results"}},
+                "agents": {"etp": {"d": str(tmp_path / "stats_ep_ckpt_6_val_unseen_r*_w4.json")}},
+            }
+        )
+
+
+def test_means_file_is_not_malformed(tmp_path):
+    eps = episodes(12)
+    for write in (vlnce_means, havln_means):
+        path = write(tmp_path, eps)
+        with pytest.raises(ValueError, match=r"holds the evaluator's means .*--reported-from stats_ckpt_11_val_unseen"):
+            load_results(path)
+    vl = load_means(vlnce_means(tmp_path, eps))
+    assert vl.layout == "vlnce-means"
+    assert vl.figures["sr"] == pytest.approx(plain_means(eps, "success"))
+    assert vl.figures["steps"] == pytest.approx(plain_means(eps, "steps_taken"))
+    ha = load_means(havln_means(tmp_path, eps))
+    assert ha.layout == "havln-means"
+    assert set(ha.figures) >= {"sr", "success", "tcr", "cr", "collisions"}  # SR is the strict one
+    assert ha.figures["cr"] == pytest.approx(np.mean([min(k % 3, 1) for k in range(12)]))
+
+
+# --------------------------------------------------------------------------------------------
+# StreamVLN: JSON lines and a summary without a newline
+# --------------------------------------------------------------------------------------------
+
+
+def test_streamvln_summary_is_left_out_and_checked(tmp_path):
+    eps = episodes(30, seed=2, unreachable={4})
+    path = streamvln(tmp_path, eps)
+    assert not path.read_text().endswith("\n")
+    t = load_results(path)
+    assert t.layout == "streamvln" and len(t) == 30 and t.expected == 30
+    checks = {c["metric"]: c for c in t.checks}
+    assert all(c["agrees"] for c in checks.values())
+    assert math.isnan(checks["spl"]["evaluator"]) and math.isinf(checks["ne"]["evaluator"])  # NaN and inf averaged
+    assert checks["sr"]["evaluator"] == pytest.approx(plain_means(eps, "success"), rel=1e-6)
+    # navdtw's own policy: SPL 0 where success is 0, NE over the reachable episodes
+    assert checks["spl"]["navdtw"] == pytest.approx(plain_means(eps, "spl", nan_as_zero=True), rel=1e-12)
+    assert checks["ne"]["navdtw"] == pytest.approx(plain_means(eps, "distance_to_goal", finite_only=True), rel=1e-12)
+    note = next(n for n in t.notes if n.startswith("the evaluator's summary"))
+    assert "line 31, StreamVLN, 30 episodes" in note and "spls_all NaN" in note and "ones_all Infinity" in note
+
+
+def test_streamvln_partial_file_is_an_error_unless_allowed(tmp_path):
+    eps = episodes(30, seed=2)
+    path = streamvln(tmp_path, eps)
+    lines = path.read_text().split("\n")
+    path.write_text("\n".join(lines[:10] + lines[20:]))  # 10 episodes lost, the summary kept
+    t = load_results(path)
+    assert len(t) == 20 and t.expected == 30
+    assert not all(c["agrees"] for c in t.checks) and "DIFFERS" in t.notes[-1]
+    bench = navdtw.datasets.open("results")
+    with pytest.raises(ValueError, match=r"PARTIAL RESULTS: covers 20 of the 30 episodes .*--partial"):
+        bench.match(path)
+    with pytest.warns(UserWarning, match=r"PARTIAL RESULTS: covers 20 of the 30"):
+        navdtw.datasets.open("results", partial=True).match(path)
+
+
+def test_streamvln_resumed_run(tmp_path):
+    """A resumed evaluation appends its next episode on the summary's line."""
+    eps = episodes(10, seed=3)
+    first = dict(list(eps.items())[:6])
+    path = streamvln(tmp_path, first)
+    streamvln(tmp_path, dict(list(eps.items())[6:]), summary=False)
+    with open(path, "a") as f:
+        f.write(json.dumps({"sucs_all": plain_means(eps, "success"), "spls_all": plain_means(eps, "spl"),
+                            "oss_all": plain_means(eps, "oracle_success"),
+                            "ones_all": plain_means(eps, "distance_to_goal"), "length": 10}))  # fmt: skip
+    t = load_results(path)
+    assert len(t) == 10 and len(t.checks) == 4 and all(c["agrees"] for c in t.checks)
+
+
+# --------------------------------------------------------------------------------------------
+# InternNav: <model>/<split>/progress.json and result.json
+# --------------------------------------------------------------------------------------------
+
+
+def test_internnav_progress_and_means(tmp_path):
+    eps = episodes(25, seed=4, unreachable={3, 9})
+    progress, result = internnav(tmp_path, "InternVLA-N1-DualVLN", eps)
+    t = load_results(progress)
+    assert t.layout == "internnav" and len(t) == 25 and "ndtw" in t.values
+    with pytest.raises(ValueError, match=r"result\.json: holds the evaluator's means over 25 episodes"):
+        load_results(result)
+    means = load_means(result)
+    assert means.layout == "internnav-means" and means.length == 25
+    # calc_metrics: SPL's NaN as 0, NE over the finite values: navdtw's own policy, the same figures
+    assert means.figures["spl"] == pytest.approx(t.evaluate().summary()["spl"], rel=1e-6)
+    assert means.figures["ne"] == pytest.approx(plain_means(eps, "distance_to_goal", finite_only=True), rel=1e-6)
+    ne = t.values["ne"]
+    assert means.figures["ne"] == pytest.approx(ne[np.isfinite(ne)].mean(), rel=1e-6)
+
+
+def test_agents_named_by_the_folders_that_differ(tmp_path, capsys):
+    a, _ = internnav(tmp_path, "InternVLA-N1-DualVLN", episodes(25, seed=4))
+    b, means = internnav(tmp_path, "InternVLA-N1", episodes(25, seed=5))
+    results = compare([a, b], dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"InternVLA-N1": means})  # fmt: skip
+    ds = results["datasets"]["results"]
+    assert set(ds["agents"]) == {"InternVLA-N1-DualVLN", "InternVLA-N1"}
+    check = ds["reported"]["InternVLA-N1"]
+    assert check["sr"]["reported"] == pytest.approx(check["sr"]["measured"], rel=1e-6) and check["sr"]["inside"]
+    inputs = results["provenance"]["inputs"]
+    assert [i["option"] for i in inputs].count("reported_from") == 1
+    assert {i["layout"] for i in inputs if i["option"] == "predictions"} == {"internnav"}
+    with pytest.raises(SuiteError, match=r"would both be named 'progress'; name each agent: NAME=FILE"):
+        compare([a, a], dataset="results", progress=False)
+
+
+# --------------------------------------------------------------------------------------------
+# NaVid: one file per episode in log/
+# --------------------------------------------------------------------------------------------
+
+
+def test_navid_folder_and_glob_are_one_run(tmp_path):
+    eps = episodes(15, seed=6, unreachable={2})
+    log = navid(tmp_path, eps)
+    t = load_results(log)
+    assert t.layout == "navid" and len(t) == 15 and "15 files of one run (the folder log)" in t.notes[0]
+    assert t.evaluate().summary()["sr"] == pytest.approx(plain_means(eps, "success"))
+    assert math.isinf(t.values["ne"][t.ids.index("3")])
+    g = load_results(str(log / "stats_*.json"))
+    assert sorted(g.ids, key=int) == sorted(t.ids, key=int)
+    results = compare([], dataset="results", progress=False, settings={"resamples": 200},
+                      shards={"navid": str(log / "stats_*.json")})  # fmt: skip
+    assert results["datasets"]["results"]["n"] == 15 and not results["failures"]
+    assert sum(i["option"] == "predictions" for i in results["provenance"]["inputs"]) == 15
+    (log / "sub").mkdir()
+    keys = ("distance_to_goal", "success", "spl", "path_length", "oracle_success")
+    (log / "sub" / "stats_99.json").write_text(json.dumps({**{k: eps["1"][k] for k in keys}, "id": "99"}, indent=4))
+    assert len(load_results(log)) == 15 and len(load_results(log, recursive=True)) == 16
+
+
+# --------------------------------------------------------------------------------------------
+# AerialVLN: per-row SUCCESS_DISTANCE, booleans, constant columns
+# --------------------------------------------------------------------------------------------
+
+
+def test_aerialvln_threshold_and_constant_columns(tmp_path):
+    eps = episodes(18, seed=7)
+    per_episode, means_file = aerialvln(tmp_path, eps)
+    t = load_results(per_episode)
+    assert t.layout == "aerialvln" and len(t) == 18
+    assert t.settings == {"threshold": 20.0} and t.evaluate().threshold == 20.0
+    assert t.constants == {"done": 1.0} and "done" not in t.values and "SUCCESS_DISTANCE" not in t.values
+    assert "trajectory" in t.ignored and t.directions["is_collisioned"] is False
+    means = load_means(means_file)
+    assert means.layout == "aerialvln-means" and "SUCCESS_DISTANCE" not in means.figures
+    assert means.figures["sr"] == pytest.approx(t.evaluate().summary()["sr"])
+    results = compare([per_episode], dataset="results", progress=False, settings={"resamples": 200})
+    assert results["datasets"]["results"]["threshold"] == 20.0
+
+
+# --------------------------------------------------------------------------------------------
+# the registry, recognition, numbers beyond float's range
+# --------------------------------------------------------------------------------------------
+
+
+def test_registry_is_data():
+    names = [lay.name for lay in layouts.LAYOUTS]
+    assert len(names) == len(set(names))
+    for lay in layouts.LAYOUTS:
+        assert lay.holds in ("episodes", "means") and lay.writer and lay.nonfinite and lay.keys
+        assert layouts.layout(lay.name) is lay
+        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17)
+        assert lay.regex.fullmatch(example)
+    assert layouts.recognise("predictions.json", {"1": None}) is None  # not a results layout: left to others
+    with pytest.raises(ValueError, match=r"unknown layout 'etp'; the layouts are etpnav, "):
+        layouts.layout("etp")
+
+
+def test_layout_override(tmp_path):
+    eps = episodes(6)
+    path = tmp_path / "renamed.jsonl"
+    path.write_text("".join(json.dumps({"episode_id": i, "success": m["success"], "spl": m["spl"], "os": 1.0,
+                                        "ne": m["distance_to_goal"], "episode_instruction": "x"}) + "\n"
+                            for i, m in eps.items()))  # fmt: skip
+    assert load_results(path).layout is None
+    assert load_results(path, layout="internnav").layout == "internnav"
+    assert main(["compare", str(path), "--dataset", "results", "--layout", "internnav", "--resamples", "100",
+                 "--no-progress"]) == 0  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ['{"episode_id": 1, "ne": 1e400}', '{"episode_id": 1, "ne": ' + "9" * 400 + "}"])
+def test_numbers_beyond_float_range_are_refused(tmp_path, text):
+    path = tmp_path / "t.jsonl"
+    path.write_text(text + '\n{"episode_id": 2, "ne": Infinity}\n')
+    with pytest.raises(ValueError, match=r"^t\.jsonl: line 1 \(episode_id 1\): 'ne' is .*beyond float's range"):
+        load_results(path)
+    path.write_text('{"episode_id": 2, "ne": Infinity}\n')
+    assert math.isinf(load_results(path).values["ne"][0])  # the evaluators' token: unreachable
+
+
+def test_numbers_beyond_float_range_in_csv(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("episode_id,ne\n1,1e400\n2,inf\n")
+    with pytest.raises(ValueError, match=r"^t\.csv: line 2 \(episode_id 1\): 'ne' is '1e400', beyond float's range"):
+        load_results(path)
+    path.write_text("episode_id,ne\n1,2.5\n2,inf\n")
+    assert load_results(path).values["ne"].tolist() == [2.5, math.inf]
+
+
+# --------------------------------------------------------------------------------------------
+# the command line and suite files
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_shards_and_reported_from(tmp_path, capsys):
+    for ckpt, seed in ((6, 1), (9, 2)):
+        sub = tmp_path / f"ckpt{ckpt}"
+        sub.mkdir()
+        etpnav(sub, episodes(40, seed=seed, skill=0.3 * seed), ckpt=ckpt)
+    a = tmp_path / "ckpt6"
+    argv = ["compare", "--shards", f"ckpt6={a}/stats_ep_ckpt_6_val_unseen_r*_w4.json",
+            "--shards", f"ckpt9={tmp_path / 'ckpt9'}", "--dataset", "results",
+            "--reported-from", f"ckpt6={a / 'stats_ckpt_6_val_unseen.json'}", "--resamples", "200",
+            "--no-progress", "--out", str(tmp_path / "out")]  # fmt: skip
+    (tmp_path / "ckpt9" / "stats_ckpt_9_val_unseen.json").rename(tmp_path / "means9.json")  # not a shard
+    assert main(argv) == 0
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    ds = res["datasets"]["results"]
+    assert set(ds["agents"]) == {"ckpt6", "ckpt9"} and ds["n"] == 40
+    assert ds["reported"]["ckpt6"]["sr"]["gap"] == pytest.approx(0.0, abs=1e-12)
+    assert sum(i["agent"] == "ckpt6" and i["option"] == "predictions" for i in res["provenance"]["inputs"]) == 4
+
+
+def test_suite_file_shards_and_reported_from(tmp_path):
+    etpnav(tmp_path, episodes(40, seed=1))
+    (tmp_path / "suite.toml").write_text(
+        '[datasets.etp]\ndataset = "results"\n\n[agents.mine]\n'
+        'etp = {shards = "stats_ep_ckpt_6_val_unseen_r*_w4.json", reported_from = "stats_ckpt_6_val_unseen.json"}\n'
+        "\n[settings]\nresamples = 200\n"
+    )
+    results = navdtw.suite.run(tmp_path / "suite.toml", progress=False)
+    assert not results["failures"]
+    assert results["datasets"]["etp"]["reported"]["mine"]["spl"]["inside"]
+    bad = {"datasets": {"d": {"dataset": "results"}}, "agents": {"m": {"d": {"shards": "x*", "file": "y"}}}}
+    with pytest.raises(SuiteError, match=r'give file = "\.\.\." \(one file per run\) or shards'):
+        load_suite(bad, base=tmp_path)

@@ -1,0 +1,149 @@
+"""navdtw.stats.runs_difference: two agents scored in several runs (seeds) on the same episodes.
+
+Against references (scipy's paired t-test with one run, Welch's test on the run means where only
+the seeds vary, a plain loop over clusters), on the issue's simulated agents (type-I error and
+coverage with seed offsets, where the per-episode-means test rejected 18-75% of equal agents), and
+bad input. The full tables: ``benchmarks/bench_runs.py`` (docs/statistics.md, "Several runs")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from navdtw import stats as ns
+
+
+def _agents(rng, reps, n, runs, sigma, delta=0.0):
+    """The issue's simulation: episode difficulty p_e ~ Beta(2, 2) shared by both agents, each run
+    shifting the success probability by b_r ~ N(0, sigma) (its own seeds), success ~
+    Bernoulli(clip(p_e + delta + b_r)); ``[reps, n, runs]`` each (the same generator as
+    benchmarks/bench_runs.py)."""
+    p = rng.beta(2.0, 2.0, (reps, n, 1))
+
+    def agent(shift):
+        b = rng.normal(0.0, sigma, (reps, 1, runs))
+        return (rng.random((reps, n, runs)) < np.clip(p + shift + b, 0.0, 1.0)).astype(np.float64)
+
+    return agent(delta), agent(0.0)
+
+
+def test_one_run_is_the_paired_t_test():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0.3, 1.0, (80, 1)), rng.normal(0.0, 1.0, (80, 1))
+    r = ns.runs_difference(a, b)
+    ref = stats.ttest_rel(a[:, 0], b[:, 0])
+    assert r.seeds is False and r.units == 80 and r.df == 79
+    assert r.diff == pytest.approx(a.mean() - b.mean(), abs=1e-12)
+    assert r.p == pytest.approx(ref.pvalue, rel=1e-10)
+    lo, hi = ref.confidence_interval(0.95)
+    assert (r.lo, r.hi) == pytest.approx((lo, hi), rel=1e-10)
+    # a several-run agent against a one-run agent: the episodes-only comparison of the means over runs
+    c = np.column_stack([b[:, 0], b[:, 0] + 0.1, b[:, 0] - 0.3])
+    r = ns.runs_difference(a, c)
+    assert r.seeds is False and r.p == pytest.approx(stats.ttest_rel(a[:, 0], c.mean(axis=1)).pvalue, rel=1e-10)
+
+
+def test_where_only_the_seeds_vary_it_is_welchs_test_on_the_run_means():
+    # every episode the same within a run: no episode term, no within-run noise; the run means differ
+    ma, mb = np.array([0.61, 0.55, 0.58]), np.array([0.52, 0.57, 0.50, 0.49])
+    a, b = np.tile(ma, (50, 1)), np.tile(mb, (50, 1))
+    r = ns.runs_difference(a, b, confidence=0.9)
+    ref = stats.ttest_ind(ma, mb, equal_var=False)
+    assert r.seeds is True and r.p == pytest.approx(ref.pvalue, rel=1e-9)
+    assert (r.lo, r.hi) == pytest.approx(tuple(ref.confidence_interval(0.9)), rel=1e-9)
+
+
+def _loop(a, b, clusters):
+    """The documented formulas, one cluster and one run at a time."""
+    labels = sorted(set(clusters))
+    n, ra, rb = len(a), a.shape[1], b.shape[1]
+    u = a.mean(axis=1) - b.mean(axis=1)
+    d = u.mean()
+    g = len(labels)
+    sums = [sum(u[e] - d for e in range(n) if clusters[e] == c) for c in labels]
+    v_ep = g / (g - 1) * sum(s * s for s in sums) / n**2
+    v, share = v_ep, v_ep**2 / (g - 1)
+    for x, r in ((a, ra), (b, rb)):
+        m = x.mean(axis=0)
+        s2 = m.var(ddof=1)
+        e = x - x.mean(axis=1, keepdims=True) - m + m.mean()
+        cl = [[sum(e[q, k] for q in range(n) if clusters[q] == c) for k in range(r)] for c in labels]
+        w = sum(y * y for row in cl for y in row) / ((r - 1) * (g - 1)) * g / n**2
+        v += max(0.0, s2 - w) / r
+        share += (s2 / r) ** 2 / (r - 1)
+    return d, v**0.5, v**2 / share
+
+
+def test_against_a_plain_loop_with_clusters_and_infinite_values():
+    rng = np.random.default_rng(4)
+    n = 60
+    clusters = [f"path{e // 3}" for e in range(n)]
+    base = rng.normal(0, 1, n)
+    a = base[:, None] + rng.normal(0, 0.5, (n, 3)) + rng.normal(0, 0.4, 3)
+    b = base[:, None] + rng.normal(0, 0.5, (n, 4)) + rng.normal(0, 0.4, 4)
+    a[7, 2] = np.inf  # episode 7 is left out of the comparison (every run of both)
+    r = ns.runs_difference(a, b, clusters=clusters)
+    keep = np.arange(n) != 7
+    d, se, df = _loop(a[keep], b[keep], [c for c, k in zip(clusters, keep) if k])
+    assert (r.diff, r.se, r.df) == pytest.approx((d, se, df), rel=1e-10)
+    assert r.p == pytest.approx(2 * stats.t.sf(abs(d) / se, df), rel=1e-10) and r.units == 20
+    # a batch gives what each item gives alone
+    batch = ns.runs_difference(np.stack([a, b[:, :3]]), np.stack([b, np.roll(b, 1, axis=0)]), clusters=clusters)
+    alone = ns.runs_difference(b[:, :3], np.roll(b, 1, axis=0), clusters=clusters)
+    assert batch.se.shape == (2,) and batch.se[0] == pytest.approx(r.se, rel=1e-12)
+    assert batch.p[1] == pytest.approx(alone.p, rel=1e-12)
+
+
+def test_the_within_run_noise_is_not_counted_twice():
+    # no seed effect: the seeds' term is what the run means vary beyond the episodes' noise, ~0;
+    # counting the run means' variance whole would double the variance of equal-size terms
+    rng = np.random.default_rng(9)
+    a, b = _agents(rng, 200, 2000, 5, 0.0)
+    r = ns.runs_difference(a, b)
+    episode = ns.runs_difference(a.mean(axis=2, keepdims=True), b.mean(axis=2, keepdims=True))
+    assert np.median(r.se / episode.se) < 1.1  # the whole double count would be sqrt(2) = 1.41
+
+
+@pytest.mark.parametrize(("runs", "n", "sigma"), [(3, 300, 0.06), (3, 2000, 0.03), (5, 2000, 0.06)])
+def test_type_one_error_and_coverage_with_seed_offsets(runs, n, sigma):
+    """The issue's reproduction, CI-sized (400 pairs of equal agents a case; the full grid in
+    docs/statistics.md): the per-episode-means test rejected 18-75% of these; the runs-aware test
+    must stay at 5% (+ 3 Monte-Carlo standard errors), its interval cover 0 as often."""
+    rng = np.random.default_rng(1000 * runs + n + int(1000 * sigma))
+    a, b = _agents(rng, 400, n, runs, sigma)
+    r = ns.runs_difference(a, b)
+    assert np.mean(r.p < 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+    assert np.mean((r.lo <= 0) & (r.hi >= 0)) >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 400)
+    old = ns.runs_difference(a.mean(axis=2, keepdims=True), b.mean(axis=2, keepdims=True))
+    assert np.mean(old.p < 0.05) > 0.15  # the old design (episodes only) on the same data
+
+
+def test_it_has_power_where_the_seeds_do_not_hide_the_difference():
+    rng = np.random.default_rng(21)
+    a, b = _agents(rng, 200, 2000, 5, 0.0, delta=0.05)
+    assert np.mean(ns.runs_difference(a, b).p < 0.05) > 0.9
+
+
+def test_degenerate_and_bad_input():
+    ones = np.ones((10, 3))
+    r = ns.runs_difference(ones, ones)
+    assert r.diff == 0 and r.se == 0 and r.p == 1.0
+    r = ns.runs_difference(ones, 0 * ones)
+    assert r.diff == 1 and r.p == np.finfo(float).tiny
+    r = ns.runs_difference(ones[:1], ones[:1])
+    assert r.diff == 0 and np.isnan(r.se) and np.isnan(r.p) and np.isnan(r.lo)
+    with pytest.raises(ValueError, match=r"a and b must be \[\.\.\., episodes, runs\]"):
+        ns.runs_difference(np.ones(10), np.ones(10))
+    with pytest.raises(ValueError, match=r"a and b must be"):
+        ns.runs_difference(np.ones((10, 2)), np.ones((9, 2)))
+    bad = ones.copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(ValueError, match=r"b is NaN at episode 4, run 1"):
+        ns.runs_difference(ones, bad)
+    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\)"):
+        ns.runs_difference(ones, ones, confidence=95)
+    with pytest.raises(ValueError, match=r"clusters has 3 labels for 10 episodes"):
+        ns.runs_difference(ones, ones, clusters=[1, 2, 3])
+    with pytest.raises(TypeError):
+        ns.runs_difference(ones, ones, None)
