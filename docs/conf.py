@@ -34,6 +34,7 @@ extensions = [
     "sphinxarg.ext",
     "sphinx_copybutton",
     "stubs",  # _ext/stubs.py: navdtw._core's signatures from _core.pyi
+    "home_refs",  # _ext/home_refs.py: a submodule's short references, to where the name is documented
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}

@@ -325,6 +325,19 @@ def test_match_predictions_expands_a_split_of_paths(graphs):
     assert by_path.extra["object_found"].tolist() == [True, True, False, False]
 
 
+def test_match_predictions_refuses_a_split_listing_an_instruction_twice(graphs):
+    # a list of records is not read through load_reverie, so the matcher checks the ids itself:
+    # 9_1 listed twice would otherwise be scored twice (SR 1/3 of 3 instead of 1/4 of 4 episodes)
+    objects = reverie.load_objects(boxes())
+    once = reverie.match_predictions(split_entries(), preds(), graphs, objects)
+    assert len(once) == 4
+    twice = split_entries() + split_entries()[2:]
+    with pytest.raises(ValueError, match=r"^match_predictions: the split has duplicate instruction ids$"):
+        reverie.match_predictions(twice, preds(), graphs, objects)
+    with pytest.raises(ValueError, match="duplicate instruction ids"):
+        reverie.match_predictions(reverie.instructions(twice), preds(), graphs, objects)
+
+
 def test_bad_split_and_boxes(tmp_path, graphs):
     conn = conn_folder(tmp_path, graphs)
     split = write(tmp_path, "REVERIE_toy.json", split_entries())

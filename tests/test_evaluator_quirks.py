@@ -198,6 +198,14 @@ def test_r2r_id_set(graphs):
     assert ds.match_predictions(bare, preds("7_0", "7_1", "7_2"), graphs, id_set="r2r").left_out == ("7_3",)
     with pytest.raises(ValueError, match=r"instr_id x is not '<path_id>_<k>'"):
         ds.match_predictions([dict(bare[0], instr_id="x")], {"x": ["a"]}, graphs, id_set="r2r")
+    # the note says which instructions the evaluator scores
+    assert m.notes[0] == "r2r: the R2R evaluator scores instructions 0..2 of each path only; left out 7_3 (1 in all)"
+    # a record after the first without its instr_id (split or predictions) is named, not a KeyError
+    no_id = {k: v for k, v in bare[1].items() if k != "instr_id"}
+    with pytest.raises(ValueError, match=r"^split record 1: needs 'instr_id', 'scan' and 'path'$"):
+        ds.match_predictions([bare[0], no_id], preds("7_0", "7_1"), graphs)
+    with pytest.raises(ValueError, match=r"^<input>: entry 1\b"):
+        ds.match_predictions(ins, [*preds("7_0"), {"trajectory": [["a", 0, 0]]}], graphs)
 
 
 def test_load_predictions_duplicates():

@@ -826,6 +826,46 @@ def test_to_csv_writes_the_file_and_takes_columns_by_keyword(tmp_path):
         s.to_csv(None, {"split": ["val"]})  # columns is keyword-only
 
 
+def test_columns_of_another_length_or_a_metric_name_are_refused():
+    s = evaluate([[0, 1, 2]] * 2, [[0, 1], [0, 1, 2]], distances=LINE3, convention="r2r", metrics=["ne", "sr"])
+    assert s.to_records(columns={"split": ["a", "b"]}) == [
+        {"split": "a", "ne": 3.0, "sr": 0.0},
+        {"split": "b", "ne": 0.0, "sr": 1.0},
+    ]
+    # one entry short would drop an episode, one too many would be cut: both refused, in both outputs
+    for values in (["a"], ["a", "b", "c"]):
+        message = rf"^column 'split' has {len(values)} entries for 2 episodes$"
+        with pytest.raises(ValueError, match=message):
+            s.to_records(columns={"split": values})
+        with pytest.raises(ValueError, match=message):
+            s.to_csv(columns={"split": values})
+    # a column named as a metric would write the header twice
+    with pytest.raises(ValueError, match=r"^column 'ne' has the name of a metric$"):
+        s.to_csv(columns={"ne": [1, 2]})
+
+
+def test_summary_shows_fractions_in_percent_unless_told_they_already_are():
+    from navdtw.metrics import Summary
+
+    records = {"sr": navdtw.registry.get("sr"), "ne": navdtw.registry.get("ne")}
+    html = Summary({"sr": 0.5, "ne": 1.5}, records=records)._repr_html_()  # percent=False by default
+    assert "50.00" in html and "1.50" in html and "0.50" not in html
+    html = Summary({"sr": 50.0}, records=records, percent=True)._repr_html_()
+    assert "50.00" in html and "5000.00" not in html
+
+
+def test_conventions_are_frozen_and_hashable():
+    import dataclasses
+
+    r2r = navdtw.CONVENTIONS["r2r"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r2r.success_inclusive = True
+    assert not r2r.success_inclusive
+    # hashable and equal by value: usable as a key (e.g. a cache of matched episodes per convention)
+    same = navdtw.Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py")
+    assert {r2r: 1}[same] == 1 and hash(same) == hash(r2r)
+
+
 def test_convention_refuses_an_unknown_spl_length():
     with pytest.raises(ValueError, match=r"^convention 'mine': spl_length must be one of start_goal, shortest, "):
         navdtw.Convention("mine", True, "shortst")

@@ -117,6 +117,15 @@ def test_metric_with_extra_inputs():
             navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"fuond": found})
 
 
+@pytest.mark.parametrize("episodes", [1, 3])
+def test_a_metric_sees_the_batch_size(episodes):
+    # ctx.size is B, the second axis of the engine's [len(STATS), B] statistics, for one episode too
+    seen = Metric("batch_toy", "B", lambda c: np.full(c.size, float(c.size)), description="toy: the batch size")
+    with registry.registered(seen):
+        s = navdtw.evaluate([REF] * episodes, [AT] * episodes, distances=GRID, metrics=["batch_toy"])
+    assert s["batch_toy"].tolist() == [float(episodes)] * episodes
+
+
 def test_register_errors():
     with pytest.raises(ValueError, match="already registered"):
         registry.register_metric(registry.get("ndtw"))

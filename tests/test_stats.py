@@ -503,6 +503,41 @@ def test_bad_input(call, match):
         call()
 
 
+def test_shapes_are_checked_and_a_vector_is_one_column():
+    x = np.arange(12.0) ** 1.5
+    one = ns.bootstrap_means(x, resamples=500, seed=3)
+    column = ns.bootstrap_means(x[:, None], resamples=500, seed=3)
+    assert one.mean.shape == (1,) and one.mean[0] == x.mean()
+    np.testing.assert_array_equal(one.lo, column.lo)
+    np.testing.assert_array_equal(one.hi, column.hi)
+    for call, match in (
+        (lambda: ns.bootstrap_means(np.ones((4, 2, 2))), r"^stats: expected a \[episodes, columns\] matrix, got shape"),
+        (lambda: ns.bootstrap_ci(np.ones((4, 2))), r"^stats: values must be one-dimensional, got shape \(4, 2\)$"),
+        (lambda: ns.bootstrap_ci(3.0), r"^stats: values must be one-dimensional, got shape \(\)$"),
+        (lambda: ns.paired_difference(1.0, 2.0), r"^stats: a and b must be 1-D and paired"),
+        (lambda: ns.paired_difference(np.ones((4, 2)), np.ones((4, 2))), r"^stats: a and b must be 1-D and paired"),
+        (lambda: ns.paired_permutation_test(np.ones((4, 2)), np.ones((4, 2))), r"^stats: a and b must be 1-D"),
+        (lambda: ns.analyze(np.ones((3, 3)), [0, 1]), r"^stats: pairs must be \(i, j\) column pairs, got shape"),
+        (lambda: ns.analyze(np.ones((3, 3)), np.zeros((1, 2, 2), int)), r"^stats: pairs must be \(i, j\) column"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_resamples_may_be_any_integer_type_but_only_an_integer():
+    x = np.arange(20.0) % 7
+    plain = ns.bootstrap_ci(x, resamples=300, seed=5)
+    assert ns.bootstrap_ci(x, resamples=np.int64(300), seed=5) == plain  # e.g. read from a numpy array
+    mean, lo, hi = ns.bootstrap_ci(x, resamples=1, seed=5, method="percentile")  # one resample is allowed
+    assert mean == x.mean() and lo == hi  # the interval of one resample's mean
+    assert ns.paired_permutation_test(x, x[::-1], resamples=np.int32(300)) == ns.paired_permutation_test(
+        x, x[::-1], resamples=300
+    )
+    for bad in (2.5, np.float64(2.5), -3, 0):
+        with pytest.raises(ValueError, match=rf"^stats: resamples must be a positive integer, got {bad}$"):
+            ns.bootstrap_ci(x, resamples=bad)
+
+
 def test_degenerate_data():
     assert ns.bootstrap_ci([0.0] * 30) == (0.0, 0.0, 0.0)
     assert ns.paired_difference([0.0] * 9, [0.0] * 9) == (0.0, 0.0, 0.0)

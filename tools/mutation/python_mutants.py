@@ -6,7 +6,10 @@ build/mutation/pkg-py/navdtw, beside a copy of the installed extension (the pack
 non-editable from python/navdtw, so the tests import that copy through PYTHONPATH); the source tree
 is never touched. Each mutant is judged by `pytest -x` over the row's test files only, so it costs
 seconds, not the whole suite. Mutants known to be equivalent are listed in EQUIVALENT with the reason
-and counted apart.
+and counted apart, as are the incompetent ones: mutants that do not compile (cosmic-ray turns the
+keyword-only `*` of a signature into `//`, or `==` into `is` before a literal, a SyntaxWarning that
+the tests' warnings-as-errors make an error). They are found before the run and not run: a test
+cannot notice them, so counting them killed would flatter the score.
 
     python tools/mutation/python_mutants.py                 # every row, the sample sizes below
     python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats.py's mutants
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import os
 import random
@@ -26,7 +30,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,6 +190,28 @@ def make_package() -> None:
     shutil.copy2(so, PKG / "navdtw")
 
 
+def mutated_source(module: Path, operator: str, occurrence: int) -> str:
+    """The source of `module` with one mutation applied (by cosmic-ray itself, to a copy: cosmic-ray
+    may live in another virtualenv than this script, as in CI)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / module.name
+        shutil.copy2(module, copy)
+        subprocess.run(["cosmic-ray", "apply", str(copy), operator, str(occurrence)], check=True, capture_output=True)
+        return copy.read_text()
+
+
+def compile_error(source: str, name: str) -> str | None:
+    """Why `source` does not compile under the tests' warnings-as-errors (pyproject's
+    filterwarnings = ["error"]), or None when it does."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            compile(source, name, "exec", dont_inherit=True)
+        except (SyntaxError, SyntaxWarning, ValueError) as error:
+            return f"{type(error).__name__}: {error}"
+    return None
+
+
 def diff_lines(diff: str) -> tuple[str, str]:
     old = [line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
     new = [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
@@ -243,8 +271,28 @@ def init_row(row: str, sample: int, seed: int, timeout: float) -> None:
             drop = [(j,) for j in jobs if (str(db), j) not in chosen]
             con.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
             con.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
+    mark_incompetent([c for c in candidates if c[-2:] in chosen])
     info = {"mutants": len(chosen), "of": len(candidates), "annotations": in_annotations, "seed": seed}
     (OUT / f"{row}.json").write_text(json.dumps(info))
+
+
+def mark_incompetent(chosen: list[tuple]) -> None:
+    """Records the chosen mutants that do not compile as judged incompetent, so `cosmic-ray exec`
+    leaves them alone (it runs only the mutants without a result)."""
+    for rel, _line, _col, operator, occurrence, db, job_id in chosen:
+        module = PKG / "navdtw" / rel
+        original = module.read_text()
+        mutated = mutated_source(module, operator, occurrence)
+        why = compile_error(mutated, str(module))
+        if why is None:
+            continue
+        lines = difflib.unified_diff(original.split("\n"), mutated.split("\n"), "a/" + rel, "b/" + rel, lineterm="")
+        diff = "\n".join(["--- mutation diff ---", *lines])
+        with sqlite3.connect(db) as con:
+            con.execute(
+                "INSERT INTO work_results (worker_outcome, output, test_outcome, diff, job_id) VALUES (?, ?, ?, ?, ?)",
+                ("NORMAL", why, "INCOMPETENT", diff, job_id),
+            )
 
 
 def results_of(rel: str, db: Path) -> list[tuple]:
@@ -260,8 +308,10 @@ def results_of(rel: str, db: Path) -> list[tuple]:
         reason = EQUIVALENT.get((rel, old, new))
         if test == "SURVIVED" or (worker == "NORMAL" and test is None):
             outcome = "equivalent" if reason else "survived"
+        elif test == "INCOMPETENT":
+            outcome = "incompetent"  # does not compile (found before the run), or cosmic-ray failed to apply it
         else:
-            outcome = "killed"  # killed, incompetent (the mutant does not import) or timed out
+            outcome = "killed"  # the tests failed, or timed out
         out.append((job, outcome, reason, line, operator, old, new))
     return out
 
@@ -278,7 +328,7 @@ def exec_row(row: str, rejudge: bool) -> None:
 
 def tally_row(row: str) -> dict:
     counts = json.loads((OUT / f"{row}.json").read_text())
-    counts.update(killed=0, equivalent=0, survived=0, pending=0)
+    counts.update(killed=0, incompetent=0, equivalent=0, survived=0, pending=0)
     survivors = []
     for rel, _, db in sessions_of(row):
         judged = results_of(rel, db)
@@ -324,13 +374,17 @@ def main(argv=None) -> int:
         score = 100.0 * c["killed"] / judged if judged else 100.0
         table.append((row, c, score))
         print(f"{row}: {c} score {score:.1f}%", flush=True)
-    # "of": every mutant of the row less those inside annotations (equivalent by construction, not run)
-    print("| module | mutants run (of) | in annotations | killed | equivalent | survived | pending | score |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    # "of": every mutant of the row less those inside annotations (equivalent by construction, not run);
+    # the score is killed / (killed + survived): the incompetent and the equivalent are left out
+    print(
+        "| module | mutants drawn (of) | in annotations | incompetent | killed | equivalent | survived | pending "
+        "| score |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row, c, score in table:
         print(
-            f"| {row} | {c['mutants']} (of {c['of']}) | {c['annotations']} | {c['killed']} | {c['equivalent']} "
-            f"| {c['survived']} | {c['pending']} | {score:.1f}% |"
+            f"| {row} | {c['mutants']} (of {c['of']}) | {c['annotations']} | {c['incompetent']} | {c['killed']} "
+            f"| {c['equivalent']} | {c['survived']} | {c['pending']} | {score:.1f}% |"
         )
     return 0 if all(score >= 90.0 for _, _, score in table) else 1
 
