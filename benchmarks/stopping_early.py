@@ -9,7 +9,7 @@ that order.
     python benchmarks/stopping_early.py --quick         # 100 orders: a quick look (~1 minute)
 
 The real agents are read from $NAVDTW_DATA (or ../shared/data); without them the real-agent tables
-are skipped with a note. The seed is fixed (20291128) and was not tuned.
+are skipped with a note. The seed is fixed (20291128, one stream per table) and was not tuned.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def real_agents(data: Path) -> dict[str, dict[str, np.ndarray]]:
 
 def fpc_n(n0: float, n: int) -> int:
     """A fixed-n sample size with the finite-population correction (sampling without replacement)."""
-    return int(np.ceil(min(n, n0 / (1 + (n0 - 1) / n))))
+    return max(1, int(np.ceil(min(n, n0 / (1 + (n0 - 1) / n)))))
 
 
 def first_true(mask: np.ndarray) -> int | None:
@@ -189,23 +189,27 @@ def width_reported_table(agents, orders: int, rng) -> list[str]:
         "| `--reported` 3 points above: median (fraction) | 90th pct | fixed-n, 80% power |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in ("prevalent", "prevalent_add", "random", "phi"):
-        for m in ("sr", "spl", "ndtw"):
-            pop = agents[name][m]
-            n, var, mu = pop.size, pop.var(), pop.mean()
-            wt, _ = stopping_times(pop, orders, rng, (0.0, 1.0), lambda lo, hi: (hi - lo <= 0.02).astype(int))
-            fixed_w = fpc_n((Z * np.sqrt(var) / 0.01) ** 2, n)
-            r = mu + 0.03
-            rt, _ = stopping_times(
-                pop, orders, rng, (0.0, 1.0), lambda lo, hi, r=r: np.where((r < lo) | (r > hi), 1, 0)
-            )
-            fixed_r = fpc_n((Z + POWER_Z) ** 2 * var / 0.03**2, n)
-            wm, rm = np.median(wt), np.median(rt)
-            rows.append(
-                f"| {name} | {m} | {fmt(mu)} | {wm:.0f} ({wm / n:.3f}) | {np.percentile(wt, 90):.0f} | {fixed_w} "
-                f"| {rm:.0f} ({rm / n:.3f}) | {np.percentile(rt, 90):.0f} | {fixed_r} |"
-            )
-            print(rows[-1], flush=True)
+    sim = np.random.default_rng(SEED + 3)
+    pops = [
+        (name, m, agents[name][m]) for name in ("prevalent", "prevalent_add", "random", "phi") for m in agents[name]
+    ]
+    pops += [
+        ("simulated, N = 11,000", "sr, p = 0.55", (sim.random(11000) < 0.55).astype(float)),
+        ("simulated, N = 11,000", "ndtw, Beta(2, 2)", sim.beta(2, 2, 11000)),
+    ]
+    for name, m, pop in pops:
+        n, var, mu = pop.size, pop.var(), pop.mean()
+        wt, _ = stopping_times(pop, orders, rng, (0.0, 1.0), lambda lo, hi: (hi - lo <= 0.02).astype(int))
+        fixed_w = fpc_n((Z * np.sqrt(var) / 0.01) ** 2, n)
+        r = mu + 0.03
+        rt, _ = stopping_times(pop, orders, rng, (0.0, 1.0), lambda lo, hi, r=r: np.where((r < lo) | (r > hi), 1, 0))
+        fixed_r = fpc_n((Z + POWER_Z) ** 2 * var / 0.03**2, n)
+        wm, rm = np.median(wt), np.median(rt)
+        rows.append(
+            f"| {name} | {m} | {fmt(mu)} | {wm:.0f} ({wm / n:.3f}) | {np.percentile(wt, 90):.0f} | {fixed_w} "
+            f"| {rm:.0f} ({rm / n:.3f}) | {np.percentile(rt, 90):.0f} | {fixed_r} |"
+        )
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -314,7 +318,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     orders = 100 if args.quick else args.orders
     sav = 100 if args.quick else args.savings_orders
-    rng = np.random.default_rng(SEED)
+
+    def rng(section: int) -> np.random.Generator:  # each table its own stream: --only reproduces it
+        return np.random.default_rng([SEED, section])
+
     data = data_dir()
     agents = real_agents(data) if data else None
     if agents is None:
@@ -326,19 +333,19 @@ def main(argv=None) -> int:
             "",
             f"## Coverage ({orders} random orders per row, alpha = 0.05)",
             "",
-            *coverage_table(agents, orders, rng),
+            *coverage_table(agents, orders, rng(1)),
         ]
     if agents and "against" in todo:
-        out += ["", f"## --against ({sav} orders per row)", "", *against_table(agents, sav, rng)]
+        out += ["", f"## --against ({sav} orders per row)", "", *against_table(agents, sav, rng(2))]
     if agents and "width" in todo:
         out += [
             "",
             f"## --width 0.02 and --reported ({sav} orders per row)",
             "",
-            *width_reported_table(agents, sav, rng),
+            *width_reported_table(agents, sav, rng(3)),
         ]
     if agents and "select" in todo:
-        out += ["", f"## Checkpoint selection ({sav} orders per row)", "", *selection_table(agents, sav, rng)]
+        out += ["", f"## Checkpoint selection ({sav} orders per row)", "", *selection_table(agents, sav, rng(4))]
     if "speed" in todo:
         out += ["", "## Speed", "", *speed()]
     print("\n".join(out))

@@ -336,16 +336,20 @@ def test_reader_seeds_replay_under_the_oracle():
 # --- results tables ----------------------------------------------------------------------------
 
 
-def test_results_int_beyond_float_range_reads_as_infinity(tmp_path):
-    # OverflowError: int too large to convert to float (found by reading the code beside the fuzzer)
+def test_results_number_beyond_float_range_is_refused(tmp_path):
+    # OverflowError: int too large to convert to float (found by reading the code beside the fuzzer);
+    # then read as +inf; issue 28's answer: a number beyond float's range is a corrupt value, refused
+    # naming the entry (only the evaluators' Infinity token, inf in CSV, means unreachable)
     big = "1" + "0" * 400
+    corrupt = "beyond float's range: a corrupt value"
     path = write(tmp_path / "t.jsonl", f'{{"episode_id": 1, "sr": {big}}}\n{{"episode_id": 2, "sr": 0}}\n')
-    refused(lambda: ds.load_results(str(path)), "t.jsonl", "line 1 (episode_id 1)", match="got inf")
-    # as JSON's 1e400 and CSV's text: +inf, a distance kept as read (an unreachable goal)
-    path = write(tmp_path / "d.jsonl", f'{{"episode_id": 1, "ne": {big}}}\n{{"episode_id": 2, "ne": 1e400}}\n')
-    assert ds.load_results(str(path)).values["ne"].tolist() == [np.inf, np.inf]
+    refused(lambda: ds.load_results(str(path)), "t.jsonl", "line 1 (episode_id 1)", match=corrupt)
+    path = write(tmp_path / "d.jsonl", '{"episode_id": 1, "ne": 1.0}\n{"episode_id": 2, "ne": 1e400}\n')
+    refused(lambda: ds.load_results(str(path)), "d.jsonl", "line 2 (episode_id 2)", match=corrupt)
     path = write(tmp_path / "n.jsonl", f'{{"episode_id": 1, "ne": -{big}}}\n')
-    refused(lambda: ds.load_results(str(path)), "n.jsonl", match="must be >= 0, got -inf")
+    refused(lambda: ds.load_results(str(path)), "n.jsonl", "line 1 (episode_id 1)", match=corrupt)
+    path = write(tmp_path / "i.jsonl", '{"episode_id": 1, "ne": Infinity}\n{"episode_id": 2, "ne": 1.0}\n')
+    assert ds.load_results(str(path)).values["ne"].tolist() == [np.inf, 1.0]  # the evaluators' token
 
 
 # --- suite TOML --------------------------------------------------------------------------------

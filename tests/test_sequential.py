@@ -117,3 +117,36 @@ def test_time_uniform_coverage_ci_sized():
     assert misses <= 15
     # and it is informative: halfway through, the interval is far narrower than the bounds
     assert hi[299] - lo[299] < 0.2
+
+
+@pytest.mark.data
+def test_real_agents_ci_sized(data_dir):
+    """A CI-sized version of docs/stopping.md's savings table on the real R2R agents: the paired
+    SR difference of prevalent and its '_add' variant (11 points) is decided, with the right sign,
+    at a median under 1/8 of the 2,349 episodes; the sequence rarely misses the true difference."""
+    import navdtw
+
+    bench = navdtw.datasets.open(
+        "r2r",
+        split=data_dir / "r2r" / "R2R_val_unseen.json",
+        connectivity=data_dir / "matterport3dsimulator" / "connectivity",
+    )
+    res = data_dir / "r2r_results" / "prevalent_r2r"
+    sr = [
+        np.asarray(bench.evaluate(bench.match(res / f, convention="r2r"), convention="r2r")["sr"])
+        for f in (
+            "seq2seq_teacher_imagenet_val_unseen_iter_36000.json",
+            "seq2seq_teacher_imagenet_val_unseen_iter_36000_add.json",
+        )
+    ]
+    d = sr[0] - sr[1]
+    n, truth = d.size, d.mean()
+    assert n == 2349 and truth > 0.1
+    rng = np.random.default_rng(29)
+    times, misses = [], 0
+    for _ in range(40):
+        lo, hi = Q.confidence_path(d[rng.permutation(n)], n, bounds=(-1, 1))
+        misses += bool(np.any((lo > truth + 1e-12) | (hi < truth - 1e-12)))
+        assert not np.any(hi < 0)  # never decided the wrong way
+        times.append(int(np.flatnonzero(lo > 0)[0]) + 1)
+    assert misses <= 4 and np.median(times) < n / 8

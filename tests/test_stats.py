@@ -202,6 +202,21 @@ def test_sign_tests_equal_binomtest():
     assert ns.sign_test([1.0, 2.0], [1.0, 2.0]) == 1.0  # all tied
 
 
+def test_sign_test_lopsided_thousands_exact_and_silent():
+    """A lopsided split of 10,000 episodes: the exact two-sided binomial p-value (integers, no
+    floating point), with no warning; scipy 1.9's binomtest warned "divide by zero encountered in
+    _binom_pdf" there (an error under the suite's warnings-as-errors, at the numpy/scipy floors)."""
+    from fractions import Fraction
+    from math import comb
+
+    for wins, losses in ((5_200, 4_800), (9_990, 10), (10_000, 0)):
+        a = np.r_[np.ones(wins), np.zeros(losses)]
+        n, k = wins + losses, min(wins, losses)
+        exact = min(1.0, float(Fraction(2 * sum(comb(n, x) for x in range(k + 1)), 2**n)))
+        assert ns.sign_test(a, 1.0 - a) == pytest.approx(exact, rel=1e-9, abs=0.0)
+        assert ns.sign_tests(np.c_[a, 1.0 - a], [(0, 1)])[0] == ns.sign_test(a, 1.0 - a)
+
+
 def test_holm_by_hand():
     np.testing.assert_allclose(ns.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
     np.testing.assert_allclose(ns.holm([0.5, 0.6]), [1.0, 1.0])

@@ -128,6 +128,13 @@ def test_a_partial_last_line_is_waited_for(tmp_path):
     assert fol.poll() and fol.table.ids == ["a", "b", "c"] and fol.left_out == 1
 
 
+def test_a_keyed_json_on_one_line_is_read_whole(tmp_path):
+    f = tmp_path / "stats.json"
+    f.write_text(json.dumps({"a": {"success": 1.0}, "b": {"success": 0.0}}))
+    fol = Follower([f], name="run")
+    assert fol.poll() and fol.table.ids == ["a", "b"] and fol.left_out == 0
+
+
 def test_a_complete_malformed_line_is_an_error(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(row("a", 1) + "\n{oops\n")
@@ -348,3 +355,27 @@ def test_the_exit_status_table_of_the_docs_lists_every_decision():
     text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     for code, _ in DECISIONS.values():
         assert f"\n| {code} | " in text, code
+
+
+def test_readme_stop_early_commands_run(tmp_path, monkeypatch, capsys):
+    """The README's two commands, as written, on a small split whose agent is clearly better."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from navdtw.cli import main
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (block,) = [c for c in re.findall(r"```bash\n(.*?)```", readme, re.S) if "navdtw order" in c]
+    first, second = (shlex.split(line) for line in block.strip().splitlines())
+    monkeypatch.chdir(tmp_path)
+    ce_split(tmp_path / "val_unseen.json.gz", n=300)
+    assert main(first[1:]) == 0
+    order = load_order(tmp_path / "order" / "order.json")
+    rng = np.random.default_rng(1)
+    base = rng.random(300) < 0.3
+    mine = base | (rng.random(300) < 0.5)
+    write_run(tmp_path / "base.jsonl", order, base, 300, ndtw=base * 0.6 + 0.2)
+    write_run(tmp_path / "results.jsonl", order, mine, 300, ndtw=mine * 0.6 + 0.2)
+    assert main([*second[1:], "--once"]) == 13
+    assert "better than base.jsonl" in capsys.readouterr().out

@@ -132,6 +132,13 @@ def _rows_of(doc: Any, path: Path) -> list[dict]:
     raise ValueError(f"{path.name}: not a results file of episodes (a list of rows, rows keyed by id, or one row)")
 
 
+def _keyed(row: dict) -> list[dict]:
+    """A line holding episodes keyed by id (a whole keyed JSON written on one line) as rows."""
+    if not any(c in row for c in ID_COLUMNS) and row and all(isinstance(v, dict) for v in row.values()):
+        return [{"episode_id": k, **v} for k, v in row.items()]
+    return [row]
+
+
 class Follower:
     """The results of one run, read as they are written: a file, a folder, a glob, or several shards.
 
@@ -191,7 +198,7 @@ class Follower:
         rows, owner = [], {}
         self.left_out = 0
         for f, src in self._sources.items():
-            for r in src.rows:
+            for r in (row for raw in src.rows for row in _keyed(raw)):
                 key = next((str(r[c]) for c in ID_COLUMNS if c in r), None)
                 if key is None:
                     self.left_out += 1

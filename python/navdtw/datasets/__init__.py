@@ -166,21 +166,3 @@ __all__ = [
     "vlnce",
     "write_predictions",
 ]
-
-_PRIVATE = {"read_json", "read_text", "points_array"}
-
-
-def __getattr__(name: str):
-    # 0.1 exposed these helpers here; they are the package's private helpers now (see CHANGELOG).
-    if name in _PRIVATE:
-        import warnings
-
-        from . import _common
-
-        warnings.warn(
-            f"navdtw.datasets.{name} is private since 0.2 and will be removed; use json / numpy directly",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(_common, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
