@@ -430,7 +430,8 @@ def compare(
 
 
 def agent_names(paths: Sequence[str | Path]) -> list[str]:
-    """Agents' names from their files: the stems, and where stems are the same the last folder
+    """Agents' names from their files: the stems (a rank's file ``stats_ep_ckpt_6_val_unseen_r0_w4.json``
+    gives its run's ``stats_ep_ckpt_6_val_unseen``), and where stems are the same the last folder
     name that tells the files apart (``InternVLA-N1-DualVLN/val_unseen/progress.json`` and
     ``StreamVLN/val_unseen/progress.json`` give ``InternVLA-N1-DualVLN`` and ``StreamVLN``).
 
@@ -439,7 +440,10 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
     SuiteError
         Two files that no folder name tells apart (the message says how to name them).
     """
-    stems = [Path(p).stem for p in paths]
+    from ..datasets.layouts import shard_of
+
+    # one rank's file names its run: the stem without _r{rank}_w{world}
+    stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
     out = list(stems)
     for stem in {s for s in stems if stems.count(s) > 1}:
         group = [k for k, s in enumerate(stems) if s == stem]
