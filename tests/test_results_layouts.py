@@ -290,6 +290,9 @@ def test_cli_shards_and_reported_from(tmp_path, capsys):
     assert set(ds["agents"]) == {"ckpt6", "ckpt9"} and ds["n"] == 40
     assert ds["reported"]["ckpt6"]["sr"]["gap"] == pytest.approx(0.0, abs=1e-12)
     assert sum(i["agent"] == "ckpt6" and i["option"] == "predictions" for i in res["provenance"]["inputs"]) == 4
+    one = compare([a / "stats_ep_ckpt_6_val_unseen_r1_w4.json"], dataset="results", progress=False,
+                  settings={"resamples": 100})  # fmt: skip
+    assert list(one["datasets"]["results"]["agents"]) == ["stats_ep_ckpt_6_val_unseen"]  # the run's name
 
 
 def test_suite_file_shards_and_reported_from(tmp_path):
