@@ -381,7 +381,7 @@ def test_module_layout_and_old_names():
     assert set(r2r.CONVENTIONS) <= set(navdtw.CONVENTIONS)
     for name in ("load_r2r", "instructions", "load_predictions", "write_predictions", "match_predictions"):
         assert getattr(ds, name) is getattr(r2r, name)
-    with pytest.warns(DeprecationWarning, match="private"):
-        assert ds.read_json is _common.read_json
+    for private in ("read_json", "read_text", "points_array"):  # 0.1's helpers: removed, nothing was released
+        assert not hasattr(ds, private) and hasattr(_common, private)
     with pytest.raises(AttributeError):
         ds.no_such_reader  # noqa: B018

@@ -274,3 +274,18 @@ def test_other_split_in_a_results_table_with_its_split(world, tmp_path):
     # was: "seen.jsonl: instr_id 90_0, 91_0, 92_0 (3 in all): not episodes of split.json"
     with pytest.raises(ValueError, match=r"^seen.jsonl: none of its 3 instr_ids is in split.json: predictions of"):
         bench.match(seen)
+
+
+def test_a_duet_detail_file_that_reads_as_a_table_is_still_refused(tmp_path, capsys):
+    """Two episodes that end at the same viewpoint: every row has the column details.c.stop_prob,
+    which read as a metric; compare printed a leaderboard of it."""
+    rows = [
+        {"instr_id": f"{k}_0", "trajectory": [["a"], ["b", "c"]], "details": {"c": {"stop_prob": 0.9 - k / 10}}}
+        for k in range(2)
+    ]
+    path = _dump(tmp_path / "detail_val_unseen.json", rows, sort_keys=True, indent=4, separators=(",", ": "))
+    with pytest.raises(ValueError, match=r"^detail_val_unseen.json holds VLN-DUET trajectories"):
+        navdtw.datasets.load_results(path)
+    # a table with a registry metric beside a trajectory (AerialVLN writes both) is a results table
+    table = [{"episode_id": k, "trajectory": [[0.0, 0.0, 0.0, 0.0]], "success": 1.0} for k in range(2)]
+    assert navdtw.datasets.load_results(_dump(tmp_path / "aerial.json", table)).values["sr"].tolist() == [1.0, 1.0]

@@ -202,8 +202,11 @@ def test_metric_higher_is_better_takes_bools():
 
 def _results_dataset() -> dict:
     return {
-        "agents": {"a": {"sr": {"mean": 0.6}}, "b": {"sr": {"mean": 0.5}}},
-        "comparisons": [{"metric": "sr", "a": "a", "b": "b", "p_holm": 0.2}],
+        "agents": {
+            "a": {"sr": {"mean": 0.6, "vs_best": {"p": 1.0, "p_bounds": [1.0, 1.0], "resamples": 100}}},
+            "b": {"sr": {"mean": 0.5, "vs_best": {"p": 0.2, "p_bounds": [0.19, 0.21], "resamples": 100}}},
+        },
+        "comparisons": [],
     }
 
 

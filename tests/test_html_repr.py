@@ -121,8 +121,9 @@ def test_grouped_summary_html_escapes_labels(scores):
 def _results(agent: str = "mine") -> SuiteResults:
     """results.json of a run with two agents and a baseline on one data set."""
 
-    def v(mean, lo, hi):
-        return {"mean": mean, "ci": [lo, hi]}
+    def v(mean, lo, hi, p=None):  # p: the comparisons with the best (metrics with marks)
+        best = {} if p is None else {"vs_best": {"p": p, "p_bounds": [p, p], "resamples": 1000}}
+        return {"mean": mean, "ci": [lo, hi], **best}
 
     return SuiteResults(
         navdtw_version=navdtw.__version__,
@@ -134,8 +135,8 @@ def _results(agent: str = "mine") -> SuiteResults:
                 "n": 100,
                 "threshold": 3.0,
                 "agents": {
-                    agent: {"sr": v(0.6, 0.55, 0.65), "ne": v(4.0, 3.5, 4.5), "pl": v(10.0, 9.0, 11.0)},
-                    "other": {"sr": v(0.3, 0.25, 0.35), "ne": v(6.0, 5.5, 6.5), "pl": v(9.0, 8.0, 10.0)},
+                    agent: {"sr": v(0.6, 0.55, 0.65, 1.0), "ne": v(4.0, 3.5, 4.5, 1.0), "pl": v(10.0, 9.0, 11.0)},
+                    "other": {"sr": v(0.3, 0.25, 0.35, 0.002), "ne": v(6.0, 5.5, 6.5, 0.002), "pl": v(9.0, 8.0, 10.0)},
                 },
                 "baseline": {"sr": {"mean": 0.02}, "ne": {"mean": 9.0}, "pl": {"mean": 8.0}},
                 "comparisons": [

@@ -78,6 +78,17 @@ def _dataset(worlds, n: int, seed: int, name: str) -> tuple[dict, dict, dict]:
                 per[m][sel] = s[m]
         values[a] = per
     agents = {a: {m: {"mean": float(v.mean()), "ci": _bootstrap(v, rng)} for m, v in values[a].items()} for a in AGENTS}
+    from navdtw import stats
+
+    for m, info in METRICS.items():  # the marks: the comparisons with the best, as the suite runs them
+        if info.get("higher_is_better") is None or info.get("staying_wins"):
+            continue
+        vs = stats.compare_with_best(
+            np.column_stack([values[a][m] for a in AGENTS]), higher_is_better=info["higher_is_better"], resamples=500
+        )
+        for q, a in enumerate(AGENTS):
+            bounds = [float(vs.lo[q]), float(vs.hi[q])]
+            agents[a][m]["vs_best"] = {"p": float(vs.p[q]), "p_bounds": bounds, "resamples": 500}
     comparisons = []
     for m in METRICS:
         for a, b in combinations(AGENTS, 2):
@@ -202,37 +213,47 @@ def test_embedded_json_is_the_data(report, data):
     assert ref == src_scene["reference"] and path == src_scene["agents"]["weak"]["path"]
 
 
+def _vs(p, lo=None, hi=None):
+    """An agent's comparisons with the best in results.json: p and where the Monte-Carlo error puts it
+    (``hi`` defaults to ``p + 0.01``)."""
+    return {"p": p, "p_bounds": [p if lo is None else lo, p + 0.01 if hi is None else hi], "resamples": 10_000}
+
+
 def test_marks_best_and_not_significantly_different():
     ds = {
         "agents": {
-            "a": {"sr": {"mean": 0.60}, "ne": {"mean": 5.0}},
-            "b": {"sr": {"mean": 0.59}, "ne": {"mean": 4.0}},
-            "c": {"sr": {"mean": 0.30}, "ne": {"mean": 4.1}},
+            "a": {"sr": {"mean": 0.60, "vs_best": _vs(1.0)}, "ne": {"mean": 5.0, "vs_best": _vs(0.5)}},
+            "b": {"sr": {"mean": 0.59, "vs_best": _vs(0.2)}, "ne": {"mean": 4.0, "vs_best": _vs(1.0)}},
+            "c": {
+                "sr": {"mean": 0.30, "vs_best": _vs(0.003)},
+                "ne": {"mean": 4.1, "vs_best": _vs(0.049, 0.048, 0.0499)},
+            },
+            "d": {
+                "sr": {"mean": 0.50, "vs_best": _vs(0.05, 0.045, 0.055)},
+                "ne": {"mean": 4.2, "vs_best": _vs(0.06, 0.05)},
+            },
         },
-        "comparisons": [
-            {"a": "a", "b": "b", "metric": "sr", "p": 0.01, "p_holm": 0.20},
-            {"a": "a", "b": "c", "metric": "sr", "p": 0.001, "p_holm": 0.003},
-            {"a": "c", "b": "b", "metric": "ne", "p": 0.04, "p_holm": 0.049},
-            {"a": "a", "b": "b", "metric": "ne", "p": 0.5, "p_holm": 0.5},
-        ],
+        "comparisons": [],
     }
     ds["agents"]["a"]["pl"] = {"mean": 9.0}
     metrics = {"sr": {"higher_is_better": True}, "ne": {"higher_is_better": False}, "pl": {"higher_is_better": None}}
     marks = leaderboard_marks(ds, metrics)
     assert "pl" not in marks
-    assert marks["sr"] == {"best": ["a"], "tied": ["b"], "unresolved": []}
-    assert marks["ne"] == {"best": ["b"], "tied": ["a"], "unresolved": []}  # c: p_holm 0.049 < 0.05 is real
+    # d: Monte-Carlo bounds on both sides of 0.05 on SR; on NE its low end is at 0.05 (a dagger)
+    assert marks["sr"] == {"best": ["a"], "tied": ["b"], "unresolved": ["d"]}
+    assert marks["ne"] == {"best": ["b"], "tied": ["a", "d"], "unresolved": []}  # c: p 0.049 < 0.05 is real
 
 
 def test_one_mark_rule_with_the_suite():
     """The report used to fall back to the raw p when p_holm was missing and to take an unknown
-    metric as higher-is-better; it now draws the suite's marks (navdtw.suite.leaderboard_marks)."""
+    metric as higher-is-better; it now draws the suite's marks (navdtw.suite.leaderboard_marks).
+    A metric whose agents were not compared with the best (no vs_best) gets no marks."""
     from navdtw import suite
 
     ds = {
         "agents": {
-            "a": {"sr": {"mean": 0.6}, "mystery": {"mean": 3.0}, "ad": {"mean": 0.0}},
-            "b": {"sr": {"mean": 0.5}, "mystery": {"mean": 2.0}, "ad": {"mean": 1.0}},
+            "a": {"sr": {"mean": 0.6, "vs_best": _vs(1.0)}, "mystery": {"mean": 3.0}, "ad": {"mean": 0.0}},
+            "b": {"sr": {"mean": 0.5, "vs_best": _vs(0.01)}, "mystery": {"mean": 2.0}, "ad": {"mean": 1.0}},
         },
         "comparisons": [{"a": "a", "b": "b", "metric": "sr", "p": 0.5}],  # no p_holm
     }
@@ -241,6 +262,8 @@ def test_one_mark_rule_with_the_suite():
     assert marks == suite.leaderboard_marks(ds) == {"sr": {"best": ["a"], "tied": [], "unresolved": []}}
     # a lone agent is nobody's best
     assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics) == {}
+    del ds["agents"]["b"]["sr"]["vs_best"]
+    assert leaderboard_marks(ds, metrics) == suite.leaderboard_marks(ds) == {}
 
 
 def test_scene_sample_is_limited_and_said(data, tmp_path):

@@ -553,6 +553,18 @@ def test_resamples_may_be_any_integer_type_but_only_an_integer():
             ns.bootstrap_ci(x, resamples=bad)
 
 
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_a_column_with_empty_resamples_leaves_the_others_alone(method):
+    # y's infinite values are left out of its mean, so some resamples of y have no value (NaN);
+    # they drop out of y's interval only: x's interval is the one x gets alone
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    y = np.array([1.0, 2.0, np.inf, np.inf, np.inf, np.inf])
+    both = ns.bootstrap_means(np.column_stack([x, y]), resamples=2000, seed=4, method=method)
+    alone = ns.bootstrap_means(x[:, None], resamples=2000, seed=4, method=method)
+    assert both.lo[0] == alone.lo[0] and both.hi[0] == alone.hi[0]
+    assert both.mean[1] == 1.5 and 1.0 <= both.lo[1] <= 1.5 <= both.hi[1] <= 2.0
+
+
 def test_degenerate_data():
     assert ns.bootstrap_ci([0.0] * 30) == (0.0, 0.0, 0.0)
     assert ns.paired_difference([0.0] * 9, [0.0] * 9) == (0.0, 0.0, 0.0)

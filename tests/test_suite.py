@@ -89,8 +89,13 @@ def test_results_json_shape(done):
         assert metrics[:4] == ["pl", "ne", "one", "sr"] and "ndtw" in metrics
         for values in ds["agents"].values():
             assert list(values) == metrics
-            for v in values.values():
-                assert set(v) == {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}
+            for m, v in values.items():
+                marked = S.marks.unmarked_reason(S.metric_info(m)) is None  # the metrics that get marks
+                keys = {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}
+                assert set(v) == keys | ({"vs_best"} if marked else set())
+                if marked:  # the comparisons with the best: p, where the Monte-Carlo error places it, resamples drawn
+                    vs = v["vs_best"]
+                    assert vs["p_bounds"][0] <= vs["p"] <= vs["p_bounds"][1] <= 1 and vs["resamples"] >= 2000
                 assert len(v["ci"]) == 2 and v["left_out"] == 0 and v["ci_episodes"] == v["ci"]
                 assert v["runs"] is None and v["runs_sd"] is None  # one run per agent
                 assert v["ci"][0] <= v["mean"] + 1e-12 and v["mean"] <= v["ci"][1] + 1e-12
@@ -161,13 +166,8 @@ def _expected_marks(ds: dict, alpha: float = 0.05) -> dict[str, tuple[set, set]]
         means = {a: v[m]["mean"] for a, v in ds["agents"].items()}
         top = (max if better else min)(means.values())
         best = {a for a, x in means.items() if x == top}
-        tied = set()
-        for c in ds["comparisons"]:
-            if c["metric"] != m:
-                continue
-            for x, y in ((c["a"], c["b"]), (c["b"], c["a"])):
-                if y in best and x not in best and c["p_holm"] is not None and c["p_holm"] >= alpha:
-                    tied.add(x)
+        # the dagger: the comparisons with the best cannot reject "this agent is the best"
+        tied = {a for a, v in ds["agents"].items() if a not in best and v[m]["vs_best"]["p_bounds"][0] >= alpha}
         out[m] = (best, tied)
     return out
 
@@ -203,7 +203,7 @@ def test_leaderboard_files(done):
     md = (out / "leaderboard.md").read_text()
     assert "## grid\\_val" in md and "## grid\\_paper" in md and "random walk" in md
     assert "**100.0** [100.0, 100.0]" in md  # the oracle's nDTW: bold, with its interval
-    assert "not significantly different from the best" in md
+    assert S.marks.mark_notes(0.05)["tied"] in md
     rows = csv_rows(out / "leaderboard.csv")
     assert {r["agent"] for r in rows} == {*AGENTS, "random walk"}
     oracle_sr = next(r for r in rows if (r["dataset"], r["agent"], r["metric"]) == ("grid_val", "oracle", "sr"))

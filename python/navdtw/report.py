@@ -2,7 +2,7 @@
 
 :func:`write_report` turns a suite's results, per-episode values and episode scenes into
 ``report.html``: a leaderboard per data set (means with confidence intervals, the best agent and
-the agents not significantly different from it marked), the distribution of every metric per agent,
+the agents that cannot be told apart from it marked), the distribution of every metric per agent,
 and an episode explorer (a table sortable by any metric or by the difference between two agents,
 and the scan's navigation graph from above with the reference path, the agents' paths and their
 DTW alignments). The page is vanilla JavaScript, inline SVG and inline CSS; the data are embedded
@@ -387,6 +387,8 @@ def _payload(data: dict, max_scenes: int) -> dict:
     settings = results.get("settings") or {}
     confidence = _finite(settings.get("confidence")) or 0.95
     alpha = _finite(settings.get("alpha")) or 0.05
+    from .suite.marks import mark_notes
+
     episodes = data.get("episodes") or {}
     scenes = data.get("scenes") or {}
     scans_in = scenes.get("scans") or {}
@@ -533,6 +535,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
         "settings": {k: v for k, v in settings.items() if isinstance(v, (str, int, float, bool)) or v is None},
         "confidence": confidence,
         "alpha": alpha,
+        "mark_notes": mark_notes(alpha),
         "max_scenes": int(max_scenes),
         "page": PAGE,
         "failures": failures,

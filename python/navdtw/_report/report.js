@@ -113,7 +113,7 @@
     const bits = [];
     if (D.version) bits.push("navdtw " + esc(D.version));
     bits.push(Math.round(D.confidence * 100) + "% bootstrap confidence intervals" + (s.resamples ? " (" + esc(s.resamples) + " resamples" + (s.seed !== undefined ? ", seed " + esc(s.seed) : "") + ")" : ""));
-    bits.push("paired tests Holm-adjusted, α = " + D.alpha);
+    bits.push("marks: multiple comparisons with the best, α = " + D.alpha);
     const opts = D.datasets.map((d, k) => '<option value="' + k + '">' + esc(d.name) + "</option>").join("");
     app.innerHTML =
       "<header><h1>" + esc(D.title) + '</h1><p class="sub">' + bits.join(" · ") + "</p></header>" +
@@ -164,7 +164,7 @@
           const cls = mk.best.indexOf(a) >= 0 ? "best" : mk.tied.indexOf(a) >= 0 ? "tied" : (mk.unresolved || []).indexOf(a) >= 0 ? "unresolved" : "";
           const ci = v[0] === null ? "" : '<span class="ci">[' + fmt(m, v[1]) + ", " + fmt(m, v[2]) + "]</span>";
           const left = v[3] ? '<span class="ci left-out">(' + v[3] + " " + (info(m).unit === "m" ? "unreachable" : "infinite") + " left out)</span>" : "";
-          const q = cls === "unresolved" ? '<span title="the resamples cannot tell whether it differs from the best; see the warnings">?</span>' : "";
+          const q = cls === "unresolved" ? '<span title="within Monte-Carlo error of the mark; see the warnings">?</span>' : "";
           return '<td class="' + cls + '" data-v="' + (v[0] === null ? "" : v[0]) + '">' + fmt(m, v[0]) + q + ci + left + "</td>";
         }).join("");
         return '<tr data-agent="' + attr(a) + '"><td class="agent"><span class="dot" style="background:' + agentColor(ds, a) + '"></span>' + esc(a) + "</td>" + cells + "</tr>";
@@ -176,8 +176,8 @@
         '<div class="scroll"><table class="data leaderboard sticky" id="lb-' + k + '"><thead><tr><th class="sortable" data-key="agent">Agent<span class="arrow">⇅</span></th>' + heads + "</tr></thead><tbody>" + rows + "</tbody>" + (hasBase ? "<tfoot>" + base + "</tfoot>" : "") + "</table></div>" +
         '<p class="caption">Mean over episodes with its ' + Math.round(D.confidence * 100) + "% confidence interval in brackets; rates in percent. " +
         '<span style="background:var(--best);font-weight:700;padding:0 3px">Bold, shaded</span>: best agent; ' +
-        '<span style="background:var(--tied);padding:0 3px">shaded</span>: not significantly different from the best (paired test, Holm-adjusted p ≥ ' + D.alpha + "). " +
-        (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc((D.settings || {}).resamples) + " resamples cannot tell whether it differs from the best (see the warnings); no mark given. " : "") +
+        '<span style="background:var(--tied);padding:0 3px">shaded</span>: ' + esc(D.mark_notes.tied) + " " +
+        (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc(D.mark_notes.unresolved) + " " : "") +
         "No marks with fewer than two agents, nor on metrics without a direction or that an agent staying at its start wins (AD, MD). n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". Click a column to sort.</p>" +
         runsTable(ds, ms) + reportedTable(ds) + comparisonsTable(ds) + "</div>"
       );

@@ -63,7 +63,7 @@ from ..registry import Metric
 from . import layouts
 from ._common import INPUT, few, is_path, loads, malformed, read_text
 from .base import Benchmark, DatasetKind, Option
-from .shapes import other_split, routed
+from .shapes import other_split, refuse_other_shape, routed
 
 __all__ = [
     "ALIASES",
@@ -1003,7 +1003,10 @@ def _gc_paused():
 
 def _load(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
     with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
-        return _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
+        table = _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
+    if not set(table.values) & set(registry.names()):  # no metric of its own: trajectories read as columns?
+        refuse_other_shape(path, "results")
+    return table
 
 
 def _load_table(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):

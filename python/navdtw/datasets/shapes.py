@@ -20,7 +20,17 @@ from typing import Any
 
 from ._common import few, is_path, is_real, read_text
 
-__all__ = ["COMMANDS", "SHAPES", "Shape", "explain", "other_split", "recognise", "routed", "sniff"]
+__all__ = [
+    "COMMANDS",
+    "SHAPES",
+    "Shape",
+    "explain",
+    "other_split",
+    "recognise",
+    "refuse_other_shape",
+    "routed",
+    "sniff",
+]
 
 #: How each data set kind is run on a file (``FILE``), with the files it needs; the flags are the
 #: kinds' own options (``tests/test_datasets_shapes.py`` checks them against ``DATASETS``).
@@ -309,6 +319,28 @@ def explain(path, kind: str) -> str | None:
     if shape is None or kind in shape.kinds or kind in shape.leave_to:
         return None
     return _message(Path(path).name, shape, kind)
+
+
+def refuse_other_shape(path, kind: str) -> None:
+    """Raises :func:`explain`'s message when ``path`` has the shape of another kind's file, for a
+    read that succeeded on a file it should not have (VLN-DUET's ``detail_`` read as a table whose
+    columns are per-viewpoint ``stop_prob``).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or object
+        The file read (anything else: nothing is checked).
+    kind : str
+        The data set kind that read it.
+
+    Raises
+    ------
+    ValueError
+        The file is of another kind's shape.
+    """
+    message = explain(path, kind)
+    if message is not None:
+        raise ValueError(message)
 
 
 @contextmanager

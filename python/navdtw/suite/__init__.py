@@ -29,7 +29,7 @@ bootstrap intervals and paired tests (:mod:`navdtw.stats`) and writes the leader
     seed = 0
     confidence = 0.95
     method = "bca"                           # or "percentile"
-    alpha = 0.05                             # level of the "not significantly different" mark
+    alpha = 0.05                             # level of the dagger (cannot be told apart from the best)
     baseline_walks = 100000                  # 0: no baseline row
     cluster = "path"                         # or "episode"
     workers = -1
@@ -44,7 +44,7 @@ One module per concern (docs/design.md):
 * :mod:`~navdtw.suite.baselines`: each data set's random-walk baseline, cached.
 * :mod:`~navdtw.suite.clusters`: which episodes share a path (the path bootstrap).
 * :mod:`~navdtw.suite.analysis`: the statistics of one data set (:mod:`navdtw.stats`).
-* :mod:`~navdtw.suite.marks`: the best agent and those not significantly different from it.
+* :mod:`~navdtw.suite.marks`: the best agent and those that cannot be told apart from it.
 * :mod:`~navdtw.suite.tables`: the leaderboards as text, Markdown, CSV, LaTeX and HTML.
 * :mod:`~navdtw.suite.outputs`: every file a run writes; :mod:`~navdtw.suite.report_data`: what
   ``report.html`` shows.

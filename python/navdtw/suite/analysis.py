@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import stats
 from .clusters import cluster_labels
-from .marks import metric_info
+from .marks import metric_info, unmarked_reason
 from .scoring import DatasetRun
 
 
@@ -35,20 +35,13 @@ def p_bounds(p: np.ndarray, method: np.ndarray, resamples: int) -> tuple[np.ndar
     p (resamples + 1) - 1`` random flips as extreme as the data, the two-sided Clopper-Pearson
     interval at :data:`P_BOUNDS_CONFIDENCE` (0 below when no flip was as extreme). Vectorized over
     the pairs (``p`` and ``method`` arrays)."""
-    from scipy import special
-
     p = np.asarray(p, dtype=np.float64)
     lo, hi = p.copy(), p.copy()
     lo[method == "tail bound"] = 0.0
     mc = np.flatnonzero((method == "monte carlo") & np.isfinite(p))
     if len(mc):
         hits = np.rint(p[mc] * (resamples + 1)) - 1
-        tail = (1.0 - P_BOUNDS_CONFIDENCE) / 2.0
-        with np.errstate(invalid="ignore"):
-            lo[mc] = np.where(hits > 0, special.betaincinv(np.maximum(hits, 1), resamples - hits + 1, tail), 0.0)
-            hi[mc] = np.where(
-                hits < resamples, special.betaincinv(hits + 1, np.maximum(resamples - hits, 1), 1.0 - tail), 1.0
-            )
+        lo[mc], hi[mc] = stats.monte_carlo_bounds(hits, resamples, P_BOUNDS_CONFIDENCE)
     return lo, hi
 
 
@@ -72,7 +65,8 @@ def analyze_dataset(
     ``{"dataset", "convention", "n", "units", "threshold", "resampling", "metrics", "agents",
     "baseline", "comparisons", "reported"}`` (the shapes: docs/suite.md and
     ``navdtw/suite/results.schema.json``): per metric its label, unit, rate and direction; per
-    agent and metric ``{"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}``; per pair of
+    agent and metric ``{"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}`` and, on a metric
+    that gets marks, ``"vs_best": {"p", "p_bounds", "resamples"}`` (:func:`navdtw.stats.compare_with_best`); per pair of
     agents and metric ``{"a", "b", "metric", "diff", "ci", "dropped", "p", "p_holm", "test",
     "p_method", "p_bounds", "p_sign", "p_improvement"}``; per agent with reported figures and
     metric ``{"reported", "measured", "ci", "ci_episodes", "gap", "se", "gap_se", "inside",
@@ -118,6 +112,14 @@ def analyze_dataset(
             blocks.append(x)
             width += x.shape[1]
     info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
+    # one family of comparisons with the best per metric that gets marks: its agents' figures
+    # (column q, or len(columns) + g for the mean over runs of group g)
+    group_of = {c: len(columns) + g for g, c in enumerate(owners)}
+    families = []
+    for m in run.metrics:
+        have = [a for a in agents if (a, m) in where]
+        if unmarked_reason(info[m]) is None and len(have) >= 2:
+            families.append((m, have, [group_of.get((a, m), where[(a, m)]) for a in have]))
     res = stats.analyze(
         matrix,
         pairs,
@@ -130,6 +132,8 @@ def analyze_dataset(
         min_units=int(settings["min_units"]),
         runs=(np.hstack(blocks), groups) if groups else None,
         improvement=[info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs],
+        best=[(figures, info[m]["higher_is_better"]) for m, _, figures in families],
+        alpha=settings["alpha"],
     )
     mean, lo, hi = res.means
     infinite = ~np.isfinite(matrix)
@@ -145,6 +149,13 @@ def analyze_dataset(
         }
     if res.runs is not None:
         _several_runs(result, owners, blocks, res.runs)
+    for (m, have, _), b in zip(families, res.best):
+        for q, agent in enumerate(have):
+            result["agents"][agent][m]["vs_best"] = {
+                "p": json_number(b.p[q]),
+                "p_bounds": [json_number(b.lo[q]), json_number(b.hi[q])],
+                "resamples": int(b.resamples[q]),
+            }
     c = res.comparisons
     p_holm = np.empty(len(pairs))
     for start, stop in zip([0, *family[:-1]], family):

@@ -1,6 +1,6 @@
-"""Which agents the leaderboards mark: the best mean of each metric, and the agents not
-significantly different from it; and what each metric is (label, unit, direction) for the marks
-and the tables.
+"""Which agents the leaderboards mark: the best mean of each metric, and the agents that cannot be
+told apart from the best (:func:`navdtw.stats.compare_with_best`); what the marks mean, in one
+sentence each; and what each metric is (label, unit, direction) for the marks and the tables.
 
 :func:`leaderboard_marks` is the one rule: the text, Markdown, CSV, LaTeX and HTML tables and
 ``report.html`` (:func:`navdtw.report.leaderboard_marks`) all draw their marks from it.
@@ -14,7 +14,7 @@ from typing import Any
 
 from .._messages import shown
 
-__all__ = ["info_of", "leaderboard_marks", "metric_info", "unmarked_reason"]
+__all__ = ["info_of", "leaderboard_marks", "mark_notes", "metric_info", "unmarked_reason"]
 
 
 def metric_info(name: str) -> dict[str, Any]:
@@ -88,6 +88,33 @@ def unmarked_reason(info: Mapping[str, Any]) -> str | None:
     return None
 
 
+def mark_notes(alpha: float) -> dict[str, str]:
+    """What the marks mean, one sentence each (without the symbol, which each output draws its own
+    way): ``{"tied": ..., "unresolved": ...}``. Every table and the report print these.
+
+    Parameters
+    ----------
+    alpha : float
+        The level of the dagger (the suite's ``settings.alpha``).
+
+    Returns
+    -------
+    dict[str, str]
+        The sentence of the dagger (``"tied"``) and of the question mark (``"unresolved"``).
+    """
+    return {
+        "tied": (
+            "the data cannot rule out that this agent is the best (multiple comparisons with the best, "
+            f"p >= {alpha:g}: the truly best agent loses its mark at most {alpha * 100:g}% of the time, "
+            "the best being chosen from the same data)."
+        ),
+        "unresolved": (
+            f"p within Monte-Carlo error of {alpha:g} even after the resamples navdtw draws for it "
+            "(see the warnings); no mark."
+        ),
+    }
+
+
 def leaderboard_marks(
     dataset: Mapping, alpha: float = 0.05, *, metrics: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, dict[str, list[str]]]:
@@ -95,25 +122,24 @@ def leaderboard_marks(
     "unresolved": [agents]}``.
 
     * No marks on a metric without a direction (path length), on one that an agent which never
-      moves wins (AD, MD: :func:`~navdtw.suite.marks.unmarked_reason`), or with fewer than two
-      agents that have a mean.
+      moves wins (AD, MD: :func:`~navdtw.suite.marks.unmarked_reason`), with fewer than two
+      agents that have a mean, or where an agent with a mean has no ``vs_best`` p-value (the
+      comparisons with the best need ``min_units`` units, as the intervals do).
     * ``best``: the agent(s) with the best mean (direction from ``higher_is_better``).
-    * ``tied``: the other agents whose paired permutation test against a best agent has
-      ``p_holm >= alpha``: not significantly different from the best.
-    * ``unresolved``: agents that the test does not separate from the best, but would were the
-      exact p-value at the low end of where the random sign flips place it (``p_bounds``): Holm
-      (even Bonferroni, ``pairs * p_bounds[0] < alpha``) would then reject. The "not significantly
-      different" mark would be the Monte-Carlo error's, not the data's, so there is none; more
-      resamples decide.
-
-    An agent without a comparison against a best agent (``p_holm`` null) gets no mark.
+    * ``tied`` (the dagger): the other agents that cannot be told apart from the best: the
+      comparisons with the best (:func:`navdtw.stats.compare_with_best`, the agent's ``vs_best``)
+      give "this agent is the best" a p-value at or above ``alpha``, even at the low end of where
+      the Monte-Carlo error places it (``p_bounds``).
+    * ``unresolved``: agents whose ``p_bounds`` hold ``alpha`` (the low end below it, the high end
+      at or above): after every resample navdtw draws for it (``vs_best.resamples``), the answer
+      is still the Monte-Carlo error's, not the data's; no mark.
 
     Parameters
     ----------
     dataset:
-        one entry of ``results["datasets"]`` (``agents`` and ``comparisons``).
+        one entry of ``results["datasets"]`` (its ``agents``).
     alpha:
-        the level of the "not significantly different" mark (the suite's ``settings.alpha``).
+        the level of the dagger (the suite's ``settings.alpha``).
     metrics:
         metric -> ``{"higher_is_better", "staying_wins"}``, for results whose metrics the registry
         does not know (default: the data set's own ``"metrics"``, which records a results
@@ -136,17 +162,6 @@ def leaderboard_marks(
         raise TypeError(f"leaderboard_marks: alpha must be a number in (0, 1), got {shown(alpha)}")
     if not 0.0 < float(alpha) < 1.0:
         raise ValueError(f"leaderboard_marks: alpha must be in (0, 1), got {shown(alpha)}")
-    family: dict[str, int] = {}
-    for c in dataset.get("comparisons", []):
-        family[c["metric"]] = family.get(c["metric"], 0) + 1
-    status: dict[tuple[str, str, str], str] = {}
-    for c in dataset.get("comparisons", []):
-        if c.get("p_holm") is None:
-            continue
-        low = (c.get("p_bounds") or [None])[0]
-        could = low is not None and family[c["metric"]] * low < alpha
-        s = "sig" if c["p_holm"] < alpha else "unresolved" if could else "tied"
-        status[(c["metric"], c["a"], c["b"])] = status[(c["metric"], c["b"], c["a"])] = s
     out: dict[str, dict[str, list[str]]] = {}
     agents = dataset.get("agents", {})
     names: dict[str, None] = {}
@@ -160,8 +175,17 @@ def leaderboard_marks(
         sign = 1.0 if info["higher_is_better"] else -1.0
         top = max(sign * x for x in means.values())
         best = [a for a, x in means.items() if sign * x == top]
-        found = {a: {status.get((m, a, b)) for b in best} for a in means if a not in best}
-        tied = [a for a, s in found.items() if "tied" in s]
-        unresolved = [a for a, s in found.items() if "tied" not in s and "unresolved" in s]
+        tested = {a: (agents[a][m].get("vs_best") or {}).get("p") is not None for a in means}
+        if not all(tested.values()):  # the comparisons with the best did not run (too few units)
+            continue
+        tied, unresolved = [], []
+        for a in means:
+            if a in best:
+                continue
+            low, high = agents[a][m]["vs_best"]["p_bounds"]
+            if low >= alpha:
+                tied.append(a)
+            elif high >= alpha:
+                unresolved.append(a)
         out[m] = {"best": best, "tied": tied, "unresolved": unresolved}
     return out

@@ -136,7 +136,7 @@ def run(
             try:
                 reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
                 reported = _known_reported(reported, r, failures)
-                reported = _with_means(reported, suite, r)
+                reported = _with_means(reported, suite, r, warned)
                 r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
@@ -170,14 +170,17 @@ def run(
     return results
 
 
-def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun) -> dict:
+def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun, warned: list) -> dict:
     """The figures of the agents' evaluator means files (``reported_from``) added to their reported
-    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning."""
+    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning;
+    what the means file left out (a NaN or Infinity mean) is a warning."""
     out = {a: dict(f) for a, f in reported.items()}
     for agent, by_ds in suite.reported_from.items():
         means = by_ds.get(r.spec.name)
         if means is None or agent not in r.values:
             continue
+        for note in means.notes:
+            warned.append(warning_record(agent, r.spec.name, Path(means.path), f"{means.source}: {note}"))
         measured = r.values[agent]
         figures = {m: x for m, x in means.figures.items() if m in measured}
         out[agent] = {**figures, **out.get(agent, {})}
@@ -211,37 +214,42 @@ def _select(r: DatasetRun, chosen: Sequence[str] | None) -> None:
 
 
 def _unresolved_warnings(datasets: dict[str, dict], settings: dict) -> list[dict[str, Any]]:
-    """One warning per (data set, metric) where the Monte-Carlo test could not decide whether an
-    agent differs from the best (:func:`navdtw.suite.leaderboard_marks`, ``unresolved``)."""
+    """One warning per (data set, metric) where the comparisons with the best left an agent's
+    p-value within Monte-Carlo error of ``alpha`` (:func:`navdtw.suite.leaderboard_marks`,
+    ``unresolved``), after every resample navdtw drew for it; the advice follows from the
+    settings used."""
+    from .. import stats
+
     out = []
+    alpha, resamples = settings["alpha"], int(settings["resamples"])
     for name, ds in datasets.items():
-        for m, mk in leaderboard_marks(ds, settings["alpha"]).items():
+        for m, mk in leaderboard_marks(ds, alpha).items():
             if not mk["unresolved"]:
                 continue
-            pairs = sum(1 for c in ds["comparisons"] if c["metric"] == m)
-            need = _nice(10 * pairs / settings["alpha"])
+            said = []
+            for a in mk["unresolved"]:
+                vs = ds["agents"][a][m]["vs_best"]
+                lo, hi = vs["p_bounds"]
+                said.append(f"{a} (p in [{lo:.4f}, {hi:.4f}] after {vs['resamples']} resamples)")
+            drawn = max(ds["agents"][a][m]["vs_best"]["resamples"] for a in mk["unresolved"])
+            if drawn < stats.MAX_RESAMPLES:
+                more = min(stats.MAX_RESAMPLES // 100, 10 * resamples)
+                advice = f"resamples = {more} (now {resamples}) lets navdtw draw up to {100 * more} where needed"
+            else:
+                advice = (
+                    f"{drawn} is the most navdtw draws: the p-value is {alpha:g} up to Monte-Carlo error, "
+                    "and no count navdtw can run decides it"
+                )
             out.append(
                 warning_record(
                     None,
                     name,
                     None,
-                    f"{m}: {settings['resamples']} random sign flips cannot tell whether "
-                    f"{', '.join(mk['unresolved'])} differ(s) from {', '.join(mk['best'])} ({pairs} pairs in Holm's "
-                    f"family; the exact p-value may be below {settings['alpha']:g} / {pairs}): no mark is given; "
-                    f"resamples = {need} would decide",
+                    f"{m}: whether {', '.join(said)} could be the best, as {', '.join(mk['best'])} is, stays "
+                    f"within Monte-Carlo error of alpha = {alpha:g}: no mark is given; {advice}",
                 )
             )
     return out
-
-
-def _nice(x: float) -> int:
-    """The smallest of 1, 2, 5 x 10^k at least ``x``."""
-    k = 1
-    while True:
-        for f in (1, 2, 5):
-            if f * k >= x:
-                return f * k
-        k *= 10
 
 
 def _provenance(suite, command: Sequence[str] | None, runs: Sequence[DatasetRun] = ()) -> dict[str, Any]:
@@ -425,7 +433,8 @@ def compare(
 
 
 def agent_names(paths: Sequence[str | Path]) -> list[str]:
-    """Agents' names from their files: the stems, and where stems are the same the last folder
+    """Agents' names from their files: the stems (a rank's file ``stats_ep_ckpt_6_val_unseen_r0_w4.json``
+    gives its run's ``stats_ep_ckpt_6_val_unseen``), and where stems are the same the last folder
     name that tells the files apart (``InternVLA-N1-DualVLN/val_unseen/progress.json`` and
     ``StreamVLN/val_unseen/progress.json`` give ``InternVLA-N1-DualVLN`` and ``StreamVLN``).
 
@@ -434,7 +443,10 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
     SuiteError
         Two files that no folder name tells apart (the message says how to name them).
     """
-    stems = [Path(p).stem for p in paths]
+    from ..datasets.layouts import shard_of
+
+    # one rank's file names its run: the stem without _r{rank}_w{world}
+    stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
     out = list(stems)
     for stem in {s for s in stems if stems.count(s) > 1}:
         group = [k for k, s in enumerate(stems) if s == stem]

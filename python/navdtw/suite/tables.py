@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .baselines import BASELINE_ROW
-from .marks import info_of, leaderboard_marks, unmarked_reason
+from .marks import info_of, leaderboard_marks, mark_notes, unmarked_reason
 
 __all__ = [
     "LATEX_METRICS",
@@ -82,7 +82,7 @@ def leaderboard_rows(
     ds : mapping
         One entry of ``results["datasets"]``.
     alpha : float
-        The level of the "not significantly different" mark, in (0, 1).
+        The level of the dagger, in (0, 1).
     failures : sequence of mapping, optional
         The failures of this data set (``results["failures"]`` entries): one that names an agent
         and a metric becomes that cell, with the error (:attr:`Cell.failed`); its metric is shown
@@ -208,10 +208,8 @@ def _notes(
     (unmarked metrics, unresolved tests, undefined intervals, values left out)."""
     settings = results["settings"]
     alpha = settings["alpha"]
-    out = [
-        f"Bold: best mean. {dagger}: not significantly different from the best (paired permutation test, "
-        f"Holm-adjusted p >= {alpha:g} over the pairs of agents compared on that metric). Rates in percent."
-    ]
+    notes = mark_notes(alpha)
+    out = [f"Bold: best mean. {dagger}: {notes['tied']} Rates in percent."]
     shown: dict[str, Mapping] = {}
     any_unresolved = any_undefined = any_left = False
     for ds, metrics in datasets:
@@ -233,10 +231,7 @@ def _notes(
     if any(_measured_by(ds, m) < 2 for ds, metrics in datasets for m in metrics):
         out.append("No marks with fewer than two agents.")
     if any_unresolved:
-        out.append(
-            f"{unresolved}: {settings['resamples']} resamples cannot tell whether it differs from the best "
-            "(see the warnings); no mark is given."
-        )
+        out.append(f"{unresolved}: {notes['unresolved']}")
     if any_undefined:
         out.append(f"n/a interval: fewer than {settings.get('min_units', 2)} paths or episodes (min_units).")
     if any_left:
@@ -299,8 +294,8 @@ def _width(text: str) -> int:
 
 def format_leaderboard(results: Mapping) -> str:
     """The leaderboards as fixed-width text (means only; rates in percent): ``*`` marks the best
-    agent, ``†`` the agents not significantly different from it, ``?`` those the test could not
-    resolve; a count of episodes left out follows a mean that leaves some out.
+    agent, ``†`` the agents that cannot be told apart from it, ``?`` those within Monte-Carlo error
+    of the mark; a count of episodes left out follows a mean that leaves some out.
 
     Parameters
     ----------
@@ -398,8 +393,8 @@ def md_escape(text: str) -> str:
 
 def format_leaderboard_md(results: Mapping) -> str:
     """``leaderboard.md``: one Markdown table per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
-    not resolve), the notes, the warnings and the failures. Everything a user wrote is escaped
+    bold, ``†`` on the agents that cannot be told apart from it, ``?`` on those within Monte-Carlo
+    error of the mark), the notes, the warnings and the failures. Everything a user wrote is escaped
     (:func:`md_escape`).
 
     Parameters
@@ -775,8 +770,8 @@ def _html(text) -> str:
 
 def format_leaderboard_html(results: Mapping) -> str:
     """The leaderboards as HTML tables, one per data set (means with intervals; the best mean in
-    bold, ``†`` on the agents not significantly different from it, ``?`` on those the test could
-    not resolve), the notes, the warnings and the failures. Every name and message is escaped.
+    bold, ``†`` on the agents that cannot be told apart from it, ``?`` on those within Monte-Carlo
+    error of the mark), the notes, the warnings and the failures. Every name and message is escaped.
     What Jupyter shows for a run's results.
 
     Parameters

@@ -1,0 +1,162 @@
+"""navdtw.stats.compare_with_best (issue 26, "the best, chosen honestly"): the formula against a
+plain reference loop, the resamples it streams, the memory of many pairs, and a CI-sized version
+of the simulation in tools/simulate_marks.py (the truly best keep their mark, the clearly worse
+never get it, and the in-between get it no more often than Holm over the comparisons with the
+best gives it)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from navdtw import stats as ns
+
+
+def _reference_p(x: np.ndarray, clusters: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """The documented test, written plainly: cluster bootstrap means by a loop over the resamples
+    (the same draws), t by pair, the two steps, p = BEST_BETA + (hits + 1) / (resamples + 1)."""
+    k = x.shape[1]
+    labels, inv = np.unique(clusters, return_inverse=True)
+    g = len(labels)
+    counts = np.concatenate([c for _, c in ns._draws(seed, 0, resamples, g, ns._counts)])
+    boot = np.empty((resamples, k))
+    for r in range(resamples):
+        w = counts[r][inv]  # each episode weighted by its cluster's count
+        boot[r] = (w[:, None] * x).sum(axis=0) / w.sum()
+    est = x.mean(axis=0)
+    dev = boot - est
+    p = np.ones(k)
+    for i in range(k):
+        others = [j for j in range(k) if j != i]
+        se = np.array([np.std(boot[:, j] - boot[:, i]) for j in others])
+        t = (est[others] - est[i]) / se
+        lead = t.max()
+        if lead <= 0:
+            continue
+        star = (dev[:, others] - dev[:, [i]]) / se  # [resamples, k - 1]
+        rank = int(np.ceil((resamples + 1) * (1 - ns.BEST_BETA)))
+        c = np.sort((-star).max(axis=1))[rank - 1]
+        shift = np.minimum(0.0, t + c)
+        hits = ((star + shift).max(axis=1) >= lead).sum()
+        p[i] = min(1.0, ns.BEST_BETA + (hits + 1) / (resamples + 1))
+    return p
+
+
+def test_compare_with_best_is_the_documented_test():
+    rng = np.random.default_rng(11)
+    n = 90
+    skill = rng.random(n)
+    x = np.column_stack([(rng.random(n) < np.clip(skill + s, 0, 1)).astype(float) for s in (0.0, -0.05, -0.2, 0.02)])
+    clusters = np.arange(n) // 3
+    got = ns.compare_with_best(x, resamples=400, seed=3, clusters=clusters, max_resamples=400)
+    np.testing.assert_allclose(got.p, _reference_p(x, clusters, 400, 3), rtol=1e-12)
+    assert got.p[3] == 1.0 and (got.resamples == 400).all()  # the best mean
+    lo, hi = ns.monte_carlo_bounds(np.rint((got.p - ns.BEST_BETA) * 401 - 1), 400)
+    np.testing.assert_allclose(got.lo[:3], np.minimum(1, ns.BEST_BETA + lo[:3]))
+    np.testing.assert_allclose(got.hi[:3], np.minimum(1, ns.BEST_BETA + hi[:3]))
+    # a lower metric: the signs turn
+    low = ns.compare_with_best(-x, higher_is_better=False, resamples=400, seed=3, clusters=clusters, max_resamples=400)
+    np.testing.assert_allclose(low.p, got.p, rtol=1e-12)
+
+
+def test_monte_carlo_bounds_are_clopper_pearson():
+    from scipy import stats
+
+    for hits, draws in ((0, 100), (3, 100), (50, 100), (100, 100), (7, 10_000)):
+        ci = stats.binomtest(hits, draws).proportion_ci(confidence_level=ns.MC_CONFIDENCE, method="exact")
+        lo, hi = ns.monte_carlo_bounds(hits, draws)
+        assert lo == pytest.approx(ci.low, abs=1e-12) and hi == pytest.approx(ci.high, abs=1e-12)
+
+
+def test_draws_continue_a_stream():
+    """Resamples first .. total - 1 are those of a run of total (what the extension relies on)."""
+    for stream, draw in ((0, ns._counts), (1, ns._signs), (2, lambda rng, rows, g: rng.standard_normal((rows, g)))):
+        whole = np.concatenate([m for _, m in ns._draws(5, stream, 2_345, 7, draw)])
+        for first in (0, 1, 499, 500, 1_999, 2_001):
+            parts = list(ns._draws(5, stream, 2_345, 7, draw, first))
+            assert parts[0][0] == first
+            np.testing.assert_array_equal(np.concatenate([m for _, m in parts]), whole[first:])
+
+
+def test_an_undecided_p_value_draws_more_resamples():
+    """a wins 45 episodes, b 30 of 200: p(b is the best) ~0.048, within Monte-Carlo error of 0.05
+    at 20 and 200 resamples; navdtw streams ten times more each round, up to max_resamples."""
+    a, b = np.zeros(200), np.zeros(200)
+    a[:45], b[45:75] = 1.0, 1.0
+    x = np.column_stack([a, b])
+    r = ns.compare_with_best(x, resamples=20)
+    assert r.resamples.tolist() == [20, 2_000] and r.lo[1] < 0.05 <= r.hi[1]  # undecided at the cap, 100 x 20
+    r = ns.compare_with_best(x, resamples=20, max_resamples=20)
+    assert r.resamples.tolist() == [20, 20]
+    r = ns.compare_with_best(x, resamples=2_000, max_resamples=200_000)
+    assert r.resamples[1] > 2_000 and not (r.lo[1] < 0.05 <= r.hi[1])  # decided with more
+
+
+def test_several_runs_and_untested_figures():
+    rng = np.random.default_rng(4)
+    n = 120
+    skill = rng.random(n)
+    runs = [rng.random((n, 3)) < np.clip(skill[:, None] + s, 0, 1) for s in (0.0, -0.3, -0.01)]
+    x = np.hstack(runs).astype(float)
+    r = ns.compare_with_best(x, runs=[[0, 1, 2], [3, 4, 5], [6, 7, 8]], resamples=500)
+    assert r.p[np.argmax(x.reshape(n, 3, 3).mean(axis=(0, 2)))] == 1.0
+    assert r.hi[1] < 0.05  # 30 points behind: not the best, even with three runs
+    # a figure below min_units units is not tested; a family needs two tested figures
+    m = ns.analyze(x[:1, :3], min_units=2, best=[([0, 1, 2], True)], resamples=50).best[0]
+    assert np.isnan(m.p).all() and (m.resamples == 0).all()
+
+
+def test_many_pairs_in_bounded_memory(monkeypatch):
+    """60 agents (1,770 pairs) at 2,000 resamples: one [pairs, resamples] float64 array is 28 MB
+    (the code before issue 26 held several). With chunks of 2 MB (stats._CELLS made small), the
+    peak stays far below one such array: memory follows the chunk, not the pairs."""
+    monkeypatch.setattr(ns, "_CELLS", 1 << 18)
+    rng = np.random.default_rng(2)
+    x = rng.random((40, 60))
+    pairs = [(i, j) for i in range(60) for j in range(i + 1, 60)]
+    tracemalloc.start()
+    try:
+        best = [(list(range(60)), True)]
+        r = ns.analyze(x, pairs, resamples=2_000, method="percentile", improvement=True, best=best, max_resamples=2_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(r.comparisons.p_permutation) == 1_770 and np.isfinite(r.improvement.lo).all()
+    assert peak < 14e6, peak
+
+
+def _holm_vs_best(x: np.ndarray, clusters: np.ndarray, resamples: int, seed: int, alpha: float) -> np.ndarray:
+    means = x.mean(axis=0)
+    top = int(np.argmax(means))
+    others = [a for a in range(x.shape[1]) if a != top]
+    p = ns.analyze(x, [(top, a) for a in others], resamples=resamples, seed=seed, clusters=clusters)
+    marked = np.ones(x.shape[1], dtype=bool)
+    marked[others] = ns.holm(p.comparisons.p_permutation) >= alpha
+    return marked
+
+
+def test_marks_where_the_truth_is_known():
+    """CI-sized tools/simulate_marks.py: 12 agents (3 tied at the top, 3 in-between, 6 clearly
+    worse), 150 paths of 3 instructions, 40 leaderboards, 1,000 resamples."""
+    rng = np.random.default_rng(20261128)
+    shifts = np.array([0.0] * 3 + [-0.03, -0.05, -0.07] + list(np.linspace(-0.2, -0.4, 6)))
+    counts = {"tied": [0, 0], "mid": [0, 0, 0], "worse": [0, 0]}
+    for rep in range(40):
+        p = np.repeat(rng.beta(2, 2, 150), 3) + rng.normal(0, 0.1, 450)
+        x = (rng.random((450, 12)) < np.clip(p[:, None] + shifts, 0, 1)).astype(float)
+        clusters = np.repeat(np.arange(150), 3)
+        r = ns.compare_with_best(x, resamples=1_000, seed=rep, clusters=clusters)
+        marked = (x.mean(axis=0) == x.mean(axis=0).max()) | (r.lo >= 0.05)
+        holm = _holm_vs_best(x, clusters, 1_000, rep, 0.05)
+        counts["tied"][0] += marked[:3].sum()
+        counts["tied"][1] += 3
+        counts["mid"][0] += marked[3:6].sum()
+        counts["mid"][1] += holm[3:6].sum()
+        counts["mid"][2] += 3
+        counts["worse"][0] += marked[6:].sum()
+        counts["worse"][1] += 6
+    assert counts["tied"][0] / counts["tied"][1] >= 0.9  # >= 95% expected: 120 agents, 2.5 SE below
+    assert counts["worse"][0] == 0
+    assert counts["mid"][0] <= counts["mid"][1], counts["mid"]  # no more daggers than Holm vs the best
