@@ -1601,7 +1601,7 @@ def runs_intervals(
       runs, on the episodes finite in every run) plus the seeds' term ``max(0, s2 - w) / R`` (the
       run means' variance less the within-run noise the episode term already holds), with
       Satterthwaite's degrees of freedom shrunk so that the interval covers at every seed
-      variance under the normal model (:func:`_calibrated_df`; plain Satterthwaite covered 93%
+      variance under the normal model (docs/statistics.md; plain Satterthwaite covered 93%
       with 3 runs). With one run, ``lo, hi`` are the episode interval and
       ``se``, ``df`` NaN: seed spread is not estimated.
 
