@@ -657,11 +657,11 @@ def analyze(
         cols = [np.array([q]) for q in range(k)] + where
         # a figure below min_units units has no spread to compare (as it has no interval): untested
         est = np.where(np.array([big.units[c].min() for c in cols]) >= min_units, est, np.nan)
-        # the seeds' term of each figure: its variance and its Satterthwaite share (variance**2 / df)
+        # the seeds' term of each figure (runs_difference's): its variance and Satterthwaite share
         seeds, share = np.zeros(len(cols)), np.zeros(len(cols))
         if runs is not None:
-            seeds[k:] = np.where(count > 1, sd**2 / np.maximum(count, 1), 0.0)
-            share[k:] = np.where(count > 1, seeds[k:] ** 2 / np.maximum(count - 1, 1), 0.0)
+            for q, g in enumerate(groups):
+                seeds[k + q], share[k + q] = _seeds_of(rm[:, g], clusters)
         families = []
         for members, higher in best:
             q = np.asarray(members, dtype=np.intp)
@@ -791,6 +791,19 @@ def _run_draws(scale: np.ndarray, first: int, total: int, seed: int) -> np.ndarr
     ):
         out[:, start - first : start - first + len(d)] = (d * scale).T
     return out
+
+
+def _seeds_of(x: np.ndarray, clusters: Any) -> tuple[float, float]:
+    """The seeds' term of one agent's runs ``x`` [episodes, runs] as :func:`runs_difference` counts
+    it (over the episodes finite in every run): ``(variance, Satterthwaite share)``; 0 with one run."""
+    if x.shape[1] < 2:
+        return 0.0, 0.0
+    f = np.isfinite(x).all(axis=1).astype(np.float64)
+    if f.sum() < 2:
+        return 0.0, 0.0
+    _, s2, w = _run_terms(np.where(f[:, None] > 0, x, 0.0), f, _runs_cluster_plan(clusters, len(x)))
+    v, share = _seeds_term(s2, w, x.shape[1])
+    return float(v), float(share)
 
 
 def _normal_scores(t: np.ndarray, df: np.ndarray) -> np.ndarray:
