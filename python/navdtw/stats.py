@@ -68,10 +68,10 @@ __all__ = [
 
 BLOCK = 500
 """The number of resamples per block, the unit of random-number generation (each block has its own generator)."""
-MAX_RESAMPLES = 1_000_000
-"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha``. They
-stream in blocks, so memory does not grow with them; time does, linearly (about 30 s of CPU to
-take one family of 20 agents on 783 paths to the maximum)."""
+MAX_RESAMPLES = 100_000
+"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha`` (ten
+times the default count). They stream in blocks, so memory does not grow with them; time does,
+linearly: a few seconds of CPU per data set that needs them (benchmarks/README.md)."""
 BEST_BETA = 0.005
 """The level of the first step of the comparisons with the best, which finds the competitors that
 could still be as good as the figure tested; alpha / 10 at the default alpha, as Romano, Shaikh
