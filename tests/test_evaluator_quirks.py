@@ -196,6 +196,10 @@ def test_r2r_id_set(graphs):
     # records without instruction_index: k is read from the id
     bare = [{"instr_id": r["instr_id"], "scan": "s1", "path": r["path"]} for r in ins]
     assert ds.match_predictions(bare, preds("7_0", "7_1", "7_2"), graphs, id_set="r2r").left_out == ("7_3",)
+    # k is the number after the last '_', whatever the path id holds
+    scoped = [dict(r, instr_id=f"s1_{r['instr_id']}") for r in bare]
+    by_last = ds.match_predictions(scoped, preds("s1_7_0", "s1_7_1", "s1_7_2"), graphs, id_set="r2r")
+    assert by_last.ids == ["s1_7_0", "s1_7_1", "s1_7_2"] and by_last.left_out == ("s1_7_3",)
     with pytest.raises(ValueError, match=r"instr_id x is not '<path_id>_<k>'"):
         ds.match_predictions([dict(bare[0], instr_id="x")], {"x": ["a"]}, graphs, id_set="r2r")
     # the note says which instructions the evaluator scores

@@ -852,6 +852,8 @@ def test_summary_shows_fractions_in_percent_unless_told_they_already_are():
     assert "50.00" in html and "1.50" in html and "0.50" not in html
     html = Summary({"sr": 50.0}, records=records, percent=True)._repr_html_()
     assert "50.00" in html and "5000.00" not in html
+    with pytest.raises(TypeError):
+        Summary({"sr": 0.5}, records)  # records and percent are keyword-only
 
 
 def test_conventions_are_frozen_and_hashable():

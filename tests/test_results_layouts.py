@@ -124,6 +124,18 @@ def test_streamvln_partial_file_is_an_error_unless_allowed(tmp_path):
         navdtw.datasets.open("results", partial=True).match(path)
 
 
+def test_streamvln_summary_as_reported_figures(tmp_path):
+    eps = episodes(30, seed=2, unreachable={4})
+    path = streamvln(tmp_path, eps)
+    results = compare({"streamvln": path}, dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"streamvln": path})  # fmt: skip
+    check = results["datasets"]["results"]["reported"]["streamvln"]
+    assert set(check) == {"sr", "osr"}  # spls_all NaN and ones_all Infinity are not figures to check
+    assert check["sr"]["gap"] == pytest.approx(0.0, abs=1e-6)
+    said = [w["message"] for w in results["warnings"] if w["agent"] == "streamvln"]
+    assert any("result.json: spls_all is NaN: not a figure to check against" in m for m in said)
+
+
 def test_streamvln_resumed_run(tmp_path):
     """A resumed evaluation appends its next episode on the summary's line."""
     eps = episodes(10, seed=3)

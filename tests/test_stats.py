@@ -553,6 +553,18 @@ def test_resamples_may_be_any_integer_type_but_only_an_integer():
             ns.bootstrap_ci(x, resamples=bad)
 
 
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_a_column_with_empty_resamples_leaves_the_others_alone(method):
+    # y's infinite values are left out of its mean, so some resamples of y have no value (NaN);
+    # they drop out of y's interval only: x's interval is the one x gets alone
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    y = np.array([1.0, 2.0, np.inf, np.inf, np.inf, np.inf])
+    both = ns.bootstrap_means(np.column_stack([x, y]), resamples=2000, seed=4, method=method)
+    alone = ns.bootstrap_means(x[:, None], resamples=2000, seed=4, method=method)
+    assert both.lo[0] == alone.lo[0] and both.hi[0] == alone.hi[0]
+    assert both.mean[1] == 1.5 and 1.0 <= both.lo[1] <= 1.5 <= both.hi[1] <= 2.0
+
+
 def test_degenerate_data():
     assert ns.bootstrap_ci([0.0] * 30) == (0.0, 0.0, 0.0)
     assert ns.paired_difference([0.0] * 9, [0.0] * 9) == (0.0, 0.0, 0.0)
@@ -609,7 +621,7 @@ def test_percentile_interval_contains_the_mean(x, seed):
 # --------------------------------------------------------------------------------------------
 
 
-def test_runs_intervals_combine_the_episode_and_the_run_half_widths():
+def test_runs_intervals_cover_episodes_and_seeds():
     rng = np.random.default_rng(5)
     base = rng.normal(0.1, 1.0, size=60)
     # group 0: three runs (columns 0-2) shifted by a run effect, an episode interval that
@@ -622,11 +634,13 @@ def test_runs_intervals_combine_the_episode_and_the_run_half_widths():
     np.testing.assert_allclose(r.run_means[0], run_means[:3], rtol=1e-12)
     sd = run_means[:3].std(ddof=1)
     assert r.run_sd[0] == pytest.approx(sd, rel=1e-12) and np.isnan(r.run_sd[1])
-    half = stats.t.ppf(0.975, 2) * sd / np.sqrt(3)
-    assert r.lo[0] == pytest.approx(theta - np.hypot(theta - r.episode_lo[0], half), rel=1e-12)
-    assert r.hi[0] == pytest.approx(theta + np.hypot(r.episode_hi[0] - theta, half), rel=1e-12)
+    # the same episodes in every run, shifted: no within-run noise, so the seeds' term is sd**2 / 3
+    assert r.se[0] ** 2 == pytest.approx(np.var(base, ddof=1) / 60 + sd**2 / 3, rel=1e-10)
+    half = stats.t.ppf(0.975, r.df[0]) * r.se[0]
+    assert (r.lo[0], r.hi[0]) == pytest.approx((theta - half, theta + half), rel=1e-12)
+    assert np.isnan(r.se[1]) and np.isnan(r.df[1])
     assert r.episode_lo[0] < min(theta, 0.0) and max(theta, 0.0) < r.episode_hi[0]
-    assert r.lo[0] < r.episode_lo[0] and r.hi[0] > r.episode_hi[0]
+    assert r.hi[0] - r.lo[0] > r.episode_hi[0] - r.episode_lo[0]  # the seeds widen it
     # one run: the episode interval, which is analyze's interval of that column on the same draws
     assert (r.lo[1], r.hi[1]) == pytest.approx((r.episode_lo[1], r.episode_hi[1]), rel=1e-12)
     a = ns.analyze(m[:, 3:], resamples=2000, seed=1)

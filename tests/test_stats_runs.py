@@ -147,3 +147,56 @@ def test_degenerate_and_bad_input():
         ns.runs_difference(ones, ones, clusters=[1, 2, 3])
     with pytest.raises(TypeError):
         ns.runs_difference(ones, ones, None)
+
+
+# --------------------------------------------------------------------------------------------
+# rliable's probability of improvement over the pairs of runs
+# --------------------------------------------------------------------------------------------
+
+
+def _improvement_loop(a, b, higher=True):
+    """Per episode, the average over every pair (run of a, run of b) of 1[a better] + 1/2 1[tie]."""
+    per = []
+    for x, y in zip(a, b):
+        if not (np.isfinite(x).all() and np.isfinite(y).all()):
+            continue
+        s = [1.0 if (u > v) == higher and u != v else 0.5 if u == v else 0.0 for u in x for v in y]
+        per.append(np.mean(s))
+    return np.mean(per)
+
+
+def test_improvement_over_pairs_of_runs_against_a_loop():
+    rng = np.random.default_rng(12)
+    a, b = rng.integers(0, 4, (150, 3)).astype(float), rng.integers(0, 4, (150, 5)).astype(float)
+    a[10, 1] = np.inf
+    r = ns.runs_improvement(a, b)
+    assert r.mean == pytest.approx(_improvement_loop(a, b), abs=1e-12)
+    assert 0 <= r.lo < r.mean < r.hi <= 1
+    down = ns.runs_improvement(a, b, higher_is_better=False)
+    assert down.mean == pytest.approx(_improvement_loop(a, b, higher=False), abs=1e-12)
+    assert r.mean + ns.runs_improvement(b, a).mean == pytest.approx(1.0)  # ties count half on both sides
+    # one run each: the value of probability_of_improvement (its interval is the bootstrap's)
+    one = ns.probability_of_improvement(np.column_stack([a[:, 0], b[:, 0]]), [(0, 1)], resamples=200)
+    assert ns.runs_improvement(a[:, :1], b[:, :1]).mean == pytest.approx(one.mean[0], abs=1e-12)
+
+
+def test_improvement_equals_rliables_own_function():
+    metrics = pytest.importorskip("rliable.metrics", reason="rliable not installed (pip install --no-deps rliable)")
+    rng = np.random.default_rng(13)
+    for runs_a, runs_b in ((3, 3), (5, 2), (1, 4)):
+        a = rng.normal(0, 1, (60, runs_a)).round(1)  # rounded: ties happen
+        b = rng.normal(0.1, 1, (60, runs_b)).round(1)
+        # rliable takes [runs, tasks]: the episodes are its tasks
+        assert ns.runs_improvement(a, b).mean == pytest.approx(metrics.probability_of_improvement(a.T, b.T), abs=1e-12)
+
+
+def test_improvement_interval_covers_one_half_for_equal_agents():
+    """The interval over episodes and seeds of equal agents (truth 1/2) with seed offsets covers
+    at least 95% (3 Monte-Carlo standard errors); the episodes-only interval does not."""
+    rng = np.random.default_rng(31)
+    a, b = _agents(rng, 400, 1000, 3, 0.06)
+    r = ns.runs_improvement(a, b)
+    tol = 3 * np.sqrt(0.05 * 0.95 / 400)
+    assert np.mean((r.lo <= 0.5) & (r.hi >= 0.5)) >= 0.95 - tol
+    narrow = ns.runs_improvement(a, b[..., :1])  # one run on a side: episodes only
+    assert np.mean((narrow.lo <= 0.5) & (narrow.hi >= 0.5)) < 0.9

@@ -91,13 +91,13 @@ def test_results_json_shape(done):
             assert list(values) == metrics
             for m, v in values.items():
                 marked = S.marks.unmarked_reason(S.metric_info(m)) is None  # the metrics that get marks
-                keys = {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd"}
+                keys = {"mean", "ci", "ci_episodes", "left_out", "runs", "runs_sd", "runs_se", "runs_df"}
                 assert set(v) == keys | ({"vs_best"} if marked else set())
                 if marked:  # the comparisons with the best: p, where the Monte-Carlo error places it, resamples drawn
                     vs = v["vs_best"]
                     assert vs["p_bounds"][0] <= vs["p"] <= vs["p_bounds"][1] <= 1 and vs["resamples"] >= 2000
                 assert len(v["ci"]) == 2 and v["left_out"] == 0 and v["ci_episodes"] == v["ci"]
-                assert v["runs"] is None and v["runs_sd"] is None  # one run per agent
+                assert v["runs"] is None and v["runs_sd"] is None and v["runs_se"] is None  # one run per agent
                 assert v["ci"][0] <= v["mean"] + 1e-12 and v["mean"] <= v["ci"][1] + 1e-12
         assert set(ds["baseline"]) == set(metrics)
         assert all(set(v) == {"mean"} for v in ds["baseline"].values())
@@ -118,7 +118,10 @@ def test_results_json_shape(done):
                 "p_bounds",
                 "p_sign",
                 "p_improvement",
+                "over",
+                "df",
             }
+            assert c["over"] == "episodes (one run: seed spread not estimated)" and c["df"] is None
             assert set(c["p_improvement"]) == {"value", "ci"} and 0 <= c["p_improvement"]["value"] <= 1
             assert c["test"] == "permutation" and c["dropped"] == 0
             assert c["p_method"] in ("monte carlo", "tail bound") and ds["units"] == 40

@@ -209,11 +209,23 @@ def test_runs_interval_against_a_plain_loop_and_scipy():
     lo, hi = np.quantile(boot, [0.025, 0.975])
     width = hi - lo
     assert abs(r.episode_lo[0] - lo) < 0.06 * width and abs(r.episode_hi[0] - hi) < 0.06 * width
-    # the runs' term: Student's t with runs - 1 degrees of freedom (scipy), added in quadrature
-    half = sps.t.ppf(0.975, runs - 1) * np.std(means, ddof=1) / math.sqrt(runs)
+    # over episodes and seeds: Student's t around the mean, the documented variance by a plain loop
+    # over clusters and runs on the episodes finite in every run (episode 5 is not)
+    keep = [e for e in range(n) if np.isfinite(y[e]).all()]
+    x, cl = y[keep], clusters[keep]
+    ep = x.mean(axis=1)
+    sums = [sum(ep[q] - ep.mean() for q in range(len(keep)) if cl[q] == c) for c in range(30)]
+    v_ep = 30 / 29 * sum(t * t for t in sums) / len(keep) ** 2
+    m = x.mean(axis=0)
+    res = x - ep[:, None] - m + m.mean()
+    by = [[sum(res[q, k] for q in range(len(keep)) if cl[q] == c) for k in range(runs)] for c in range(30)]
+    w = sum(t * t for row in by for t in row) / ((runs - 1) * 29) * 30 / len(keep) ** 2
+    v = v_ep + max(0.0, m.var(ddof=1) - w) / runs
+    df = v**2 / (v_ep**2 / 29 + (m.var(ddof=1) / runs) ** 2 / (runs - 1))
     theta = np.mean(means)
-    assert r.lo[0] == pytest.approx(theta - math.hypot(theta - r.episode_lo[0], half), abs=1e-12)
-    assert r.hi[0] == pytest.approx(theta + math.hypot(r.episode_hi[0] - theta, half), abs=1e-12)
+    assert (r.se[0], r.df[0]) == pytest.approx((math.sqrt(v), df), rel=1e-10)
+    half = sps.t.ppf(0.975, df) * math.sqrt(v)
+    assert (r.lo[0], r.hi[0]) == pytest.approx((theta - half, theta + half), abs=1e-12)
     # one run: the interval is the column's own (the draws of stats.analyze)
     one = stats.runs_intervals(y[:, :1], [[0]], resamples=2000, seed=7, clusters=clusters)
     col = stats.bootstrap_means(y[:, :1], resamples=2000, seed=7, clusters=clusters)
@@ -314,24 +326,35 @@ def test_acceptance_numbers_against_hand_counts_and_loops(logs, accepted):
     }
     (c,) = [c for c in ds["comparisons"] if c["metric"] == "ne"]
     assert c["dropped"] == len(unreachable)
-    # the comparison and the effect size on the per-episode means over runs
-    per_episode = {a: np.mean([[r["success"] for r in run] for run in runs], axis=0) for a, runs in rows.items()}
+    # the comparison over episodes and seeds (both agents in 3 runs), and rliable's probability of
+    # improvement: per episode, the average over the 3 x 3 pairs of runs; then the mean
+    success = {a: np.array([[r["success"] for r in run] for run in runs]).T for a, runs in rows.items()}
     (c,) = [c for c in ds["comparisons"] if c["metric"] == "sr"]
-    assert c["diff"] == pytest.approx(per_episode["mine"].mean() - per_episode["base"].mean(), abs=1e-12)
-    assert c["p_improvement"]["value"] == pytest.approx(_improvement_loop(per_episode["mine"], per_episode["base"]))
+    assert c["diff"] == pytest.approx(success["mine"].mean() - success["base"].mean(), abs=1e-12)
+    assert c["test"] == "runs t" and c["over"] == "episodes and seeds" and c["df"] > 0
+    assert c["p"] == pytest.approx(stats.runs_difference(success["mine"], success["base"]).p, rel=1e-12)
+    pairs = [
+        np.mean([_improvement_loop([x], [y]) for x in a for y in b]) for a, b in zip(success["mine"], success["base"])
+    ]
+    assert c["p_improvement"]["value"] == pytest.approx(np.mean(pairs), abs=1e-12)
     lo, hi = c["p_improvement"]["ci"]
     assert lo < c["p_improvement"]["value"] < hi
-    # reported vs measured: the gap, the standard error from the interval, the verdict
+    # reported vs measured: the gap, the standard error over episodes and seeds, the verdict
     sr = ds["reported"]["mine"]["sr"]
     v = ds["agents"]["mine"]["sr"]
     assert sr["reported"] == 0.62 and sr["measured"] == v["mean"] and sr["ci"] == v["ci"] and sr["runs"] == 3
     assert sr["gap"] == pytest.approx(v["mean"] - 0.62)
-    se = (v["ci"][1] - v["ci"][0]) / (2 * sps.norm.ppf(0.975))
-    assert sr["se"] == pytest.approx(se) and sr["gap_se"] == pytest.approx(sr["gap"] / se)
+    assert sr["se"] == v["runs_se"] and sr["gap_se"] == pytest.approx(sr["gap"] / v["runs_se"])
+    half = sps.t.ppf(0.975, v["runs_df"]) * v["runs_se"]
+    assert v["ci"] == pytest.approx([v["mean"] - half, v["mean"] + half], abs=1e-12)
     assert sr["inside"] == (v["ci"][0] <= 0.62 <= v["ci"][1])
     spl = ds["reported"]["mine"]["spl"]
-    assert spl["reported"] == 0.55 and spl["inside"] is False and spl["verdict"].endswith("not noise")
-    assert "standard errors" in spl["verdict"]
+    assert spl["reported"] == 0.55 and spl["inside"] is False
+    side = "above" if spl["reported"] > spl["measured"] else "below"
+    assert spl["verdict"] == (
+        f"outside the 95% interval over episodes and seeds (3 runs): the reported figure is "
+        f"{abs(spl['gap_se']):.1f} standard errors {side} the measured mean"
+    )
 
 
 def test_one_compare_call_gives_the_suite_files_numbers(logs, accepted, tmp_path, monkeypatch, capsys):
@@ -520,3 +543,29 @@ def test_a_direction_given_for_a_column_marks_it(tmp_path):
     with pytest.raises(S.SuiteError, match="unknown metric 'collisions'"):
         S.load_suite({"datasets": {"d": {"dataset": "ndh", "split": str(files[0]), "connectivity": str(tmp_path)}},
                       "agents": {"a": {"d": str(files[0])}}, "metrics": ["collisions"]})  # fmt: skip
+
+
+def test_equal_agents_with_different_seeds_are_not_told_apart(tmp_path, monkeypatch, capsys):
+    """Issue 26's reproduction: two agents of the same skill whose seeds happen to differ (A's three
+    runs all lucky, B's spread wide) compared with ``navdtw compare --runs``: the per-episode means
+    over runs gave p = 1e-8 and no dagger; over episodes and seeds they cannot be told apart."""
+    for agent, effects in (("A", (0.45, 0.5, 0.4)), ("B", (-0.7, 0.8, -0.3))):
+        for r, effect in enumerate(effects):
+            write_log(
+                tmp_path / f"{agent}{r}.jsonl", episodes_log(400, skill=0.3, run=10 * r + ord(agent), run_effect=effect)
+            )
+    monkeypatch.chdir(tmp_path)
+    args = ["compare", "--runs", "A=A*.jsonl", "--runs", "B=B*.jsonl", "--dataset", "results", "--resamples", "2000"]
+    assert main([*args, "--out", "out", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    ds = json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]["results"]
+    (c,) = [c for c in ds["comparisons"] if c["metric"] == "sr"]
+    runs = {}
+    for a in "AB":
+        logs = [(tmp_path / f"{a}{k}.jsonl").read_text().splitlines() for k in range(3)]
+        runs[a] = np.array([[json.loads(line)["success"] for line in log] for log in logs]).T
+    old = stats.runs_difference(runs["A"].mean(axis=1, keepdims=True), runs["B"].mean(axis=1, keepdims=True))
+    assert old.p < 1e-4  # the per-episode means over runs: "significant"
+    assert c["test"] == "runs t" and c["p"] > 0.05 and c["ci"][0] < 0 < c["ci"][1]
+    assert S.leaderboard_marks(ds)["sr"]["tied"] == ["B"]  # the lower agent gets its dagger
+    assert "cover episodes and seeds" in printed

@@ -261,6 +261,8 @@ def test_intervals_are_undefined_below_min_units(tmp_path):
         "left_out": 0,
         "runs": None,
         "runs_sd": None,
+        "runs_se": None,
+        "runs_df": None,
         "vs_best": {"p": None, "p_bounds": [None, None], "resamples": 0},  # not tested: one episode
     }
     assert S.leaderboard_marks(ds) == {}

@@ -23,6 +23,8 @@
 // which also means only the candidates still inside need updating: after a few hundred episodes
 // they are a small part of the grid. The deterministic range [S_t / N, (S_t + N - t) / N] (the
 // unseen values all 0 or all 1) is intersected in, so at t = N the interval is the exact mean.
+// If the two sides meet (nothing left: the rare error event the guarantee allows), the interval
+// is the deterministic range, which is certain.
 #pragma once
 
 #include <algorithm>

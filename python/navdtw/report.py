@@ -433,6 +433,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
                 "test": str(c.get("test", "")),
                 "p_method": str(c.get("p_method", "")),
                 "dropped": int(c.get("dropped") or 0),
+                "over": str(c.get("over", "")),
                 "p_improvement": [_finite((c.get("p_improvement") or {}).get("value"))]
                 + [_finite(x) for x in ((c.get("p_improvement") or {}).get("ci") or [None, None])],
             }

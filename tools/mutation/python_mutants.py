@@ -96,6 +96,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'xjack = _jackknife(xs) if method <= "bca" else None',
     ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
     (
+        "stats.py",
+        "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 8), dtype=np.uint8), count=rows * g)",
+        "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 7), dtype=np.uint8), count=rows * g)",
+    ): (
+        "more random bytes than needed: the first ones are the same (Generator.bytes draws in order) and only "
+        "count=rows * g bits are read; each block's generator draws once and is dropped (_draws)"
+    ),
+    (
         "metrics.py",
         'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")',
         'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) + (sd < 0)))}] is negative or NaN")',

@@ -248,7 +248,7 @@
       const sig = c.p_holm !== null && c.p_holm < D.alpha;
       return "<tr><td>" + head(c.metric, false) + "</td><td>" + esc(c.a) + "</td><td>" + esc(c.b) + '</td><td class="num">' + fmt(c.metric, c.diff, true) +
         '</td><td class="num">[' + fmt(c.metric, c.ci[0], true) + ", " + fmt(c.metric, c.ci[1], true) + "]</td><td>" + fmtP(c.p) + "</td><td>" + fmtP(c.p_holm) +
-        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + (c.p_method ? " (" + esc(c.p_method) + ")" : "") + '</td><td class="num">' + (c.dropped || "") + "</td>" +
+        '</td><td class="' + (sig ? "sig" : "ns") + '">' + (sig ? "significant" : "n.s.") + "</td><td>" + esc(c.test) + (c.p_method ? " (" + esc(c.p_method) + ")" : "") + (c.over ? "; over " + esc(c.over) : "") + '</td><td class="num">' + (c.dropped || "") + "</td>" +
         '<td class="num">' + (c.p_improvement && c.p_improvement[0] !== null ? c.p_improvement[0].toFixed(3) + ' <span class="ci">[' + (c.p_improvement[1] === null ? "n/a" : c.p_improvement[1].toFixed(3)) + ", " + (c.p_improvement[2] === null ? "n/a" : c.p_improvement[2].toFixed(3)) + "]</span>" : "") + "</td></tr>";
     }).join("");
     return '<details><summary>Pairwise comparisons (' + ds.comparisons.length + ")</summary><div class=\"scroll\"><table class=\"data comparisons\"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>" + conf +

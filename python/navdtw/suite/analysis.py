@@ -146,6 +146,8 @@ def analyze_dataset(
             "left_out": int(infinite[:, q].sum()),
             "runs": None,
             "runs_sd": None,
+            "runs_se": None,
+            "runs_df": None,
         }
     if res.runs is not None:
         _several_runs(result, owners, blocks, res.runs)
@@ -157,9 +159,6 @@ def analyze_dataset(
                 "resamples": int(b.resamples[q]),
             }
     c = res.comparisons
-    p_holm = np.empty(len(pairs))
-    for start, stop in zip([0, *family[:-1]], family):
-        p_holm[start:stop] = stats.holm(c.p_permutation[start:stop])
     # which rule gave p (stats.analyze): every sign flip, random flips, or the tail bound where no
     # random flip was as extreme; and where the exact p-value lies given the Monte-Carlo draws
     floor = 1.0 / (resamples + 1.0)
@@ -171,28 +170,77 @@ def analyze_dataset(
     improve = res.improvement
     for q, (x, y) in enumerate(pairs):
         p = c.p_permutation[q]
-        result["comparisons"].append(
-            {
-                "a": columns[x][0],
-                "b": columns[y][0],
-                "metric": columns[x][1],
-                "diff": json_number(c.diff[q]),
-                "ci": [json_number(c.lo[q]), json_number(c.hi[q])],
-                "dropped": int((infinite[:, x] | infinite[:, y]).sum()),
-                "p": json_number(p),
-                "p_holm": json_number(p_holm[q]),
-                "test": "permutation",
-                "p_method": methods[q],
-                "p_bounds": [json_number(lo_p[q]), json_number(hi_p[q])],
-                "p_sign": json_number(c.p_sign[q]),
-                "p_improvement": {
-                    "value": json_number(improve.mean[q]),
-                    "ci": [json_number(improve.lo[q]), json_number(improve.hi[q])],
-                },
-            }
-        )
+        entry = {
+            "a": columns[x][0],
+            "b": columns[y][0],
+            "metric": columns[x][1],
+            "diff": json_number(c.diff[q]),
+            "ci": [json_number(c.lo[q]), json_number(c.hi[q])],
+            "dropped": int((infinite[:, x] | infinite[:, y]).sum()),
+            "p": json_number(p),
+            "p_holm": None,  # below, per family
+            "test": "permutation",
+            "p_method": methods[q],
+            "p_bounds": [json_number(lo_p[q]), json_number(hi_p[q])],
+            "p_sign": json_number(c.p_sign[q]),
+            "p_improvement": {
+                "value": json_number(improve.mean[q]),
+                "ci": [json_number(improve.lo[q]), json_number(improve.hi[q])],
+            },
+            "over": OVER_EPISODES,
+            "df": None,
+        }
+        _with_runs(entry, run, clusters, settings, info[columns[x][1]]["higher_is_better"] is not False)
+        result["comparisons"].append(entry)
+    _holm(result["comparisons"], family)
     result["reported"] = reported_check(result, reported or {}, settings["confidence"])
     return result
+
+
+#: What a comparison covers (``results.json``'s ``"over"``): both agents scored in several runs,
+#: or a single run on either side (the episodes-only comparison).
+OVER_SEEDS = "episodes and seeds"
+OVER_EPISODES = "episodes (one run: seed spread not estimated)"
+
+
+def _with_runs(entry: dict, run: DatasetRun, clusters, settings: dict, higher: bool) -> None:
+    """A comparison with an agent scored in several runs. Both in several runs: the runs-aware
+    comparison (:func:`navdtw.stats.runs_difference`: the difference over episodes and seeds, its
+    t interval, p and degrees of freedom; ``test`` "runs t"). Either way rliable's probability of
+    improvement over the pairs of runs (:func:`navdtw.stats.runs_improvement`), over episodes and
+    seeds when both have several runs, over episodes otherwise."""
+    a = run.runs.get(entry["a"], {}).get(entry["metric"])
+    b = run.runs.get(entry["b"], {}).get(entry["metric"])
+    if a is None and b is None:
+        return
+    one = {entry["a"]: a, entry["b"]: b}
+    a, b = (x if x is not None else run.values[name][entry["metric"]][:, None] for name, x in one.items())
+    conf = settings["confidence"]
+    pi = stats.runs_improvement(a, b, higher_is_better=higher, clusters=clusters, confidence=conf)
+    entry["p_improvement"] = {"value": json_number(pi.mean), "ci": [json_number(pi.lo), json_number(pi.hi)]}
+    if a.shape[1] < 2 or b.shape[1] < 2:
+        return
+    r = stats.runs_difference(a, b, clusters=clusters, confidence=conf)
+    few = r.units < int(settings["min_units"])
+    entry.update(
+        diff=json_number(r.diff),
+        ci=[None, None] if few else [json_number(r.lo), json_number(r.hi)],
+        p=json_number(r.p),
+        test="runs t",
+        p_method="satterthwaite t",
+        p_bounds=[json_number(r.p), json_number(r.p)],
+        over=OVER_SEEDS,
+        df=json_number(r.df),
+    )
+
+
+def _holm(comparisons: list[dict], family: list[int]) -> None:
+    """Holm within each metric's family (one per data set and metric), on each comparison's p:
+    the permutation test's, or the runs-aware t test's where both agents have several runs."""
+    for start, stop in zip([0, *family[:-1]], family):
+        p = np.array([np.nan if c["p"] is None else c["p"] for c in comparisons[start:stop]])
+        for c, h in zip(comparisons[start:stop], stats.holm(p)):
+            c["p_holm"] = json_number(h)
 
 
 def _several_runs(result: dict, owners: list, blocks: list, r: stats.RunIntervals) -> None:
@@ -208,16 +256,20 @@ def _several_runs(result: dict, owners: list, blocks: list, r: stats.RunInterval
                 "left_out": int((~np.isfinite(x)).sum()),
                 "runs": [json_number(v) for v in r.run_means[q]],
                 "runs_sd": json_number(r.run_sd[q]),
+                "runs_se": json_number(r.se[q]),
+                "runs_df": json_number(r.df[q]),
             }
         )
 
 
 def reported_check(result: dict, reported: dict[str, dict[str, float]], confidence: float) -> dict[str, Any]:
     """Per agent and metric, a paper's figure against the measured mean: the gap (measured minus
-    reported), whether the figure lies inside the interval (over episodes and runs: ``inside``;
-    over episodes alone: ``inside_episodes``), the gap in standard errors (the interval's
-    half-width over the normal quantile) and a verdict in words (docs/statistics.md, "Reported
-    versus measured"). A metric the agent lacks here is listed with ``measured`` None."""
+    reported), its standard error (with several runs over episodes and seeds, ``runs_se``; with one
+    run over episodes, the interval's half-width over the normal quantile), the gap in standard
+    errors, whether the figure lies inside the interval (``inside``: the decision rule, outside is
+    flagged; ``inside_episodes``: the interval over episodes alone) and a verdict in words that
+    states only that (docs/statistics.md, "Reported versus measured"). A metric the agent lacks
+    here is listed with ``measured`` None."""
     from scipy import special
 
     z = float(special.ndtri(0.5 + confidence / 2.0))
@@ -255,31 +307,21 @@ def reported_check(result: dict, reported: dict[str, dict[str, float]], confiden
             if lo is None or hi is None:
                 row["verdict"] = "no interval (too few paths or episodes): the gap cannot be judged"
                 continue
-            row["se"] = (hi - lo) / (2.0 * z)
-            row["gap_se"] = row["gap"] / row["se"] if row["se"] > 0 else None
+            row["se"] = v.get("runs_se") if runs > 1 else (hi - lo) / (2.0 * z)
+            row["gap_se"] = row["gap"] / row["se"] if row["se"] else None
             row["inside"] = bool(lo <= r <= hi)
             elo, ehi = v["ci_episodes"]
             row["inside_episodes"] = None if elo is None else bool(elo <= r <= ehi)
-            row["verdict"] = _verdict(row, runs)
+            row["verdict"] = _verdict(row, runs, confidence)
     return out
 
 
-def _verdict(row: dict, runs: int) -> str:
-    """The reported-versus-measured verdict in plain words."""
-    where = "the reported figure is " + ("below it" if row["reported"] < row["measured"] else "above it")
-    k = "" if row["gap_se"] is None else f" by {abs(row['gap_se']):.1f} standard errors"
-    if runs == 1:
-        if row["inside"]:
-            return "inside the interval over episodes: the gap is within what another draw of episodes gives"
-        return (
-            f"outside the interval over episodes ({where}){k}: another draw of episodes does not explain it; "
-            "with one run, run-to-run spread might (score several runs)"
-        )
-    if row["inside_episodes"]:
-        return f"inside the interval over episodes and {runs} runs: the gap is within noise"
-    if row["inside"]:
-        return (
-            f"inside the interval over episodes and {runs} runs, outside the episodes' alone: "
-            "run-to-run spread explains the gap"
-        )
-    return f"outside the interval over episodes and {runs} runs ({where}){k}: not noise"
+def _verdict(row: dict, runs: int, confidence: float) -> str:
+    """The reported-versus-measured verdict: where the figure lies against the interval and how far
+    from the measured mean, in standard errors; never a cause, which the data cannot show."""
+    over = f"over episodes and seeds ({runs} runs)" if runs > 1 else "over episodes (one run: seed spread not covered)"
+    text = f"{'inside' if row['inside'] else 'outside'} the {confidence * 100:g}% interval {over}"
+    if row["gap_se"] is None or row["gap"] == 0:
+        return text + ("" if row["gap_se"] is None else ": the reported figure equals the measured mean")
+    side = "above" if row["reported"] > row["measured"] else "below"
+    return text + f": the reported figure is {abs(row['gap_se']):.1f} standard errors {side} the measured mean"

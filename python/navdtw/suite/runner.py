@@ -136,7 +136,7 @@ def run(
             try:
                 reported = {a: t[spec.name] for a, t in suite.reported.items() if spec.name in t}
                 reported = _known_reported(reported, r, failures)
-                reported = _with_means(reported, suite, r)
+                reported = _with_means(reported, suite, r, warned)
                 r.result = analyze_dataset(r, settings, reported)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
@@ -170,14 +170,17 @@ def run(
     return results
 
 
-def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun) -> dict:
+def _with_means(reported: dict[str, dict[str, float]], suite, r: DatasetRun, warned: list) -> dict:
     """The figures of the agents' evaluator means files (``reported_from``) added to their reported
-    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning."""
+    figures: those of the metrics the agent is measured on, a figure given in ``reported`` winning;
+    what the means file left out (a NaN or Infinity mean) is a warning."""
     out = {a: dict(f) for a, f in reported.items()}
     for agent, by_ds in suite.reported_from.items():
         means = by_ds.get(r.spec.name)
         if means is None or agent not in r.values:
             continue
+        for note in means.notes:
+            warned.append(warning_record(agent, r.spec.name, Path(means.path), f"{means.source}: {note}"))
         measured = r.values[agent]
         figures = {m: x for m, x in means.figures.items() if m in measured}
         out[agent] = {**figures, **out.get(agent, {})}

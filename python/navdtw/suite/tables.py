@@ -239,6 +239,14 @@ def _notes(
             "Infinite distances (an unreachable goal) are left out of their mean and counted beside it "
             "((k out): k episodes)."
         )
+    over = {c.get("over") for ds, _ in datasets for c in ds.get("comparisons", [])} - {None}
+    if len(over) == 1 and "seeds" not in next(iter(over)):
+        out.append("Comparisons over episodes (one run: seed spread not estimated).")
+    elif over:
+        out.append(
+            "Comparisons between agents scored in several runs cover episodes and seeds; with one run on "
+            "either side, episodes only (one run: seed spread not estimated)."
+        )
     return out
 
 
@@ -499,10 +507,11 @@ def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mappi
             "<details><summary>Pairwise comparisons on "
             + html.escape(term_escape(name))
             + f" ({len(ds['comparisons'])}): A - B with its {conf} interval, Holm-adjusted p, and P(A better): "
-            "the probability that A does better than B on a random episode (ties half)</summary>",
+            "the probability that A does better than B on a random episode (ties half; several runs: over the "
+            "pairs of runs); over: what the interval and test cover</summary>",
             "",
-            "| metric | A | B | A - B | p (Holm) | P(A better) | dropped |",
-            "|---|---|---|---:|---:|---:|---:|",
+            "| metric | A | B | A - B | p (Holm) | P(A better) | dropped | over |",
+            "|---|---|---|---:|---:|---:|---:|---|",
         ]
         for c in ds["comparisons"]:
             info = info_of(ds, c["metric"])
@@ -512,7 +521,8 @@ def _md_sections(name: str, ds: Mapping, metrics: Sequence[str], settings: Mappi
             prob = "n/a" if pi["value"] is None else f"{pi['value']:.3f} " + _interval3(*pi["ci"])
             out.append(
                 f"| {md_escape(info['label'])} | {md_escape(c['a'])} | {md_escape(c['b'])} | "
-                f"{_signed(c['diff'], rate)} {_interval(*c['ci'], rate)} | {p} | {prob} | {c.get('dropped', 0)} |"
+                f"{_signed(c['diff'], rate)} {_interval(*c['ci'], rate)} | {p} | {prob} | {c.get('dropped', 0)} | "
+                f"{md_escape(c.get('over', ''))} |"
             )
         out += ["", "</details>", ""]
     return out
