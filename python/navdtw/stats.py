@@ -6,7 +6,9 @@ cluster counts ``c`` and its mean is ``(c @ S) / (c @ sizes)`` with ``S`` the pe
 sign-flip permutation of a paired difference is ``s @ (A_i - A_j) = s @ A_i - s @ A_j``. So one
 matrix product per block of resamples serves every column (agents x metrics) at once, and every
 pair of columns is a difference of two columns of the result. See docs/statistics.md for the
-choices (BCa by default, clusters, Holm, seeds) and the reasons.
+choices (BCa by default, clusters, Holm, seeds) and the reasons. Memory: resamples x columns;
+pairs go by chunks (:data:`_CELLS`), never resamples x pairs. The leaderboards' marks are
+:func:`compare_with_best` (multiple comparisons with the best).
 
 Reproducibility: the resamples are drawn in fixed blocks of :data:`BLOCK` rows, block ``k`` from its
 own generator ``SeedSequence(seed, spawn_key=(stream, k))``; the numbers depend only on the data,
