@@ -305,7 +305,8 @@ def test_other_commands_name_the_output_and_exit_3(tmp_path, monkeypatch, capsys
     _refuse(monkeypatch, out, "summary.json", errno.ENOSPC)
     assert main(["demo", "--pairs", "5", "--out", str(out), "--no-figures"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"navdtw: error: {out / 'summary.json'}: cannot write: No space left on device"]
+    assert err == [f"navdtw: error: {out / 'summary.json'}: cannot write: No space left on device; nothing was changed"]
+    assert sorted(p.name for p in out.iterdir()) == []  # nothing half-written, no staging folder left
 
 
 # ------------------------------------------------------------------------------------------
