@@ -12,6 +12,7 @@ reported as skipped with that reason."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -185,3 +186,50 @@ def test_suite_page_example_runs(tmp_path, monkeypatch):
     assert rv["agents"]["reverie_gt"]["sr"]["mean"] > rv["agents"]["reverie_perturbed"]["sr"]["mean"]
     for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.tex", "results.json", "report.html"):
         assert (tmp_path / "out" / name).is_file(), name
+
+
+@pytest.mark.slow
+def test_readme_shell_blocks_run(tmp_path, monkeypatch, capsys):
+    """The README's `navdtw score` line for R2R (the means its Python block states); its suite file,
+    `navdtw suite run` line and the table it shows (each line as printed); its `navdtw compare` line
+    (the same agents' numbers, no random-walk row without --baseline-walks). Run in a folder
+    holding the files the README names."""
+    import shlex
+
+    from navdtw.cli import main
+
+    data = find_data_dir()
+    if data is None:
+        pytest.skip("needs the real VLN data (NAVDTW_DATA or ../shared/data)")
+    readme = _text(REPO / "README.md")
+    (toml,) = re.findall(r"```toml\n(# suite\.toml.*?)```", readme, re.S)
+    (suite_line,) = re.findall(r"^navdtw suite run suite\.toml .*$", readme, re.M)
+    (compare_line,) = re.findall(r"^navdtw compare prevalent\.json .*$", readme, re.M)
+    (score_line,) = re.findall(r"^navdtw score --dataset r2r .*$", readme, re.M)
+    shown = readme.split(suite_line + "\n```\n\n```\n", 1)[1].split("```", 1)[0].splitlines()
+    monkeypatch.chdir(tmp_path)
+    results = data / "r2r_results" / "prevalent_r2r"
+    for name, target in (
+        ("R2R_val_unseen.json", data / "r2r" / "R2R_val_unseen.json"),
+        ("connectivity", data / "matterport3dsimulator" / "connectivity"),
+        ("prevalent.json", results / "seq2seq_teacher_imagenet_val_unseen_iter_36000.json"),
+        ("prevalent_add.json", results / "seq2seq_teacher_imagenet_val_unseen_iter_36000_add.json"),
+        ("agent.json", results / "seq2seq_teacher_imagenet_val_unseen_iter_36000.json"),
+    ):
+        (tmp_path / name).symlink_to(target)
+    (tmp_path / "suite.toml").write_text(toml, encoding="utf-8")
+
+    assert main([*shlex.split(score_line)[1:], "--no-figures"]) == 0
+    means = json.loads((tmp_path / "scores" / "summary.json").read_text(encoding="utf-8"))["means"]
+    assert _matches((means["sr"], means["spl"], means["ne"]), "(0.6015, 0.5601, 4.1361)")
+    capsys.readouterr()
+
+    assert main([*shlex.split(suite_line)[1:], "--no-progress"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    assert len(shown) == 6 and printed[: len(shown)] == shown
+    assert (tmp_path / "suite_results" / "results.json").is_file()
+
+    assert main([*shlex.split(compare_line)[1:], "--no-progress", "--metrics", "ne,sr,spl,ndtw,sdtw"]) == 0
+    compared = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    assert compared[0].startswith("r2r: r2r, convention r2r, 2349 episodes")
+    assert compared[1:5] == shown[1:5] and not compared[5].startswith("random walk")

@@ -111,12 +111,19 @@ def is_module(name: str, root: Path) -> bool:
 
 
 @functools.cache
+def _parsed(text: str) -> ast.Module:
+    """A module's source, parsed once per session: the test trees below are copies of the package
+    that differ in one module, so only that one is parsed again."""
+    return ast.parse(text)
+
+
+@functools.cache
 def modules(root: Path) -> dict[str, tuple[Path, ast.Module]]:
     """Every module of the tree at ``root``, parsed (once per tree and session)."""
     out = {}
     for path in sorted(root.rglob("*.py")):
         if "__pycache__" not in path.parts:
-            out[module_name(path, root)] = (path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+            out[module_name(path, root)] = (path, _parsed(path.read_text(encoding="utf-8")))
     return out
 
 

@@ -165,6 +165,7 @@ print("usable")
 """
 
 
+@pytest.mark.slow  # a batch that runs for seconds, so that the interrupt lands inside it
 @posix_signals
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize(
@@ -213,6 +214,7 @@ NODE_PATHS = {
 }
 
 
+@pytest.mark.slow  # as above
 @posix_signals
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("paths", ["long", "short"])

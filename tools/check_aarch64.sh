@@ -7,7 +7,8 @@
 #   bash tools/check_aarch64.sh --bench          # also the NEON / portable ratio (tools/simd_bits.py)
 #   bash tools/check_aarch64.sh -- tests/x.py    # other pytest arguments
 #
-# Installs what it needs (Debian: g++-aarch64-linux-gnu, qemu-user-static; root). The aarch64
+# Installs what it needs (Debian: g++-aarch64-linux-gnu, qemu-user-static; as root or through
+# sudo -n, else it says so and skips). The aarch64
 # CPython is Debian's python3.11 arm64 packages unpacked into a folder (apt-get download +
 # dpkg -x: installing python3:arm64 through multiarch would remove the host's python3), with numpy,
 # scipy, pytest and hypothesis aarch64 wheels from PyPI. All of it lives in $NAVDTW_AARCH64_ROOT
@@ -33,13 +34,15 @@ while [ $# -gt 0 ]; do
 done
 
 log() { echo "check_aarch64: $*"; }
+# shellcheck source=tools/as_root.sh
+. tools/as_root.sh
 
 # ---- tools ----
 if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64-static >/dev/null ||
     ! command -v cmake >/dev/null; then
     log "installing g++-aarch64-linux-gnu qemu-user-static"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++-aarch64-linux-gnu qemu-user-static cmake >/dev/null
+    apt_install check_aarch64.sh "the aarch64 check is skipped" g++-aarch64-linux-gnu qemu-user-static cmake ||
+        exit 0
 fi
 
 # ---- aarch64 CPython 3.11 (Debian bookworm's), unpacked ----
@@ -48,12 +51,22 @@ PY_PACKAGES=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libpy
     libtinfo6 libreadline8 libuuid1 libcrypt1 libnsl2 libtirpc3 libdb5.3)
 if [ ! -x "$ROOT/sysroot/usr/bin/python3.11" ]; then
     log "unpacking Debian's arm64 python3.11 into $ROOT/sysroot"
+    # apt downloads arm64 packages only with the architecture enabled; a run that enables it
+    # disables it again afterwards (and refreshes the package lists), leaving the host as it was.
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-        dpkg --add-architecture arm64
+        as_root dpkg --add-architecture arm64 || {
+            echo "check_aarch64.sh: cannot enable the arm64 architecture (not root, and sudo -n is" \
+                "not allowed); the aarch64 check is skipped" >&2
+            exit 0
+        }
+        trap 'log "disabling the arm64 architecture this run enabled"
+            as_root dpkg --remove-architecture arm64 && as_root apt-get update -qq' EXIT
     fi
-    apt-get update -qq
+    as_root apt-get update -qq
     mkdir -p "$ROOT/debs" "$ROOT/sysroot"
-    (cd "$ROOT/debs" && apt-get download -qq -o APT::Sandbox::User=root "${PY_PACKAGES[@]/%/:arm64}")
+    SANDBOX=()  # root's apt downloads as the _apt user, who cannot write to $ROOT/debs
+    [ "$(id -u)" = 0 ] && SANDBOX=(-o APT::Sandbox::User=root)
+    (cd "$ROOT/debs" && apt-get download -qq "${SANDBOX[@]}" "${PY_PACKAGES[@]/%/:arm64}")
     for deb in "$ROOT"/debs/*.deb; do dpkg -x "$deb" "$ROOT/sysroot"; done
 fi
 SYSROOT=$ROOT/sysroot

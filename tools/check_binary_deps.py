@@ -1,6 +1,6 @@
 """Does pip install every wheel's test environment from binaries, as a machine without a compiler must?
 
-    python tools/check_binary_deps.py          # the check (part of .ci/run; needs PyPI, 30-80 s)
+    python tools/check_binary_deps.py          # the check (needs PyPI; 255 s at load 12-16 on 2 cores)
     python tools/check_binary_deps.py --scan   # print the lowest macOS where each install is compiler-free
 
 cibuildwheel's test step installs each built wheel with its dependencies and

@@ -11,13 +11,15 @@
 # not: they need a Windows CPython's headers (pyconfig.h), which Debian does not package; they hold
 # argument checks and no compiler-specific code. The 32-bit target has no unsigned __int128 and no
 # AVX2 kernels, so it compiles the portable fallbacks. mingw's posix thread model is used (its
-# win32 model has no std::thread in GCC 12; MSVC has it). Installs mingw-w64 and clang if missing.
+# win32 model has no std::thread in GCC 12; MSVC has it). Installs mingw-w64 and clang if missing
+# (as root or through sudo -n; without either it says so and skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v x86_64-w64-mingw32-g++-posix >/dev/null || ! command -v clang++ >/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mingw-w64 clang >/dev/null
+    # shellcheck source=tools/as_root.sh
+    . tools/as_root.sh
+    apt_install check_mingw.sh "the Windows cross-compile check is skipped" mingw-w64 clang || exit 0
 fi
 
 OUT=$(mktemp -d)

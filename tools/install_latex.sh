@@ -7,19 +7,7 @@ set -euo pipefail
 if command -v pdflatex >/dev/null && kpsewhich booktabs.sty >/dev/null 2>&1; then
     exit 0
 fi
-if ! command -v apt-get >/dev/null; then
-    echo "install_latex.sh: no apt-get; the LaTeX tests of the suite will skip" >&2
-    exit 0
-fi
-SUDO=""
-if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null; then SUDO="sudo -n"; else
-        echo "install_latex.sh: not root and no sudo; the LaTeX tests of the suite will skip" >&2
-        exit 0
-    fi
-fi
-if ! { $SUDO apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-        texlive-latex-base texlive-latex-recommended >/dev/null; }; then
-    echo "install_latex.sh: could not install texlive-latex-base + texlive-latex-recommended; the LaTeX tests will skip" >&2
-fi
+# shellcheck source=tools/as_root.sh
+. "$(dirname "$0")/as_root.sh"
+apt_install install_latex.sh "the LaTeX tests of the suite will skip" \
+    --no-install-recommends texlive-latex-base texlive-latex-recommended || true

@@ -35,7 +35,7 @@ if [[ "${NAVDTW_SANITIZE_SKIP_BUILD:-0}" != 1 ]]; then
     # Build requirements are installed up front so the build can reuse $BUILD (no isolation).
     # (the build requirements and the [test] extra of pyproject.toml)
     "$PY" -m pip install --quiet "scikit-build-core>=0.10" "pybind11>=2.12" ninja numpy scipy \
-        "pytest>=7" "hypothesis>=6.80" "fastdtw==0.3.4" "matplotlib>=3.5" "tqdm>=4.60"
+        "pytest>=7" "hypothesis>=6.80" "fastdtw==0.3.4" "matplotlib>=3.8.4" "tqdm>=4.60"
     echo "== building the sanitized extension ($TYPE) in $BUILD" >&2
     start=$(date +%s)
     "$PY" -m pip install --quiet --no-build-isolation --no-deps --force-reinstall . \
