@@ -597,3 +597,37 @@ def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
         assert errors == [], errors
     finally:
         drv.quit()
+
+
+def test_a_failed_metric_and_a_hostile_name_in_a_real_browser(data, tmp_path):
+    """One failed metric keeps its agent in the table (a one-line "failed" cell, the reason in the
+    note above and the tooltip, not the run-failure banner); a name with control characters and
+    markup is shown visibly, never run."""
+    from selenium.webdriver.common.by import By
+
+    hostile = "evil\x1b[2J<b>x</b>\ny"
+    results = json.loads(json.dumps(data["results"]).replace(json.dumps(AGENTS[0]), json.dumps(hostile)))
+    reason = "a.jsonl: line 8 (episode_id 7): 'ndtw' is NaN or missing (1 episode(s)); " + "a NaN is not a score " * 5
+    results["failures"] = [{"agent": hostile, "dataset": "val_unseen", "metric": "ndtw", "error": reason}]
+    path = tmp_path / "failed_cell.html"
+    write_report(path, {"results": results, "metrics": METRICS})
+    drv = _browser()
+    try:
+        drv.set_window_size(1280, 800)
+        drv.get(path.as_uri())
+        assert drv.find_elements(By.ID, "failures") == []
+        note = drv.find_element(By.ID, "failed-cells").text
+        assert "1 metric(s) failed" in note and "other metrics stand" in note and "'ndtw' is NaN" in note
+        row = drv.find_element(By.CSS_SELECTOR, "#lb-0 tbody tr")
+        assert row.find_element(By.CSS_SELECTOR, "td").text == "evil\\x1b[2J<b>x</b>\\ny"
+        assert drv.find_elements(By.CSS_SELECTOR, "#lb-0 tbody b") == []  # the markup is text
+        cell = row.find_element(By.CSS_SELECTOR, "td.failed")
+        assert cell.text.startswith("failed") and "'ndtw' is NaN" in cell.get_attribute("title")
+        other = drv.find_elements(By.CSS_SELECTOR, "#lb-0 tbody tr")[1].find_element(By.CSS_SELECTOR, "td")
+        assert cell.size["height"] <= 1.5 * other.size["height"]  # one line, not a paragraph
+        assert cell.size["width"] < 400
+        drv.save_screenshot(str(tmp_path / "failed_cell.png"))
+        errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == [], errors
+    finally:
+        drv.quit()

@@ -512,7 +512,10 @@ def _payload(data: dict, max_scenes: int) -> dict:
     scans = {}
     for s in scans_used:
         scans[s] = _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]")
-    failures = [_failure(f) for f in results.get("failures", [])]
+    # a failed metric keeps its agent in the tables (its cell says "failed"); a failed run does not
+    failed = results.get("failures", [])
+    failures = [_failure(f) for f in failed if not (isinstance(f, dict) and f.get("metric"))]
+    failed_cells = [_failure(f) for f in failed if isinstance(f, dict) and f.get("metric")]
     warned = [_failure(w) for w in results.get("warnings", [])]
     prov = results.get("provenance") or {}
     provenance = {
@@ -540,6 +543,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
         "max_scenes": int(max_scenes),
         "page": PAGE,
         "failures": failures,
+        "failed_cells": failed_cells,
         "warnings": warned,
         "provenance": provenance,
         "order": shown,

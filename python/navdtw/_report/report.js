@@ -120,6 +120,7 @@
       '<nav class="bar"><a href="#leaderboard">Leaderboard</a><a href="#distributions">Distributions</a><a href="#explorer">Episodes</a>' +
       '<span class="spacer"></span><label class="ctl">Data set <select id="ds-select">' + opts + "</select></label></nav>" +
       (D.failures.length ? '<div class="warn" id="failures"><strong>' + D.failures.length + " run(s) failed</strong> and are missing from the tables:<ul>" + D.failures.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
+      ((D.failed_cells || []).length ? '<div class="warn" id="failed-cells"><strong>' + D.failed_cells.length + " metric(s) failed</strong>: each shows as \u201cfailed\u201d in its cell; the agent\u2019s other metrics stand:<ul>" + D.failed_cells.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
       ((D.warnings || []).length ? '<div class="warn note" id="warnings"><strong>' + D.warnings.length + " warning(s)</strong>:<ul>" + D.warnings.map((f) => "<li>" + esc(f) + "</li>").join("") + "</ul></div>" : "") +
       '<section id="leaderboard"><h2>Leaderboard</h2></section>' +
       '<section id="distributions"><h2>Distributions over episodes</h2><div id="dist-body"></div></section>' +
