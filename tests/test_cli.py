@@ -826,3 +826,75 @@ def test_help_names_every_kind_score_reads(capsys):
     line = text.split("score predictions on ", 1)[1].split(" baseline ", 1)[0]
     listed = line.replace(" or ", ", ").split(", ")
     assert listed == [k.title for k in DATASETS.values() if not k.reads_scores]
+
+
+# ------------------------------------------------------------------------------------------
+# output folders: a user's files are never replaced (issue 28 item 1, every command with --out)
+# ------------------------------------------------------------------------------------------
+
+
+def _command(kind, t, out):
+    if kind == "demo":
+        return ["demo", "--pairs", "20", "--out", str(out), "--no-figures"], "summary.json"
+    if kind == "score":
+        return _score_args(t, None, out), "episodes.csv"
+    base = ["baseline", "--split", str(t["split"]), "--connectivity", str(t["conn"]), "-n", "200", "--no-progress"]
+    return [*base, "--out", str(out)], "baseline.json"
+
+
+@pytest.mark.parametrize("kind", ["demo", "score", "baseline"])
+def test_an_output_folder_never_replaces_a_users_file(tiny, capsys, kind):
+    out = tiny["tmp"] / kind
+    out.mkdir()
+    args, name = _command(kind, tiny, out)
+    (out / name).write_text("mine\n")
+    assert main(args) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{out / name}: not written by navdtw" in err[0] and "--force" in err[0], err
+    assert (out / name).read_text() == "mine\n" and sorted(p.name for p in out.iterdir()) == [name]
+    # a rerun over navdtw's own outputs needs no --force; an edited output is the user's again
+    assert main([*args, "--force"]) == 0
+    first = (out / name).read_bytes()
+    assert main(args) == 0 and (out / name).read_bytes() == first
+    manifest = json.loads((out / ".navdtw-outputs.json").read_text())["files"]
+    assert name in manifest and not [p for p in out.iterdir() if p.name.startswith(".navdtw-stage")]
+    (out / name).write_bytes(first + b"\n")
+    capsys.readouterr()
+    assert main(args) == 3
+    assert f"{out / name}: changed since navdtw wrote it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["demo", "score", "baseline"])
+def test_an_output_folder_never_replaces_a_read_only_file(tiny, capsys, kind):
+    out = tiny["tmp"] / kind
+    args, name = _command(kind, tiny, out)
+    assert main(args) == 0
+    (out / name).chmod(0o444)
+    before = (out / name).read_bytes()
+    capsys.readouterr()
+    for extra in ([], ["--force"]):
+        assert main([*args, *extra]) == 3
+        err = capsys.readouterr().err
+        assert f"{out / name}: cannot replace: it is read-only (mode 0444)" in err, err
+        assert (out / name).read_bytes() == before and (out / name).stat().st_mode & 0o777 == 0o444
+
+
+def test_an_output_folder_switches_in_one_step(tiny, capsys, monkeypatch):
+    """A rename failing half-way through a demo's switch leaves the earlier run's files whole."""
+    import os
+
+    out = tiny["tmp"] / "demo"
+    args, _ = _command("demo", tiny, out)
+    assert main([*args[:-1], "--seed", "1"]) == 0  # with figures when matplotlib is there
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real = os.replace
+
+    def replace(src, dst):
+        if str(dst).endswith("episodes.csv"):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main([*args, "--seed", "2"]) == 3
+    assert "episodes.csv: cannot write: No space left on device" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -137,26 +137,38 @@ def _holm_vs_best(x: np.ndarray, clusters: np.ndarray, resamples: int, seed: int
     return marked
 
 
-def test_marks_where_the_truth_is_known():
+@pytest.mark.parametrize("runs", [1, 3])
+def test_marks_where_the_truth_is_known(runs):
     """CI-sized tools/simulate_marks.py: 12 agents (3 tied at the top, 3 in-between, 6 clearly
-    worse), 150 paths of 3 instructions, 40 leaderboards, 1,000 resamples."""
-    rng = np.random.default_rng(20261128)
+    worse), 150 paths of 3 instructions, 40 leaderboards, 1,000 resamples; with 3 runs, seed
+    offsets N(0, 0.03) and Holm over the runs-aware test (stats.runs_difference)."""
+    rng = np.random.default_rng(20261128 + runs)
     shifts = np.array([0.0] * 3 + [-0.03, -0.05, -0.07] + list(np.linspace(-0.2, -0.4, 6)))
-    counts = {"tied": [0, 0], "mid": [0, 0, 0], "worse": [0, 0]}
+    clusters = np.repeat(np.arange(150), 3)
+    counts = {"tied": 0, "mid": 0, "mid_holm": 0, "worse": 0}
     for rep in range(40):
         p = np.repeat(rng.beta(2, 2, 150), 3) + rng.normal(0, 0.1, 450)
-        x = (rng.random((450, 12)) < np.clip(p[:, None] + shifts, 0, 1)).astype(float)
-        clusters = np.repeat(np.arange(150), 3)
-        r = ns.compare_with_best(x, resamples=1_000, seed=rep, clusters=clusters)
-        marked = (x.mean(axis=0) == x.mean(axis=0).max()) | (r.lo >= 0.05)
-        holm = _holm_vs_best(x, clusters, 1_000, rep, 0.05)
-        counts["tied"][0] += marked[:3].sum()
-        counts["tied"][1] += 3
-        counts["mid"][0] += marked[3:6].sum()
-        counts["mid"][1] += holm[3:6].sum()
-        counts["mid"][2] += 3
-        counts["worse"][0] += marked[6:].sum()
-        counts["worse"][1] += 6
-    assert counts["tied"][0] / counts["tied"][1] >= 0.9  # >= 95% expected: 120 agents, 2.5 SE below
-    assert counts["worse"][0] == 0
-    assert counts["mid"][0] <= counts["mid"][1], counts["mid"]  # no more daggers than Holm vs the best
+        offsets = rng.normal(0, 0.03, (12, runs)) if runs > 1 else np.zeros((12, 1))
+        x = (rng.random((450, 12, runs)) < np.clip(p[:, None, None] + shifts[:, None] + offsets, 0, 1)).astype(float)
+        if runs == 1:
+            r = ns.compare_with_best(x[:, :, 0], resamples=1_000, seed=rep, clusters=clusters)
+            holm = _holm_vs_best(x[:, :, 0], clusters, 1_000, rep, 0.05)
+        else:
+            groups = [list(range(a * runs, (a + 1) * runs)) for a in range(12)]
+            r = ns.compare_with_best(x.reshape(450, -1), runs=groups, resamples=1_000, seed=rep, clusters=clusters)
+            top = int(np.argmax(x.mean(axis=(0, 2))))
+            p_top = [
+                ns.runs_difference(x[:, top], x[:, a], clusters=clusters).p if a != top else 1.0 for a in range(12)
+            ]
+            holm = ns.holm(np.array(p_top)) >= 0.05
+        means = x.mean(axis=(0, 2))
+        marked = (means == means.max()) | (r.lo >= 0.05)
+        counts["tied"] += marked[:3].sum()
+        counts["mid"] += marked[3:6].sum()
+        counts["mid_holm"] += holm[3:6].sum()
+        counts["worse"] += marked[6:].sum()
+    assert counts["tied"] / 120 >= 0.9  # >= 95% expected: 120 agents, 2.5 SE below
+    # one run: never; three runs: a seeds' variance with 2 degrees of freedom leaves a few (measured
+    # 2.6% at 40 agents in docs/statistics.md; Holm over the runs-aware test: 25.6%)
+    assert counts["worse"] == 0 if runs == 1 else counts["worse"] / 240 <= 0.05
+    assert counts["mid"] <= counts["mid_holm"], counts  # no more daggers than Holm vs the best

@@ -30,6 +30,7 @@ from synthetic_suite import (
     write_suite,
 )
 
+import navdtw._io
 from navdtw import suite as S
 from navdtw.cli import main
 
@@ -252,7 +253,7 @@ def test_an_immutable_file_fails_the_switch_before_anything_changes(world, tmp_p
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"{out / 'leaderboard.tex'}: cannot replace: it is not writable" in err[0]
         # ... and, made immutable while the run was scoring, at the switch: nothing replaced
-        monkeypatch.setattr(S.outputs, "_protected", lambda path: "")
+        monkeypatch.setattr(navdtw._io, "protected", lambda path: "")
         assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 3
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"{out / 'leaderboard.tex'}: cannot replace: Operation not permitted" in err[0]
@@ -304,7 +305,8 @@ def test_other_commands_name_the_output_and_exit_3(tmp_path, monkeypatch, capsys
     _refuse(monkeypatch, out, "summary.json", errno.ENOSPC)
     assert main(["demo", "--pairs", "5", "--out", str(out), "--no-figures"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"navdtw: error: {out / 'summary.json'}: cannot write: No space left on device"]
+    assert err == [f"navdtw: error: {out / 'summary.json'}: cannot write: No space left on device; nothing was changed"]
+    assert sorted(p.name for p in out.iterdir()) == []  # nothing half-written, no staging folder left
 
 
 # ------------------------------------------------------------------------------------------

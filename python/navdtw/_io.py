@@ -1,13 +1,25 @@
 """Atomic file output: write to a temporary file in the target folder, then rename over. A write
-that fails raises :class:`OutputError` naming the real output, never the temporary file."""
+that fails raises :class:`OutputError` naming the real output, never the temporary file.
+
+Output folders (every command with ``--out``: :func:`output_folder`, and the suite's outputs in
+:mod:`navdtw.suite.outputs`) share one guarantee: a file may be replaced only when the folder's
+manifest (:data:`MANIFEST`) says navdtw wrote it and its SHA-256 still matches
+(:func:`check_replaceable`; ``force`` waives this), never a read-only or immutable one; and the new
+files are switched in as one step (:func:`commit_outputs`), so that after any failure the folder
+holds the earlier files, unchanged."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import os
+import secrets
+import shutil
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +91,212 @@ def atomic_write_text(path: PathLike, text: str) -> Path:
 
 def atomic_write_json(path: PathLike, obj: Any, *, indent: int = 2) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=False) + "\n")
+
+
+#: The manifest of an output folder: the files navdtw last wrote there and their SHA-256.
+MANIFEST = ".navdtw-outputs.json"
+
+
+def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -> None:
+    """Refuses to replace a file the user owns: of ``names`` (and the manifest), a file that
+    exists in ``out`` must be listed in the manifest with its current SHA-256 (navdtw wrote it and
+    nobody changed it since; ``force`` waives this) and must not be read-only (no write permission,
+    or immutable: the user protected it, whatever ``force`` says).
+
+    Raises
+    ------
+    OutputError
+        naming the first such file and what to do.
+    """
+    listed = read_manifest(out)
+    for name in [MANIFEST, *names]:
+        path = out / name
+        if not path.is_file():
+            continue
+        why = protected(path)
+        if why:
+            raise OutputError(
+                errno.EACCES,
+                f"{path}: cannot replace: it is {why}; navdtw never replaces a file protected against writing "
+                "(make it writable, or move it away)",
+            )
+        if force:
+            continue
+        if name == MANIFEST:
+            if listed is None:
+                raise OutputError(
+                    errno.EEXIST, f"{path}: not navdtw's manifest; navdtw replaces only its own outputs: {_FORCE}"
+                )
+            continue
+        if name not in (listed or {}):
+            raise OutputError(
+                errno.EEXIST,
+                f"{path}: not written by navdtw (no record in {MANIFEST}); navdtw replaces only its own "
+                f"outputs: {_FORCE}",
+            )
+        if sha256_of(path) != listed[name]:
+            raise OutputError(
+                errno.EEXIST,
+                f"{path}: changed since navdtw wrote it (its SHA-256 is not the one in {MANIFEST}), so it is "
+                f"yours now; navdtw replaces only its own outputs: {_FORCE}",
+            )
+
+
+_FORCE = "move it away, or replace it with --force (Python: force=True)"
+
+
+def protected(path: Path) -> str:
+    """Why ``path`` is protected against writing ("read-only (mode 0444)", "immutable"), or ""."""
+    mode = path.stat().st_mode
+    if not mode & stat.S_IWUSR:
+        return f"read-only (mode {stat.S_IMODE(mode):04o})"
+    if not os.access(path, os.W_OK):  # root may write a 0444 file, but not an immutable one
+        return "not writable (immutable, or another user's)"
+    return ""
+
+
+def read_manifest(out: Path) -> dict[str, str] | None:
+    """The manifest's ``{name: SHA-256}``; ``{}`` when there is none, None when the file there is
+    not a manifest navdtw wrote."""
+    path = out / MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
+        return {str(k): str(v) for k, v in listed.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# Why a rollback and not a staged folder renamed into place: the output folder may hold the user's
+# own files (and the baseline cache), which must stay where they are; POSIX cannot rename a folder
+# over a non-empty one, and swapping two folders (renameat2's RENAME_EXCHANGE) is Linux-only. So
+# each old file is first kept under a second name (a hard link: nothing is copied, and an immutable
+# file refuses it before anything changed), then the new files are renamed over the old ones, the
+# manifest last; a failure on the way renames every kept file back and removes the new ones.
+def commit_outputs(out: Path, data: dict[str, bytes], remove: Sequence[str] = ()) -> list[Path]:
+    """Switches ``data`` (name -> bytes, the manifest last) into ``out`` and removes ``remove``, as
+    one step: on any failure (a write, a rename, an interruption) ``out`` is left as it was, and
+    the :class:`OutputError` names the real output."""
+    umask = os.umask(0)
+    os.umask(umask)
+    temps: dict[str, str] = {}
+    kept: dict[str, Path] = {}  # name -> the old file's second name
+    switched: list[str] = []  # names replaced, created or removed so far
+    try:
+        for name, blob in data.items():
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+                temps[name] = tmp
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
+            except OSError as exc:
+                raise output_error(out / name, exc, "; nothing was changed") from None
+        for name in [*data, *remove]:
+            if (out / name).exists():
+                try:
+                    kept[name] = _keep(out / name)
+                except OSError as exc:
+                    raise OutputError(
+                        exc.errno, f"{out / name}: cannot replace: {exc.strerror or exc}; nothing was changed"
+                    ) from None
+        for name in [*remove, *data]:
+            try:
+                if name in data:
+                    os.replace(temps[name], out / name)
+                    del temps[name]
+                else:
+                    os.unlink(out / name)
+            except OSError as exc:
+                raise output_error(out / name, exc, "; nothing was changed (the earlier files are back)") from None
+            switched.append(name)
+        for path in kept.values():
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        kept.clear()
+        return [out / name for name in data]
+    except BaseException:  # OutputError, and an interruption half-way: put the old files back
+        _rollback(out, switched, kept, data)
+        raise
+    finally:
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _keep(path: Path) -> Path:
+    """A second name for the file at ``path`` in its folder (a hard link; renamed where the file
+    system has no hard links), so that it can be put back."""
+    for _ in range(100):
+        second = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
+        try:
+            os.link(path, second)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            os.rename(path, second)  # an immutable file refuses this too
+        return second
+    raise FileExistsError(errno.EEXIST, "no free name for a copy of the old file")  # pragma: no cover
+
+
+def _rollback(out: Path, switched: list[str], kept: dict[str, Path], data: Mapping[str, bytes]) -> None:
+    """Undoes the switch: every kept old file renamed back, every new file without one removed."""
+    for name in reversed(switched):
+        with contextlib.suppress(OSError):
+            if name in kept:
+                os.replace(kept.pop(name), out / name)
+            elif name in data:
+                os.unlink(out / name)
+    switched.clear()
+    for name, second in list(kept.items()):  # kept but not yet switched: the original is in place
+        with contextlib.suppress(OSError):
+            if (out / name).exists():
+                os.unlink(second)
+            else:
+                os.replace(second, out / name)
+    kept.clear()
+
+
+@contextlib.contextmanager
+def output_folder(out: PathLike, *, force: bool = False) -> Iterator[Path]:
+    """For a command that writes files into the folder ``out``: yields an empty staging folder (a
+    hidden one inside ``out``) to write them into; when the block ends they are checked
+    (:func:`check_replaceable`) and switched into ``out`` in one step with the manifest
+    (:func:`commit_outputs`). The new manifest also keeps the earlier entries of files this run
+    does not write that are still unchanged. When the block raises, ``out`` is untouched. Raises
+    :class:`OutputError` naming the first file that may not be replaced, or that cannot be written."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".navdtw-stage.", dir=out))
+    except OSError as exc:
+        raise OutputError(exc.errno, f"{out}: cannot write into the output folder: {exc.strerror or exc}") from None
+    try:
+        yield stage
+        names = sorted(p.name for p in stage.iterdir() if p.is_file() and p.name != MANIFEST)
+        check_replaceable(out, names, force=force)
+        data = {n: (stage / n).read_bytes() for n in names}
+        files = {
+            n: h
+            for n, h in (read_manifest(out) or {}).items()
+            if n not in data and (out / n).is_file() and sha256_of(out / n) == h
+        }
+        files.update({n: hashlib.sha256(b).hexdigest() for n, b in data.items()})
+        from . import __version__
+
+        manifest = {"navdtw_version": __version__, "files": files}
+        data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
+        commit_outputs(out, data)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

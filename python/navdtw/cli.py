@@ -222,6 +222,7 @@ def _demo_args(demo: argparse.ArgumentParser) -> None:
         "--pairs", type=_positive_int, default=100, metavar="N", help="number of reference/query pairs (default 100)"
     )
     demo.add_argument("--out", default="navdtw_demo", metavar="DIR", help="output folder (default navdtw_demo/)")
+    demo.add_argument("--force", action="store_true", help=_FORCE_HELP)
     demo.add_argument("--no-figures", action="store_true", help="do not draw figures")
 
 
@@ -249,6 +250,7 @@ def _score_args(score: argparse.ArgumentParser) -> None:
         "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
     )
     score.add_argument("--out", default="navdtw_scores", metavar="DIR", help="output folder (default navdtw_scores/)")
+    score.add_argument("--force", action="store_true", help=_FORCE_HELP)
     score.add_argument(
         "--strict", action="store_true", help="require every prediction to start at its reference's start"
     )
@@ -277,6 +279,7 @@ def _baseline_args(base: argparse.ArgumentParser) -> None:
     base.add_argument(
         "--out", default="navdtw_baseline", metavar="DIR", help="output folder (default navdtw_baseline/)"
     )
+    base.add_argument("--force", action="store_true", help=_FORCE_HELP)
     base.add_argument("--workers", type=_workers, default=-1, help="threads (-1 = all cores, default)")
     base.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -684,13 +687,16 @@ def _skip_figures_note() -> None:
 def _cmd_demo(args) -> int:
     import numpy as np
 
-    from ._io import atomic_write_json
+    from ._io import atomic_write_json, check_replaceable, output_folder
     from .engine import warping_path
     from .metrics import evaluate
     from .synthetic import PAIR_KINDS, SyntheticWorld
 
     out = Path(args.out)
     _check_out(out, [], [])
+    check_replaceable(
+        out, ["summary.json", "episodes.csv", "alignment.png", "pairs_grid.png", "histograms.png"], force=args.force
+    )
     t0 = time.perf_counter()
     world = SyntheticWorld.generate(seed=args.seed)
     refs, queries = world.sample_pairs(args.pairs, seed=args.seed)
@@ -744,64 +750,65 @@ def _cmd_demo(args) -> int:
         "by_kind": per_kind,
         "means": _jsonable_means(overall),
     }
-    written = [atomic_write_json(out / "summary.json", summary)]
-    lead = {
-        "pair": range(len(refs)),
-        "kind": kinds,
-        "reference_nodes": [len(r) for r in refs],
-        "query_nodes": [len(q) for q in queries],
-    }
-    written.append(scores.to_csv(out / "episodes.csv", columns=lead))
+    with output_folder(out, force=args.force) as stage:
+        written = [atomic_write_json(stage / "summary.json", summary)]
+        lead = {
+            "pair": range(len(refs)),
+            "kind": kinds,
+            "reference_nodes": [len(r) for r in refs],
+            "query_nodes": [len(q) for q in queries],
+        }
+        written.append(scores.to_csv(stage / "episodes.csv", columns=lead))
 
-    if not args.no_figures:
-        if _plotting_available():
-            from . import plot
+        if not args.no_figures:
+            if _plotting_available():
+                from . import plot
 
-            # Figure 1: one example of every kind with its alignment over the graph distances.
-            shown = min(len(PAIR_KINDS), len(refs))
-            fig = plot.new_figure((3.6 * shown, 4.4))
-            axes = fig.subplots(1, shown, squeeze=False)[0]
-            for ax, i in zip(axes, range(shown)):
-                value, path = warping_path(refs[i], queries[i], distances=world.distances)
-                plot.plot_alignment(
-                    world.positions[refs[i]],
-                    world.positions[queries[i]],
-                    path,
-                    ax=ax,
-                    title=f"pair {i}: {kinds[i]}",
-                    threshold=world.threshold,
-                    dtw=value,
-                    legend=False,
-                    percent=True,
+                # Figure 1: one example of every kind with its alignment over the graph distances.
+                shown = min(len(PAIR_KINDS), len(refs))
+                fig = plot.new_figure((3.6 * shown, 4.4))
+                axes = fig.subplots(1, shown, squeeze=False)[0]
+                for ax, i in zip(axes, range(shown)):
+                    value, path = warping_path(refs[i], queries[i], distances=world.distances)
+                    plot.plot_alignment(
+                        world.positions[refs[i]],
+                        world.positions[queries[i]],
+                        path,
+                        ax=ax,
+                        title=f"pair {i}: {kinds[i]}",
+                        threshold=world.threshold,
+                        dtw=value,
+                        legend=False,
+                        percent=True,
+                    )
+                handles, labels = axes[0].get_legend_handles_labels()
+                fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
+                fig.suptitle(
+                    "DTW alignment (grey lines) between reference and query, one pair of each kind; "
+                    "DTW over graph distances"
                 )
-            handles, labels = axes[0].get_legend_handles_labels()
-            fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), frameon=False)
-            fig.suptitle(
-                "DTW alignment (grey lines) between reference and query, one pair of each kind; "
-                "DTW over graph distances"
-            )
-            written.append(plot.save(fig, out / "alignment.png"))
-            # Figure 3: up to 16 pairs sorted by nDTW.
-            m = min(16, len(refs))
-            pairs = [(world.positions[refs[i]], world.positions[queries[i]]) for i in range(m)]
-            fig = plot.plot_pairs_grid(
-                pairs,
-                scores["ndtw"][:m],
-                titles=kinds[:m],
-                ids=list(range(m)),
-                percent=True,
-                ncols=4,
-                suptitle="Reference / query pairs sorted by nDTW (pair = the 'pair' column of episodes.csv)",
-            )
-            written.append(plot.save(fig, out / "pairs_grid.png"))
-            fig = plot.plot_histograms(
-                scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)", counts="synthetic pairs"
-            )
-            written.append(plot.save(fig, out / "histograms.png"))
-        else:
-            _skip_figures_note()
+                written.append(plot.save(fig, stage / "alignment.png"))
+                # Figure 3: up to 16 pairs sorted by nDTW.
+                m = min(16, len(refs))
+                pairs = [(world.positions[refs[i]], world.positions[queries[i]]) for i in range(m)]
+                fig = plot.plot_pairs_grid(
+                    pairs,
+                    scores["ndtw"][:m],
+                    titles=kinds[:m],
+                    ids=list(range(m)),
+                    percent=True,
+                    ncols=4,
+                    suptitle="Reference / query pairs sorted by nDTW (pair = the 'pair' column of episodes.csv)",
+                )
+                written.append(plot.save(fig, stage / "pairs_grid.png"))
+                fig = plot.plot_histograms(
+                    scores, title=f"Per-pair metrics ({len(refs)} synthetic pairs)", counts="synthetic pairs"
+                )
+                written.append(plot.save(fig, stage / "histograms.png"))
+            else:
+                _skip_figures_note()
     elapsed = time.perf_counter() - t0
-    print(f"wrote {', '.join(str(p) for p in written)} ({elapsed:.1f} s)")
+    print(f"wrote {', '.join(str(out / p.name) for p in written)} ({elapsed:.1f} s)")
     return 0
 
 
@@ -822,7 +829,7 @@ def _cmd_score(args) -> int:
     import numpy as np
 
     from . import __version__
-    from ._io import atomic_write_json
+    from ._io import atomic_write_json, check_replaceable, output_folder
     from .datasets import DATASETS
     from .metrics import CONVENTIONS
 
@@ -836,6 +843,7 @@ def _cmd_score(args) -> int:
     input_paths = [pred_file] + [Path(v) for v in _dataset_values(args) if isinstance(v, str)]
     outputs = ["summary.json", "episodes.csv", "histograms.png"]
     _check_out(out, outputs, input_paths)
+    check_replaceable(out, outputs, force=args.force)
     t0 = time.perf_counter()
     kind, bench = _open_dataset(args)
     try:
@@ -905,19 +913,20 @@ def _cmd_score(args) -> int:
         summary["warnings"] = said
     for group, groups in by_group.items():
         summary[f"means_by_{group}"] = {label: _jsonable_means(m) for label, m in groups.items() if label != "all"}
-    written = [atomic_write_json(out / "summary.json", summary)]
-    written.append(scores.to_csv(out / "episodes.csv", columns=columns))
-    if not args.no_figures:
-        if _plotting_available():
-            from . import plot
+    with output_folder(out, force=args.force) as stage:
+        written = [atomic_write_json(stage / "summary.json", summary)]
+        written.append(scores.to_csv(stage / "episodes.csv", columns=columns))
+        if not args.no_figures:
+            if _plotting_available():
+                from . import plot
 
-            fig = plot.plot_histograms(
-                scores, title=f"{pred_file.name}: {len(scores)} episodes, convention {convention!r}"
-            )
-            written.append(plot.save(fig, out / "histograms.png"))
-        else:
-            _skip_figures_note()
-    print(f"wrote {', '.join(str(p) for p in written)} ({time.perf_counter() - t0:.1f} s)")
+                fig = plot.plot_histograms(
+                    scores, title=f"{pred_file.name}: {len(scores)} episodes, convention {convention!r}"
+                )
+                written.append(plot.save(fig, stage / "histograms.png"))
+            else:
+                _skip_figures_note()
+    print(f"wrote {', '.join(str(out / p.name) for p in written)} ({time.perf_counter() - t0:.1f} s)")
     return 0
 
 
@@ -933,10 +942,11 @@ def _looks_like_r2r_val_unseen(split_file: Path) -> bool:
 
 def _cmd_baseline(args) -> int:
     from . import __version__, registry
-    from ._io import atomic_write_json
+    from ._io import atomic_write_json, check_replaceable, output_folder
 
     out = Path(args.out)
     _check_out(out, ["baseline.json"], [Path(v) for v in _dataset_values(args) if isinstance(v, str)])
+    check_replaceable(out, ["baseline.json"], force=args.force)
     kind, bench = _open_dataset(args)
     try:
         convention = kind.check_convention(args.convention)
@@ -986,8 +996,9 @@ def _cmd_baseline(args) -> int:
         "(the printed table shows them in percent); distances in metres",
         "means": _jsonable_means(means),
     }
-    path = atomic_write_json(out / "baseline.json", result)
-    print(f"wrote {path}")
+    with output_folder(out, force=args.force) as stage:
+        atomic_write_json(stage / "baseline.json", result)
+    print(f"wrote {out / 'baseline.json'}")
     return 0
 
 

@@ -6,7 +6,9 @@ cluster counts ``c`` and its mean is ``(c @ S) / (c @ sizes)`` with ``S`` the pe
 sign-flip permutation of a paired difference is ``s @ (A_i - A_j) = s @ A_i - s @ A_j``. So one
 matrix product per block of resamples serves every column (agents x metrics) at once, and every
 pair of columns is a difference of two columns of the result. See docs/statistics.md for the
-choices (BCa by default, clusters, Holm, seeds) and the reasons.
+choices (BCa by default, clusters, Holm, seeds) and the reasons. Memory: resamples x columns;
+pairs go by chunks (:data:`_CELLS`), never resamples x pairs. The leaderboards' marks are
+:func:`compare_with_best` (multiple comparisons with the best).
 
 Reproducibility: the resamples are drawn in fixed blocks of :data:`BLOCK` rows, block ``k`` from its
 own generator ``SeedSequence(seed, spawn_key=(stream, k))``; the numbers depend only on the data,
@@ -70,10 +72,10 @@ __all__ = [
 
 BLOCK = 500
 """The number of resamples per block, the unit of random-number generation (each block has its own generator)."""
-MAX_RESAMPLES = 1_000_000
-"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha``. They
-stream in blocks, so memory does not grow with them; time does, linearly (about 30 s of CPU to
-take one family of 20 agents on 783 paths to the maximum)."""
+MAX_RESAMPLES = 100_000
+"""The most resamples a comparison with the best draws to resolve a p-value near ``alpha`` (ten
+times the default count). They stream in blocks, so memory does not grow with them; time does,
+linearly: a few seconds of CPU per data set that needs them (benchmarks/README.md)."""
 BEST_BETA = 0.005
 """The level of the first step of the comparisons with the best, which finds the competitors that
 could still be as good as the figure tested; alpha / 10 at the default alpha, as Romano, Shaikh
@@ -675,7 +677,7 @@ def analyze(
         cols = [np.array([q]) for q in range(k)] + where
         # a figure below min_units units has no spread to compare (as it has no interval): untested
         est = np.where(np.array([big.units[c].min() for c in cols]) >= min_units, est, np.nan)
-        # the seeds' term of each figure: its variance and its Satterthwaite share (variance**2 / df)
+        # the seeds' term of each figure (runs_difference's): its variance and Satterthwaite share
         seeds, share = np.zeros(len(cols)), np.zeros(len(cols))
         if runs is not None:  # net of the within-run noise the bootstrap's episode term holds
             seeds[k:], share[k:] = gseeds, gshare

@@ -11,7 +11,7 @@ now), and never a read-only file (:func:`check_writable`; ``force`` replaces the
 
 All or nothing: the folder is checked before the run does any work (:func:`check_writable`) and
 again at the end; then every file is rendered in memory and switched in as one step
-(:func:`_commit`): after any failure the folder holds the previous run's files, unchanged, and the
+(:func:`navdtw._io.commit_outputs`): after any failure the folder holds the previous run's files, unchanged, and the
 error names the real output (:class:`navdtw._io.OutputError`, an ``OSError``). Files of an
 earlier run that this run does not write (its ``report.html`` after ``--no-report``) are removed
 in the same step when the manifest says navdtw wrote them and they are unchanged since; any other
@@ -21,29 +21,23 @@ file is never touched (a warning lists it). Internal to :mod:`navdtw.suite`
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import errno
 import hashlib
 import io
 import json
 import os
-import secrets
-import stat
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._io import OutputError, output_error
+from .._io import MANIFEST, OutputError, check_replaceable, commit_outputs, protected, read_manifest, sha256_of
 from .config import Suite
 from .scoring import DatasetRun, warning_record
 from .tables import csv_cell, format_leaderboard_csv, format_leaderboard_md, format_leaderboard_tex
-
-#: The manifest of a run's output folder: the files the last run wrote and their SHA-256.
-MANIFEST = ".navdtw-outputs.json"
 
 #: The output files of a run (``episodes.csv`` replaces ``episodes.parquet`` without pyarrow).
 OUTPUTS = (
@@ -69,7 +63,7 @@ def output_names(report: bool) -> list[str]:
 
 def check_writable(out: Path, names: Sequence[str] = (), *, force: bool = False) -> None:
     """Creates ``out`` (and its parents) and proves that a file can be created in it, and that
-    every file of ``names`` (and the manifest) that exists there may be replaced (:func:`check_replaceable`),
+    every file of ``names`` (and the manifest) that exists there may be replaced (:func:`navdtw._io.check_replaceable`),
     before a run spends its time; :class:`OutputError` naming the folder or the file otherwise."""
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -82,77 +76,6 @@ def check_writable(out: Path, names: Sequence[str] = (), *, force: bool = False)
         if (out / name).exists() and not (out / name).is_file():
             raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
     check_replaceable(out, names, force=force)
-
-
-def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -> None:
-    """Refuses to replace a file the user owns: of ``names`` (and the manifest), a file that
-    exists in ``out`` must be listed in the manifest with its current SHA-256 (navdtw wrote it and
-    nobody changed it since; ``force`` waives this) and must not be read-only (no write permission,
-    or immutable: the user protected it, whatever ``force`` says).
-
-    Raises
-    ------
-    OutputError
-        naming the first such file and what to do.
-    """
-    listed = _manifest(out)
-    for name in [MANIFEST, *names]:
-        path = out / name
-        if not path.is_file():
-            continue
-        why = _protected(path)
-        if why:
-            raise OutputError(
-                errno.EACCES,
-                f"{path}: cannot replace: it is {why}; navdtw never replaces a file protected against writing "
-                "(make it writable, or move it away)",
-            )
-        if force:
-            continue
-        if name == MANIFEST:
-            if listed is None:
-                raise OutputError(
-                    errno.EEXIST, f"{path}: not navdtw's manifest; navdtw replaces only its own outputs: {_FORCE}"
-                )
-            continue
-        if name not in (listed or {}):
-            raise OutputError(
-                errno.EEXIST,
-                f"{path}: not written by navdtw (no record in {MANIFEST}); navdtw replaces only its own "
-                f"outputs: {_FORCE}",
-            )
-        if _sha256(path) != listed[name]:
-            raise OutputError(
-                errno.EEXIST,
-                f"{path}: changed since navdtw wrote it (its SHA-256 is not the one in {MANIFEST}), so it is "
-                f"yours now; navdtw replaces only its own outputs: {_FORCE}",
-            )
-
-
-_FORCE = "move it away, or replace it with --force (Python: force=True)"
-
-
-def _protected(path: Path) -> str:
-    """Why ``path`` is protected against writing ("read-only (mode 0444)", "immutable"), or ""."""
-    mode = path.stat().st_mode
-    if not mode & stat.S_IWUSR:
-        return f"read-only (mode {stat.S_IMODE(mode):04o})"
-    if not os.access(path, os.W_OK):  # root may write a 0444 file, but not an immutable one
-        return "not writable (immutable, or another user's)"
-    return ""
-
-
-def _manifest(out: Path) -> dict[str, str] | None:
-    """The manifest's ``{name: SHA-256}``; ``{}`` when there is none, None when the file there is
-    not a manifest navdtw wrote."""
-    path = out / MANIFEST
-    if not path.exists():
-        return {}
-    try:
-        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
-        return {str(k): str(v) for k, v in listed.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
 
 
 def plan_outputs(out: Path, results: dict, report: bool) -> list[str]:
@@ -217,7 +140,7 @@ def write_outputs(
     }
     data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     check_replaceable(out, names, force=force)
-    return _commit(out, data, results["outputs"]["removed"])
+    return commit_outputs(out, data, results["outputs"]["removed"])
 
 
 def _report_module():
@@ -239,7 +162,7 @@ def _episodes_name() -> str:
 def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """The outputs of an earlier run that this one does not write: those the manifest lists with
     unchanged contents (to remove), and those it cannot vouch for (to leave, with the reason)."""
-    listed = _manifest(out) or {}
+    listed = read_manifest(out) or {}
     remove, keep = [], []
     for name in OUTPUTS:
         path = out / name
@@ -247,113 +170,13 @@ def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, 
             continue
         if name not in listed:
             keep.append((name, "no record that navdtw wrote it"))
-        elif _sha256(path) != listed[name]:
+        elif sha256_of(path) != listed[name]:
             keep.append((name, "changed since navdtw wrote it"))
-        elif _protected(path):
-            keep.append((name, f"it is {_protected(path)}"))
+        elif protected(path):
+            keep.append((name, f"it is {protected(path)}"))
         else:
             remove.append(name)
     return remove, keep
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-# Why a rollback and not a staged folder renamed into place: the output folder may hold the user's
-# own files (and the baseline cache), which must stay where they are; POSIX cannot rename a folder
-# over a non-empty one, and swapping two folders (renameat2's RENAME_EXCHANGE) is Linux-only. So
-# each old file is first kept under a second name (a hard link: nothing is copied, and an immutable
-# file refuses it before anything changed), then the new files are renamed over the old ones, the
-# manifest last; a failure on the way renames every kept file back and removes the new ones.
-def _commit(out: Path, data: dict[str, bytes], remove: Sequence[str] = ()) -> list[Path]:
-    """Switches ``data`` (name -> bytes, the manifest last) into ``out`` and removes ``remove``, as
-    one step: on any failure (a write, a rename, an interruption) ``out`` is left as it was, and
-    the :class:`OutputError` names the real output."""
-    umask = os.umask(0)
-    os.umask(umask)
-    temps: dict[str, str] = {}
-    kept: dict[str, Path] = {}  # name -> the old file's second name
-    switched: list[str] = []  # names replaced, created or removed so far
-    try:
-        for name, blob in data.items():
-            try:
-                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-                temps[name] = tmp
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
-            except OSError as exc:
-                raise output_error(out / name, exc, "; nothing was changed") from None
-        for name in [*data, *remove]:
-            if (out / name).exists():
-                try:
-                    kept[name] = _keep(out / name)
-                except OSError as exc:
-                    raise OutputError(
-                        exc.errno, f"{out / name}: cannot replace: {exc.strerror or exc}; nothing was changed"
-                    ) from None
-        for name in [*remove, *data]:
-            try:
-                if name in data:
-                    os.replace(temps[name], out / name)
-                    del temps[name]
-                else:
-                    os.unlink(out / name)
-            except OSError as exc:
-                raise output_error(out / name, exc, "; nothing was changed (the earlier files are back)") from None
-            switched.append(name)
-        for path in kept.values():
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        kept.clear()
-        return [out / name for name in data]
-    except BaseException:  # OutputError, and an interruption half-way: put the old files back
-        _rollback(out, switched, kept, data)
-        raise
-    finally:
-        for tmp in temps.values():
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _keep(path: Path) -> Path:
-    """A second name for the file at ``path`` in its folder (a hard link; renamed where the file
-    system has no hard links), so that it can be put back."""
-    for _ in range(100):
-        second = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
-        try:
-            os.link(path, second)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            os.rename(path, second)  # an immutable file refuses this too
-        return second
-    raise FileExistsError(errno.EEXIST, "no free name for a copy of the old file")  # pragma: no cover
-
-
-def _rollback(out: Path, switched: list[str], kept: dict[str, Path], data: Mapping[str, bytes]) -> None:
-    """Undoes the switch: every kept old file renamed back, every new file without one removed."""
-    for name in reversed(switched):
-        with contextlib.suppress(OSError):
-            if name in kept:
-                os.replace(kept.pop(name), out / name)
-            elif name in data:
-                os.unlink(out / name)
-    switched.clear()
-    for name, second in list(kept.items()):  # kept but not yet switched: the original is in place
-        with contextlib.suppress(OSError):
-            if (out / name).exists():
-                os.unlink(second)
-            else:
-                os.replace(second, out / name)
-    kept.clear()
 
 
 def _episode_columns(runs: Sequence[DatasetRun]) -> dict[str, list]:
