@@ -140,7 +140,7 @@ def test_a_p_value_at_alpha_gets_a_question_mark(tmp_path):
 def test_a_lone_agent_is_nobodys_best(tmp_path):
     ds = _run(tmp_path, {"only": _table({"sr": [0, 1] * 10})}, "resamples = 100")["datasets"]["d"]
     assert S.leaderboard_marks(ds) == {}
-    assert "No marks with fewer than two agents" in S.format_leaderboard(
+    assert "No marks on SR: fewer than two agents measured." in S.format_leaderboard(
         {"settings": {**S.DEFAULT_SETTINGS}, "datasets": {"d": ds}}
     )
 
@@ -152,11 +152,12 @@ def test_the_two_agents_sentence_only_under_a_table_that_needs_it(tmp_path):
         agents = {f"a{j}": _table({"sr": rng.integers(0, 2, 30)}) for j in range(k)}
         (tmp_path / str(k)).mkdir()
         text = S.format_leaderboard(_run(tmp_path / str(k), agents, "resamples = 100"))
-        assert "No marks with fewer than two agents" not in text
+        assert "fewer than two agents" not in text
     # one of two agents without a metric: that metric has fewer than two agents
     agents = {"a": _table({"sr": [0, 1] * 10, "spl": [0, 1] * 10}), "b": _table({"sr": [1, 1] * 10})}
     (tmp_path / "m").mkdir()
-    assert "No marks with fewer than two agents" in S.format_leaderboard(
+    # ...and the sentence names it (SR has both agents)
+    assert "No marks on SPL: fewer than two agents measured." in S.format_leaderboard(
         _run(tmp_path / "m", agents, "resamples = 100")
     )
 

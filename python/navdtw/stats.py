@@ -7,7 +7,7 @@ sign-flip permutation of a paired difference is ``s @ (A_i - A_j) = s @ A_i - s 
 matrix product per block of resamples serves every column (agents x metrics) at once, and every
 pair of columns is a difference of two columns of the result. See docs/statistics.md for the
 choices (BCa by default, clusters, Holm, seeds) and the reasons. Memory: resamples x columns;
-pairs go by chunks (:data:`_CELLS`), never resamples x pairs. The leaderboards' marks are
+pairs go by chunks (``_CELLS``, 32 MB), never resamples x pairs. The leaderboards' marks are
 :func:`compare_with_best` (multiple comparisons with the best).
 
 Reproducibility: the resamples are drawn in fixed blocks of :data:`BLOCK` rows, block ``k`` from its
@@ -700,7 +700,7 @@ def analyze(
 
 
 def _chunks(index: np.ndarray, width: int) -> Iterator[np.ndarray]:
-    """``index`` in pieces of at most :data:`_CELLS` / ``width`` entries: the pairs a chunk of
+    """``index`` in pieces of at most ``_CELLS`` / ``width`` entries: the pairs a chunk of
     [pairs, resamples] arrays can hold in bounded memory."""
     step = max(1, _CELLS // max(int(width), 1))
     for a in range(0, len(index), step):

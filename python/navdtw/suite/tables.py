@@ -228,8 +228,9 @@ def _notes(
             f"No marks on {', '.join(stay)}: an agent that never leaves the start scores 0 m there (the start "
             "lies on the reference); read them beside SR."
         )
-    if any(_measured_by(ds, m) < 2 for ds, metrics in datasets for m in metrics):
-        out.append("No marks with fewer than two agents.")
+    lonely = [shown[m]["label"] for m in shown if any(m in ms and _measured_by(ds, m) < 2 for ds, ms in datasets)]
+    if lonely:
+        out.append(f"No marks on {', '.join(lonely)}: fewer than two agents measured.")
     if any_unresolved:
         out.append(f"{unresolved}: {notes['unresolved']}")
     if any_undefined:
