@@ -17,6 +17,12 @@ import sys
 from pathlib import Path
 
 import navdtw
+import navdtw._core  # noqa: F401
+
+# The compiled module is imported here, before autodoc: `import navdtw` loads it lazily, and
+# Sphinx >= 9 autodoc, importing a native module not yet in sys.modules, executes the `.pyi` stub
+# installed beside it in its place (no values: `_core.STATS` missing for every module imported
+# after). A wheel install has the stub beside the .so; an editable one does not, so only CI saw it.
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
