@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import navdtw
-import navdtw._core  # noqa: F401
+import navdtw._core
 
 # The compiled module is imported here, before autodoc: `import navdtw` loads it lazily, and
 # Sphinx >= 9 autodoc, importing a native module not yet in sys.modules, executes the `.pyi` stub
