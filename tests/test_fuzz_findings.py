@@ -244,6 +244,14 @@ def test_vlnce_gt_action_beyond_int64(tmp_path):
     refused(lambda: ds.load_vlnce_gt(str(path)), "gt.json", "episode_id 1", match="'actions'")
 
 
+def test_positions_goal_with_a_line_break_is_one_line(tmp_path):
+    # CI's readers fuzz run: a goal "a\nb" broke the message in two
+    entry = {"episode_id": "e1", "path": [[0, 0], [1, 1]], "goal": "a\nb"}
+    path = write(tmp_path / "refs.json", json.dumps([entry]))
+    msg = refused(lambda: ds.load_positions(str(path)), "refs.json", "entry 0 (episode_id e1)")
+    assert "'goal' must be a point" in msg, msg
+
+
 def test_positions_ragged_path_names_the_point(tmp_path):
     # numpy's "inhomogeneous shape after 2 dimensions" message, without the file or the entry
     line = {"episode_id": "e1", "path": [[0, 0, 0], [1, 1, [0]], [2, 2, 2]]}

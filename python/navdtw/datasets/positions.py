@@ -200,7 +200,7 @@ def _record(entry, at: str) -> dict[str, Any]:
     if "goal" in entry:
         goal = entry["goal"]
         if not (isinstance(goal, list) and len(goal) in (2, 3) and all(is_real(x) for x in goal)):
-            raise ValueError(f"{where}: 'goal' must be a point [x, y] or [x, y, z], got {str(goal)[:40]}")
+            raise ValueError(f"{where}: 'goal' must be a point [x, y] or [x, y, z], got {show(str(goal)[:40])}")
         try:
             rec["goal"] = np.array(goal, dtype=np.float64)
         except OverflowError:
