@@ -134,7 +134,10 @@ NOCC_FLOORS=(env PATH="$WORK/venv-floors/bin" CC=false CXX=false PIP_DISABLE_PIP
     "import navdtw, scipy.stats, matplotlib.pyplot, tqdm, dask.dataframe, distributed, pyarrow.parquet; navdtw.evaluate"
 (
     cd "$WORK/suite"
-    "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider
+    # Not the `slow` tests: they are the Ctrl-C timing tests (a signal must land while a batch
+    # runs), which fail under the load of .ci/run's other steps beside this one (13 failed in a
+    # fresh-clone run at 04:37 UTC) and check the engine, not the floors; the main suite runs them.
+    "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow"
 )
 
 step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"
