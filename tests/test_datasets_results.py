@@ -285,6 +285,29 @@ def test_no_id_column():
         load_results([{"id": 1, "sr": 1}], id_column="key")
 
 
+def test_column_names_in_messages_stay_on_one_line(tmp_path):
+    # CI's readers fuzz run: a TSV header cell '"a\nb"' (a quoted newline) broke the "no id
+    # column" message in two; every listed name that is not plain is quoted.
+    table = tmp_path / "table.tsv"
+    table.write_text('"go\nthen stop"\t,\tsr\n1\t2\t3\n4\t5\t6\n')
+    with pytest.raises(ValueError) as caught:
+        load_results(table)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "columns: 'go\\nthen stop', ',', sr" in message
+    with pytest.raises(ValueError) as caught:
+        load_results(table, id_column="key")
+    assert str(caught.value).endswith("no id column 'key' (columns: 'go\\nthen stop', ',', sr)")
+
+
+def test_listed_names():
+    from navdtw._messages import listed
+
+    assert listed(["sr", "spl"]) == "sr, spl"
+    assert listed(["", "a b", "a,b", "x\x1b[2J"]) == "'', a b, 'a,b', 'x\\x1b[2J'"
+    assert listed([f"c{i}" for i in range(5)], 2) == "c0, c1, … (3 more)"
+
+
 def test_a_suite_episodes_file_needs_a_selection():
     rows = [
         {"dataset": d, "agent": a, "id": str(i), "scan": "s", "sr": 1.0}

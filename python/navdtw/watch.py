@@ -31,6 +31,7 @@ import numpy as np
 
 from ._decisions import DECISIONS
 from ._io import atomic_write_json
+from ._messages import listed
 from .datasets.results import ID_COLUMNS, ResultsTable, load_results
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
@@ -331,9 +332,7 @@ class Watch:
         n = len(self.order)
         for m in self.metrics:
             if m not in table.values:
-                raise ValueError(
-                    f"{run.name}: the results have no column for {m!r} (they have {', '.join(table.values)})"
-                )
+                raise ValueError(f"{run.name}: the results have no column for {m!r} (they have {listed(table.values)})")
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)

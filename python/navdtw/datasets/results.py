@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._messages import listed
 from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
@@ -769,7 +770,7 @@ class ResultsTable:
         return len(self.ids)
 
     def __repr__(self) -> str:
-        return f"ResultsTable({self.source}: {len(self)} episodes; {', '.join(self.values)})"
+        return f"ResultsTable({self.source}: {len(self)} episodes; {listed(self.values)})"
 
     def start_note(self, source: str) -> None:
         """None: a results table holds no trajectories whose starts could be checked (the same
@@ -844,7 +845,7 @@ class ResultsTable:
         names = list(self.values) if metrics is None else list(metrics)
         missing = [m for m in names if m not in self.values]
         if missing:
-            raise ValueError(f"{self.source}: no column {missing[0]!r}; the table has {', '.join(self.values)}")
+            raise ValueError(f"{self.source}: no column {missing[0]!r}; the table has {listed(self.values)}")
         records = self.records()
         if "threshold" in self.settings:  # the file's own (AerialVLN's SUCCESS_DISTANCE), recorded
             threshold = self.settings["threshold"]
@@ -1223,7 +1224,7 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
     keep = np.ones(raw.n, dtype=bool)
     for col, want in select.items():
         if col not in raw.columns:
-            raise ValueError(f"{raw.name}: select: no column {col!r} (columns: {', '.join(raw.columns)})")
+            raise ValueError(f"{raw.name}: select: no column {col!r} (columns: {listed(raw.columns)})")
         text = np.array(_text_of(raw.columns[col], raw.n), dtype=object)
         hit = text == want
         if not hit.any():
@@ -1267,7 +1268,7 @@ def _build(
     # ids
     if id_column is not None:
         if id_column not in cols:
-            raise ValueError(f"{name}: no id column {id_column!r} (columns: {', '.join(cols)})")
+            raise ValueError(f"{name}: no id column {id_column!r} (columns: {listed(cols)})")
         id_name, ids = id_column, _ids_of(cols[id_column], raw, id_column)
     elif raw.keys is not None:
         id_name, ids = "episode_id", raw.keys
@@ -1277,7 +1278,7 @@ def _build(
             what = " (one object: means over episodes are not per-episode results)" if raw.n == 1 else ""
             raise ValueError(
                 f"{name}: no id column{what}; name it with --id-column (id_column in a suite file); "
-                f"looked for {', '.join(ID_COLUMNS)}; columns: {', '.join(list(cols)[:12])}"
+                f"looked for {', '.join(ID_COLUMNS)}; columns: {listed(cols, 12)}"
             )
         id_name, ids = found, _ids_of(cols[found], raw, found)
     _check_unique(ids, raw, id_name)
@@ -1288,7 +1289,7 @@ def _build(
     # the columns that are not metrics
     reserved = {c for c in cols if _norm(c) in ID_COLUMNS} | {id_name} | set(select)
     if path_column is not None and path_column not in cols:
-        raise ValueError(f"{name}: no path column {path_column!r} (columns: {', '.join(cols)})")
+        raise ValueError(f"{name}: no path column {path_column!r} (columns: {listed(cols)})")
     path_col = path_column or _first(cols, PATH_COLUMNS)
     scan_col = _first(cols, SCAN_COLUMNS)
     group_cols = [c for c in cols if _norm(c) in GROUP_COLUMNS]
@@ -1302,7 +1303,7 @@ def _build(
     # which column is which metric
     unknown_maps = [c for c in mapping if c not in cols]
     if unknown_maps:
-        raise ValueError(f"{name}: columns: no column {unknown_maps[0]!r} in this table (columns: {', '.join(cols)})")
+        raise ValueError(f"{name}: columns: no column {unknown_maps[0]!r} in this table (columns: {listed(cols)})")
     lay, given = raw.layout, mapping
     settings: dict[str, float] = {}
     if lay is not None:
@@ -1368,9 +1369,7 @@ def _build(
         known = set(kept) | set(kept.values())
         unknown = [p for p in percent if p not in known]
         if unknown:
-            raise ValueError(
-                f"{name}: percent: no rate column {unknown[0]!r} (rate columns: {', '.join(sorted(rates))})"
-            )
+            raise ValueError(f"{name}: percent: no rate column {unknown[0]!r} (rate columns: {listed(sorted(rates))})")
     constants = {} if lay is None else _constants(values, kept, directions, rates, mapping, raw.n, notes)
     as_read = {k: v.copy() for k, v in values.items()}
     failed: dict[str, str] = {}
@@ -1381,7 +1380,7 @@ def _build(
             raise ValueError(next(iter(failed.values())))
         errors.update(failed)  # type: ignore[union-attr]
     if not values:
-        raise ValueError(f"{name}: no metric column (columns: {', '.join(cols)}); map one with --column NAME=METRIC")
+        raise ValueError(f"{name}: no metric column (columns: {listed(cols)}); map one with --column NAME=METRIC")
     checks, expected = _cross_check(raw, as_read, values, notes)
     return ResultsTable(
         source=name,
