@@ -31,7 +31,8 @@ and structure-aware ones that parse one file (JSON, JSON Lines, TOML, CSV), chan
 key, nest deeply, write a 5000-digit integer, ...) and write it back, so inputs get past the
 parsers and into the readers' checks.
 
-Run it (fuzz/README.md, section "Readers"; ``bash fuzz/run.sh SECONDS [target...]``)::
+Run it (fuzz/README.md, section "Readers"; ``bash fuzz/run.sh SECONDS [target...]``, or
+``bash fuzz/run.sh --runs=N --seed=S [target...]`` for the same inputs on every machine)::
 
     python fuzz/readers.py --target r2r CORPUS_DIR fuzz/seeds/r2r -max_total_time=60 -timeout=10
     python fuzz/readers.py --target r2r --replay fuzz/seeds/r2r     # no atheris needed
@@ -323,8 +324,8 @@ def one_input(target: Target, data: bytes) -> None:
         frames = [f for f in traceback.extract_tb(tb) if "navdtw" in f.filename]
         where = f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else "harness"
         kind = f"{type(exc).__name__}@{where}"
-        if isinstance(exc, Finding):
-            kind += ":" + re.sub(r"'[^']*'|\d+", "#", str(exc))[:80]
+        if isinstance(exc, Finding):  # what the oracle found, not the message (whose names vary)
+            kind += ":" + str(exc).split(":")[0]
         _SEEN[kind] = _SEEN.get(kind, 0) + 1
         if _SEEN[kind] > 3:
             return

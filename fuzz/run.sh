@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Runs fuzz targets for SECONDS each: bash fuzz/run.sh SECONDS [target...]
+# Runs fuzz targets, each for SECONDS or for N inputs:
+#
+#   bash fuzz/run.sh SECONDS [target...]                 # a random run of SECONDS per target
+#   bash fuzz/run.sh --runs=N --seed=S [target...]       # N inputs per target from seed S: the same
+#                                                        # inputs on any machine, busy or idle (CI)
 #
 # Targets (all by default, in this order): the readers of fuzz/readers.py (r2r, rxr, reverie, ndh,
 # r2rce, rxrce, positions, havln, connectivity, suite, results; atheris over a plain build), dtw
@@ -7,22 +11,51 @@
 # directly: libFuzzer + ASan + UBSan, built with clang into build/fuzz/ by fuzz/build_cpp.sh when
 # missing or older than its sources). Each target is one case of the `case` below.
 #
+# --seed=S is libFuzzer's -seed (without it libFuzzer draws one; the summary line prints it) and
+# leaves out libFuzzer's comparison-guided mutations (-use_cmp=0: not reproducible); --runs=N is its
+# -runs: N inputs in all (the seeds included), whatever the machine's speed. PYTHONHASHSEED is 0
+# (unless set) and libFuzzer does not re-read its corpus folder (-reload=0). So a run from the
+# committed seeds (an empty NAVDTW_FUZZ_WORK) with both is the same run on every machine with the
+# same Python, atheris and navdtw: CI's step (fuzz/README.md, "CI").
+#
 # Environment: PYTHON (default python: a venv with navdtw and atheris, a plain build, for the
 # Python targets), NAVDTW_FUZZ_WORK (default /tmp/navdtw-fuzz): per target its growing corpus
 # (<work>/<target>/corpus, started from the committed seeds), its findings (crash-*, timeout-*,
 # oom-*) and its log. NAVDTW_FUZZ_KEEP_GOING=1 saves the reader targets' findings to
 # <work>/<target>/findings and goes on (a hang or a crash still stops the target). Prints one line
-# per target (executions, exec/s, coverage) and exits 1 if any target found something. Run long
-# runs under nice.
+# per target (executions, exec/s, coverage, seed) and exits 1 if any target found something. Run
+# long runs under nice.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then
-    echo "usage: bash fuzz/run.sh SECONDS [target...]" >&2
+usage() {
+    echo "usage: bash fuzz/run.sh [--seed=S] (SECONDS | --runs=N) [target...]" >&2
     exit 2
+}
+BUDGET=()  # libFuzzer's budget and seed options, for every target
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --seed=*)
+            [[ ${1#--seed=} =~ ^[0-9]+$ ]] || usage
+            # -use_cmp=0: libFuzzer's comparison-guided mutations draw from the values the last
+            # inputs compared, which differ from run to run (two runs of one seed ran different
+            # inputs with them, the same without)
+            BUDGET+=(-seed="${1#--seed=}" -use_cmp=0)
+            ;;
+        --runs=*)
+            [[ ${1#--runs=} =~ ^[0-9]+$ ]] || usage
+            BUDGET+=(-runs="${1#--runs=}")
+            ;;
+        *) break ;;
+    esac
+    shift
+done
+if ! printf '%s\n' "${BUDGET[@]}" | grep -q '^-runs='; then
+    [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]] || usage
+    BUDGET+=(-max_total_time="$1")
+    shift
 fi
-SECS=$1
-shift
 PY=${PYTHON:-python}
+export PYTHONHASHSEED=${PYTHONHASHSEED:-0}  # set orders, hence coverage, the same in every run
 WORK=${NAVDTW_FUZZ_WORK:-/tmp/navdtw-fuzz}
 READERS=$("$PY" fuzz/readers.py --list 2>/dev/null) || READERS=""
 if [[ $# -gt 0 ]]; then
@@ -38,7 +71,8 @@ summary() {  # target log: one line from libFuzzer's final stats
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
-    printf '%-13s %8s executions %6s exec/s  %s\n' "$t" "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}"
+    seed=$(grep -oE '^INFO: Seed: [0-9]+' "$log" | grep -o '[0-9]*$' | head -1)
+    printf '%-13s %8s executions %6s exec/s  %-22s seed %s\n' "$t" "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}" "${seed:-?}"
 }
 
 # ---- cpp: the C++ core (fuzz/dtw_fuzz.cpp) ----
@@ -54,9 +88,13 @@ build_cpp() {  # builds build/fuzz/dtw_fuzz unless it is newer than every source
     bash fuzz/build_cpp.sh
 }
 
+# -reload=0: libFuzzer would re-read its corpus folder every second and run the files there it
+# does not hold, at whatever input the clock says: two runs of one seed and budget then ran
+# different inputs (r2r: from about the 560th). The folder is one run's alone.
+BUDGET+=(-reload=0)
 # libFuzzer options of the Python targets: -timeout bounds one input (a hang is a finding),
 # -rss_limit_mb bounds memory.
-PY_LIBFUZZER=(-max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+PY_LIBFUZZER=("${BUDGET[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 
 status=0
 for t in "${TARGETS[@]}"; do
@@ -73,7 +111,7 @@ for t in "${TARGETS[@]}"; do
             fi
             # -max_len: long enough for ~100-point paths; -timeout bounds one input (a hang is a
             # finding). New inputs go to the first folder; the committed seeds are only read.
-            "$CPP_FUZZ" "$dir/corpus" fuzz/corpus_cpp -max_total_time="$SECS" -max_len=1024 -timeout=60 \
+            "$CPP_FUZZ" "$dir/corpus" fuzz/corpus_cpp "${BUDGET[@]}" -max_len=1024 -timeout=60 \
                 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/" >"$log" 2>&1
             ;;
         dtw)
