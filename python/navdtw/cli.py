@@ -340,7 +340,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
-        "or a comma-separated list; repeatable, one per agent",
+        "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
+        "(*_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
