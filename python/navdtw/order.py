@@ -142,7 +142,7 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
         list of path entries (``R2R_val_unseen.json``).
     out : str or Path
         The folder to write into (made if missing), by navdtw's output rules
-        (:func:`navdtw._io.output_folder`): the files are switched in together, with the folder's
+        (the output folders of :doc:`the command </cli>`): the files are switched in together, with the folder's
         manifest; a file of the same name that navdtw did not write, or that was changed since, is
         an error naming it (a rerun replaces navdtw's own).
     seed : int
@@ -164,7 +164,7 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
     ValueError
         An unreadable split file (the message names it and the entry), ``workers < 1``, a negative
         seed.
-    OutputError
+    ~navdtw.suite.OutputError
         An output file navdtw may not replace (named), or that cannot be written.
     """
     split, out = Path(split), Path(out)

@@ -709,7 +709,7 @@ class Watch:
             Called with :meth:`lines` after every look that changed something.
         output : str or Path, optional
             A JSON file the final :meth:`state` is written to, by navdtw's output rules
-            (:func:`navdtw._io.output_folder`): a file of that name that navdtw did not write (no
+            (the output folders of :doc:`the command </cli>`): a file of that name that navdtw did not write (no
             record in the folder's manifest), or that was changed since, is an error naming it.
         force : bool
             Replace such a file (never a read-only one).
@@ -723,7 +723,7 @@ class Watch:
         ------
         ValueError
             Malformed results.
-        OutputError
+        ~navdtw.suite.OutputError
             ``output`` may not be replaced, or cannot be written.
         """
         last_new = time.monotonic()

@@ -750,6 +750,31 @@ class R2RBenchmark(Benchmark):
     def match(
         self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
     ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's instructions as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            A predictions file, or its parsed content.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Refuse a trajectory that does not start at its reference's start.
+        partial : bool, optional
+            Match the instructions that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The instructions to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]

@@ -540,6 +540,31 @@ class VLNCEBenchmark(Benchmark):
     def match(
         self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
     ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's episodes as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or dict
+            A predictions file, or :func:`load_predictions`' dict.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Not used: continuous paths are not checked for their start.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
         with routed(predictions, self.kind.name):
