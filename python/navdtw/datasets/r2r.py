@@ -204,7 +204,8 @@ def instructions(split) -> list[dict[str, Any]]:
         elif "num_instructions" in e:
             count = int(e["num_instructions"])
         else:
-            raise ValueError(f"split entry {k} (path_id {e['path_id']}): needs 'instructions' or 'num_instructions'")
+            where = f"split entry {k} (path_id {show(e['path_id'])})"
+            raise ValueError(f"{where}: needs 'instructions' or 'num_instructions'")
         base = {key: val for key, val in e.items() if key not in ("instructions", "num_instructions")}
         for j in range(count):
             rec = dict(base)
@@ -343,7 +344,7 @@ def write_predictions(path: PathLike, predictions) -> None:
             raise ValueError(f"predictions[{k}]: instr_id must be a string, got {iid!r}")
         iid = str(iid)
         if iid in seen:
-            raise ValueError(f"predictions[{k}]: duplicate instr_id {iid}")
+            raise ValueError(f"predictions[{k}]: duplicate instr_id {show(iid)}")
         seen.add(iid)
         records.append({"instr_id": iid, "trajectory": _steps_for_writing(traj, f"predictions[{k}] ({iid})")})
     payload = json.dumps(records, allow_nan=False).encode("utf-8")
@@ -489,7 +490,7 @@ def match_predictions(
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
-                raise ValueError(f"{src}: instr_id {key} appears twice (as {key!r} and a string)")
+                raise ValueError(f"{src}: instr_id {show(key)} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
         entry = {iid: k for k, iid in enumerate(predictions)}
@@ -504,7 +505,7 @@ def match_predictions(
             raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
         iid = str(r["instr_id"])
         if iid in seen:
-            raise ValueError(f"split record {k}: duplicate instr_id {iid}")
+            raise ValueError(f"split record {k}: duplicate instr_id {show(iid)}")
         seen.add(iid)
         ids.append(iid)
     wrong = other_split(src, list(predictions), "the split", ids, "instr_id")
@@ -596,7 +597,7 @@ def _instruction_index(record, k: int) -> int:
         return int(str(record["instr_id"]).rsplit("_", 1)[1])
     except (IndexError, ValueError):
         raise ValueError(
-            f"split record {k}: instr_id {record['instr_id']} is not '<path_id>_<k>' (the r2r id set needs k)"
+            f"split record {k}: instr_id {show(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
         ) from None
 
 

@@ -232,7 +232,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     first: dict[str, str] = {}
     for key, steps, where, id_key in records:
         if key in out:
-            raise ValueError(f"{where}: duplicate id {key} (also {first[key]})")
+            raise ValueError(f"{where}: duplicate id {show(key)} (also {first[key]})")
         first[key] = where.split(": ", 1)[1]
         if id_key:
             keys[key] = id_key
