@@ -258,10 +258,17 @@ def test_r2r_trajectories_appended_as_json_lines_are_scored_as_compare_scores_th
     f = tmp_path / "preds.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in near[:10]) + json.dumps(near[10])[:25])
     fol = Follower(f, name="near", bench=bench)
+    matched = []  # how many episodes each match scored: each new line once, not the file again
+    match = bench.match
+    bench.match = lambda *a, **k: matched.append(len((m := match(*a, **k)).ids)) or m
     assert fol.poll() and fol.table.ids == [r["instr_id"] for r in near[:10]]
     with f.open("a") as h:
-        h.write(json.dumps(near[10])[25:] + "\n" + "".join(json.dumps(r) + "\n" for r in near[11:]))
-    assert fol.poll() and len(fol.table.ids) == len(near)
+        h.write(json.dumps(near[10])[25:] + "\n" + "".join(json.dumps(r) + "\n" for r in near[11:60]))
+    assert fol.poll() and len(fol.table.ids) == 60
+    with f.open("a") as h:
+        h.write("".join(json.dumps(r) + "\n" for r in near[60:]))
+    assert fol.poll() and len(fol.table.ids) == len(near) and matched == [10, 50, 60]
+    del bench.match
     # the same values as navdtw compare / score: the data set's matcher and navdtw.evaluate on the whole file
     whole = bench.evaluate(bench.match(world / "runs" / "near.json"))
     for m in ("sr", "spl", "ndtw", "sdtw"):
@@ -270,6 +277,14 @@ def test_r2r_trajectories_appended_as_json_lines_are_scored_as_compare_scores_th
     # a complete record the reader refuses is an error naming the file and the entry
     bad = {"instr_id": near[-1]["instr_id"], "trajectory": [["nowhere", 0, 0]]}
     f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]) + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
+        fol.poll()
+    # an appended line the reader refuses: named by its entry in the whole file, not in the lines added
+    f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]))
+    fol = Follower(f, name="near", bench=bench)
+    assert fol.poll()
+    with f.open("a") as h:
+        h.write(json.dumps(bad) + "\n")
     with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
         fol.poll()
 
