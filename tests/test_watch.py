@@ -258,10 +258,17 @@ def test_r2r_trajectories_appended_as_json_lines_are_scored_as_compare_scores_th
     f = tmp_path / "preds.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in near[:10]) + json.dumps(near[10])[:25])
     fol = Follower(f, name="near", bench=bench)
+    matched = []  # how many episodes each match scored: each new line once, not the file again
+    match = bench.match
+    bench.match = lambda *a, **k: matched.append(len((m := match(*a, **k)).ids)) or m
     assert fol.poll() and fol.table.ids == [r["instr_id"] for r in near[:10]]
     with f.open("a") as h:
-        h.write(json.dumps(near[10])[25:] + "\n" + "".join(json.dumps(r) + "\n" for r in near[11:]))
-    assert fol.poll() and len(fol.table.ids) == len(near)
+        h.write(json.dumps(near[10])[25:] + "\n" + "".join(json.dumps(r) + "\n" for r in near[11:60]))
+    assert fol.poll() and len(fol.table.ids) == 60
+    with f.open("a") as h:
+        h.write("".join(json.dumps(r) + "\n" for r in near[60:]))
+    assert fol.poll() and len(fol.table.ids) == len(near) and matched == [10, 50, 60]
+    del bench.match
     # the same values as navdtw compare / score: the data set's matcher and navdtw.evaluate on the whole file
     whole = bench.evaluate(bench.match(world / "runs" / "near.json"))
     for m in ("sr", "spl", "ndtw", "sdtw"):
@@ -270,6 +277,14 @@ def test_r2r_trajectories_appended_as_json_lines_are_scored_as_compare_scores_th
     # a complete record the reader refuses is an error naming the file and the entry
     bad = {"instr_id": near[-1]["instr_id"], "trajectory": [["nowhere", 0, 0]]}
     f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]) + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
+        fol.poll()
+    # an appended line the reader refuses: named by its entry in the whole file, not in the lines added
+    f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]))
+    fol = Follower(f, name="near", bench=bench)
+    assert fol.poll()
+    with f.open("a") as h:
+        h.write(json.dumps(bad) + "\n")
     with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
         fol.poll()
 
@@ -355,6 +370,35 @@ def test_a_partial_match_scores_its_episodes_as_the_whole_match(tmp_path, kind):
     at = {i: k for k, i in enumerate(whole.ids)}
     for m in part:
         np.testing.assert_array_equal(part[m], whole[m][[at[i] for i in part.ids]], err_msg=m)
+
+
+def test_real_r2r_agents_trajectories_followed_against_each_other(tmp_path, data_dir, connectivity_dir):
+    """Real data: prevalent's R2R val_unseen trajectories appended in a random order of the split's
+    paths, watched --against prevalent_add's (nDTW 0.670 vs 0.601): decided better before the end,
+    and every value the one navdtw compare gives the finished file."""
+    split = data_dir / "r2r" / "R2R_val_unseen.json"
+    runs = data_dir / "r2r_results" / "prevalent_r2r"
+    mine_file = runs / "seq2seq_teacher_imagenet_val_unseen_iter_36000.json"
+    bench = ds.open("r2r", split=split, connectivity=connectivity_dir)
+    order = load_order(write_order(split, tmp_path / "o", seed=2029)["json"])
+    base = Follower(runs / "seq2seq_teacher_imagenet_val_unseen_iter_36000_add.json", name="base", bench=bench)
+    assert base.poll()
+    mine = {r["instr_id"]: r for r in json.loads(mine_file.read_text())}
+    f = tmp_path / "prevalent.jsonl"
+    f.touch()
+    w = Watch(order, {"prevalent": Follower(f, name="prevalent", bench=bench)}, metrics=["ndtw"], against=base.table)
+    for k in range(0, len(order), 40):
+        with f.open("a") as h:
+            h.writelines(json.dumps(mine[i]) + "\n" for u in order.units[k : k + 40] for i in u if i in mine)
+        w.poll()
+        if w.decision != "undecided":
+            break
+    assert w.decision == "better" and w.runs["prevalent"].done < len(order) / 2
+    # the values so far are those of scoring the finished file
+    whole = bench.evaluate(bench.match(mine_file))
+    at = {i: k for k, i in enumerate(whole.ids)}
+    table = w.runs["prevalent"].follower.table
+    assert table.values["ndtw"].tolist() == whole["ndtw"][[at[i] for i in table.ids]].tolist()
 
 
 def test_kinds_that_cannot_score_part_of_their_split_are_refused(tmp_path):

@@ -161,10 +161,11 @@ class Follower:
     as ``navdtw compare`` does: a results table through :func:`navdtw.datasets.load_results` (every
     layout it reads: JSON Lines, JSON, CSV, an ETPNav rank's file with its siblings, a folder of
     one file per episode, StreamVLN's summary line, ...); trajectories through their kind's
-    matcher and :func:`navdtw.evaluate`, file by file (each file's episodes scored once, again
-    only when it changes; trajectories appended as JSON Lines are given to the reader as a JSON
-    list of the same records, so its messages name them ``entry k``, counted from 0). A file with
-    nothing complete yet, and a rank's file not written yet, are waited for.
+    matcher and :func:`navdtw.evaluate`, file by file: the lines appended to a JSON Lines file are
+    matched and scored on their own (each episode once), any other change reads the file again
+    whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
+    so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
+    complete yet, and a rank's file not written yet, are waited for.
 
     Parameters
     ----------
@@ -218,7 +219,8 @@ class Follower:
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._root, True)
         self._seen: dict[Path, tuple[int, int, int]] = {}
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
-        self._scored: dict[Path, Episodes] = {}  # trajectories: each file's episodes
+        self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
+        self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
@@ -257,6 +259,7 @@ class Follower:
         files, folder = found
         base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
         changed = False
+        new: dict[Path, bytes] = {}
         for f in files:
             try:
                 st = f.stat()
@@ -269,14 +272,15 @@ class Follower:
             part = complete_part(f.read_bytes())
             if part is None:
                 continue  # nothing complete yet, or being rewritten: its last complete copy stays
-            if not self.bench.kind.reads_scores:
-                part = _lines_as_list(part)
             copy = self._root / base.name / f.resolve().relative_to(base)
             copy.parent.mkdir(parents=True, exist_ok=True)
-            if not copy.exists() or copy.read_bytes() != part:
+            if not self.bench.kind.reads_scores:
+                if self._taken.get(f) != part:
+                    new[f] = part  # scored below, where a message names the run's own folder
+                    changed = True
+            elif not copy.exists() or copy.read_bytes() != part:
                 copy.write_bytes(part)
                 changed = True
-                self._scored.pop(f, None)
             self._mirror[f] = copy
         pending = [f for f in files if f not in self._mirror and shard_of(f.name) is not None]
         if pending:  # one rank's file is one run with its siblings: all of them, or none
@@ -287,7 +291,9 @@ class Follower:
             return False
         try:
             if not self.bench.kind.reads_scores:
-                self.table = self._score(files)
+                for f, part in new.items():
+                    self._score_file(f, part)
+                self.table = self._joined(files)
             elif folder is not None:
                 self.table = self._read(str(self._root / base.name))
             elif Path(self.source).is_file():  # one file; one rank's names its siblings, as in compare
@@ -298,34 +304,48 @@ class Follower:
             raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
         return True
 
-    def _score(self, files: list[Path]) -> Episodes:
-        """Trajectories: each changed file matched and scored on its own, the files' episodes joined."""
+    def _score_file(self, f: Path, part: bytes) -> None:
+        """Trajectories of one file: the JSON lines added since the last look matched and scored on
+        their own (each episode once); a whole document, a file rewritten otherwise, or lines that
+        repeat an episode of the earlier ones, read again whole (as ``navdtw compare`` reads it)."""
+        copy = self._mirror[f]
+        before = self._taken.get(f, b"")
+        lines = not _whole_json(part)
+        if lines and before and part.startswith(before) and not _whole_json(before):
+            copy.write_bytes(_lines_as_list(part[len(before) :]))
+            try:
+                chunk = self._read(str(copy))
+            except ValueError:
+                chunk = None  # read whole below: its message numbers the entries as the file does
+            seen = {i for p in self._parts[f] for i in p.ids}
+            if chunk is not None and not seen & set(chunk.ids):
+                self._parts[f].append(chunk)
+                self._taken[f] = part
+                return
+        copy.write_bytes(_lines_as_list(part) if lines else part)
+        self._parts[f] = [self._read(str(copy))]
+        self._taken[f] = part
+
+    def _joined(self, files: list[Path]) -> Episodes:
+        """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
         owner: dict[str, Path] = {}
-        ids: list[str] = []
-        values: dict[str, list[np.ndarray]] = {}
-        rates: set[str] = set()
-        unscored: set[str] = set()
-        notes: dict[str, None] = {}
-        used = 0
-        for f in files:
-            if f not in self._mirror:
-                continue
-            used += 1
-            if f not in self._scored:
-                self._scored[f] = self._read(str(self._mirror[f]))
-            part = self._scored[f]
+        parts = [(f, p) for f in files for p in self._parts.get(f, ())]
+        if not parts:
+            return Episodes(self.name, [], {}, frozenset())
+        for f, part in parts:
             for i in part.ids:
                 if i in owner:
                     raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
                 owner[i] = f
-            ids += part.ids
-            for m, v in part.values.items():
-                values.setdefault(m, []).append(v)
-            rates |= part.rates
-            unscored |= part.unscored
-            notes.update(dict.fromkeys(part.notes))
-        joined = {m: np.concatenate(v) for m, v in values.items() if len(v) == used}
-        return Episodes(self.name, ids, joined, frozenset(rates), frozenset(unscored), tuple(notes)[:5])
+        common = set.intersection(*(set(p.values) for _, p in parts))
+        return Episodes(
+            self.name,
+            [i for _, p in parts for i in p.ids],
+            {m: np.concatenate([p.values[m] for _, p in parts]) for m in common},
+            frozenset(m for _, p in parts for m in p.rates),
+            frozenset(i for _, p in parts for i in p.unscored),
+            tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
+        )
 
     def _read(self, what: Any) -> Episodes:
         """The mirrored files through the data set's reader and scorer, as ``navdtw compare``."""
