@@ -341,7 +341,7 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
         "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
-        "(*_r{rank}_w{world}.json) are one run; repeatable, one per agent",
+        "(NAME_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
