@@ -138,6 +138,9 @@ def test_the_complete_part_of_a_file_being_written():
     assert complete_part(doc) == doc and complete_part(doc[:-3]) is None  # a document: whole or not at all
     assert complete_part(b"[\n" + line + b",\n") is None
     assert complete_part(b"episode_id,success\na,1\nb,") == b"episode_id,success\na,1\n"  # CSV
+    # nothing yet: a header alone, an empty list or object (an evaluator's file at its start)
+    assert complete_part(b"episode_id,success\n") is None and complete_part(b"[]") is None
+    assert complete_part(b"{}\n") is None and complete_part(b"\n\n") is None
     gz = gzip.compress(line + b"\n")
     assert complete_part(gz) == line + b"\n" and complete_part(gz[:-6]) is None
 
