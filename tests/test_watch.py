@@ -683,6 +683,9 @@ def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):
     assert (
         main([*args, "--output", str(mine), "--force"]) == 4 and json.loads(mine.read_text())["decision"] == "undecided"
     )
+    capsys.readouterr()
+    assert main([*args, "--output", str(f), "--force"]) == 2  # never over an input, --force or not
+    assert "would be written into the input" in capsys.readouterr().err and f.read_text().startswith("{")
 
 
 def test_cli_watch_dataset_options(tmp_path, capsys):
