@@ -1371,6 +1371,11 @@ def _cmd_watch(args) -> int:
         from ._io import check_replaceable
 
         output = Path(args.output)
+        inputs = [Path(s.partition("=")[2] if "=" in s and not os.path.exists(s) else s) for s in args.runs]
+        inputs += [Path(args.order), *([Path(args.against)] if args.against else [])]
+        for p in inputs:  # a run's folder would read the state as an episode's file
+            if _same(output, p) or (p.is_dir() and _same(output.parent, p)):
+                raise UserError(f"--output {output}: would be written into the input {p}; choose another file")
         check_replaceable(output.parent, [output.name], force=args.force)  # before the hours of watching
 
     def follower(path: str, name: str) -> Follower:
