@@ -415,28 +415,51 @@ def _order_args(order: argparse.ArgumentParser) -> None:
     order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
     order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
     order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
+    order.add_argument("--force", action="store_true", help=_FORCE_HELP)
 
 
 def _watch_args(watch: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
     watch.description = (
-        "Follow the results an evaluation is writing (in the order of navdtw order) and stop when the\n"
-        "question is answered, with an error of at most --alpha however often you look (docs/stopping.md).\n"
-        "One run: --width, --reported or --against; several runs: the best checkpoint."
+        "Follow the results (or the trajectories) an evaluation is writing, in the order of navdtw order,\n"
+        "and stop when the question is answered, with an error of at most --alpha however often you look\n"
+        "(docs/stopping.md). One run: --width, --reported or --against; several runs: the best checkpoint."
     )
     watch.epilog = (
+        "Per-episode results (--dataset results, the default) are read as navdtw compare reads them: JSON\n"
+        "Lines, JSON, CSV, a folder of one file per episode, one rank's file of a run written per rank, a\n"
+        "glob of shards, every project layout of docs/datasets/results.md. Trajectories are scored as they\n"
+        "come with their data set's metrics (--dataset r2r, r4r, r2r-ce, rxr-ce or positions and its files).\n"
+        "A last line or file still being written is waited for.\n\n"
         "Examples:\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --width 0.02\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --reported sr=0.564\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --against base.jsonl --metric sr,ndtw\n"
-        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n\n"
-        + _EXIT_EPILOG
+        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n"
+        "  navdtw watch preds.jsonl --dataset r2r --split R2R_val_unseen.json --connectivity connectivity/ \\\n"
+        "      --order order/order.json --against base_preds.json --metric sr,ndtw\n\n" + _EXIT_EPILOG
     )
     watch.add_argument(
         "runs",
         nargs="+",
-        metavar="[NAME=]RESULTS",
-        help="the run's results: a JSON Lines / JSON file, a folder of one file per episode, or a glob of shards; "
-        "several: checkpoints to choose from",
+        metavar="[NAME=]FILES",
+        help="the run's results or trajectories: a JSON Lines / JSON file, a folder of one file per episode, one "
+        "rank's file, or a quoted glob of shards; several: checkpoints to choose from",
+    )
+    watch.add_argument(
+        "--dataset",
+        default="results",
+        metavar="KIND",
+        help="results (default: per-episode results) or the kind that scores the trajectories "
+        "(r2r, r4r, r2r-ce, rxr-ce, positions)",
+    )
+    _dataset_options(watch)
+    watch.add_argument(
+        "--convention", choices=sorted(CONVENTIONS), default=None, help="definitions (default: the kind's)"
+    )
+    watch.add_argument(
+        "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
     )
     watch.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
     watch.add_argument(
@@ -452,7 +475,9 @@ def _watch_args(watch: argparse.ArgumentParser) -> None:
         metavar="M=V",
         help="a reported figure as a fraction (sr=0.564); repeat or comma-separate for several",
     )
-    watch.add_argument("--against", metavar="FILE", help="another agent's complete results on the same split")
+    watch.add_argument(
+        "--against", metavar="FILES", help="another agent's complete results (or trajectories) on the same split"
+    )
     watch.add_argument(
         "--alpha", type=_fraction, default=0.05, help="the error, shared out over metrics or checkpoints (0.05)"
     )
@@ -461,7 +486,12 @@ def _watch_args(watch: argparse.ArgumentParser) -> None:
     watch.add_argument(
         "--idle", type=_fraction_or_more, default=None, metavar="S", help="give up after S seconds without new results"
     )
-    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON (never over an existing file)")
+    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON")
+    watch.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the --output file though navdtw did not write it or it was changed since (never a read-only one)",
+    )
 
 
 def _fraction(text: str) -> float:
@@ -1200,6 +1230,39 @@ def _pairs_of(texts: Sequence[str], flag: str, form: str, default: str | None = 
     return out
 
 
+def _kind_options(args, kind) -> dict[str, Any]:
+    """The values of ``kind``'s options given as ``--split`` ... (``_dataset_options``), checked;
+    an option of another kind, or a required one missing, is a usage error."""
+    from .datasets import DATASETS
+
+    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
+    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
+    extra = sorted(given - {o.name for o in kind.options})
+    if extra:
+        raise UserError(f"--dataset {kind.name} does not take {', '.join(flags[e] for e in extra)}")
+    options = {}
+    for opt in kind.options:
+        value = getattr(args, f"ds_{opt.name}", None)
+        if value is None and opt.required:
+            raise UserError(f"--dataset {kind.name} needs {opt.flag} ({opt.help})")
+        if value is not None:
+            if opt.kind == "file":
+                _need_file(value, opt.flag)
+            elif opt.kind == "dir":
+                _need_dir(value, opt.flag)
+            elif opt.kind == "path" and not Path(value).exists():
+                raise UserError(f"{opt.flag} {value}: no such file or folder")
+            elif opt.kind == "choice" and value not in opt.choices:
+                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
+            elif opt.kind in ("text", "value"):
+                try:
+                    value = opt.read(value)
+                except ValueError as exc:
+                    raise UserError(f"{opt.flag}: {exc}") from None
+            options[opt.name] = value
+    return options
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
@@ -1238,31 +1301,7 @@ def _cmd_compare(args) -> int:
         if agent in reported:
             raise UserError(f"--reported {text}: the figures of {agent!r} are given twice")
         reported[agent] = figures
-    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
-    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
-    extra = sorted(given - {o.name for o in kind.options})
-    if extra:
-        raise UserError(f"--dataset {args.dataset} does not take {', '.join(flags[e] for e in extra)}")
-    options = {}
-    for opt in kind.options:
-        value = getattr(args, f"ds_{opt.name}", None)
-        if value is None and opt.required:
-            raise UserError(f"--dataset {args.dataset} needs {opt.flag} ({opt.help})")
-        if value is not None:
-            if opt.kind == "file":
-                _need_file(value, opt.flag)
-            elif opt.kind == "dir":
-                _need_dir(value, opt.flag)
-            elif opt.kind == "path" and not Path(value).exists():
-                raise UserError(f"{opt.flag} {value}: no such file or folder")
-            elif opt.kind == "choice" and value not in opt.choices:
-                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
-            elif opt.kind in ("text", "value"):
-                try:
-                    value = opt.read(value)
-                except ValueError as exc:
-                    raise UserError(f"{opt.flag}: {exc}") from None
-            options[opt.name] = value
+    options = _kind_options(args, kind)
     out = Path(args.out) if args.out else None
     if out is not None:
         paths = [Path(options[o.name]) for o in kind.options if o.kind in ("file", "dir", "path") and o.name in options]
@@ -1305,7 +1344,8 @@ def _cmd_compare(args) -> int:
 def _cmd_order(args) -> int:
     from .order import write_order
 
-    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers)
+    _check_out(Path(args.out), [], [_need_file(args.split, "SPLIT")])
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers, force=args.force)
     names = ", ".join(p.name for p in files.values())
     print(_term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
     return 0
@@ -1316,9 +1356,29 @@ def _split_pairs(values: list[str] | None) -> list[str]:
 
 
 def _cmd_watch(args) -> int:
-    from .datasets.results import load_results
+    from .datasets import DATASETS
     from .order import load_order
     from .watch import Follower, Watch
+
+    kind = DATASETS.get(args.dataset)
+    if kind is None:
+        raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    options = _kind_options(args, kind)
+    if kind.reads_scores:
+        options["partial"] = True  # the run covers part of the split until it ends: that is the point
+    bench = kind.open(**options)
+    try:
+        convention = kind.check_convention(args.convention)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.output:
+        from ._io import check_replaceable
+
+        output = Path(args.output)
+        check_replaceable(output.parent, [output.name], force=args.force)  # before the hours of watching
+
+    def follower(path: str, name: str) -> Follower:
+        return Follower(path, name=name, bench=bench, convention=convention, threshold=args.threshold)
 
     runs = {}
     for k, spec in enumerate(args.runs):
@@ -1326,8 +1386,8 @@ def _cmd_watch(args) -> int:
         if not sep or not name or os.path.exists(spec):
             name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
         if name in runs:
-            raise UserError(f"two runs are named {name!r}: name them with NAME=RESULTS")
-        runs[name] = Follower([path], name=name)
+            raise UserError(f"two runs are named {name!r}: name them with NAME=FILES")
+        runs[name] = follower(path, name)
     reported = {}
     for item in _split_pairs(args.reported):
         m, sep, v = item.partition("=")
@@ -1339,7 +1399,13 @@ def _cmd_watch(args) -> int:
             raise UserError(f"--reported {item!r}: give METRIC=FRACTION, e.g. sr=0.564 (not 56.4)")
         reported[m.strip().lower()] = value
     metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
-    against = load_results(args.against) if args.against else None
+    against = None
+    if args.against:
+        base = follower(args.against, Path(args.against.rstrip("/\\")).name)
+        base.poll()
+        if base.table is None:
+            raise UserError(f"--against {args.against}: {base.waiting or 'no episodes'}")
+        against = base.table
     try:
         watch = Watch(
             load_order(args.order),
@@ -1352,8 +1418,6 @@ def _cmd_watch(args) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if args.output and Path(args.output).exists():
-        raise UserError(f"{args.output} exists: --output never overwrites")
     live = sys.stdout.isatty() and not args.once
     shown = [0]
 
@@ -1365,7 +1429,9 @@ def _cmd_watch(args) -> int:
             sys.stdout.flush()
             shown[0] = len(lines)
 
-    decision = watch.run(once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output)
+    decision = watch.run(
+        once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output, force=args.force
+    )
     if not live:
         print("\n".join(_term(line) for line in watch.lines()[:-1]))
     code = DECISIONS[decision][0]

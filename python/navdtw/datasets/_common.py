@@ -250,7 +250,7 @@ class MatchedEpisodes:
         ids = [str(self.ids[k]) for k in bad.tolist()]
         return (
             f"{source}: {len(ids)} of {len(self)} trajectories do not start at their reference's start "
-            f"({self.id_name} {few(ids)}); they are scored as they are (--strict refuses them)"
+            f"({show(self.id_name)} {few(ids)}); they are scored as they are (--strict refuses them)"
         )
 
     @property

@@ -104,6 +104,9 @@ class Benchmark(ABC):
     kind: DatasetKind
     inputs: dict[str, str]
     graphs: Any = None
+    #: whether :meth:`match` takes ``partial=True``: the episodes that have a prediction so far are
+    #: matched and the others left, for an evaluation still running (``navdtw watch``)
+    matches_partial: bool = False
 
     @property
     @abstractmethod

@@ -375,11 +375,15 @@ class PositionsBenchmark(Benchmark):
                 "(--distance euclidean, the default; --distance geodesic uses them)"
             )
 
+    matches_partial = True
+
     @property
     def n(self) -> int:
         return len(self.records)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
         """Pairs the references with the predicted paths (:func:`match_predictions`).
 
         Parameters
@@ -390,6 +394,9 @@ class PositionsBenchmark(Benchmark):
             One of :data:`CONVENTIONS` (checked; the matching is the same for all).
         strict : bool, optional
             Not used: paths of positions have no start to check.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running; default False: a missing prediction is an error).
 
         Returns
         -------
@@ -405,7 +412,7 @@ class PositionsBenchmark(Benchmark):
         """
         self.kind.check_convention(convention)
         with routed(predictions, self.kind.name):
-            return match_predictions(self, predictions)
+            return match_predictions(self, predictions, partial=partial)
 
     def cluster_of(self, ids) -> list[str] | None:
         """The cluster of each episode for the statistics: its reference's ``path_id``.
@@ -501,7 +508,7 @@ class PositionsBenchmark(Benchmark):
         )
 
 
-def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes:
+def match_predictions(bench: PositionsBenchmark, predictions, *, partial: bool = False) -> MatchedEpisodes:
     """Pairs every reference of ``bench`` with its prediction (a file name, or parsed JSON in one of
     the accepted forms).
 
@@ -515,6 +522,9 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         The references: the ``PositionsBenchmark`` of ``navdtw.datasets.open("positions", ...)``.
     predictions : str, os.PathLike, list or dict
         A positions file, or parsed JSON (:func:`~navdtw.datasets.load_positions`).
+    partial : bool, optional
+        Match the episodes that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -545,11 +555,12 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
     by_id = {r["episode_id"]: r for r in records}
     missing = [eid for eid in bench.ids if eid not in by_id]
-    if missing:
+    if missing and not partial:
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {few(missing)} of the {len(bench.ids)} episodes of {bench.name}"
         )
-    ordered = [by_id[eid] for eid in bench.ids]
+    chosen = np.array([k for k, eid in enumerate(bench.ids) if eid in by_id], dtype=np.int64)
+    ordered = [by_id[bench.ids[k]] for k in chosen]
     queries = as_paths([_project(r["path"], bench.axes) for r in ordered], "queries")
     given = np.array([r.get("distance_to_goal", math.nan) for r in ordered])
     notes = list(bench.notes) + [n for n in [_stop_note(records, pred_name)] if n]
@@ -561,15 +572,16 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         )
     else:
         given = None
+    whole = len(chosen) == len(bench.ids)
     return MatchedEpisodes(
-        ids=list(bench.ids),
-        scans=[r.get("scene", "") for r in bench.records],
+        ids=[bench.ids[k] for k in chosen],
+        scans=[bench.records[k].get("scene", "") for k in chosen],
         env=None,
-        references=bench.references,
+        references=bench.references if whole else bench.references.take(chosen),
         queries=queries,
-        shortest_distance=bench.length,
+        shortest_distance=bench.length[chosen],
         id_name="episode_id",
-        extra=bench.goal_inputs(queries, np.arange(len(ordered)), given),
+        extra=bench.goal_inputs(queries, chosen, given),
         notes=tuple(notes),
     )
 

@@ -62,7 +62,7 @@ from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
 from . import layouts
-from ._common import INPUT, few, is_path, loads, malformed, read_text
+from ._common import INPUT, few, is_path, loads, malformed, read_text, show
 from .base import Benchmark, DatasetKind, Option
 from .shapes import other_split, refuse_other_shape, routed
 
@@ -649,6 +649,13 @@ def _shown(v) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _option(col: str, value: str) -> str:
+    """A command-line option's value naming a column (``'NAME=VALUE'``), quoted for the shell; a
+    name with a line break or a quote is shown as a Python string, so a message stays one line."""
+    text = f"{col}={value}"
+    return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+
+
 def _ids_of(raw, raw_table: _Raw, column: str) -> list[str]:
     """The ids as strings; ``12``, ``12.0`` and ``"12"`` are the same id."""
     name = raw_table.name
@@ -880,7 +887,7 @@ class ResultsTable:
         pos = {i: k for k, i in enumerate(self.ids)}
         missing = [i for i in ids if i not in pos]
         if missing:
-            raise ValueError(f"{self.source}: no row for {self.id_name} {few(missing)}")
+            raise ValueError(f"{self.source}: no row for {show(self.id_name)} {few(missing)}")
         idx = np.fromiter((pos[i] for i in ids), dtype=np.intp, count=len(ids))
         return replace(
             self,
@@ -1228,8 +1235,8 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
         text = np.array(_text_of(raw.columns[col], raw.n), dtype=object)
         hit = text == want
         if not hit.any():
-            shown = ", ".join(sorted(set(text.tolist()))[:8])
-            raise ValueError(f"{raw.name}: no row has {col} = {want!r} ({col} values: {shown})")
+            values = listed(sorted(set(text.tolist())), 8)
+            raise ValueError(f"{raw.name}: no row has {show(col)} = {want!r} ({show(col)} values: {values})")
         keep &= hit
     if not keep.any():
         raise ValueError(f"{raw.name}: no row matches every selection ({select})")
@@ -1284,7 +1291,7 @@ def _build(
     _check_unique(ids, raw, id_name)
 
     def entry(k: int) -> str:
-        return f"{raw.entry(k)} ({id_name} {ids[k]})"
+        return f"{raw.entry(k)} ({show(id_name)} {show(ids[k])})"
 
     # the columns that are not metrics
     reserved = {c for c in cols if _norm(c) in ID_COLUMNS} | {id_name} | set(select)
@@ -1313,7 +1320,7 @@ def _build(
             if col in cols and col not in given:
                 settings[setting] = _setting(cols[col], col, setting, raw, entry)
                 reserved.add(col)
-                notes.append(f"{setting} {settings[setting]:g} from the file's {col} ({lay.project}), recorded")
+                notes.append(f"{setting} {settings[setting]:g} from the file's {show(col)} ({lay.project}), recorded")
     elif raw.how:
         notes.append(raw.how)
     unnamed = [c for c in cols if not c.strip()]
@@ -1345,7 +1352,7 @@ def _build(
             if not parsed.text:
                 notes.append(
                     f"column {col!r} mixes numbers and text ({entry(parsed.bad or 0)}: "
-                    f"{_shown(cols[col][parsed.bad or 0])}): ignored (map it with --column '{col}=METRIC')"
+                    f"{_shown(cols[col][parsed.bad or 0])}): ignored (map it with --column {_option(col, 'METRIC')})"
                 )
             continue
         v = parsed.values
@@ -1522,7 +1529,7 @@ def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
         several = " and ".join(m + "s" for m in multi)
         hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
-        f"{raw.name}: duplicate {id_name} {few(dups)}: {dups[0]} is at {raw.entry(first)} and "
+        f"{raw.name}: duplicate {show(id_name)} {few(dups)}: {show(dups[0])} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
     )
 
@@ -1558,7 +1565,7 @@ def _targets(
         if len(top) > 1:
             raise ValueError(
                 f"{name}: columns {top[0]!r} and {top[1]!r} both give {target}; leave one out with "
-                f"--column '{top[1]}=ignore' (or map it to another metric)"
+                f"--column {_option(top[1], 'ignore')} (or map it to another metric)"
             )
         direction, rate = _direction_rate(target)
         out[top[0]] = (target, direction, rate, True)
@@ -1597,7 +1604,7 @@ def _fraction(
         k = int(bad[0])
         x = float(v[k]) * (100.0 if in_percent else 1.0)
         if not in_percent and 1.0 < x <= 100.0:
-            more = "" if percent_given else " --percent (or --percent-columns " + col + ")"
+            more = "" if percent_given else f" --percent (or --percent-columns {show(col)})"
             raise ValueError(
                 f"{name}: {entry(k)}: {col!r} is a rate and must be a fraction in [0, 1], got {x:g}: "
                 f"a percentage? Say so with{more or ' the percent option for this column'}"
@@ -1631,7 +1638,7 @@ def _formula_nans(
         where=entry,
         columns={k: repr(c) for k, c in col_of.items()},
         indicators=None if plain is None else {"sr": ("success", plain)},
-        hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
+        hint=lambda k: f"--column {_option(col_of[k], 'ignore')} leaves the column out",
         nan="NaN or missing",
         errors=errors,
     )
@@ -1668,10 +1675,10 @@ def align(tables: Sequence[ResultsTable]) -> list[str]:
         have = set(t.ids)
         missing = [i for i in first.ids if i not in have]
         if missing:
-            raise ValueError(f"{t.source}: no row for {t.id_name} {few(missing)}, which {first.source} has")
+            raise ValueError(f"{t.source}: no row for {show(t.id_name)} {few(missing)}, which {first.source} has")
         extra = [i for i in t.ids if i not in ref]
         if extra:
-            raise ValueError(f"{t.source}: rows for {t.id_name} {few(extra)}, which {first.source} does not have")
+            raise ValueError(f"{t.source}: rows for {show(t.id_name)} {few(extra)}, which {first.source} does not have")
     return list(first.ids)
 
 
@@ -1933,7 +1940,7 @@ class ResultsBenchmark(Benchmark):
         if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
             raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
-            raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
+            raise ValueError(f"{table.source}: {show(table.id_name)} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
             twice = [i for i, c in Counter(ids).items() if c > 1]
             raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")

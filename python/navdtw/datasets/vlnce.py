@@ -232,7 +232,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     first: dict[str, str] = {}
     for key, steps, where, id_key in records:
         if key in out:
-            raise ValueError(f"{where}: duplicate id {key} (also {first[key]})")
+            raise ValueError(f"{where}: duplicate id {show(key)} (also {first[key]})")
         first[key] = where.split(": ", 1)[1]
         if id_key:
             keys[key] = id_key
@@ -316,6 +316,7 @@ def match_predictions(
     id_keys: Mapping[str, str] | None = None,
     stops: Mapping[str, Stop] | None = None,
     convention: str = DEFAULT_CONVENTION,
+    partial: bool = False,
 ) -> MatchedEpisodes:
     """Pairs every episode with its ground truth and its predicted path.
 
@@ -350,6 +351,9 @@ def match_predictions(
         ``Success`` measure requires ``is_stop_called`` (the ``stopped`` of the result).
     convention : str, optional
         The convention scored (default ``"vlnce"``); the others count every episode as stopped.
+    partial : bool, optional
+        Match the episodes that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -412,7 +416,10 @@ def match_predictions(
         if key in stops:
             stop_of[eid] = stops[key]
     missing = [i for i in ids if i not in keyed]
-    if missing:
+    if missing and partial:
+        episodes = [e for e, i in zip(episodes, ids) if i in keyed]
+        ids = [i for i in ids if i in keyed]
+    elif missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {shown} ({len(missing)} of the "
@@ -528,11 +535,40 @@ class VLNCEBenchmark(Benchmark):
     def n(self) -> int:
         return len(self.episodes)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    matches_partial = True
+
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's episodes as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or dict
+            A predictions file, or :func:`load_predictions`' dict.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Not used: continuous paths are not checked for their start.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
         with routed(predictions, self.kind.name):
-            return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv)
+            return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv, partial=partial)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth

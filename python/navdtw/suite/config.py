@@ -8,6 +8,7 @@ here reads a data set or a predictions file (that is :mod:`navdtw.suite.runner`'
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .._messages import named
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -195,7 +198,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
     if not datasets_raw:
         raise SuiteError(f"{src}: no [datasets.NAME] table")
     datasets = {
-        str(name): _check_dataset(str(name), _table(t, f"datasets.{name}", src), root, src)
+        str(name): _check_dataset(str(name), _table(t, _dotted("datasets", name), src), root, src)
         for name, t in datasets_raw.items()
     }
     agents_raw = _table(raw.get("agents", {}), "agents", src)
@@ -207,13 +210,14 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
     reported: dict[str, dict[str, dict[str, float]]] = {}
     means: dict[str, dict[str, Any]] = {}
     for agent, t in agents_raw.items():
-        t = _table(t, f"agents.{agent}", src)
-        figures = _table(t.pop(REPORTED, {}), f"agents.{agent}.{REPORTED}", src)
+        t = _table(t, _dotted("agents", agent), src)
+        figures = _table(t.pop(REPORTED, {}), _dotted("agents", agent, REPORTED), src)
         if not t:
-            raise SuiteError(f'{src}: agents.{agent}: names no data set (add e.g. {next(iter(datasets))} = "FILE")')
+            example = _dotted(next(iter(datasets)))
+            raise SuiteError(f'{src}: {_dotted("agents", agent)}: names no data set (add e.g. {example} = "FILE")')
         files = {}
         for ds, value in t.items():
-            where = f"{src}: agents.{agent}.{ds}"
+            where = f"{src}: {_dotted('agents', agent, ds)}"
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             try:
@@ -228,7 +232,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
                 raise SuiteError(f"{where}: {exc}") from None
         agents[str(agent)] = files
         for ds, table in figures.items():
-            where = f"{src}: agents.{agent}.{REPORTED}.{ds}"
+            where = f"{src}: {_dotted('agents', agent, REPORTED, ds)}"
             if ds not in files:
                 raise SuiteError(f"{where}: agent {agent!r} has no predictions for data set {ds!r}")
             try:
@@ -443,24 +447,25 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
                 raise ValueError
             x = float(text)
         except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
-            raise ValueError(f"{key}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
+            raise ValueError(f"{named(key)}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
         if not np.isfinite(x):
-            raise ValueError(f"{key}: expected a finite number, got {v!r}")
+            raise ValueError(f"{named(key)}: expected a finite number, got {v!r}")
+        given = f"{named(key)} = {named(v)}"  # as the user wrote it
         if percent:
             if rec is not None and not rec.rate:
-                raise ValueError(f"{key} = {v}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
+                raise ValueError(f"{given}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
             x /= 100.0
         if rec is not None and rec.rate and not 0.0 <= x <= 1.0:
             raise ValueError(
-                f"{key} = {v}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
+                f"{given}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
                 f"with % ({x:g}%)"
                 if not percent
-                else f"{key} = {v}: a percentage must lie in [0, 100]"
+                else f"{given}: a percentage must lie in [0, 100]"
             )
         if rec is not None and rec.unit == "m" and name != "gp" and x < 0:
-            raise ValueError(f"{key} = {v}: a distance must be >= 0")
+            raise ValueError(f"{given}: a distance must be >= 0")
         if name in out:
-            raise ValueError(f"{key}: {name} is given twice")
+            raise ValueError(f"{named(key)}: {named(name)} is given twice")
         out[name] = x
     return out
 
@@ -569,6 +574,16 @@ def _read_toml(path: Path) -> dict:
         ) from None
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _dotted(*keys) -> str:
+    """A key's place in the suite file as TOML writes it (``agents.mine.r2r_val``): bare keys as
+    they are, any other quoted as a TOML string, so that a key holding a dot, a space or a line
+    break is shown as it is written and a message stays one line."""
+    return ".".join(k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False) for k in map(str, keys))
+
+
 def _table(value, where: str, src: str) -> dict:
     if not isinstance(value, Mapping):
         raise SuiteError(f"{src}: {where} must be a table, got {type(value).__name__}")
@@ -580,7 +595,7 @@ def _check_settings(raw: Mapping, src: str) -> dict[str, Any]:
 
     out = dict(DEFAULT_SETTINGS)
     for key, value in raw.items():
-        where = f"{src}: settings.{key}"
+        where = f"{src}: {_dotted('settings', key)}"
         if key not in DEFAULT_SETTINGS:
             raise SuiteError(f"{where}: unknown setting; known: {', '.join(DEFAULT_SETTINGS)}")
         is_int = isinstance(value, int) and not isinstance(value, bool)
@@ -611,7 +626,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     from ..datasets import DATASETS
     from ..engine import check_threshold
 
-    where = f"{src}: datasets.{name}"
+    where = f"{src}: {_dotted('datasets', name)}"
     if "dataset" not in raw:
         raise SuiteError(f"{where}: missing 'dataset' (the kind: {', '.join(DATASETS)})")
     kind_name = raw["dataset"]
@@ -622,7 +637,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     unknown = [k for k in raw if k not in known and k not in ("dataset", "convention", "threshold")]
     if unknown:
         keys = ", ".join(["dataset", *known, "convention", "threshold"])
-        raise SuiteError(f"{where}.{unknown[0]}: unknown key for a {kind_name} data set; keys: {keys}")
+        raise SuiteError(f"{where}.{_dotted(unknown[0])}: unknown key for a {kind_name} data set; keys: {keys}")
     options: dict[str, Any] = {}
     for opt in kind.options:
         value = raw.get(opt.name)
