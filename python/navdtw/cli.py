@@ -343,7 +343,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
-        "or a comma-separated list; repeatable, one per agent",
+        "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
+        "(NAME_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
@@ -1375,6 +1376,11 @@ def _cmd_watch(args) -> int:
         from ._io import check_replaceable
 
         output = Path(args.output)
+        inputs = [Path(s.partition("=")[2] if "=" in s and not os.path.exists(s) else s) for s in args.runs]
+        inputs += [Path(args.order), *([Path(args.against)] if args.against else [])]
+        for p in inputs:  # a run's folder would read the state as an episode's file
+            if _same(output, p) or (p.is_dir() and _same(output.parent, p)):
+                raise UserError(f"--output {output}: would be written into the input {p}; choose another file")
         check_replaceable(output.parent, [output.name], force=args.force)  # before the hours of watching
 
     def follower(path: str, name: str) -> Follower:

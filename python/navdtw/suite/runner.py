@@ -20,7 +20,7 @@ from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
 from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
-from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .scoring import DatasetRun, coverage_unchecked, failure_record, score_agents, warning_record
 from .tables import term_escape
 
 __all__ = ["compare", "run"]
@@ -124,6 +124,7 @@ def run(
                 continue
             t = _timed(timings, "load", t)
             score_agents(r, suite, failures, warned, bar.step)
+            coverage_unchecked(r, suite, warned)
             _select(r, suite.metrics)
             t = _timed(timings, "score", t)
             try:
@@ -138,6 +139,7 @@ def run(
                 reported = _known_reported(reported, r, failures)
                 reported = _with_means(reported, suite, r, warned)
                 r.result = analyze_dataset(r, settings, reported)
+                r.result["evaluator_summaries"] = r.summaries  # the summary records checked (StreamVLN's)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
