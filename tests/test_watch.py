@@ -138,6 +138,9 @@ def test_the_complete_part_of_a_file_being_written():
     assert complete_part(doc) == doc and complete_part(doc[:-3]) is None  # a document: whole or not at all
     assert complete_part(b"[\n" + line + b",\n") is None
     assert complete_part(b"episode_id,success\na,1\nb,") == b"episode_id,success\na,1\n"  # CSV
+    # nothing yet: a header alone, an empty list or object (an evaluator's file at its start)
+    assert complete_part(b"episode_id,success\n") is None and complete_part(b"[]") is None
+    assert complete_part(b"{}\n") is None and complete_part(b"\n\n") is None
     gz = gzip.compress(line + b"\n")
     assert complete_part(gz) == line + b"\n" and complete_part(gz[:-6]) is None
 
@@ -680,6 +683,9 @@ def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):
     assert (
         main([*args, "--output", str(mine), "--force"]) == 4 and json.loads(mine.read_text())["decision"] == "undecided"
     )
+    capsys.readouterr()
+    assert main([*args, "--output", str(f), "--force"]) == 2  # never over an input, --force or not
+    assert "would be written into the input" in capsys.readouterr().err and f.read_text().startswith("{")
 
 
 def test_cli_watch_dataset_options(tmp_path, capsys):

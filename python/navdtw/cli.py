@@ -29,21 +29,24 @@ PROG = "navdtw"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 3
+EXIT_ALL_FAILED = 5
 EXIT_INTERRUPTED = 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
-    "(nothing when every agent failed)",
+    EXIT_FAILED: "suite run or compare: some (agent, data set), or one agent's metric, failed; the others' "
+    "results are written",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
     EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
     "nothing half-written",
+    EXIT_ALL_FAILED: "suite run or compare: every agent failed on every data set; nothing was written (the "
+    "output folder is as it was)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
 }
 
-_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
+_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in sorted(EXIT_STATUS.items())) + "."
 
 # The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent, as
 # transcribed in the README (which discusses where navdtw differs: SED and SPL).
@@ -340,7 +343,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
-        "or a comma-separated list; repeatable, one per agent",
+        "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
+        "(NAME_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
@@ -1127,6 +1131,8 @@ def _print_suite(results: dict, out: Path | None) -> int:
         print(_term(f"wrote {out}{os.sep} ({', '.join(written['files'])})"))
         if written["removed"]:
             print(_term(f"removed the earlier run's {', '.join(written['removed'])} from {out}{os.sep}"))
+    if not results["datasets"]:
+        return EXIT_ALL_FAILED
     return EXIT_FAILED if results["failures"] else 0
 
 
@@ -1370,6 +1376,11 @@ def _cmd_watch(args) -> int:
         from ._io import check_replaceable
 
         output = Path(args.output)
+        inputs = [Path(s.partition("=")[2] if "=" in s and not os.path.exists(s) else s) for s in args.runs]
+        inputs += [Path(args.order), *([Path(args.against)] if args.against else [])]
+        for p in inputs:  # a run's folder would read the state as an episode's file
+            if _same(output, p) or (p.is_dir() and _same(output.parent, p)):
+                raise UserError(f"--output {output}: would be written into the input {p}; choose another file")
         check_replaceable(output.parent, [output.name], force=args.force)  # before the hours of watching
 
     def follower(path: str, name: str) -> Follower:
@@ -1454,6 +1465,19 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(msg.split())
 
 
+def _show_output_warning(shown, category):
+    """``warnings.showwarning`` that prints navdtw's warnings about output folders as one line
+    ``navdtw: warning: ...`` and leaves the others to ``shown``."""
+
+    def show(message, cat, *args, **kwargs):
+        if issubclass(cat, category):
+            print(_term(f"{PROG}: warning: {message}"), file=sys.stderr)
+        else:
+            shown(message, cat, *args, **kwargs)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``navdtw`` command.
 
@@ -1469,7 +1493,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
-        2 a mistake in the input, 3 an output could not be written, 130 interrupted.
+        2 a mistake in the input, 3 an output could not be written, 5 every agent of a suite run
+        or compare failed (nothing written), 130 interrupted (:data:`EXIT_STATUS`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _build_parser(lazy=True)
@@ -1477,7 +1502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    from ._io import OutputError  # after parsing: its numpy import is not --help's to pay
+    from ._io import OutputError, OutputWarning  # after parsing: its numpy import is not --help's to pay
 
     args.argv = argv
     commands = {
@@ -1491,7 +1516,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "watch": _cmd_watch,
     }
     try:
-        return commands[args.command](args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_output_warning(warnings.showwarning, OutputWarning)
+            return commands[args.command](args)
     except UserError as exc:
         print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
     except OutputError as exc:  # names the output, never a temporary file

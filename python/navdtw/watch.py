@@ -58,8 +58,8 @@ def complete_part(data: bytes) -> bytes | None:
     A whole JSON document (a file rewritten as it grows) is taken whole, and a document cut short
     (being written) is not taken at all; a file of lines (JSON Lines, CSV) is taken up to its last
     newline, with a last line that has no newline yet only when it is already a whole JSON value
-    (StreamVLN ends its file with a summary object and no newline). Gzip and Parquet files are
-    taken only when whole.
+    (StreamVLN ends its file with a summary object and no newline); a CSV table's header alone, an
+    empty list or object hold nothing yet. Gzip and Parquet files are taken only when whole.
 
     Parameters
     ----------
@@ -83,11 +83,13 @@ def complete_part(data: bytes) -> bytes | None:
         return None
     if head[:1] in b"[{":
         with contextlib.suppress(ValueError, RecursionError):
-            json.loads(data)
-            return data  # a whole document
+            return data if json.loads(data) else None  # a whole document; an empty one holds nothing yet
         first = head.split(b"\n", 1)
         if len(first) < 2 or not _whole_json(first[0]):
             return None  # a document being written (its first line is not a whole value)
+    else:
+        rows = [line for line in data.split(b"\n")[:-1] if line.strip()]
+        return data[: data.rfind(b"\n") + 1] if len(rows) > 1 else None  # CSV: a header alone holds nothing yet
     cut = data.rfind(b"\n") + 1
     tail = data[cut:]
     return data if tail.strip() and _whole_json(tail) else (data[:cut] or None)

@@ -20,7 +20,7 @@ from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
 from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
-from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .scoring import DatasetRun, coverage_unchecked, failure_record, score_agents, warning_record
 from .tables import term_escape
 
 __all__ = ["compare", "run"]
@@ -124,6 +124,7 @@ def run(
                 continue
             t = _timed(timings, "load", t)
             score_agents(r, suite, failures, warned, bar.step)
+            coverage_unchecked(r, suite, warned)
             _select(r, suite.metrics)
             t = _timed(timings, "score", t)
             try:
@@ -138,6 +139,7 @@ def run(
                 reported = _known_reported(reported, r, failures)
                 reported = _with_means(reported, suite, r, warned)
                 r.result = analyze_dataset(r, settings, reported)
+                r.result["evaluator_summaries"] = r.summaries  # the summary records checked (StreamVLN's)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
@@ -444,7 +446,11 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
         Two files that no folder name tells apart (the message says how to name them).
     """
     from ..datasets.layouts import shard_of
+    from ..datasets.shards import one_run_as_agents
 
+    shards = one_run_as_agents(paths)  # a shell glob of one run's shards: not an agent per file
+    if shards is not None:
+        raise SuiteError(shards)
     # one rank's file names its run: the stem without _r{rank}_w{world}
     stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
     out = list(stems)
