@@ -133,6 +133,23 @@ def test_seeds_of_folders_and_a_suite_list_of_shards(tmp_path):
         load_suite(tmp_path / "suite.toml")
 
 
+def test_a_shell_glob_of_one_runs_shards_is_not_one_agent_per_file(tmp_path, capsys):
+    """`navdtw compare log/stats_*.json`: the shell gives one file per episode; the rank files of a
+    run likewise. Each is one run, said with the way to give it, not 15 one-episode agents."""
+    log = navid(tmp_path, episodes(15, seed=6))
+    files = sorted(str(p) for p in log.iterdir())
+    assert main(["compare", *files, "--dataset", "results", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "and 13 more: one file per episode of one run, given as 15 agents; give the folder (" in err
+    assert f"--shards NAME='{log / '*'}' (quoted)" in err
+    etpnav(tmp_path, episodes(8))
+    ranks = sorted(str(p) for p in tmp_path.glob("stats_ep_ckpt_6_val_unseen_r*_w4.json"))
+    with pytest.raises(SuiteError, match=r"_r1_w4\.json and 2 more: the rank files of one run, given as 4 agents"):
+        compare(ranks, dataset="results", progress=False)
+    means = [vlnce_means(tmp_path, episodes(8), ckpt=c) for c in (6, 9)]  # stats_ckpt_*: not per-episode files
+    assert navdtw.datasets.shards.one_run_as_agents(means) is None
+
+
 def test_means_file_is_not_malformed(tmp_path):
     eps = episodes(12)
     for write in (vlnce_means, havln_means):
@@ -179,6 +196,7 @@ def test_streamvln_partial_file_is_an_error_unless_allowed(tmp_path):
     t = load_results(path)
     assert len(t) == 20 and t.expected == 30
     assert not all(c["agrees"] for c in t.checks) and "DIFFERS" in t.notes[-1]
+    assert "(line 21, StreamVLN, 30 episodes; the file has 20: PARTIAL): " in t.notes[-1]  # said in Python too
     bench = navdtw.datasets.open("results")
     with pytest.raises(ValueError, match=r"PARTIAL RESULTS: covers 20 of the 30 episodes .*--partial"):
         bench.match(path)

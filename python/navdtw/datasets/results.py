@@ -1515,7 +1515,10 @@ def _cross_check(
             )
     head = f"the evaluator's summary ({where}"
     head += f", {lay.project}" if lay is not None else ""
-    head += f", {expected} episodes)" if expected is not None else ")"
+    rows = len(next(iter(values.values())))
+    head += f", {expected} episodes" if expected is not None else ""
+    # a summary over more episodes than the file holds: said here too, where no split checks it
+    head += f"; the file has {rows}: PARTIAL)" if expected is not None and rows < expected else ")"
     notes.append(head + (": " + "; ".join(words) if words else ": left out of the episodes"))
     summary = {
         "where": where,

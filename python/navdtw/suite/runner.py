@@ -446,7 +446,11 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
         Two files that no folder name tells apart (the message says how to name them).
     """
     from ..datasets.layouts import shard_of
+    from ..datasets.shards import one_run_as_agents
 
+    shards = one_run_as_agents(paths)  # a shell glob of one run's shards: not an agent per file
+    if shards is not None:
+        raise SuiteError(shards)
     # one rank's file names its run: the stem without _r{rank}_w{world}
     stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
     out = list(stems)
