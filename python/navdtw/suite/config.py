@@ -248,25 +248,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
         chosen = _check_metrics(chosen, f"{src}: metrics" if metrics is None else "--metrics", datasets)
     form = raw.get("latex", "intervals") if latex is None else latex
     form = _check_latex(form, f"{src}: latex" if latex is None else "--latex")
-    _distinct_when_shown(src, "data sets", datasets)
-    _distinct_when_shown(src, "agents", agents)
     return Suite(src, datasets, agents, settings, title, chosen, form, suite_path, reported, means)
-
-
-def _distinct_when_shown(src: str, what: str, names: Sequence[str]) -> None:
-    """Two names that every output would show alike (control characters are shown escaped, so an
-    agent named ``x\\ny`` and one with a newline read the same) are refused: the rows of one could
-    be taken for the other's."""
-    from .tables import term_escape
-
-    seen: dict[str, str] = {}
-    for name in names:
-        first = seen.setdefault(term_escape(name), name)
-        if first != name:
-            raise SuiteError(
-                f"{src}: {what} {first!r} and {name!r} would be shown alike ({term_escape(name)}) in every "
-                "output; rename one (navdtw compare: NAME=FILE)"
-            )
 
 
 def _run_table(value: Mapping, root: Path, expand) -> tuple[Any, Any]:
