@@ -122,6 +122,9 @@ def test_seeds_of_folders_and_a_suite_list_of_shards(tmp_path):
     )
     suite = load_suite(tmp_path / "suite.toml")
     assert len(suite.agents["navid"]["r2rce"]) == 3
+    results = compare([], dataset="results", progress=False, settings={"resamples": 200},
+                      runs={"navid": [{"shards": str(p / "stats_*.json")} for p in logs]})  # fmt: skip
+    assert len(results["datasets"]["results"]["agents"]["navid"]["sr"]["runs"]) == 3 and not results["failures"]
     results = navdtw.suite.run(tmp_path / "suite.toml", progress=False)
     # the third run covers 2 of the 15 episodes: the runs of one agent must cover the same episodes
     assert "the runs of agent navid must score the same episodes" in results["failures"][0]["error"]

@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._decisions import DECISIONS
 
@@ -80,15 +80,40 @@ class _Parser(argparse.ArgumentParser):
     subcommand's options may be added when it is first parsed (``fill``, see :func:`_build_parser`)."""
 
     fill = None
+    # The innermost parser of the command line being parsed (a subcommand's, set as argparse hands
+    # it its arguments), with those arguments: a mistake's message names its options and --help.
+    innermost: ClassVar[_Parser | None] = None
+    args: Sequence[str] = ()
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         if self.fill is not None:
             fill, self.fill = self.fill, None
             fill(self)
+        _Parser.innermost, self.args = self, list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def _misspelt(self) -> str | None:
+        """The first option this parser does not know, with the closest one it does (a typo such as
+        --predicitons makes argparse report the option it hides as missing instead)."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        for token in self.args:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if name.startswith("--") and name not in known and not any(k.startswith(name) for k in known):
+                close = difflib.get_close_matches(name, known, n=1)
+                name = name if name.isprintable() else repr(name)  # the message stays one line
+                return name + (f" (did you mean {close[0]}?)" if close else "")
+        return None
+
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+        parser = _Parser.innermost or self
+        misspelt = parser._misspelt()
+        if misspelt and message.startswith(("unrecognized", "the following arguments")):
+            message = f"unknown option {misspelt}"
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{parser.prog} --help')\n")
 
 
 def _positive_int(text: str) -> int:
@@ -1497,12 +1522,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         or compare failed (nothing written), 130 interrupted (:data:`EXIT_STATUS`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _build_parser(lazy=True)
     try:
-        args = parser.parse_args(argv)
+        parser = _build_parser(lazy=True)
+        args = parser.parse_args(argv)  # imports what the command's options need: Ctrl-C may come here
+        from ._io import OutputError, OutputWarning  # after parsing: its numpy import is not --help's to pay
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    from ._io import OutputError, OutputWarning  # after parsing: its numpy import is not --help's to pay
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
     args.argv = argv
     commands = {

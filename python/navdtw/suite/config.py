@@ -692,8 +692,9 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         if opt.kind in ("file", "dir", "path"):
             path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
-                what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                raise SuiteError(f"{where}.{opt.name}: {what} not found: {_path_text(path)}")
+                from ..datasets._common import not_found
+
+                raise SuiteError(f"{where}.{opt.name}: {not_found(path, opt.kind)}")
             options[opt.name] = path
         else:
             if opt.kind == "choice" and value not in opt.choices:

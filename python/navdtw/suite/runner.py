@@ -351,7 +351,9 @@ def compare(
         one predictions file per agent (one run each), or ``{name: file}``.
     runs:
         agent name -> its predictions files, one per run (seed): a list, or a glob pattern
-        (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs.
+        (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs. A
+        run may be a folder, one rank's file, or ``{"shards": FILES}`` (one run in several files:
+        ``{"navid": [{"shards": "seed0/log"}, {"shards": "seed1/log"}]}``).
     reported:
         agent name -> the figures its paper reports (``{"mine": {"sr": 0.558}}`` or
         ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
@@ -403,7 +405,14 @@ def compare(
             raise SuiteError("--runs: an agent without a name; expected NAME=FILES")
         items = [files] if isinstance(files, (str, Path)) else list(files)
         agents[name] = {
-            dataset: [str(f) if isinstance(f, str) and _is_glob(f) else str(Path(f).resolve()) for f in items]
+            dataset: [
+                dict(f)
+                if isinstance(f, Mapping)
+                else str(f)
+                if isinstance(f, str) and _is_glob(f)
+                else str(Path(f).resolve())
+                for f in items
+            ]
         }
     for name, figures in (reported or {}).items():
         if name not in agents:
