@@ -147,7 +147,7 @@ def navid(folder: Path, eps: dict[str, dict]) -> Path:
     keys = {"distance_to_goal", "success", "spl", "path_length", "oracle_success"}
     for i, m in eps.items():
         record = {k: m[k] for k in keys}
-        record["id"] = i
+        record["id"] = int(i)  # the dataset's episode_id, an int in R2R-CE
         with open(log / f"stats_{i}.json", "w") as f:
             json.dump(record, f, indent=4)
     return log

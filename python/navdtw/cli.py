@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._decisions import DECISIONS
 
@@ -29,21 +29,24 @@ PROG = "navdtw"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 3
+EXIT_ALL_FAILED = 5
 EXIT_INTERRUPTED = 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
-    "(nothing when every agent failed)",
+    EXIT_FAILED: "suite run or compare: some (agent, data set), or one agent's metric, failed; the others' "
+    "results are written",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
     EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
     "nothing half-written",
+    EXIT_ALL_FAILED: "suite run or compare: every agent failed on every data set; nothing was written (the "
+    "output folder is as it was)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
 }
 
-_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
+_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in sorted(EXIT_STATUS.items())) + "."
 
 # The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent, as
 # transcribed in the README (which discusses where navdtw differs: SED and SPL).
@@ -77,15 +80,40 @@ class _Parser(argparse.ArgumentParser):
     subcommand's options may be added when it is first parsed (``fill``, see :func:`_build_parser`)."""
 
     fill = None
+    # The innermost parser of the command line being parsed (a subcommand's, set as argparse hands
+    # it its arguments), with those arguments: a mistake's message names its options and --help.
+    innermost: ClassVar[_Parser | None] = None
+    args: Sequence[str] = ()
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         if self.fill is not None:
             fill, self.fill = self.fill, None
             fill(self)
+        _Parser.innermost, self.args = self, list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def _misspelt(self) -> str | None:
+        """The first option this parser does not know, with the closest one it does (a typo such as
+        --predicitons makes argparse report the option it hides as missing instead)."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        for token in self.args:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if name.startswith("--") and name not in known and not any(k.startswith(name) for k in known):
+                close = difflib.get_close_matches(name, known, n=1)
+                name = name if name.isprintable() else repr(name)  # the message stays one line
+                return name + (f" (did you mean {close[0]}?)" if close else "")
+        return None
+
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+        parser = _Parser.innermost or self
+        misspelt = parser._misspelt()
+        if misspelt and message.startswith(("unrecognized", "the following arguments")):
+            message = f"unknown option {misspelt}"
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{parser.prog} --help')\n")
 
 
 def _positive_int(text: str) -> int:
@@ -340,7 +368,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
-        "or a comma-separated list; repeatable, one per agent",
+        "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
+        "(NAME_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
@@ -1131,6 +1160,8 @@ def _print_suite(results: dict, out: Path | None) -> int:
         print(_term(f"wrote {out}{os.sep} ({', '.join(written['files'])})"))
         if written["removed"]:
             print(_term(f"removed the earlier run's {', '.join(written['removed'])} from {out}{os.sep}"))
+    if not results["datasets"]:
+        return EXIT_ALL_FAILED
     return EXIT_FAILED if results["failures"] else 0
 
 
@@ -1463,6 +1494,19 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(msg.split())
 
 
+def _show_output_warning(shown, category):
+    """``warnings.showwarning`` that prints navdtw's warnings about output folders as one line
+    ``navdtw: warning: ...`` and leaves the others to ``shown``."""
+
+    def show(message, cat, *args, **kwargs):
+        if issubclass(cat, category):
+            print(_term(f"{PROG}: warning: {message}"), file=sys.stderr)
+        else:
+            shown(message, cat, *args, **kwargs)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``navdtw`` command.
 
@@ -1478,15 +1522,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
-        2 a mistake in the input, 3 an output could not be written, 130 interrupted.
+        2 a mistake in the input, 3 an output could not be written, 5 every agent of a suite run
+        or compare failed (nothing written), 130 interrupted (:data:`EXIT_STATUS`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _build_parser(lazy=True)
     try:
-        args = parser.parse_args(argv)
+        parser = _build_parser(lazy=True)
+        args = parser.parse_args(argv)  # imports what the command's options need: Ctrl-C may come here
+        from ._io import OutputError, OutputWarning  # after parsing: its numpy import is not --help's to pay
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    from ._io import OutputError  # after parsing: its numpy import is not --help's to pay
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
     args.argv = argv
     commands = {
@@ -1500,7 +1548,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "watch": _cmd_watch,
     }
     try:
-        return commands[args.command](args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_output_warning(warnings.showwarning, OutputWarning)
+            return commands[args.command](args)
     except UserError as exc:
         print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
     except OutputError as exc:  # names the output, never a temporary file

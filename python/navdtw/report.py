@@ -194,12 +194,16 @@ def explore_view(values: dict, agents: list, metrics: list) -> dict:
     """Internal: the episode explorer as it opens, for a data set whose ``agents`` and ``metrics``
     (leaderboard order) have per-episode ``values`` (agent -> metric -> values)."""
     have = [a for a in agents if values.get(a)]
-    return explore_defaults(have, [m for m in metrics if any(m in values[a] for a in have)])
+    # the difference needs the metric of both A and B: a metric that failed for one of them (its
+    # column only) would open an empty Δ column
+    pair = have[:2]
+    return explore_defaults(have, [m for m in metrics if all(m in values[a] for a in pair)])
 
 
 def explore_defaults(agents: list[str], metrics: list[str]) -> dict:
     """Internal: the episode explorer as it opens: agents A and B (the first two with per-episode
-    values) and the metric of the difference (nDTW when there, else the first)."""
+    values) and the metric of the difference (``metrics``: those both have; nDTW when there, else
+    the first)."""
     return {
         "a": agents[0] if agents else None,
         "b": agents[1] if len(agents) > 1 else None,

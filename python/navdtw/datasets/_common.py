@@ -37,6 +37,20 @@ def is_path(obj) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
+def not_found(path: PathLike, kind: str) -> str:
+    """Why an input option's ``path`` does not do, for a message: not there at all, or a folder
+    where a file was wanted (or the other way round). ``kind`` is the option's: ``"file"``,
+    ``"dir"`` or ``"path"`` (either)."""
+    path = Path(path)
+    text = str(path) if str(path).isprintable() else repr(str(path))  # the message stays one line
+    if kind == "file" and path.is_dir():
+        return f"{text} is a folder, not a file"
+    if kind == "dir" and path.exists():
+        return f"{text} is a file, not a folder"
+    what = {"file": "file", "dir": "folder"}.get(kind, "file or folder")
+    return f"{what} not found: {text}"
+
+
 def read_text(path: PathLike) -> str:
     """The text of a (possibly gzipped) UTF-8 file; any decoding failure -> ``ValueError`` naming it.
 

@@ -99,6 +99,9 @@ class Layout:
         the whole of a means file), or None.
     nonfinite:
         how the evaluator treats NaN and infinities, in words (the docs' table, the notes).
+    summary_last:
+        True where the evaluator appends its summary record after the episodes once every rank has
+        finished (StreamVLN): a file without one is of an unfinished evaluation, said in the notes.
     """
 
     name: str
@@ -112,6 +115,7 @@ class Layout:
     settings: Mapping[str, str] = field(default_factory=dict)
     summary: Summary | None = None
     nonfinite: str = ""
+    summary_last: bool = False
 
     @property
     def regex(self):
@@ -198,6 +202,19 @@ LAYOUTS: tuple[Layout, ...] = (
         "is the success threshold of every row",
     ),
     Layout(
+        "aerialvln-every",
+        "AerialVLN",
+        "src/vlnce_src/train.py, eval_vlnce (intermediate_results_every/<time>/{ckpt}/: json.dump, no indent, "
+        "of each episode's row as it ends: one file per episode)",
+        "{episode_id}.json",
+        "episodes",
+        _HABITAT - {"spl"} | {"episode_id", "trajectory", "SUCCESS_DISTANCE", "ndtw", "sdtw", "steps_taken"},
+        id_key="episode_id",
+        columns={"trajectory": "ignore", "is_collisioned": "-"},
+        settings={"SUCCESS_DISTANCE": "threshold"},
+        nonfinite="as aerialvln: the same rows, one per file; the folder is one run",
+    ),
+    Layout(
         "aerialvln-means",
         "AerialVLN",
         "src/vlnce_src/train.py, eval_vlnce (results/: json.dump indent=4 of the means of every numeric field, "
@@ -234,6 +251,7 @@ LAYOUTS: tuple[Layout, ...] = (
         nonfinite="habitat's NaN SPL and Infinity distance are written as NaN / Infinity; the summary "
         "averages them as they are (torch sum / count), so one NaN SPL makes spls_all NaN and one unreachable "
         "goal makes ones_all Infinity",
+        summary_last=True,
     ),
     Layout(
         "internnav",
