@@ -229,8 +229,9 @@ def test_against_villes_betting_sequence_on_a_finite_split():
     Both sequences at alpha 0.05 hold the split mean at every episode in nearly every order (at
     most 4 misses: docs/stopping.md measures navdtw's rate over 1,000; ville's, built for values
     drawn with replacement, is valid here too, only wider); navdtw's is
-    never wider than ville's by more than 0.01 at 50, 200, 500 and 1,000 episodes on the median
-    order, narrower from halfway on (the without-replacement correction) and exact at the end."""
+    narrower at 50, 200, 500 and 1,000 episodes on the median order (measured 0.39, 0.20, 0.12,
+    0.07 against 0.44, 0.28, 0.20, 0.15: the without-replacement correction and the averaged
+    bets) and exact at the end, where ville's is still 0.12 wide."""
     rng = np.random.default_rng(20291205)
     n = 1839
     pop = (rng.random(n) < 0.45).astype(float)
@@ -247,5 +248,4 @@ def test_against_villes_betting_sequence_on_a_finite_split():
         v_widths.append((v_hi - v_lo)[[49, 199, 499, 999, n - 1]])
     assert misses <= 4 and v_misses <= 4
     w, vw = np.median(widths, axis=0), np.median(v_widths, axis=0)
-    assert np.all(w[:4] <= vw[:4] + 0.01)
-    assert w[3] < vw[3] and w[4] == 0 < vw[4]
+    assert np.all(w[:4] < vw[:4]) and w[4] == 0 < vw[4]
