@@ -639,6 +639,29 @@ def test_different_names_stay_distinct_in_every_output(clashing):
     assert "x\\ny" in term and "x\\x1b[2Jy" in term and "\x1b" not in term
 
 
+def test_names_that_every_output_would_show_alike_are_refused(world, tmp_path, capsys):
+    """An agent named with a backslash and an n, beside one with a newline: escaped, both read
+    x\\ny everywhere; refused before any work, naming both (repr tells them apart)."""
+    runs = world / "runs"
+    lines = ["[datasets.val]", 'dataset = "r2r"', 'split = "data/split.json"', 'connectivity = "data/connectivity"']
+    for name, file in (("x\ny", "near.json"), ("x\\ny", "lost.json")):
+        lines += [f"[agents.{json.dumps(name)}]", f'val = "runs/{file}"']
+    suite = world / "alike.toml"
+    suite.write_text("\n".join([*lines, "[settings]", FAST]))
+    assert main(["suite", "run", str(suite), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "navdtw: error: alike.toml: agents 'x\\ny' and 'x\\\\ny' would be shown alike (x\\ny) in every output; "
+        "rename one (navdtw compare: NAME=FILE)"
+    ]
+    for name in ("x\ny", "x\\ny"):  # the same through compare, where a file's name is the agent's
+        shutil.copy(runs / "near.json", tmp_path / f"{name}.json")
+    args = [str(tmp_path / "x\ny.json"), str(tmp_path / "x\\ny.json"), "--dataset", "r2r", "--no-progress"]
+    args += ["--split", str(world / "data" / "split.json"), "--connectivity", str(world / "data" / "connectivity")]
+    assert main(["compare", *args]) == 2
+    assert "would be shown alike (x\\ny) in every output" in capsys.readouterr().err
+
+
 def test_latex_labels_are_unique_and_the_names_compile(clashing, tmp_path):
     out, _ = clashing
     tex = (out / "leaderboard.tex").read_text()

@@ -380,6 +380,21 @@ def _metric_info(metrics: dict, name: str) -> dict:
     }
 
 
+def _unmarked(ds: dict, names: list, board: dict) -> dict[str, str]:
+    """Why each metric of a data set's table that gets no marks gets none (the caption under the
+    table says only these): no direction, staying at the start wins, or fewer than two agents."""
+    from .suite.marks import info_of, unmarked_reason
+
+    out = {}
+    for m in names:
+        why = unmarked_reason(info_of(ds, m))
+        if why is None and sum(1 for row in board.values() if (row.get(m) or [None])[0] is not None) < 2:
+            why = "fewer than two agents measured"
+        if why is not None:
+            out[m] = why
+    return out
+
+
 def _payload(data: dict, max_scenes: int) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise _fail("data", "expected a dict with a 'results' dict (the suite's results.json)")
@@ -475,6 +490,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
             "board": board,
             "baseline": baseline,
             "marks": leaderboard_marks(ds, metrics, alpha),
+            "unmarked": _unmarked(ds, names, board),
             "comparisons": comparisons,
             "reported": reported,
             "runs": runs,

@@ -97,6 +97,8 @@ def run(
     from .. import __version__
 
     suite = load_suite(suite, base=base, metrics=metrics, latex=latex)
+    _distinct_when_shown(suite.source, "data sets", suite.datasets)
+    _distinct_when_shown(suite.source, "agents", suite.agents)
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
     if out is not None:
@@ -520,3 +522,17 @@ def _timed(timings: dict[str, float] | None, stage: str, t0: tuple[float, float]
         timings[stage] = timings.get(stage, 0.0) + now[0] - t0[0]
         timings[stage + "_cpu"] = timings.get(stage + "_cpu", 0.0) + now[1] - t0[1]
     return now
+
+
+def _distinct_when_shown(src: str, what: str, names: Sequence[str]) -> None:
+    """Two names that every output would show alike (control characters are shown escaped, so an
+    agent named ``x\\ny`` and one with a newline read the same) are refused: the rows of one could
+    be taken for the other's."""
+    seen: dict[str, str] = {}
+    for name in names:
+        first = seen.setdefault(term_escape(name), name)
+        if first != name:
+            raise SuiteError(
+                f"{src}: {what} {first!r} and {name!r} would be shown alike ({term_escape(name)}) in every "
+                "output; rename one (navdtw compare: NAME=FILE)"
+            )
