@@ -66,6 +66,17 @@ def test_order_of_an_r2r_split_keeps_paths_whole(tmp_path):
     assert [f"{e['path_id']}_0" for e in copy] == [u[0] for u in order.units]
 
 
+def test_order_of_positions_references_in_json_lines(tmp_path):
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text("".join(json.dumps({"episode_id": f"e{k}", "path": [[0, 0], [k, 1]]}) + "\n" for k in range(12)))
+    files = write_order(refs, tmp_path / "o", seed=6, workers=2)
+    order = load_order(files["json"])
+    copy = [json.loads(line) for line in files["split"].read_text().splitlines()]
+    assert [r["episode_id"] for r in copy] == order.ids and sorted(order.ids) == sorted(f"e{k}" for k in range(12))
+    assert [json.loads(line)["episode_id"] for line in files["split0"].read_text().splitlines()] == order.ids[0::2]
+    assert ds.open("positions", references=files["split"]).n == 12  # the copy is a references file
+
+
 def test_order_is_uniform():
     # every position equally likely for every unit: chi-square over 4,000 draws of a 5-unit order
     counts = np.zeros((5, 5))

@@ -437,7 +437,11 @@ def _order_args(order: argparse.ArgumentParser) -> None:
         "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
         "--workers 4 --out order/\n\n" + _EXIT_EPILOG
     )
-    order.add_argument("split", metavar="SPLIT", help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON)")
+    order.add_argument(
+        "split",
+        metavar="SPLIT",
+        help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON, positions references)",
+    )
     order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
     order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
     order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
