@@ -253,6 +253,45 @@ def test_internnav_progress_json_and_glob_shards(tmp_path):
     assert fol.poll() and sorted(fol.table.ids) == ["1", "2"]
 
 
+@pytest.mark.parametrize("project", ["etpnav", "streamvln", "internnav", "navid", "aerialvln"])
+def test_every_layout_followed_as_it_is_written_reads_as_compare_reads_it(tmp_path, project):
+    """Each project's run, written as its code writes it (tests/eval_writers.py), replayed byte by
+    byte as a running evaluation would leave it (a file cut mid-line or mid-document, the ranks
+    and per-episode files one after the other): every look is waited for or read, never an error,
+    and the end is the table ``navdtw compare --dataset results`` reads from the finished files."""
+    import eval_writers as w
+
+    from navdtw.datasets.shards import files_of
+
+    final, live = tmp_path / "final", tmp_path / "live"
+    final.mkdir()
+    eps = w.episodes(40, seed=3)
+    source = {
+        "etpnav": lambda: (w.etpnav(final, eps), final / "stats_ep_ckpt_6_val_unseen_r0_w4.json")[1],
+        "streamvln": lambda: w.streamvln(final, eps),
+        "internnav": lambda: w.internnav(final, "M", eps)[0],
+        "navid": lambda: w.navid(final, eps),
+        "aerialvln": lambda: w.aerialvln(final, eps)[0],
+    }[project]()
+    fol = Follower(live / source.relative_to(final), name=project)
+    seen = []
+    for f in files_of(source).paths:
+        data = f.read_bytes()
+        to = live / f.relative_to(final)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        for cut in sorted({len(data) // 3, len(data) // 2 + 3, len(data) - 5, len(data)}):
+            to.write_bytes(data[:cut])
+            fol.poll()
+            seen.append(0 if fol.table is None else len(fol.table.ids))
+    whole = load_results(source)
+    assert seen[-1] == len(whole) == 40 and seen == sorted(seen)
+    at = {i: k for k, i in enumerate(fol.table.ids)}
+    for m in whole.values:
+        got = fol.table.values[m][[at[i] for i in whole.ids]]
+        np.testing.assert_array_equal(got, whole.values[m], err_msg=m)
+    assert fol.table.notes == whole.notes
+
+
 # --------------------------------------------------------------------------------------------
 # trajectories, scored as they come
 # --------------------------------------------------------------------------------------------
