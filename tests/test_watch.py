@@ -712,6 +712,23 @@ def test_watch_scores_trajectories_another_process_appends(tmp_path):
     assert state["exit_status"] == 12 and 3 < state["runs"]["run"]["in_order"] <= 40  # past the truncated line
 
 
+def test_checkpoints_given_as_trajectories(tmp_path, capsys):
+    from synthetic_suite import make_world
+
+    from navdtw.cli import main
+
+    world = make_world(tmp_path / "w")
+    split, conn, runs = world / "data" / "split.json", world / "data" / "connectivity", world / "runs"
+    write_order(split, tmp_path / "o", seed=8)
+    code = main(
+        ["watch", f"oracle={runs / 'oracle.json'}", f"lost={runs / 'lost.json'}", "--dataset", "r2r",
+         "--split", str(split), "--connectivity", str(conn), "--order", str(tmp_path / "o" / "order.json"),
+         "--metric", "ndtw", "--once"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 17 and "oracle is the best on ndtw" in out and "[eliminated]" in out
+
+
 def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):
     from navdtw.cli import EXIT_OUTPUT, main
 
