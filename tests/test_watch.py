@@ -265,7 +265,7 @@ def test_every_layout_followed_as_it_is_written_reads_as_compare_reads_it(tmp_pa
 
     final, live = tmp_path / "final", tmp_path / "live"
     final.mkdir()
-    eps = w.episodes(40, seed=3)
+    eps = w.episodes(40, seed=3, unreachable=(7,))  # NaN SPL and Infinity NE written as habitat gives them
     source = {
         "etpnav": lambda: (w.etpnav(final, eps), final / "stats_ep_ckpt_6_val_unseen_r0_w4.json")[1],
         "streamvln": lambda: w.streamvln(final, eps),
@@ -710,6 +710,23 @@ def test_watch_scores_trajectories_another_process_appends(tmp_path):
     assert "reported sr 0.4 outside" in watch.stdout and watch.stderr == ""
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["exit_status"] == 12 and 3 < state["runs"]["run"]["in_order"] <= 40  # past the truncated line
+
+
+def test_checkpoints_given_as_trajectories(tmp_path, capsys):
+    from synthetic_suite import make_world
+
+    from navdtw.cli import main
+
+    world = make_world(tmp_path / "w")
+    split, conn, runs = world / "data" / "split.json", world / "data" / "connectivity", world / "runs"
+    write_order(split, tmp_path / "o", seed=8)
+    code = main(
+        ["watch", f"oracle={runs / 'oracle.json'}", f"lost={runs / 'lost.json'}", "--dataset", "r2r",
+         "--split", str(split), "--connectivity", str(conn), "--order", str(tmp_path / "o" / "order.json"),
+         "--metric", "ndtw", "--once"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 17 and "oracle is the best on ndtw" in out and "[eliminated]" in out
 
 
 def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):
