@@ -71,6 +71,13 @@ if _FUZZING:
         import navdtw.datasets
         import navdtw.humanaware
         import navdtw.suite.config
+    if "_trace_branch" not in navdtw.datasets.load_results.__code__.co_names:
+        # not instrumented: scikit-build-core's editable install loads navdtw through a loader of
+        # its own, which atheris does not instrument; libFuzzer then sees no coverage
+        sys.stderr.write(
+            "WARNING: navdtw is not instrumented (an editable install?): this run has no coverage and "
+            "mutates blindly; fuzz a plain install (pip install .), see fuzz/README.md\n"
+        )
 else:
     import navdtw
     import navdtw.datasets
@@ -1454,8 +1461,67 @@ def _format(target: Target, name: str, content: bytes) -> str:
     return ""
 
 
+def _strings(tree):
+    """Every string of a parsed tree: dict keys and string values."""
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(tree, list):
+        for v in tree:
+            yield from _strings(v)
+    elif isinstance(tree, str):
+        yield tree
+
+
+def _replace_in(tree, old: str, new: str):
+    """``tree`` with ``old`` replaced by ``new`` inside every key and string value."""
+    if isinstance(tree, dict):
+        return {(k.replace(old, new) if isinstance(k, str) else k): _replace_in(v, old, new) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_replace_in(v, old, new) for v in tree]
+    if isinstance(tree, str):
+        return tree.replace(old, new)
+    return tree
+
+
+#: what :func:`rename_everywhere` puts into a name: a message must still be one line
+BREAKS = ["\n", "\r", "\r\n", "\n\n"]
+
+
+def rename_everywhere(target: Target, files: dict[str, bytes], rng: random.Random) -> dict[str, bytes] | None:
+    """One name (an id, a scan, a column, a key, an option's value: any string of at least two
+    characters in one of the bundle's structured files) given a line break, the same in every
+    file of the bundle and in its options, so that the files still agree and the input takes the
+    path it took before, now with a line break in every name a message might show. Coverage does
+    not change, so libFuzzer would not keep such an input for a later mutation to reach an error
+    with: this mutation gives every corpus input (each reaching some error) its line breaks in one
+    step. None when the bundle has no such name."""
+    trees = {}
+    for name in sorted(set(files) | set(target.slots) | {"opts"}):
+        content = files.get(name, target.slots.get(name))
+        fmt = _format(target, name, content or b"")
+        if content is None or not fmt:
+            continue
+        with contextlib.suppress(ValueError, TypeError, RecursionError, UnicodeError, csv.Error):
+            trees[name] = (fmt, _parse(fmt, content))
+    names = sorted({s for _, tree in trees.values() for s in _strings(tree) if len(s) >= 2})
+    if not names:
+        return None
+    old = rng.choice(names)
+    brk = rng.choice(BREAKS)
+    where = rng.random()
+    new = old + brk if where < 0.4 else brk + old if where < 0.6 else old[:1] + brk + old[1:]
+    out = dict(files)
+    for name, (fmt, tree) in trees.items():
+        if any(old in s for s in _strings(tree)):
+            out[name] = _serialise(fmt, _replace_in(tree, old, new), rng)
+    return out
+
+
 def mutate(target: Target, data: bytes, max_size: int, seed: int) -> bytes:
-    """The custom mutator: structural (one file's tree), per file bytes or whole-bundle bytes."""
+    """The custom mutator: structural (one file's tree), per file bytes or whole-bundle bytes, a
+    name with a line break in every file (:func:`rename_everywhere`)."""
     rng = random.Random(seed)
     files = decode(data)
     if not files:
@@ -1463,6 +1529,11 @@ def mutate(target: Target, data: bytes, max_size: int, seed: int) -> bytes:
     choice = rng.random()
     if choice < 0.15 or atheris is None:
         return atheris.Mutate(data, max_size) if atheris is not None else data
+    if choice > 0.9:
+        renamed = rename_everywhere(target, files, rng)
+        out = encode(renamed) if renamed is not None else b""
+        if renamed is not None and len(out) <= max_size:
+            return out
     name = rng.choice(sorted(set(files) | set(target.slots) | {"opts"}))
     content = files.get(name, target.slots.get(name) or b"{}")
     fmt = _format(target, name, content)

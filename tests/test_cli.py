@@ -462,6 +462,51 @@ def test_missing_connectivity_folder(tiny, capsys):
     _one_error_line(capsys, "noconn")
 
 
+def test_folder_for_a_file_and_file_for_a_folder(tiny, capsys):
+    """A folder given where a file goes (and the other way round) is said so, not "not found"."""
+    args = _score_args(tiny)
+    split, conn = args[args.index("--split") + 1], args[args.index("--connectivity") + 1]
+    args[args.index("--split") + 1] = conn
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(f"--split: {conn} is a folder, not a file")
+    args[args.index("--split") + 1], args[args.index("--connectivity") + 1] = split, split
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(f"--connectivity: {split} is a file, not a folder")
+
+
+@pytest.mark.parametrize(
+    ("typo", "says"),
+    [
+        ("--predicitons", "unknown option --predicitons (did you mean --predictions?) (see 'navdtw score --help')"),
+        ("--datset", "unknown option --datset (did you mean --dataset?) (see 'navdtw score --help')"),
+        ("--resamples", "unknown option --resamples (see 'navdtw score --help')"),
+    ],
+)
+def test_misspelt_option_is_named(tiny, capsys, typo, says):
+    """A misspelt option is named with the closest real one and the subcommand's --help, not
+    reported as the option it hides being missing (--predicitons), nor with the top-level --help."""
+    args = _score_args(tiny)
+    if typo == "--predicitons":
+        args[args.index("--predictions")] = typo
+    else:
+        args += [typo, "10"]
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(says)
+
+
+def test_interrupt_while_parsing_is_one_line(monkeypatch, capsys):
+    """Ctrl-C while the command line is parsed (a subcommand's options import what they need)
+    exits with status 130 and one line, no traceback."""
+    import argparse
+
+    def interrupted(self, args=None, namespace=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_known_args", interrupted)
+    assert main(["info"]) == 130
+    assert capsys.readouterr().err == "navdtw: interrupted\n"
+
+
 def test_unknown_viewpoint(tiny, capsys):
     bad = tiny["tmp"] / "results_badvp.json"
     preds = [dict(p) for p in PREDICTIONS]

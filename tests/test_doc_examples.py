@@ -233,3 +233,27 @@ def test_readme_shell_blocks_run(tmp_path, monkeypatch, capsys):
     compared = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
     assert compared[0].startswith("r2r: r2r, convention r2r, 2349 episodes")
     assert compared[1:5] == shown[1:5] and not compared[5].startswith("random walk")
+
+
+def test_reported_block_is_what_compare_prints(tmp_path, monkeypatch, capsys):
+    """docs/suite.md's reported-versus-measured block is what its `navdtw compare` line prints on
+    the files of the README's several-runs example (written by the README's own block), line by
+    line; the README's shell form of that example is the same command."""
+    import shlex
+
+    from navdtw.cli import main
+
+    page = _text(REPO / "docs" / "suite.md")
+    (command,) = re.findall(r"`(navdtw compare --runs mine='mine_seed\*\.jsonl'.*?)`", " ".join(page.split()))
+    readme = " ".join(_text(REPO / "README.md").split())
+    assert f"`{command}`" in readme
+    (block,) = re.findall(r"```\n(results: reported vs measured\n.*?)```", page, re.S)
+    writer = next(code for _, code, _ in _blocks(REPO / "README.md") if "_seed{seed}.jsonl" in code)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(writer.split("results = navdtw.suite.compare(")[0], "README.md", "exec"), {"__name__": "docs_example"})
+    capsys.readouterr()
+    assert main([*shlex.split(command)[1:], "--no-progress"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    shown = [line.rstrip() for line in block.splitlines()]
+    start = printed.index(shown[0])
+    assert printed[start : start + len(shown)] == shown

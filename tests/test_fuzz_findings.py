@@ -401,3 +401,97 @@ def test_suite_hostile_toml_is_refused_naming_the_suite(tmp_path, text, match):
     path = _suite(tmp_path, "")
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
     refused(lambda: navdtw.suite.config.load_suite(path), "suite.toml", match=match)
+
+
+# --- a line break in any name a message shows (fuzz/readers.py's rename_everywhere) -------------
+#
+# Found once the harness gave one name a line break in every file of a bundle (a mutation of its
+# own: coverage does not change, so libFuzzer never kept such an input for a later mutation to
+# carry to an error). Every message showing an id, a column or a key now shows it through
+# _common.show / _messages.named / listed (quoted when not plain), or as TOML writes the key.
+
+
+def test_results_id_with_a_line_break_in_entry_messages(tmp_path):
+    # "t.jsonl: line 1 (episode_id a\nb): 'spl' must be a number"
+    path = write(tmp_path / "t.jsonl", '{"episode_id": "a\\nb", "spl": "x", "success": 1}\n')
+    refused(lambda: ds.load_results(str(path)), "t.jsonl", r"(episode_id 'a\nb')")
+    # "duplicate episode_id 'a\\nb' (1 in all): a\nb is at line 1 and line 2"
+    path = write(tmp_path / "u.jsonl", '{"episode_id": "a\\nb", "success": 1}\n' * 2)
+    refused(lambda: ds.load_results(str(path)), "u.jsonl", r"'a\nb' is at line 1 and line 2")
+
+
+def test_results_column_names_with_a_line_break(tmp_path):
+    # the id column's name in every entry; "table.json: entry 1 (episode_id\n\n 2)"
+    path = write(tmp_path / "t.csv", '"id\nx",success\n1,1\n1,0\n')
+    refused(lambda: ds.load_results(str(path), id_column="id\nx"), "t.csv", match=r"duplicate 'id\\nx' 1 ")
+    # select: the column and the values it holds
+    path = write(tmp_path / "s.csv", 'instr_id,success,"ag\nent"\n1_0,1,"a\nb"\n1_1,0,c\n')
+    msg = refused(lambda: ds.load_results(str(path), select={"ag\nent": "z"}), "s.csv")
+    assert r"no row has 'ag\nent' = 'z' ('ag\nent' values: 'a\nb', c)" in msg
+    # two columns giving one metric: the advice names the column as a shell argument, on one line
+    path = write(tmp_path / "c.csv", 'instr_id,c,"a\nb"\n1_0,1,1\n')
+    msg = refused(lambda: ds.load_results(str(path), columns={"a\nb": "ne", "c": "ne"}), "c.csv")
+    assert r"leave one out with --column 'a\nb=ignore'" in msg
+
+
+def test_nonfinite_policy_names_an_id_with_a_line_break():
+    # registry.nonfinite_policy's own "episode <id>" (the suite's scoring uses it)
+    from navdtw import registry
+
+    with pytest.raises(ValueError) as info:
+        registry.nonfinite_policy({"ndtw": [np.nan]}, ids=["a\nb"], source="s.json")
+    assert "\n" not in str(info.value) and r"episode 'a\nb'" in str(info.value)
+
+
+def test_reverie_box_key_with_a_line_break(tmp_path):
+    # "BBox.json: scanA_a2\n: expected {'a2\\n': {objId: ...}}"
+    path = write(tmp_path / "BBox.json", json.dumps({"scanA_a2\n": [1]}))
+    refused(lambda: ds.load_objects(str(path)), "BBox.json", r"BBox.json: 'scanA_a2\n'")
+    path = write(tmp_path / "BBox.json", json.dumps({"scanA_a2": {"a2": {"o\n1": {"visible_pos": 3}}}}))
+    refused(lambda: ds.load_objects(str(path)), "BBox.json", r"object 'o\n1'")
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        # 'suite.toml: datasets.r\n\n2r_val.dataset: unknown data set kind'
+        ('[datasets."r\\n2r"]\ndataset = "x"\n', r'datasets\."r\\n2r"\.dataset: unknown data set kind'),
+        (SUITE_HEAD + '"split\\n" = 1\n', r'datasets\.a\."split\\n": unknown key'),
+        # 'suite.toml: settings.alpha\r\n: unknown setting'
+        (SUITE_HEAD + '[agents.m]\na = "preds.json"\n[settings]\n"alpha\\r" = 1\n', r'settings\."alpha\\r": unknown'),
+        # 'suite.toml: agents.mine\r.reported.r2r_val: ne: expected a number'
+        (SUITE_HEAD + '[agents."m\\r"]\na = "preds.json"\n[agents."m\\r".reported.a]\nne = "x"\n', r'agents\."m\\r"\.'),
+        (
+            SUITE_HEAD + '[agents.m]\na = "preds.json"\n[agents.m.reported.a]\n"sr\\n" = 2\n',
+            r"'sr\\n' = 2: SR is a rate",
+        ),
+        (SUITE_HEAD + '[agents.m]\na = "preds.json"\n[agents.m.reported.a]\nsr = "\\n150%"\n', r"sr = '\\n150%'"),
+        (SUITE_HEAD + '[agents.m]\n"a\\n" = "preds.json"\n', r'agents\.m\."a\\n": unknown data set'),
+    ],
+)
+def test_suite_keys_with_a_line_break_are_shown_as_toml_writes_them(tmp_path, text, match):
+    path = _suite(tmp_path, text)
+    refused(lambda: navdtw.suite.config.load_suite(path), "suite.toml", match=match)
+
+
+@pytest.mark.skipif(not (ROOT / "fuzz" / "readers.py").is_file(), reason="needs the repository's fuzz/ folder")
+def test_every_seed_with_a_renamed_name_passes_the_oracle():
+    # a CI-sized run of the mutation that found the findings above: every target's seeds, each
+    # name in turn given a line break everywhere (30 draws per target; the long runs: fuzz/run.sh)
+    code = (
+        "import os, random, sys\n"
+        "sys.argv = ['readers.py', '--replay']\n"
+        f"sys.path.insert(0, {str(ROOT / 'fuzz')!r})\n"
+        "import readers as R\n"
+        "for name, t in R.TARGETS.items():\n"
+        "    folder = os.path.join(R.SEEDS, name)\n"
+        "    seeds = [open(os.path.join(folder, f), 'rb').read() for f in sorted(os.listdir(folder))]\n"
+        "    rng = random.Random(30)\n"
+        "    for k in range(30):\n"
+        "        files = R.rename_everywhere(t, R.decode(seeds[k % len(seeds)]), rng)\n"
+        "        if files is not None:\n"
+        "            R.run_one(t, R.encode(files))\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]

@@ -35,3 +35,8 @@ def listed(names: Iterable[Any], limit: int | None = None) -> str:
 
     more = len(names) - len(shown_names)
     return ", ".join(map(one, shown_names)) + (f", … ({more} more)" if more > 0 else "")
+
+
+def named(name: Any) -> str:
+    """One name as :func:`listed` shows it: bare when plain, else quoted (``'a\\nb'``)."""
+    return listed([name])

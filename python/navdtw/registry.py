@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
-from ._messages import shown
+from ._messages import named, shown
 
 __all__ = [
     "GOAL_DISTANCE_INPUTS",
@@ -822,7 +822,7 @@ def nonfinite_policy(
     ids = list(ids)
     rules = {k: (k, v) for k, v in given.items()}
     rules.update({k: (label, np.asarray(v, dtype=np.float64)) for k, (label, v) in (indicators or {}).items()})
-    name_of = (lambda k: f"episode {ids[k]}") if where is None else where
+    name_of = (lambda k: f"episode {named(ids[k])}") if where is None else where
     out = {}
     for m, v in given.items():
         try:

@@ -179,12 +179,26 @@
         '<span style="background:var(--best);font-weight:700;padding:0 3px">Bold, shaded</span>: best agent; ' +
         '<span style="background:var(--tied);padding:0 3px">shaded</span>: ' + esc(D.mark_notes.tied) + " " +
         (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc(D.mark_notes.unresolved) + " " : "") +
-        "No marks with fewer than two agents, nor on metrics without a direction or that an agent staying at its start wins (AD, MD). n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". Click a column to sort.</p>" +
+        unmarkedNote(ds, ms) +
+        (ms.some((m) => ds.agents.some((a) => { const v = (ds.board[a] || {})[m]; return v && v[0] !== null && v[1] === null; }))
+          ? "n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". " : "") +
+        "Click a column to sort.</p>" +
         runsTable(ds, ms) + reportedTable(ds) + comparisonsTable(ds) + "</div>"
       );
       sec.appendChild(block);
       makeSortable(block.querySelector("table"), (tr, key) => (key === "agent" ? tr.dataset.agent : cellValue(tr, key, ms)));
     });
+  }
+
+  // only what applies to this table: the metrics shown that get no marks, and why
+  function unmarkedNote(ds, ms) {
+    const why = ds.unmarked || {};
+    const on = (reason) => ms.filter((m) => why[m] === reason).map((m) => esc(info(m).label)).join(", ");
+    let s = "";
+    if (on("no direction")) s += "No marks on " + on("no direction") + " (no direction). ";
+    if (on("staying at the start wins")) s += "No marks on " + on("staying at the start wins") + ": an agent that never leaves the start scores 0 m there (the start lies on the reference); read them beside SR. ";
+    if (on("fewer than two agents measured")) s += "No marks on " + on("fewer than two agents measured") + ": fewer than two agents measured. ";
+    return s;
   }
 
   function cellValue(tr, key, ms) {
@@ -317,6 +331,11 @@
       const col = agentColor(ds, a);
       const label = a.length > 13 ? a.slice(0, 12) + "…" : a;
       s += '<text x="' + (L - 8) + '" y="' + (y0 + 17) + '" text-anchor="end"><title>' + esc(a) + "</title>" + esc(label) + "</text>";
+      const failed = ds.board[a][m][4];
+      if (failed) { // its cell in the leaderboard says "failed": so does its row here, not an empty row
+        s += '<text x="' + (L + 4) + '" y="' + (y0 + 17) + '" class="failed" fill="#5f6670"><title>' + esc(failed) + "</title>failed</text>";
+        return;
+      }
       const v = vals[a];
       const binary = v.length > 0 && v.every((x) => x === 0 || x === 1);
       if (binary) {

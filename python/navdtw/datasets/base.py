@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._common import MatchedEpisodes
+from ._common import MatchedEpisodes, not_found
 
 __all__ = ["Benchmark", "DatasetKind", "Option"]
 
@@ -104,6 +104,9 @@ class Benchmark(ABC):
     kind: DatasetKind
     inputs: dict[str, str]
     graphs: Any = None
+    #: whether :meth:`match` takes ``partial=True``: the episodes that have a prediction so far are
+    #: matched and the others left, for an evaluation still running (``navdtw watch``)
+    matches_partial: bool = False
 
     @property
     @abstractmethod
@@ -270,8 +273,7 @@ class DatasetKind:
                 path = Path(value)
                 exists = {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]()
                 if not exists:
-                    what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                    raise FileNotFoundError(f"{opt.flag}: {what} not found: {path}")
+                    raise FileNotFoundError(f"{opt.flag}: {not_found(path, opt.kind)}")
                 value = path
             elif opt.kind == "choice" and value not in opt.choices:
                 raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")

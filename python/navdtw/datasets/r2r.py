@@ -204,7 +204,8 @@ def instructions(split) -> list[dict[str, Any]]:
         elif "num_instructions" in e:
             count = int(e["num_instructions"])
         else:
-            raise ValueError(f"split entry {k} (path_id {e['path_id']}): needs 'instructions' or 'num_instructions'")
+            where = f"split entry {k} (path_id {show(e['path_id'])})"
+            raise ValueError(f"{where}: needs 'instructions' or 'num_instructions'")
         base = {key: val for key, val in e.items() if key not in ("instructions", "num_instructions")}
         for j in range(count):
             rec = dict(base)
@@ -343,7 +344,7 @@ def write_predictions(path: PathLike, predictions) -> None:
             raise ValueError(f"predictions[{k}]: instr_id must be a string, got {iid!r}")
         iid = str(iid)
         if iid in seen:
-            raise ValueError(f"predictions[{k}]: duplicate instr_id {iid}")
+            raise ValueError(f"predictions[{k}]: duplicate instr_id {show(iid)}")
         seen.add(iid)
         records.append({"instr_id": iid, "trajectory": _steps_for_writing(traj, f"predictions[{k}] ({iid})")})
     payload = json.dumps(records, allow_nan=False).encode("utf-8")
@@ -407,6 +408,7 @@ def match_predictions(
     collapse_repeats: bool = True,
     id_set: str = "all",
     name: str | None = None,
+    partial: bool = False,
 ) -> MatchedEpisodes:
     """Pairs every instruction of a split with its predicted trajectory and encodes both.
 
@@ -449,6 +451,9 @@ def match_predictions(
         ``"all"`` (default) or ``"r2r"``.
     name : str, optional
         The predictions' name in messages (default the file name, or ``predictions``).
+    partial : bool, optional
+        Match the instructions that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -485,7 +490,7 @@ def match_predictions(
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
-                raise ValueError(f"{src}: instr_id {key} appears twice (as {key!r} and a string)")
+                raise ValueError(f"{src}: instr_id {show(key)} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
         entry = {iid: k for k, iid in enumerate(predictions)}
@@ -500,7 +505,7 @@ def match_predictions(
             raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
         iid = str(r["instr_id"])
         if iid in seen:
-            raise ValueError(f"split record {k}: duplicate instr_id {iid}")
+            raise ValueError(f"split record {k}: duplicate instr_id {show(iid)}")
         seen.add(iid)
         ids.append(iid)
     wrong = other_split(src, list(predictions), "the split", ids, "instr_id")
@@ -530,7 +535,10 @@ def match_predictions(
             more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
             raise ValueError(f"{where(extra[0])}: no such instruction in the split{more}")
     missing = [i for i in ids if i not in predictions]
-    if missing:
+    if missing and partial:
+        records = [r for r, i in zip(records, ids) if i in predictions]
+        ids = [i for i in ids if i in predictions]
+    elif missing:
         raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
 
     scans = [r["scan"] for r in records]
@@ -589,7 +597,7 @@ def _instruction_index(record, k: int) -> int:
         return int(str(record["instr_id"]).rsplit("_", 1)[1])
     except (IndexError, ValueError):
         raise ValueError(
-            f"split record {k}: instr_id {record['instr_id']} is not '<path_id>_<k>' (the r2r id set needs k)"
+            f"split record {k}: instr_id {show(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
         ) from None
 
 
@@ -738,7 +746,36 @@ class R2RBenchmark(Benchmark):
     def n(self) -> int:
         return len(self.records)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    matches_partial = True
+
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's instructions as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            A predictions file, or its parsed content.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Refuse a trajectory that does not start at its reference's start.
+        partial : bool, optional
+            Match the instructions that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The instructions to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
@@ -750,6 +787,7 @@ class R2RBenchmark(Benchmark):
                 strict=strict,
                 collapse_repeats=conv.collapse_repeats,
                 id_set="r2r" if conv.name == "r2r" else "all",
+                partial=partial,
             )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:

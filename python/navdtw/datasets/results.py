@@ -62,7 +62,7 @@ from .._typing import PathLike
 from ..metrics import Convention, Scores
 from ..registry import Metric
 from . import layouts
-from ._common import INPUT, few, is_path, loads, malformed, read_text
+from ._common import INPUT, few, is_path, loads, malformed, read_text, show
 from .base import Benchmark, DatasetKind, Option
 from .shapes import other_split, refuse_other_shape, routed
 
@@ -649,6 +649,13 @@ def _shown(v) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _option(col: str, value: str) -> str:
+    """A command-line option's value naming a column (``'NAME=VALUE'``), quoted for the shell; a
+    name with a line break or a quote is shown as a Python string, so a message stays one line."""
+    text = f"{col}={value}"
+    return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+
+
 def _ids_of(raw, raw_table: _Raw, column: str) -> list[str]:
     """The ids as strings; ``12``, ``12.0`` and ``"12"`` are the same id."""
     name = raw_table.name
@@ -740,6 +747,9 @@ class ResultsTable:
         "navdtw" (navdtw's mean), "policy", "agrees"}``.
     expected:
         the number of episodes the evaluator says it evaluated (its summary's ``length``), or None.
+    summary:
+        the evaluator's summary record checked: ``{"where"`` (its file and line), ``"layout"``,
+        ``"project"``, ``"length"}``, or None when the file has none.
     """
 
     source: str
@@ -761,6 +771,7 @@ class ResultsTable:
     constants: dict[str, float] = field(default_factory=dict)
     checks: tuple[dict[str, Any], ...] = ()
     expected: int | None = None
+    summary: dict[str, Any] | None = None
 
     #: no graphs and no paths: a results table holds scores, not trajectories
     graphs = None
@@ -880,7 +891,7 @@ class ResultsTable:
         pos = {i: k for k, i in enumerate(self.ids)}
         missing = [i for i in ids if i not in pos]
         if missing:
-            raise ValueError(f"{self.source}: no row for {self.id_name} {few(missing)}")
+            raise ValueError(f"{self.source}: no row for {show(self.id_name)} {few(missing)}")
         idx = np.fromiter((pos[i] for i in ids), dtype=np.intp, count=len(ids))
         return replace(
             self,
@@ -1228,8 +1239,8 @@ def _select_rows(raw: _Raw, select: Mapping[str, str]) -> _Raw:
         text = np.array(_text_of(raw.columns[col], raw.n), dtype=object)
         hit = text == want
         if not hit.any():
-            shown = ", ".join(sorted(set(text.tolist()))[:8])
-            raise ValueError(f"{raw.name}: no row has {col} = {want!r} ({col} values: {shown})")
+            values = listed(sorted(set(text.tolist())), 8)
+            raise ValueError(f"{raw.name}: no row has {show(col)} = {want!r} ({show(col)} values: {values})")
         keep &= hit
     if not keep.any():
         raise ValueError(f"{raw.name}: no row matches every selection ({select})")
@@ -1284,7 +1295,7 @@ def _build(
     _check_unique(ids, raw, id_name)
 
     def entry(k: int) -> str:
-        return f"{raw.entry(k)} ({id_name} {ids[k]})"
+        return f"{raw.entry(k)} ({show(id_name)} {show(ids[k])})"
 
     # the columns that are not metrics
     reserved = {c for c in cols if _norm(c) in ID_COLUMNS} | {id_name} | set(select)
@@ -1308,12 +1319,17 @@ def _build(
     settings: dict[str, float] = {}
     if lay is not None:
         notes.append(f"read as {lay.project}'s {lay.pattern} (layout {lay.name})" + (f": {raw.how}" if raw.how else ""))
+        if lay.summary_last and not raw.summaries:
+            notes.append(
+                f"no summary record: {lay.project} appends one after the episodes when every rank has finished, so "
+                "this is an unfinished evaluation's file and may cover part of the split (give the split to check)"
+            )
         mapping = {**{c: t for c, t in lay.columns.items() if c in cols}, **mapping}
         for col, setting in lay.settings.items():
             if col in cols and col not in given:
                 settings[setting] = _setting(cols[col], col, setting, raw, entry)
                 reserved.add(col)
-                notes.append(f"{setting} {settings[setting]:g} from the file's {col} ({lay.project}), recorded")
+                notes.append(f"{setting} {settings[setting]:g} from the file's {show(col)} ({lay.project}), recorded")
     elif raw.how:
         notes.append(raw.how)
     unnamed = [c for c in cols if not c.strip()]
@@ -1345,7 +1361,7 @@ def _build(
             if not parsed.text:
                 notes.append(
                     f"column {col!r} mixes numbers and text ({entry(parsed.bad or 0)}: "
-                    f"{_shown(cols[col][parsed.bad or 0])}): ignored (map it with --column '{col}=METRIC')"
+                    f"{_shown(cols[col][parsed.bad or 0])}): ignored (map it with --column {_option(col, 'METRIC')})"
                 )
             continue
         v = parsed.values
@@ -1381,7 +1397,7 @@ def _build(
         errors.update(failed)  # type: ignore[union-attr]
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {listed(cols)}); map one with --column NAME=METRIC")
-    checks, expected = _cross_check(raw, as_read, values, notes)
+    checks, expected, summary = _cross_check(raw, as_read, values, notes)
     return ResultsTable(
         source=name,
         ids=ids,
@@ -1401,6 +1417,7 @@ def _build(
         constants=constants,
         checks=tuple(checks),
         expected=expected,
+        summary=summary,
     )
 
 
@@ -1451,13 +1468,13 @@ def _constants(
 
 def _cross_check(
     raw: _Raw, as_read: Mapping[str, np.ndarray], values: Mapping[str, np.ndarray], notes: list[str]
-) -> tuple[list[dict[str, Any]], int | None]:
+) -> tuple[list[dict[str, Any]], int | None, dict[str, Any] | None]:
     """The evaluator's summary record (the last one) against navdtw's means, per metric: the
     evaluator's figure, the same mean recomputed from the file's episodes with the evaluator's NaN
-    and infinity handling, and navdtw's mean (its non-finite policy). Returns the checks and the
-    summary's episode count."""
+    and infinity handling, and navdtw's mean (its non-finite policy). Returns the checks, the
+    summary's episode count and where the summary is (``ResultsTable.summary``)."""
     if not raw.summaries:
-        return [], None
+        return [], None, None
     where, record = raw.summaries[-1]
     lay = layouts.summary_layout(record)
     length = record.get("length")
@@ -1498,9 +1515,18 @@ def _cross_check(
             )
     head = f"the evaluator's summary ({where}"
     head += f", {lay.project}" if lay is not None else ""
-    head += f", {expected} episodes)" if expected is not None else ")"
+    rows = len(next(iter(values.values())))
+    head += f", {expected} episodes" if expected is not None else ""
+    # a summary over more episodes than the file holds: said here too, where no split checks it
+    head += f"; the file has {rows}: PARTIAL)" if expected is not None and rows < expected else ")"
     notes.append(head + (": " + "; ".join(words) if words else ": left out of the episodes"))
-    return checks, expected
+    summary = {
+        "where": where,
+        "layout": None if lay is None else lay.name,
+        "project": None if lay is None else lay.project,
+        "length": expected,
+    }
+    return checks, expected, summary
 
 
 def _scans(texts: list[str]) -> list[str]:
@@ -1522,7 +1548,7 @@ def _check_unique(ids: list[str], raw: _Raw, id_name: str) -> None:
         several = " and ".join(m + "s" for m in multi)
         hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
-        f"{raw.name}: duplicate {id_name} {few(dups)}: {dups[0]} is at {raw.entry(first)} and "
+        f"{raw.name}: duplicate {show(id_name)} {few(dups)}: {show(dups[0])} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
     )
 
@@ -1558,7 +1584,7 @@ def _targets(
         if len(top) > 1:
             raise ValueError(
                 f"{name}: columns {top[0]!r} and {top[1]!r} both give {target}; leave one out with "
-                f"--column '{top[1]}=ignore' (or map it to another metric)"
+                f"--column {_option(top[1], 'ignore')} (or map it to another metric)"
             )
         direction, rate = _direction_rate(target)
         out[top[0]] = (target, direction, rate, True)
@@ -1597,7 +1623,7 @@ def _fraction(
         k = int(bad[0])
         x = float(v[k]) * (100.0 if in_percent else 1.0)
         if not in_percent and 1.0 < x <= 100.0:
-            more = "" if percent_given else " --percent (or --percent-columns " + col + ")"
+            more = "" if percent_given else f" --percent (or --percent-columns {show(col)})"
             raise ValueError(
                 f"{name}: {entry(k)}: {col!r} is a rate and must be a fraction in [0, 1], got {x:g}: "
                 f"a percentage? Say so with{more or ' the percent option for this column'}"
@@ -1631,7 +1657,7 @@ def _formula_nans(
         where=entry,
         columns={k: repr(c) for k, c in col_of.items()},
         indicators=None if plain is None else {"sr": ("success", plain)},
-        hint=lambda k: f"--column '{col_of[k]}=ignore' leaves the column out",
+        hint=lambda k: f"--column {_option(col_of[k], 'ignore')} leaves the column out",
         nan="NaN or missing",
         errors=errors,
     )
@@ -1668,10 +1694,10 @@ def align(tables: Sequence[ResultsTable]) -> list[str]:
         have = set(t.ids)
         missing = [i for i in first.ids if i not in have]
         if missing:
-            raise ValueError(f"{t.source}: no row for {t.id_name} {few(missing)}, which {first.source} has")
+            raise ValueError(f"{t.source}: no row for {show(t.id_name)} {few(missing)}, which {first.source} has")
         extra = [i for i in t.ids if i not in ref]
         if extra:
-            raise ValueError(f"{t.source}: rows for {t.id_name} {few(extra)}, which {first.source} does not have")
+            raise ValueError(f"{t.source}: rows for {show(t.id_name)} {few(extra)}, which {first.source} does not have")
     return list(first.ids)
 
 
@@ -1892,11 +1918,8 @@ class ResultsBenchmark(Benchmark):
         """
         self.kind.check_convention(convention)
         table = load_results(predictions, **self.options, errors=errors)
-        if table.expected is not None and len(table) < table.expected:
-            self._short(
-                table,
-                f"covers {len(table)} of the {table.expected} episodes the evaluator's summary says it evaluated",
-            )
+        if table.expected is not None:
+            self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
             table = self._on_split(table)
             if table.left_out:
@@ -1909,6 +1932,34 @@ class ResultsBenchmark(Benchmark):
             for i, p in zip(table.ids, table.paths):
                 self._path_of.setdefault(i, p)
         return table
+
+    def check_coverage(self, table: ResultsTable, expected: int, whose: str) -> None:
+        """A table with fewer rows than the episodes an evaluator says it evaluated (its summary's or
+        means file's count) is partial: an error unless ``partial``, then a warning. More rows than
+        that is a warning: the count is of another evaluation.
+
+        Parameters
+        ----------
+        table : ResultsTable
+            What :meth:`match` read.
+        expected : int
+            The evaluator's episode count.
+        whose : str
+            Where the count is from, for the message (``"the evaluator's summary says it evaluated"``).
+
+        Raises
+        ------
+        ValueError
+            Fewer rows, without ``partial``.
+        """
+        if len(table) < expected:
+            self._short(table, f"covers {len(table)} of the {expected} episodes {whose}")
+        elif len(table) > expected:
+            warnings.warn(
+                f"{table.source}: {len(table)} episodes, more than the {expected} {whose}: its count is of "
+                "another evaluation",
+                stacklevel=2,
+            )
 
     def _short(self, table: ResultsTable, what: str) -> None:
         """A table that covers part of the episodes: an error unless ``partial``, then a warning."""
@@ -1933,7 +1984,7 @@ class ResultsBenchmark(Benchmark):
         if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
             raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
-            raise ValueError(f"{table.source}: {table.id_name} {few(unknown)}: not episodes of {split.name}")
+            raise ValueError(f"{table.source}: {show(table.id_name)} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
             twice = [i for i, c in Counter(ids).items() if c > 1]
             raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")

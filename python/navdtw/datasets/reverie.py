@@ -321,7 +321,7 @@ def _visible_in(content, where: str, vp: str) -> frozenset:
     for obj, box in objs.items():
         vis = box.get("visible_pos") if isinstance(box, dict) else None
         if not isinstance(vis, list):
-            raise ValueError(f"{where}: object {obj}: 'visible_pos' must be a list of view indices")
+            raise ValueError(f"{where}: object {show(obj)}: 'visible_pos' must be a list of view indices")
         if vis:
             out.append(obj)
     return frozenset(out)
@@ -395,7 +395,7 @@ def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
             data, name = path_or_dict, INPUT
         data = object_of(data, name, "'<scan>_<viewpoint>'")
         for key, content in data.items():
-            add(key, content, f"{name}: {key}")
+            add(key, content, f"{name}: {show(key)}")
     return VisibleObjects(out, name)
 
 
@@ -424,7 +424,8 @@ def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
             vps = by_object[scan].get(obj)
             if not vps:
                 raise ValueError(
-                    f"{where}: target object {obj} is visible from no viewpoint of scan {scan!r} in {objects.source}"
+                    f"{where}: target object {show(obj)} is visible from no viewpoint of scan {scan!r} "
+                    f"in {objects.source}"
                 )
             index = graphs[scan].index
             row = np.zeros(graphs[scan].num_nodes, dtype=bool)
@@ -529,7 +530,7 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
         found = [(key, e[key]) for key in OBJECT_KEYS if key in e]
         objs = [None if v is None else _object_id(v, where, key) for key, v in found]
         if len(objs) == 2 and objs[0] != objs[1]:
-            raise ValueError(f"{where}: 'predObjId' ({objs[0]}) and 'pred_objid' ({objs[1]}) differ")
+            raise ValueError(f"{where}: 'predObjId' ({show(objs[0])}) and 'pred_objid' ({show(objs[1])}) differ")
         out.append((iid, Prediction(vps, objs[0] if objs else None, found[0][0] if found else "", k)))
     return out
 

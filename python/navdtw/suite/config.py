@@ -8,6 +8,7 @@ here reads a data set or a predictions file (that is :mod:`navdtw.suite.runner`'
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .._messages import named
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -195,7 +198,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
     if not datasets_raw:
         raise SuiteError(f"{src}: no [datasets.NAME] table")
     datasets = {
-        str(name): _check_dataset(str(name), _table(t, f"datasets.{name}", src), root, src)
+        str(name): _check_dataset(str(name), _table(t, _dotted("datasets", name), src), root, src)
         for name, t in datasets_raw.items()
     }
     agents_raw = _table(raw.get("agents", {}), "agents", src)
@@ -207,17 +210,20 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
     reported: dict[str, dict[str, dict[str, float]]] = {}
     means: dict[str, dict[str, Any]] = {}
     for agent, t in agents_raw.items():
-        t = _table(t, f"agents.{agent}", src)
-        figures = _table(t.pop(REPORTED, {}), f"agents.{agent}.{REPORTED}", src)
+        t = _table(t, _dotted("agents", agent), src)
+        figures = _table(t.pop(REPORTED, {}), _dotted("agents", agent, REPORTED), src)
         if not t:
-            raise SuiteError(f'{src}: agents.{agent}: names no data set (add e.g. {next(iter(datasets))} = "FILE")')
+            example = _dotted(next(iter(datasets)))
+            raise SuiteError(f'{src}: {_dotted("agents", agent)}: names no data set (add e.g. {example} = "FILE")')
         files = {}
         for ds, value in t.items():
-            where = f"{src}: agents.{agent}.{ds}"
+            where = f"{src}: {_dotted('agents', agent, ds)}"
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             try:
-                if isinstance(value, Mapping):
+                if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+                    value = _runs_of_tables(value, root, lambda v, w=where: _expand(v, w))
+                elif isinstance(value, Mapping):
                     value, evaluator = _run_table(value, root, lambda v, w=where: _expand(v, w))
                     if evaluator is not None:
                         means.setdefault(str(agent), {})[ds] = evaluator
@@ -228,7 +234,7 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
                 raise SuiteError(f"{where}: {exc}") from None
         agents[str(agent)] = files
         for ds, table in figures.items():
-            where = f"{src}: agents.{agent}.{REPORTED}.{ds}"
+            where = f"{src}: {_dotted('agents', agent, REPORTED, ds)}"
             if ds not in files:
                 raise SuiteError(f"{where}: agent {agent!r} has no predictions for data set {ds!r}")
             try:
@@ -300,29 +306,36 @@ _GLOB = re.compile(r"[*?[]")
 
 
 def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = True) -> tuple[Path, ...]:
-    """Internal: the files of one (agent, data set), one per run.
+    """Internal: the runs of one (agent, data set), one path per run.
+
+    A run is a file, or a folder of one run's files (NaVid's ``log/``). Rank shards
+    (``*_r{rank}_w{world}.json``) are not runs: the ranks of one run (one folder, one stem) are
+    one run, named by its first rank's file (the reader reads every rank), so
+    ``"seed*/stats_ep_ckpt_6_val_unseen_r*_w4.json"`` is one run per seed's folder.
 
     Parameters
     ----------
     value : str or list of str
-        A file name, a glob pattern (``"runs/seed*.jsonl"``, matches sorted) or a list of either.
+        A file or folder name, a glob pattern (``"runs/seed*.jsonl"``, matches sorted; a pattern
+        that matches no file may match folders: ``"seed*/log"``) or a list of them.
     root : pathlib.Path
         The folder relative names start from.
     expand : callable, optional
         ``expand(text)`` expands variables in each name (default: none).
     check_shards : bool, optional
-        Refuse rank shards of one run given as several runs (default True).
+        Take the rank shards of one run as one run (default True); False keeps every file (the
+        files of one run: ``shards``).
 
     Returns
     -------
     tuple of pathlib.Path
-        The files, resolved, in order.
+        The runs, resolved, in order.
 
     Raises
     ------
     ValueError
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
-        that matches nothing, a file named twice, or the rank shards of one run as several runs.
+        that matches nothing, or a file named twice.
     """
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
@@ -335,40 +348,67 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
         if _GLOB.search(text):
             pattern = Path(text) if Path(text).is_absolute() else root / text
             anchor = Path(pattern.anchor)
-            found = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))) if p.is_file())
+            matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
+            found = [p for p in matched if p.is_file()] or [p for p in matched if p.is_dir() and check_shards]
             if not found:
                 raise ValueError(f"no file matches {item!r} (in {_path_text(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
-        if not path.is_file():
+        if not (path.is_file() or (check_shards and path.is_dir())):
             raise ValueError(f"predictions file not found: {_path_text(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
         raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
-    if check_shards:
-        _no_rank_runs(out)
-    return tuple(out)
+    return tuple(_one_per_run(out)) if check_shards else tuple(out)
 
 
-def _no_rank_runs(files: list[Path]) -> None:
-    """Runs (seeds) that are the rank shards of one run (``*_r{rank}_w{world}.json``) are refused:
-    each rank's file already stands for the whole run."""
+def _one_per_run(paths: list[Path]) -> list[Path]:
+    """The rank shards of one run (one folder, stem, world size and extension) as one run: its first
+    rank's file, in the place of the first; the reader reads every rank and names a missing one."""
     from ..datasets.layouts import shard_of
 
-    seen: dict[tuple, list[Path]] = {}
-    for p in files:
+    seen: set[tuple] = set()
+    out = []
+    for p in paths:
         shard = shard_of(p.name)
         if shard is not None:
-            seen.setdefault((p.parent, shard[0], shard[2], shard[3]), []).append(p)
-    for (_, stem, world, ext), group in seen.items():
-        if len(group) > 1:
-            raise ValueError(
-                f"{group[0].name}, {group[1].name}: shards of one run (ranks of {world}), not runs (seeds); "
-                f"give one rank's file (every rank is read), or the run as shards: "
-                f'--shards NAME="{stem}_r*_w{world}{ext}" ({{shards = "..."}} in a suite file)'
+            key = (p.parent, shard[0], shard[2], shard[3])
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(p)
+    return out
+
+
+def _runs_of_tables(value: list, root: Path, expand) -> tuple:
+    """An agent's runs (seeds) each given as a table: ``[{shards = "seed0/log/"}, {shards =
+    "seed1/log/"}]`` (one run in several files per seed) or ``{file = "..."}``."""
+    runs: list = []
+    for k, table in enumerate(value):
+        unknown = [key for key in table if key not in ("file", "shards")]
+        if unknown or len(table) != 1:
+            what = f"unknown key {unknown[0]!r}" if unknown else "give file or shards"
+            more = (
+                " (reported_from names one run's means: give it beside a single run)"
+                if "reported_from" in unknown
+                else ""
             )
+            raise ValueError(f'run {k + 1}: {what}; a run of the list is {{file = "..."}} or {{shards = "..."}}{more}')
+        if "file" in table:
+            found = expand_runs(table["file"], root, expand)
+            if len(found) != 1:
+                raise ValueError(
+                    f"run {k + 1}: file = {table['file']!r} names {len(found)} runs; a run of the list is one"
+                )
+            runs.append(found[0])
+        else:
+            runs.append(shards_run(table["shards"], root, expand))
+    names = [str(Path(str(r)).resolve()) if not isinstance(r, Shards) else tuple(map(str, r)) for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError("a run is named twice in the list of runs")
+    return tuple(runs)
 
 
 def _path_text(path) -> str:
@@ -443,24 +483,25 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
                 raise ValueError
             x = float(text)
         except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
-            raise ValueError(f"{key}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
+            raise ValueError(f"{named(key)}: expected a number (or a percentage such as 55.8%), got {v!r}") from None
         if not np.isfinite(x):
-            raise ValueError(f"{key}: expected a finite number, got {v!r}")
+            raise ValueError(f"{named(key)}: expected a finite number, got {v!r}")
+        given = f"{named(key)} = {named(v)}"  # as the user wrote it
         if percent:
             if rec is not None and not rec.rate:
-                raise ValueError(f"{key} = {v}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
+                raise ValueError(f"{given}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
             x /= 100.0
         if rec is not None and rec.rate and not 0.0 <= x <= 1.0:
             raise ValueError(
-                f"{key} = {v}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
+                f"{given}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
                 f"with % ({x:g}%)"
                 if not percent
-                else f"{key} = {v}: a percentage must lie in [0, 100]"
+                else f"{given}: a percentage must lie in [0, 100]"
             )
         if rec is not None and rec.unit == "m" and name != "gp" and x < 0:
-            raise ValueError(f"{key} = {v}: a distance must be >= 0")
+            raise ValueError(f"{given}: a distance must be >= 0")
         if name in out:
-            raise ValueError(f"{key}: {name} is given twice")
+            raise ValueError(f"{named(key)}: {named(name)} is given twice")
         out[name] = x
     return out
 
@@ -569,6 +610,16 @@ def _read_toml(path: Path) -> dict:
         ) from None
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _dotted(*keys) -> str:
+    """A key's place in the suite file as TOML writes it (``agents.mine.r2r_val``): bare keys as
+    they are, any other quoted as a TOML string, so that a key holding a dot, a space or a line
+    break is shown as it is written and a message stays one line."""
+    return ".".join(k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False) for k in map(str, keys))
+
+
 def _table(value, where: str, src: str) -> dict:
     if not isinstance(value, Mapping):
         raise SuiteError(f"{src}: {where} must be a table, got {type(value).__name__}")
@@ -580,7 +631,7 @@ def _check_settings(raw: Mapping, src: str) -> dict[str, Any]:
 
     out = dict(DEFAULT_SETTINGS)
     for key, value in raw.items():
-        where = f"{src}: settings.{key}"
+        where = f"{src}: {_dotted('settings', key)}"
         if key not in DEFAULT_SETTINGS:
             raise SuiteError(f"{where}: unknown setting; known: {', '.join(DEFAULT_SETTINGS)}")
         is_int = isinstance(value, int) and not isinstance(value, bool)
@@ -611,7 +662,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     from ..datasets import DATASETS
     from ..engine import check_threshold
 
-    where = f"{src}: datasets.{name}"
+    where = f"{src}: {_dotted('datasets', name)}"
     if "dataset" not in raw:
         raise SuiteError(f"{where}: missing 'dataset' (the kind: {', '.join(DATASETS)})")
     kind_name = raw["dataset"]
@@ -622,7 +673,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
     unknown = [k for k in raw if k not in known and k not in ("dataset", "convention", "threshold")]
     if unknown:
         keys = ", ".join(["dataset", *known, "convention", "threshold"])
-        raise SuiteError(f"{where}.{unknown[0]}: unknown key for a {kind_name} data set; keys: {keys}")
+        raise SuiteError(f"{where}.{_dotted(unknown[0])}: unknown key for a {kind_name} data set; keys: {keys}")
     options: dict[str, Any] = {}
     for opt in kind.options:
         value = raw.get(opt.name)
@@ -641,8 +692,9 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         if opt.kind in ("file", "dir", "path"):
             path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
-                what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                raise SuiteError(f"{where}.{opt.name}: {what} not found: {_path_text(path)}")
+                from ..datasets._common import not_found
+
+                raise SuiteError(f"{where}.{opt.name}: {not_found(path, opt.kind)}")
             options[opt.name] = path
         else:
             if opt.kind == "choice" and value not in opt.choices:
