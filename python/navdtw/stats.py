@@ -1515,6 +1515,29 @@ def _shrink_table(runs: int, confidence: float) -> tuple[np.ndarray, np.ndarray]
     return grid, np.minimum.accumulate(factor)
 
 
+def _with_seeds(v, share, a, b, confidence: float):
+    """``(variance, Satterthwaite denominator)`` of a comparison of two agents scored in several
+    runs: the episode term ``v`` (and its ``share``) plus each agent's seeds' term, ``a`` and ``b``
+    being ``(variance, share, w, s2, runs)`` (:func:`_agent_terms`).
+
+    Each seeds' share's degrees of freedom are shrunk as one agent's are (:func:`_calibrated_df`:
+    so that the interval covers at every seed variance, given the episode term), by as much as that
+    agent's runs carry the seeds' shares, ``f' = 1 - (1 - f) max(0, (s_a - s_b) / (s_a + s_b))``.
+    Where one agent's few runs carry the variance the pair is one agent's case, and plain
+    Satterthwaite rejected up to 8% at 5%; where both carry it, two terms' df are better behaved,
+    and shrinking both in full cost most of the power (a 5-point gap, 3 runs each, sigma 0.03:
+    9% against 22%; docs/statistics.md). Without within-run noise (every episode of a run scoring
+    the same) the test is Welch's on the run means, exact then: no shrink (rounding's ``w`` is not
+    noise)."""
+    (va, sa, wa, s2a, ra), (vb, sb, wb, s2b, rb) = a, b
+    fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence), 1.0)
+    fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lead = np.nan_to_num((sa - sb) / (sa + sb))  # +1: a's runs carry it all; -1: b's
+    fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
+    return v + va + vb, share + sa / fa + sb / fb
+
+
 def _runs_cluster_plan(clusters: Any, n: int):
     if clusters is None:
         return None, None
@@ -1602,21 +1625,7 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
         v, units = _episode_variance(ea - eb, f, cl)
     share = v**2 / (units - 1.0)
     if seeds:  # a single run on either side: the episodes-only comparison
-        # each seeds' term's degrees of freedom shrunk as one agent's are (so that its interval
-        # covers at every seed variance, given the episode term), by as much as that agent's runs
-        # carry the seeds' shares: where one agent's few runs carry the variance, the pair is one
-        # agent's case, and plain Satterthwaite rejected 6-8% at 5%; where both carry it, two
-        # terms' df are better behaved, and the full shrink cost most of the power (a 5-point gap,
-        # 3 runs each, sigma 0.03: 9% against 22%; docs/statistics.md)
-        ra, rb = a.shape[-1], b.shape[-1]
-        # (no within-run noise, as where every episode of a run scores the same: Welch's test on
-        # the run means, whose t law is exact then; rounding's w is not noise)
-        fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence), 1.0)
-        fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence), 1.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lead = np.nan_to_num((sa - sb) / (sa + sb))  # +1: a's runs carry it all; -1: b's
-        fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
-        v, share = v + va + vb, share + sa / fa + sb / fb
+        v, share = _with_seeds(v, share, (va, sa, wa, s2a, a.shape[-1]), (vb, sb, wb, s2b, b.shape[-1]), confidence)
     se, df, p, half = _t_test(diff, v, share, confidence)
     out = RunsDifference(diff, se, df, p, diff - half, diff + half, seeds, units)
     if a.ndim == 2:
@@ -1675,8 +1684,8 @@ def runs_improvement(
         v, units = _episode_variance(episode, f, cl)
     share = v**2 / (units - 1.0)
     if a.shape[-1] > 1 and b.shape[-1] > 1:
-        (_, va, sa, *_), (_, vb, sb, *_) = _agent_terms(ha, f, cl), _agent_terms(hb, f, cl)
-        v, share = v + va + vb, share + sa + sb
+        (_, *ta), (_, *tb) = _agent_terms(ha, f, cl), _agent_terms(hb, f, cl)
+        v, share = _with_seeds(v, share, (*ta, a.shape[-1]), (*tb, b.shape[-1]), confidence)
     _, _, _, half = _t_test(value, v, share, confidence)
     out = Intervals(value, np.clip(value - half, 0.0, 1.0), np.clip(value + half, 0.0, 1.0))
     return Intervals(*(float(x) for x in out)) if a.ndim == 2 else out
