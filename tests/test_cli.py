@@ -977,3 +977,38 @@ def test_an_output_folder_switches_in_one_step(tiny, capsys, monkeypatch):
     assert main([*args, "--seed", "2"]) == 3
     assert "episodes.csv: cannot write: No space left on device" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_file_given_to_the_wrong_option_is_named(tiny, capsys):
+    """A data set file that fails to read and has the shape of another option's file (an agent's
+    trajectories or results as the split, VLN-CE's ground truth as its episodes, a split as
+    positions references) is named for what it is and where it goes, in one line."""
+    args = _score_args(tiny)
+    args[args.index("--split") + 1] = str(tiny["preds"])
+    assert main(args) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("navdtw: error: --split results.json holds R2R trajectories ([{instr_id, trajectory")
+    assert line.endswith(
+        "a JSON list of {path_id, scan, path, instructions, ...}; an agent's output: give it as --predictions"
+    )
+    tmp = tiny["tmp"]
+    (tmp / "gt.json").write_text(json.dumps({"1": {"locations": [[0, 0, 0]], "actions": [0], "forward_steps": 1}}))
+    (tmp / "episodes.json").write_text(json.dumps({"episodes": [{"episode_id": 1}]}))
+    ce = [
+        "score",
+        "--dataset",
+        "r2r-ce",
+        "--vlnce-episodes",
+        str(tmp / "gt.json"),
+        "--vlnce-gt",
+        str(tmp / "episodes.json"),
+    ]
+    assert main([*ce, "--predictions", str(tiny["preds"]), "--out", str(tmp / "o")]) == 2
+    assert _one_error_line(capsys).endswith(
+        "--vlnce-episodes gt.json holds VLN-CE ground truth ({episode_id: {locations, actions, forward_steps}}), not "
+        "R2R-CE episodes ({split}.json.gz); give it as --vlnce-gt (--rxrce-gt for RxR-CE)"
+    )
+    pos = ["score", "--dataset", "positions", "--references", str(tiny["split"]), "--predictions", str(tiny["preds"])]
+    assert main([*pos, "--out", str(tmp / "o")]) == 2
+    line = _one_error_line(capsys)
+    assert "--references split.json holds an R2R-format split" in line and line.endswith("give it as --split")
