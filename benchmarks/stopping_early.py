@@ -5,8 +5,8 @@ per-episode values of an agent, scored with navdtw's ``r2r`` convention, or simu
 the population; each repetition draws a uniformly random order of it and runs the procedure along
 that order.
 
-    python benchmarks/stopping_early.py                 # the docs' tables (about 10 minutes)
-    python benchmarks/stopping_early.py --quick         # 100 orders: a quick look (~1 minute)
+    python benchmarks/stopping_early.py                 # the docs' tables (~15 minutes on 2 busy cores)
+    python benchmarks/stopping_early.py --quick         # 100 orders: a quick look (~3 minutes)
 
 The real agents are read from $NAVDTW_DATA (or ../shared/data); without them the real-agent tables
 are skipped with a note. The seed is fixed (20301205, one stream per table; ``--seed`` changes it)

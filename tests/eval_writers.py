@@ -210,3 +210,21 @@ def havln_means(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: st
     with open(path, "w") as f:
         json.dump(means, f, indent=4)
     return path
+
+
+def havln_info(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str = "val_unseen") -> Path:
+    """HA-VLN's _eval_checkpoint, beside the means: the per-episode details it takes out of the stats
+    (HASimulator/measures.py's distance_to_human: [distance, angle] per human at the last step;
+    collisions_detail: count, the last step's is_collision, a flag per step), keyed by episode id,
+    dumped with indent=4 to stats_ckpt_{ckpt}_{split}_info.json."""
+    info = {}
+    for k, i in enumerate(eps):
+        steps = [(k + s) % 4 == 0 for s in range(6)]
+        info[i] = {
+            "distance_to_human": {"human_0": [1.0 + k % 5, 30.0 * (k % 6)], "human_1": [6.5, 170.0]},
+            "collisions_detail": {"count": sum(steps), "is_collision": steps[-1], "steps": steps},
+        }
+    path = folder / f"stats_ckpt_{ckpt}_{split}_info.json"
+    with open(path, "w") as f:
+        json.dump(info, f, indent=4)
+    return path

@@ -494,6 +494,40 @@ def test_misspelt_option_is_named(tiny, capsys, typo, says):
     assert _one_error_line(capsys).endswith(says)
 
 
+def test_closed_pipe_does_not_stop_the_command(tiny, monkeypatch, capsys):
+    """`navdtw score ... | head`: standard output closed under the table (BrokenPipeError on write)
+    is not an error; the command still writes its files and exits 0 (it said "Broken pipe" with
+    status 2 before)."""
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            raise ValueError("no descriptor")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(_score_args(tiny)) == 0
+    assert (tiny["tmp"] / "out" / "summary.json").is_file()
+    assert capsys.readouterr().err == ""
+    assert isinstance(sys.stdout, ClosedPipe)  # main puts standard output back
+
+
+def test_metrics_any_case_and_a_typo_named(tiny, capsys):
+    """--metrics takes the registry's names in any case (SR, nDTW: as papers write them), and a
+    typo gets the closest name."""
+    base = ["compare", str(tiny["preds"]), "--dataset", "r2r", "--split", str(tiny["split"])]
+    base += ["--connectivity", str(tiny["conn"]), "--no-progress", "--resamples", "50", "--baseline-walks", "0"]
+    assert main([*base, "--metrics", "SR,nDTW"]) == 0
+    header = capsys.readouterr().out.splitlines()[1].split()
+    assert header[1:] == ["SR\u2191", "(%)", "nDTW\u2191", "(%)"]
+    assert main([*base, "--metrics", "sr,ndwt"]) == 2
+    assert "--metrics: unknown metric 'ndwt' (did you mean ndtw?); known: pl, ne," in _one_error_line(capsys)
+
+
 def test_interrupt_while_parsing_is_one_line(monkeypatch, capsys):
     """Ctrl-C while the command line is parsed (a subcommand's options import what they need)
     exits with status 130 and one line, no traceback."""

@@ -10,7 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from eval_writers import aerialvln, episodes, etpnav, havln_means, internnav, navid, streamvln, vlnce_means
+from eval_writers import (
+    aerialvln,
+    episodes,
+    etpnav,
+    havln_info,
+    havln_means,
+    internnav,
+    navid,
+    streamvln,
+    vlnce_means,
+)
 
 import navdtw
 from navdtw.cli import main
@@ -167,6 +177,18 @@ def test_means_file_is_not_malformed(tmp_path):
     assert ha.layout == "havln-means"
     assert set(ha.figures) >= {"sr", "success", "tcr", "cr", "collisions"}  # SR is the strict one
     assert ha.figures["cr"] == pytest.approx(np.mean([min(k % 3, 1) for k in range(12)]))
+
+
+def test_havln_per_episode_details(tmp_path):
+    """HA-VLN's _info file: its per-episode collision count is a column (lower is better), not TCR; the
+    last step's flag and the distances to humans are not compared."""
+    eps = episodes(12)
+    t = load_results(havln_info(tmp_path, eps))
+    assert t.layout == "havln-info" and list(t.values) == ["collisions_detail.count"]
+    assert t.directions["collisions_detail.count"] is False
+    assert "collisions_detail.is_collision" in t.ignored and "distance_to_human.human_0" in t.ignored
+    counts = [sum((k + s) % 4 == 0 for s in range(6)) for k in range(12)]
+    assert t.evaluate().summary()["collisions_detail.count"] == pytest.approx(np.mean(counts))
 
 
 # --------------------------------------------------------------------------------------------

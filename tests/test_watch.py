@@ -66,6 +66,17 @@ def test_order_of_an_r2r_split_keeps_paths_whole(tmp_path):
     assert [f"{e['path_id']}_0" for e in copy] == [u[0] for u in order.units]
 
 
+def test_order_of_positions_references_in_json_lines(tmp_path):
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text("".join(json.dumps({"episode_id": f"e{k}", "path": [[0, 0], [k, 1]]}) + "\n" for k in range(12)))
+    files = write_order(refs, tmp_path / "o", seed=6, workers=2)
+    order = load_order(files["json"])
+    copy = [json.loads(line) for line in files["split"].read_text().splitlines()]
+    assert [r["episode_id"] for r in copy] == order.ids and sorted(order.ids) == sorted(f"e{k}" for k in range(12))
+    assert [json.loads(line)["episode_id"] for line in files["split0"].read_text().splitlines()] == order.ids[0::2]
+    assert ds.open("positions", references=files["split"]).n == 12  # the copy is a references file
+
+
 def test_order_is_uniform():
     # every position equally likely for every unit: chi-square over 4,000 draws of a 5-unit order
     counts = np.zeros((5, 5))
@@ -240,6 +251,45 @@ def test_internnav_progress_json_and_glob_shards(tmp_path):
     assert fol.poll() and fol.table.ids == ["1"] and "layout internnav" in " ".join(fol.table.notes)
     b.write_text(episode(2, 0.0) + "\n" + episode(3, 1.0)[:5])
     assert fol.poll() and sorted(fol.table.ids) == ["1", "2"]
+
+
+@pytest.mark.parametrize("project", ["etpnav", "streamvln", "internnav", "navid", "aerialvln"])
+def test_every_layout_followed_as_it_is_written_reads_as_compare_reads_it(tmp_path, project):
+    """Each project's run, written as its code writes it (tests/eval_writers.py), replayed byte by
+    byte as a running evaluation would leave it (a file cut mid-line or mid-document, the ranks
+    and per-episode files one after the other): every look is waited for or read, never an error,
+    and the end is the table ``navdtw compare --dataset results`` reads from the finished files."""
+    import eval_writers as w
+
+    from navdtw.datasets.shards import files_of
+
+    final, live = tmp_path / "final", tmp_path / "live"
+    final.mkdir()
+    eps = w.episodes(40, seed=3, unreachable=(7,))  # NaN SPL and Infinity NE written as habitat gives them
+    source = {
+        "etpnav": lambda: (w.etpnav(final, eps), final / "stats_ep_ckpt_6_val_unseen_r0_w4.json")[1],
+        "streamvln": lambda: w.streamvln(final, eps),
+        "internnav": lambda: w.internnav(final, "M", eps)[0],
+        "navid": lambda: w.navid(final, eps),
+        "aerialvln": lambda: w.aerialvln(final, eps)[0],
+    }[project]()
+    fol = Follower(live / source.relative_to(final), name=project)
+    seen = []
+    for f in files_of(source).paths:
+        data = f.read_bytes()
+        to = live / f.relative_to(final)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        for cut in sorted({len(data) // 3, len(data) // 2 + 3, len(data) - 5, len(data)}):
+            to.write_bytes(data[:cut])
+            fol.poll()
+            seen.append(0 if fol.table is None else len(fol.table.ids))
+    whole = load_results(source)
+    assert seen[-1] == len(whole) == 40 and seen == sorted(seen)
+    at = {i: k for k, i in enumerate(fol.table.ids)}
+    for m in whole.values:
+        got = fol.table.values[m][[at[i] for i in whole.ids]]
+        np.testing.assert_array_equal(got, whole.values[m], err_msg=m)
+    assert fol.table.notes == whole.notes
 
 
 # --------------------------------------------------------------------------------------------
@@ -660,6 +710,23 @@ def test_watch_scores_trajectories_another_process_appends(tmp_path):
     assert "reported sr 0.4 outside" in watch.stdout and watch.stderr == ""
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["exit_status"] == 12 and 3 < state["runs"]["run"]["in_order"] <= 40  # past the truncated line
+
+
+def test_checkpoints_given_as_trajectories(tmp_path, capsys):
+    from synthetic_suite import make_world
+
+    from navdtw.cli import main
+
+    world = make_world(tmp_path / "w")
+    split, conn, runs = world / "data" / "split.json", world / "data" / "connectivity", world / "runs"
+    write_order(split, tmp_path / "o", seed=8)
+    code = main(
+        ["watch", f"oracle={runs / 'oracle.json'}", f"lost={runs / 'lost.json'}", "--dataset", "r2r",
+         "--split", str(split), "--connectivity", str(conn), "--order", str(tmp_path / "o" / "order.json"),
+         "--metric", "ndtw", "--once"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 17 and "oracle is the best on ndtw" in out and "[eliminated]" in out
 
 
 def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):

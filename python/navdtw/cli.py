@@ -437,7 +437,11 @@ def _order_args(order: argparse.ArgumentParser) -> None:
         "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
         "--workers 4 --out order/\n\n" + _EXIT_EPILOG
     )
-    order.add_argument("split", metavar="SPLIT", help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON)")
+    order.add_argument(
+        "split",
+        metavar="SPLIT",
+        help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON, positions references)",
+    )
     order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
     order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
     order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
@@ -1544,7 +1548,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "order": _cmd_order,
         "watch": _cmd_watch,
     }
+    stdout = sys.stdout
     try:
+        sys.stdout = _PipeSafe(stdout)  # `navdtw compare ... --out d | head` still writes d
         with warnings.catch_warnings():
             warnings.simplefilter("always", OutputWarning)
             warnings.showwarning = _show_output_warning(warnings.showwarning, OutputWarning)
@@ -1560,7 +1566,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        sys.stdout = stdout
     return EXIT_USAGE
+
+
+class _PipeSafe:
+    """Standard output that a closed pipe does not stop (``navdtw ... | head``): the rest of what
+    is printed goes nowhere, and the command goes on to write its files and exit with its status,
+    instead of failing with "Broken pipe" half-way."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _closed(self) -> None:
+        self._gone = True
+        try:  # the stream's buffered text would fail again at exit: point its descriptor at devnull
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # a stream without a descriptor (captured): nothing more to do
+            pass
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

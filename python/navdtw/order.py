@@ -8,8 +8,9 @@ the forms evaluators consume (docs/stopping.md):
 * ``order.json``: the same with the seed, the split file's name and SHA-256, the units and the
   workers' assignment (what ``navdtw watch --order`` reads);
 * a copy of the split file with its entries in that order (R2R-CE / RxR-CE ``{split}.json.gz``:
-  ``{"episodes": [...]}``; R2R-family JSON: a list of path entries), and with ``workers > 1`` one
-  copy and one id list per worker.
+  ``{"episodes": [...]}``; R2R-family JSON: a list of path entries; the references of the
+  ``positions`` kind: records with an ``episode_id``, JSON or JSON Lines as given), and with
+  ``workers > 1`` one copy and one id list per worker.
 
 The unit of the order is an entry of the split file: an episode of R2R-CE / RxR-CE, a path with its
 instructions in the R2R family (R2R, R4R: the evaluator runs a path's instructions one after the
@@ -92,7 +93,13 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
     raw = path.read_bytes()
     gz = raw[:2] == b"\x1f\x8b"
     try:
-        doc = json.loads(gzip.decompress(raw) if gz else raw)
+        text = gzip.decompress(raw) if gz else raw
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise
+            doc = _Lines(json.loads(line) for line in text.splitlines() if line.strip())
     except (OSError, EOFError, ValueError) as exc:
         raise ValueError(f"{path.name}: not a JSON split file ({exc})") from None
     if isinstance(doc, dict) and isinstance(doc.get("episodes"), list):
@@ -109,12 +116,16 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
                 units.append(tuple(f"{e['path_id']}_{j}" for j in range(len(e["instructions"]))))
             elif isinstance(e, dict) and "instr_id" in e:
                 units.append((str(e["instr_id"]),))
+            elif isinstance(e, dict) and "episode_id" in e:  # records of positions (navdtw.datasets.positions)
+                units.append((str(e["episode_id"]),))
             else:
-                raise ValueError(f"{path.name}: entry {k} has neither 'path_id' with 'instructions' nor 'instr_id'")
+                raise ValueError(
+                    f"{path.name}: entry {k} has neither 'path_id' with 'instructions', 'instr_id' nor 'episode_id'"
+                )
     else:
         raise ValueError(
-            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}) '
-            "or an R2R-family list of path entries"
+            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}), '
+            "an R2R-family list of path entries, or records with an episode_id (JSON or JSON Lines)"
         )
     seen: set[str] = set()
     for unit in units:
@@ -127,8 +138,15 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
     return doc, entries, units, gz
 
 
+class _Lines(list):
+    """The records of a JSON Lines file (written back as JSON Lines)."""
+
+
 def _dump(doc: Any, gz: bool) -> bytes:
-    data = json.dumps(doc, ensure_ascii=False).encode()
+    if isinstance(doc, _Lines):
+        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in doc).encode()
+    else:
+        data = json.dumps(doc, ensure_ascii=False).encode()
     return gzip.compress(data, mtime=0) if gz else data
 
 
@@ -138,8 +156,9 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
     Parameters
     ----------
     split : str or Path
-        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``) or an R2R-family JSON
-        list of path entries (``R2R_val_unseen.json``).
+        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``), an R2R-family JSON
+        list of path entries (``R2R_val_unseen.json``), or records with an ``episode_id`` (the
+        references of the ``positions`` kind, JSON or JSON Lines).
     out : str or Path
         The folder to write into (made if missing), by navdtw's output rules
         (the output folders of :doc:`the command </cli>`): the files are switched in together, with the folder's
@@ -199,7 +218,7 @@ def _write(stage, names, split, doc, gz, seed, ordered_units, ordered_entries, s
     """The order's files (the module's list), written into the staging folder."""
 
     def copy_of(items: list[Any]) -> Any:
-        return {**doc, "episodes": items} if isinstance(doc, dict) else items
+        return {**doc, "episodes": items} if isinstance(doc, dict) else type(doc)(items)
 
     ids = [i for unit in ordered_units for i in unit]
     atomic_write_text(names["order"], "".join(i + "\n" for i in ids))

@@ -189,6 +189,20 @@ LAYOUTS: tuple[Layout, ...] = (
         "(the metric sr), `success` plain success",
     ),
     Layout(
+        "havln-info",
+        "HA-VLN",
+        "agent/VLN-CE/vlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint (json.dump "
+        "indent=4 of the per-episode details taken out of the stats before the means: HASimulator/measures.py's "
+        "distance_to_human and collisions_detail)",
+        "stats_ckpt_{ckpt}_{split}_info.json",
+        "episodes",
+        frozenset({"collisions_detail"}),
+        columns={"collisions_detail.count": "-", "collisions_detail.is_collision": "ignore"},
+        nonfinite="none written; collisions_detail.count is every collision with a human (TCR subtracts the "
+        "unavoidable ones, which this file does not hold); is_collision is the last step's flag only; "
+        "distance_to_human holds [distance, angle] per human at the last step",
+    ),
+    Layout(
         "aerialvln",
         "AerialVLN",
         "src/vlnce_src/train.py, eval_vlnce (intermediate_results/: json.dump of stats_episodes, no indent; "

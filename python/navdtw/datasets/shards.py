@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ def _visible_file(p: Path, root: Path) -> bool:
 
 def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
     resolved = [p.resolve() for p in paths]
-    twice = [p for p in dict.fromkeys(resolved) if resolved.count(p) > 1]
+    twice = [p for p, n in Counter(resolved).items() if n > 1]  # counted once each: a folder may hold thousands
     if twice:
         raise ValueError(f"{_text(twice[0])} is named twice")
     groups: dict[tuple[Path, str, str], dict[int, int]] = {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..baseline import score_random_positions
 from ..paths import as_paths
 from ._common import (
     MatchedEpisodes,
-    few,
+    Stop,
     finite_real,
     is_int,
     is_path,
@@ -37,6 +37,7 @@ from ._common import (
     read_text,
     show,
     source,
+    stop_rule,
 )
 from .base import Benchmark, DatasetKind, Option
 from .shapes import other_split, routed
@@ -259,14 +260,6 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     return out, keys, stops
 
 
-class Stop(NamedTuple):
-    """Internal: an episode's stop flags in VLN-CE's ``r2r`` format: whether a step has ``stop``
-    true, and the number of points after the first such step."""
-
-    called: bool
-    after: int
-
-
 def _record(rec, where: str) -> tuple[str, Any, str, str]:
     """(id, steps, where, id key) of one prediction record."""
     if not isinstance(rec, dict):
@@ -426,7 +419,10 @@ def match_predictions(
             f"{len(ids)} episodes of {ep_name})"
         )
     refs = ground_truth(episodes, gt, gt_name, ep_name)
-    stopped, notes = _stop_rule(ids, stop_of, pred_name, convention)
+    after = sum(s.after for s in stop_of.values())
+    stopped, notes = stop_rule(ids, stop_of, pred_name, convention)
+    if after:
+        notes = (f"{pred_name}: {after} points after a stop left out (the episode ends at its stop)", *notes)
     return MatchedEpisodes(
         ids=ids,
         scans=[str(e.get("scan", "")) for e in episodes],
@@ -438,26 +434,6 @@ def match_predictions(
         notes=notes,
         stopped=stopped,
     )
-
-
-def _stop_rule(ids: list[str], stop_of: Mapping[str, Stop], name: str, convention: str):
-    """``(stopped mask or None, notes)`` from the episodes' stop flags: VLN-CE's success needs the
-    stop (``vlnce``); the points after a stop are left out under every convention."""
-    notes = []
-    after = sum(s.after for s in stop_of.values())
-    if after:
-        notes.append(f"{name}: {after} points after a stop left out (the episode ends at its stop)")
-    never = [i for i in ids if i in stop_of and not stop_of[i].called]
-    if not stop_of or convention != "vlnce":
-        if never:
-            notes.append(f"{name}: {len(never)} episodes never issued stop; counted as stopped ({convention})")
-        return None, tuple(notes)
-    if never:
-        notes.append(
-            f"{name}: {len(never)} of {len(ids)} episodes never issued stop (no step with stop true): no success, "
-            f"as VLN-CE's Success measure requires it: episode_id {few(never)}"
-        )
-    return np.array([stop_of[i].called if i in stop_of else True for i in ids]), tuple(notes)
 
 
 def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
