@@ -1087,7 +1087,8 @@ A file there that navdtw did not write (or that was changed since) is never repl
 an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
-written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
+written (nothing half-written), 5 when every agent failed (nothing written). Progress bars
+need navdtw[progress] (tqdm).
 
 Example:
   navdtw suite run suite.toml --out suite_results
@@ -1100,7 +1101,7 @@ as JSON Lines, JSON (a list, or an object keyed by episode id), CSV or Parquet; 
 are matched to navdtw's metrics by name (docs/datasets/results.md lists the aliases).
 
 Exit status as for suite run: 1 when some agent failed, 2 for bad input, 3 when an
-output cannot be written.
+output cannot be written, 5 when every agent failed (nothing written).
 
 Example:
   navdtw compare mine.json ablation.json --dataset r2r \\
