@@ -27,10 +27,12 @@ from ._common import MatchedEpisodes, not_found
 __all__ = ["Benchmark", "DatasetKind", "Option"]
 
 
-#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
-#: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
+#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads (``"kind.option"``
+#: where a kind differs); a file of another known shape that failed to read is named for what it is
+#: (``DatasetKind.open``).
 _OPTION_SHAPES: dict[str, frozenset[str]] = {
     "split": frozenset({"r2r-split"}),
+    "rxr.split": frozenset({"r2r-split", "rxr-follower"}),  # guide records: {instruction_id, path, ...}
     "vlnce_episodes": frozenset({"vlnce-episodes"}),
     "rxrce_episodes": frozenset({"vlnce-episodes"}),
     "vlnce_gt": frozenset({"vlnce-gt"}),
@@ -319,8 +321,10 @@ class DatasetKind:
         file has the shape its option reads, or one it does not know (the reader's message stands)."""
         from .shapes import sniff
 
+        if self.name == "results":  # its split may be any kind's (dataset_kind says which)
+            return None
         for opt in self.options:
-            wanted = _OPTION_SHAPES.get(opt.name)
+            wanted = _OPTION_SHAPES.get(f"{self.name}.{opt.name}", _OPTION_SHAPES.get(opt.name))
             path = values.get(opt.name)
             if wanted is None or not isinstance(path, Path) or not path.is_file():
                 continue
