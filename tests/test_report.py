@@ -563,6 +563,30 @@ def test_results_only_report_in_a_real_browser(data, tmp_path):
         drv.quit()
 
 
+def test_the_success_circle_stays_inside_its_map_in_a_real_browser(data, tmp_path):
+    """The dashed success circle around a goal near the graph's edge spilt over the card and the
+    controls above it (a 3 m radius on a 8 m grid); the drawing now includes it."""
+    from selenium.webdriver.common.by import By
+
+    results = json.loads(json.dumps(data["results"]))
+    results["datasets"]["val_unseen"]["threshold"] = 25.0  # wider than the scene: it spills whatever the goal
+    path = tmp_path / "circle.html"
+    write_report(path, {**data, "results": results})
+    drv = _browser()
+    try:
+        drv.set_window_size(1280, 900)
+        drv.get(path.as_uri())
+        drv.find_element(By.CSS_SELECTOR, "#ep-table tbody tr").click()
+        box = drv.execute_script(
+            "const r = (q) => document.querySelector(q).getBoundingClientRect();"
+            "const m = r('#map'), c = r('#map circle.success');"
+            "return [c.left - m.left, m.right - c.right, c.top - m.top, m.bottom - c.bottom];"
+        )
+        assert min(box) >= -1, box  # the circle's box inside the map's, to a pixel
+    finally:
+        drv.quit()
+
+
 def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
     """Issue 19: with 500 of 2,349 maps sampled evenly, 48 of the first 200 rows had a map while the
     caption said every episode had one. Now the maps go to the rows the table opens with (and the

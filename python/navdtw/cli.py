@@ -1087,7 +1087,8 @@ A file there that navdtw did not write (or that was changed since) is never repl
 an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
-written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
+written (nothing half-written), 5 when every agent failed (nothing written). Progress bars
+need navdtw[progress] (tqdm).
 
 Example:
   navdtw suite run suite.toml --out suite_results
@@ -1100,7 +1101,7 @@ as JSON Lines, JSON (a list, or an object keyed by episode id), CSV or Parquet; 
 are matched to navdtw's metrics by name (docs/datasets/results.md lists the aliases).
 
 Exit status as for suite run: 1 when some agent failed, 2 for bad input, 3 when an
-output cannot be written.
+output cannot be written, 5 when every agent failed (nothing written).
 
 Example:
   navdtw compare mine.json ablation.json --dataset r2r \\
@@ -1547,7 +1548,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "order": _cmd_order,
         "watch": _cmd_watch,
     }
+    stdout = sys.stdout
     try:
+        sys.stdout = _PipeSafe(stdout)  # `navdtw compare ... --out d | head` still writes d
         with warnings.catch_warnings():
             warnings.simplefilter("always", OutputWarning)
             warnings.showwarning = _show_output_warning(warnings.showwarning, OutputWarning)
@@ -1563,7 +1566,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        sys.stdout = stdout
     return EXIT_USAGE
+
+
+class _PipeSafe:
+    """Standard output that a closed pipe does not stop (``navdtw ... | head``): the rest of what
+    is printed goes nowhere, and the command goes on to write its files and exit with its status,
+    instead of failing with "Broken pipe" half-way."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _closed(self) -> None:
+        self._gone = True
+        try:  # the stream's buffered text would fail again at exit: point its descriptor at devnull
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # a stream without a descriptor (captured): nothing more to do
+            pass
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -606,6 +606,12 @@
       const [x, y] = at(i);
       if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
     }
+    const ref = scene[1].map(at);
+    const goal = ref[ref.length - 1];
+    if (ds.threshold) { // the success circle inside the drawing: at a goal near the edge it spilt over the page
+      x0 = Math.min(x0, goal[0] - ds.threshold); x1 = Math.max(x1, goal[0] + ds.threshold);
+      y0 = Math.min(y0, goal[1] - ds.threshold); y1 = Math.max(y1, goal[1] + ds.threshold);
+    }
     const ext = Math.max(x1 - x0, y1 - y0, 1);
     const pad = ext * 0.05;
     const foot = ext * 0.09; // room for the scale bar
@@ -627,8 +633,6 @@
       nodes += '<circle cx="' + x + '" cy="' + y + '" r="' + num(u * 0.55) + '"/>';
     }
     s += '<g class="nodes" fill="#a9b0b8">' + nodes + "</g>";
-    const ref = scene[1].map(at);
-    const goal = ref[ref.length - 1];
     if (ds.threshold) s += '<circle class="success" cx="' + goal[0] + '" cy="' + goal[1] + '" r="' + ds.threshold + '" fill="#000" fill-opacity="0.05" stroke="#1b1f24" stroke-width="1" stroke-dasharray="4 3" vector-effect="non-scaling-stroke"/>';
     const pts = (arr) => arr.map((p) => num(p[0]) + "," + num(p[1])).join(" ");
     s += '<polyline data-role="reference" points="' + pts(ref) + '" fill="none" stroke="#1b1f24" stroke-opacity="0.22" stroke-width="11" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>';

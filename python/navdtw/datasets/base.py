@@ -27,6 +27,24 @@ from ._common import MatchedEpisodes, not_found
 __all__ = ["Benchmark", "DatasetKind", "Option"]
 
 
+#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
+#: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
+_OPTION_SHAPES: dict[str, frozenset[str]] = {
+    "split": frozenset({"r2r-split"}),
+    "vlnce_episodes": frozenset({"vlnce-episodes"}),
+    "rxrce_episodes": frozenset({"vlnce-episodes"}),
+    "vlnce_gt": frozenset({"vlnce-gt"}),
+    "rxrce_gt": frozenset({"vlnce-gt"}),
+    "references": frozenset({"positions", "vlnce-predictions"}),
+}
+#: The option that reads each data set file's shape, for that message.
+_SHAPE_OPTIONS = {
+    "r2r-split": "--split",
+    "vlnce-episodes": "--vlnce-episodes (--rxrce-episodes for RxR-CE)",
+    "vlnce-gt": "--vlnce-gt (--rxrce-gt for RxR-CE)",
+}
+
+
 @dataclass(frozen=True)
 class Option:
     """One input of a data set kind: a ``navdtw score`` option and a suite-file key.
@@ -283,10 +301,39 @@ class DatasetKind:
                 except ValueError as exc:
                     raise ValueError(f"{opt.flag}: {exc}") from None
             values[name] = value
-        bench = self.opener(**values)
+        try:
+            bench = self.opener(**values)
+        except ValueError as exc:
+            message = self._misplaced(values)
+            if message is None:
+                raise
+            raise ValueError(message) from exc
         bench.kind = self
         bench.inputs = {k: str(Path(v).resolve()) if isinstance(v, Path) else v for k, v in values.items() if v}
         return bench
+
+    def _misplaced(self, values: Mapping[str, Any]) -> str | None:
+        """For a data set whose files failed to read: the one-line message for a file given to the
+        wrong option (an agent's predictions or results as the split, VLN-CE's ground truth as its
+        episodes, a split as positions references), recognised by its shape; None when every
+        file has the shape its option reads, or one it does not know (the reader's message stands)."""
+        from .shapes import sniff
+
+        for opt in self.options:
+            wanted = _OPTION_SHAPES.get(opt.name)
+            path = values.get(opt.name)
+            if wanted is None or not isinstance(path, Path) or not path.is_file():
+                continue
+            shape = sniff(path)
+            if shape is None or shape.name in wanted:
+                continue
+            if shape.name in _SHAPE_OPTIONS:
+                hint = f"give it as {_SHAPE_OPTIONS[shape.name]}"
+            else:
+                hint = "an agent's output: give it as --predictions" if shape.kinds else shape.advice
+            name = path.name if path.name.isprintable() else repr(path.name)  # the message stays one line
+            return f"{opt.flag} {name} holds {shape.what}, not {opt.help}; {hint}"
+        return None
 
     def check_convention(self, convention: str | None) -> str:
         """The convention to use.

@@ -556,12 +556,16 @@ def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
         raise SuiteError(f'{where}: expected a list of metric names (e.g. ["sr", "spl", "ndtw"]), got {value!r}')
     known = registry.names()
+    value = [v.lower() if v not in known and v.lower() in known else v for v in value]  # SR is sr
     tables = any(spec.kind.name == "results" for spec in (datasets or {}).values())
     for v in value:
         if v not in known and not tables:
+            from difflib import get_close_matches
+
+            close = get_close_matches(v.lower(), known, n=1, cutoff=0.75)
             raise SuiteError(
-                f"{where}: unknown metric {v!r}; known: {', '.join(known)} (and, with a results data set, "
-                "its tables' own columns)"
+                f"{where}: unknown metric {v!r}{f' (did you mean {close[0]}?)' if close else ''}; known: "
+                f"{', '.join(known)} (and, with a results data set, its tables' own columns)"
             )
     if len(set(value)) != len(value):
         raise SuiteError(f"{where}: a metric is named twice in {list(value)}")
