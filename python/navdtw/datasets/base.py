@@ -30,7 +30,7 @@ __all__ = ["Benchmark", "DatasetKind", "Option"]
 #: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
 #: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
 _OPTION_SHAPES: dict[str, frozenset[str]] = {
-    "split": frozenset({"r2r-split"}),
+    "split": frozenset({"r2r-split", "rxr-guide"}),
     "vlnce_episodes": frozenset({"vlnce-episodes"}),
     "rxrce_episodes": frozenset({"vlnce-episodes"}),
     "vlnce_gt": frozenset({"vlnce-gt"}),
@@ -40,6 +40,7 @@ _OPTION_SHAPES: dict[str, frozenset[str]] = {
 #: The option that reads each data set file's shape, for that message.
 _SHAPE_OPTIONS = {
     "r2r-split": "--split",
+    "rxr-guide": "--split (--dataset rxr)",
     "vlnce-episodes": "--vlnce-episodes (--rxrce-episodes for RxR-CE)",
     "vlnce-gt": "--vlnce-gt (--rxrce-gt for RxR-CE)",
 }
