@@ -248,6 +248,11 @@ def test_other_split_in_r2r_ce(tmp_path):
         ({"sr": 0.55, "spl": 0.5, "length": 1839}, "means"),
         ({"episode_id": 3, "success": 1.0}, "results"),  # JSON Lines of one record
         ([{"instruction_id": 3, "path": ["vp1", "vp2"]}], "rxr-follower"),
+        # a guide annotation: a reference path with its instruction (the split's own line), not a follower's
+        (
+            [{"instruction_id": 3, "path_id": 7, "scan": "s1", "path": ["vp1", "vp2"], "instruction": "go"}],
+            "rxr-guide",
+        ),
         ([{"instr_id": "1_0", "trajectory": [["a", 0, 0]], "pred_objid": None}], "reverie-trajectories"),
         # DUET's lists are known by a step of two viewpoints, which not every row has
         (

@@ -214,7 +214,14 @@ def test_seed_spreads_are_moderated_over_the_family():
     assert got.var[4] == pytest.approx((odd[4] - w[4]) / 3) and got.share[4] == pytest.approx((odd[4] / 3) ** 2 / 2)
     few = ns._family_seeds(seeds[:2], share[:2], even[:2], w[:2], runs[:2], np.ones(2, bool))
     assert few.how == "per agent" and (few.var == seeds[:2]).all()
+    # a spread of 0 (equal run means, by chance on a 0/1 metric) is moderated, not fitted; an
+    # agent without within-run noise keeps its own term; the others are moderated as before
     zero = ns._family_seeds(seeds, share, np.where(keep, even, 0.0), w, runs, np.ones(30, bool))
-    assert zero.how == "per agent" and (zero.var == seeds).all()
+    d0, post = _plain_moderation(even[keep], w[keep], runs[keep])
+    s0 = (post[0] / w[keep][0] * (d0 + 2) - 2 * even[keep][0] / w[keep][0]) / d0
+    assert zero.how == "moderated" and zero.prior_df == pytest.approx(d0, rel=1e-8)
+    assert zero.var[4] == pytest.approx(max(w[4] * d0 * s0 / (d0 + 2) - w[4], 0) / 3, rel=1e-8)
+    still = ns._family_seeds(seeds, share, even, np.where(keep, w, 0.0), runs, np.ones(30, bool))
+    assert still.how == "moderated" and still.var[4] == seeds[4] and still.share[4] == share[4]
     one_run = ns._family_seeds(np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.ones(3), np.ones(3, bool))
     assert one_run.how is None

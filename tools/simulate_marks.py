@@ -201,8 +201,8 @@ def main(argv=None) -> int:
             n = t["n"]
             old = f"{100 * t['holm_all'] / n:.1f}%" if runs == 1 else "n/a"
             print(
-                f"| {k} | {runs} | {g} | {n} | {100 * t['mcb'] / n:.1f}% | {100 * t['unresolved'] / n:.2f}% | "
-                f"{100 * t['holm_best'] / n:.1f}% | {old} |"
+                f"| {k} | {runs} | {g} | {n} | {100 * t['mcb'] / n:.1f}% ({t['mcb']}) | "
+                f"{100 * t['unresolved'] / n:.2f}% ({t['unresolved']}) | {100 * t['holm_best'] / n:.1f}% | {old} |"
             )
         most = max(tally[g]["resamples"] for g in GROUPS)
         se = float(np.mean(tally["se"]))

@@ -895,21 +895,24 @@ def _family_seeds(seeds, share, s2, w, runs, tested) -> _Seeds:
     d0)`` degrees of freedom, at :data:`HETEROGENEITY_ALPHA` over the family, Bonferroni) keeps its own
     term, and the law is estimated again without it (Phipson et al. 2016 protect hypervariable genes
     alike): moderation would shrink an agent whose seeds truly matter more toward the others. Figures
-    with one run, or untested, keep theirs (0); with fewer than three agents scored in several runs,
-    or a run spread or within-run noise of 0, each agent keeps its own."""
+    with one run, or untested, keep theirs (0), and so does an agent without within-run noise; a run
+    spread of 0 (equal run means, which a 0/1 metric gives by chance) is moderated but not used to
+    estimate the family's law; with fewer than three agents to estimate it from, each
+    agent keeps its own term."""
     several = (runs >= 2) & tested & np.isfinite(s2) & np.isfinite(w)
-    m = int(several.sum())
-    how = None if m == 0 else "per agent"
-    if m < 3 or (s2[several] <= 0).any() or (w[several] <= 0).any():
-        return _Seeds(seeds, share, how, 0.0)
+    how = None if not several.any() else "per agent"
+    several &= w > 0  # no within-run noise (every episode of a run the same): its own term
     nu = runs[several] - 1.0
     ratio = s2[several] / w[several]
-    d0, s0 = _prior(ratio, nu)
-    own = stats.f.sf(ratio / s0, nu, d0) < HETEROGENEITY_ALPHA / m
-    if own.any() and (~own).sum() >= 3:
-        d0, s0 = _prior(ratio[~own], nu[~own])
-    elif own.any():
+    fit = ratio > 0  # a spread of 0 (three equal run means, by chance on a 0/1 metric) has no log
+    if fit.sum() < 3:
+        return _Seeds(seeds, share, how, 0.0)
+    d0, s0 = _prior(ratio[fit], nu[fit])
+    own = stats.f.sf(ratio / s0, nu, d0) < HETEROGENEITY_ALPHA / len(ratio)
+    if (fit & ~own).sum() < 3:
         return _Seeds(seeds, share, "per agent", 0.0)
+    if own.any():
+        d0, s0 = _prior(ratio[fit & ~own], nu[fit & ~own])
     post = np.where(own, ratio, (d0 * s0 + nu * ratio) / (d0 + nu)) * w[several]
     var, part = seeds.copy(), share.copy()
     var[several] = np.maximum(post - w[several], 0.0) / runs[several]

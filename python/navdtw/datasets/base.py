@@ -27,12 +27,10 @@ from ._common import MatchedEpisodes, not_found
 __all__ = ["Benchmark", "DatasetKind", "Option"]
 
 
-#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads (``"kind.option"``
-#: where a kind differs); a file of another known shape that failed to read is named for what it is
-#: (``DatasetKind.open``).
+#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
+#: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
 _OPTION_SHAPES: dict[str, frozenset[str]] = {
-    "split": frozenset({"r2r-split"}),
-    "rxr.split": frozenset({"r2r-split", "rxr-follower"}),  # guide records: {instruction_id, path, ...}
+    "split": frozenset({"r2r-split", "rxr-guide"}),
     "vlnce_episodes": frozenset({"vlnce-episodes"}),
     "rxrce_episodes": frozenset({"vlnce-episodes"}),
     "vlnce_gt": frozenset({"vlnce-gt"}),
@@ -42,6 +40,7 @@ _OPTION_SHAPES: dict[str, frozenset[str]] = {
 #: The option that reads each data set file's shape, for that message.
 _SHAPE_OPTIONS = {
     "r2r-split": "--split",
+    "rxr-guide": "--split (--dataset rxr)",
     "vlnce-episodes": "--vlnce-episodes (--rxrce-episodes for RxR-CE)",
     "vlnce-gt": "--vlnce-gt (--rxrce-gt for RxR-CE)",
 }
@@ -324,7 +323,7 @@ class DatasetKind:
         if self.name == "results":  # its split may be any kind's (dataset_kind says which)
             return None
         for opt in self.options:
-            wanted = _OPTION_SHAPES.get(f"{self.name}.{opt.name}", _OPTION_SHAPES.get(opt.name))
+            wanted = _OPTION_SHAPES.get(opt.name)
             path = values.get(opt.name)
             if wanted is None or not isinstance(path, Path) or not path.is_file():
                 continue
