@@ -39,18 +39,21 @@ from scipy import stats as sps
 from navdtw import stats
 
 ALPHA = 0.05
+PARTS = ("comparisons", "unequal", "improvement", "reported")
 CHUNK = 100  # replications per batch (memory: CHUNK x episodes x runs floats per agent)
 
 
-def agents(rng, reps, n, runs, sigma, delta=0.0, runs_b=None):
-    """Two agents' successes, ``[reps, n, runs]`` each: the same episodes, their own seeds."""
+def agents(rng, reps, n, runs, sigma, delta=0.0, runs_b=None, sigma_b=None):
+    """Two agents' successes, ``[reps, n, runs]`` each: the same episodes, their own seeds (B: its
+    own number of runs and seed spread where given)."""
     p = rng.beta(2.0, 2.0, (reps, n, 1))
 
-    def one(shift, r):
-        b = rng.normal(0.0, sigma, (reps, 1, r))
+    def one(shift, r, s):
+        b = rng.normal(0.0, s, (reps, 1, r))
         return (rng.random((reps, n, r)) < np.clip(p + shift + b, 0.0, 1.0)).astype(np.float64)
 
-    return one(delta, runs), one(0.0, runs if runs_b is None else runs_b)
+    b = one(0.0, runs if runs_b is None else runs_b, sigma if sigma_b is None else sigma_b)
+    return one(delta, runs, sigma), b
 
 
 def expected(delta, sigma):
@@ -96,6 +99,52 @@ def comparisons(rng, reps, grid):
     print(f"\n{reps} replications a cell: Monte-Carlo standard error {mc:.1f} points at 5% (95%).\n")
 
 
+def unequal(rng, reps, grid):
+    print("## Comparisons of agents with unequal seed spreads and numbers of runs: stats.runs_difference\n")
+    print("| runs A / B | sigma A / B | episodes | type-I error | coverage (equal) | coverage (A +5) | power +5 |")
+    print("|---|---|---|---|---|---|---|")
+    for ra, rb, sa, sb, n in grid:
+        rates = {k: [] for k in ("null", "cover0", "cover5", "p5")}
+        truth5 = expected(0.05, sa) - expected(0.0, sb)
+        for start in range(0, reps, CHUNK):
+            k = min(CHUNK, reps - start)
+            a, b = agents(rng, k, n, ra, sa, runs_b=rb, sigma_b=sb)
+            r = stats.runs_difference(a, b)
+            rates["null"].append(r.p < ALPHA)
+            rates["cover0"].append((r.lo <= 0) & (r.hi >= 0))
+            a, b = agents(rng, k, n, ra, sa, 0.05, runs_b=rb, sigma_b=sb)
+            r = stats.runs_difference(a, b)
+            rates["p5"].append(r.p < ALPHA)
+            rates["cover5"].append((r.lo <= truth5) & (r.hi >= truth5))
+        m = {key: 100 * np.concatenate(v).mean() for key, v in rates.items()}
+        print(
+            f"| {ra} / {rb} | {sa:g} / {sb:g} | {n:,} | {m['null']:.1f}% | {m['cover0']:.1f}% | {m['cover5']:.1f}% | "
+            f"{m['p5']:.1f}% |"
+        )
+    print(f"\n{reps} replications a cell.\n")
+
+
+def improvement(rng, reps, grid):
+    print("## Probability of improvement over episodes and runs: stats.runs_improvement\n")
+    print("| runs | episodes | sigma | coverage (equal: 0.5) | coverage (A +5) | truth (A +5) |")
+    print("|---|---|---|---|---|---|")
+    for runs, n, sigma in grid:
+        cover0, cover5 = [], []
+        # per episode and pair of runs, P(A > B) + P(tie) / 2 = 1/2 + (pA - pB) / 2 for 0/1 success
+        truth5 = 0.5 + 0.5 * (expected(0.05, sigma) - expected(0.0, sigma))
+        for start in range(0, reps, CHUNK):
+            k = min(CHUNK, reps - start)
+            a, b = agents(rng, k, n, runs, sigma)
+            r = stats.runs_improvement(a, b)
+            cover0.append((r.lo <= 0.5) & (r.hi >= 0.5))
+            a, b = agents(rng, k, n, runs, sigma, 0.05)
+            r = stats.runs_improvement(a, b)
+            cover5.append((r.lo <= truth5) & (r.hi >= truth5))
+        c0, c5 = (100 * np.concatenate(c).mean() for c in (cover0, cover5))
+        print(f"| {runs} | {n:,} | {sigma:g} | {c0:.1f}% | {c5:.1f}% | {truth5:.4f} |")
+    print(f"\n{reps} replications a cell.\n")
+
+
 def reported(rng, reps, n, gaps, resamples):
     print(f"## Reported figures: outside the 95% interval, {n:,} episodes\n")
     head = " | ".join(f"gap {g:g}" for g in gaps)
@@ -132,16 +181,27 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=1000, help="replications a cell (default 1,000)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--tiny", action="store_true", help="40 replications, small grid: checks the script runs")
+    ap.add_argument("--only", nargs="+", choices=PARTS, help="the tables to make (default: all)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
+    parts = set(args.only or PARTS)
     if args.tiny:
         comparisons(rng, 40, [(3, 300, 0.03)])
+        unequal(rng, 40, [(3, 5, 0.0, 0.06, 300)])
+        improvement(rng, 40, [(3, 300, 0.03)])
         reported(rng, 40, 300, (0, 3), 200)
     else:
-        grid = [(r, n, s) for r in (3, 5) for n in (300, 2000) for s in (0.0, 0.01, 0.03, 0.06)]
-        comparisons(rng, args.reps, grid)
-        reported(rng, args.reps, 2000, (0, 1, 2, 3, 5), 1000)
+        if "comparisons" in parts:
+            grid = [(r, n, s) for r in (3, 5) for n in (300, 2000) for s in (0.0, 0.01, 0.03, 0.06)]
+            comparisons(rng, args.reps, grid)
+        if "unequal" in parts:
+            pairs = [(3, 5, 0.0, 0.06), (5, 3, 0.0, 0.06), (3, 3, 0.0, 0.06), (3, 5, 0.06, 0.0), (3, 5, 0.03, 0.03)]
+            unequal(rng, args.reps, [(*c, n) for c in pairs for n in (300, 2000)])
+        if "improvement" in parts:
+            improvement(rng, args.reps, [(r, n, s) for r in (3, 5) for n in (300, 2000) for s in (0.0, 0.03, 0.06)])
+        if "reported" in parts:
+            reported(rng, args.reps, 2000, (0, 1, 2, 3, 5), 1000)
     print(f"{time.perf_counter() - t0:.0f} s")
 
 

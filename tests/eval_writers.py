@@ -147,7 +147,7 @@ def navid(folder: Path, eps: dict[str, dict]) -> Path:
     keys = {"distance_to_goal", "success", "spl", "path_length", "oracle_success"}
     for i, m in eps.items():
         record = {k: m[k] for k in keys}
-        record["id"] = i
+        record["id"] = int(i)  # the dataset's episode_id, an int in R2R-CE
         with open(log / f"stats_{i}.json", "w") as f:
             json.dump(record, f, indent=4)
     return log
@@ -209,4 +209,22 @@ def havln_means(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: st
     path = folder / f"stats_ckpt_{ckpt}_{split}.json"
     with open(path, "w") as f:
         json.dump(means, f, indent=4)
+    return path
+
+
+def havln_info(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str = "val_unseen") -> Path:
+    """HA-VLN's _eval_checkpoint, beside the means: the per-episode details it takes out of the stats
+    (HASimulator/measures.py's distance_to_human: [distance, angle] per human at the last step;
+    collisions_detail: count, the last step's is_collision, a flag per step), keyed by episode id,
+    dumped with indent=4 to stats_ckpt_{ckpt}_{split}_info.json."""
+    info = {}
+    for k, i in enumerate(eps):
+        steps = [(k + s) % 4 == 0 for s in range(6)]
+        info[i] = {
+            "distance_to_human": {"human_0": [1.0 + k % 5, 30.0 * (k % 6)], "human_1": [6.5, 170.0]},
+            "collisions_detail": {"count": sum(steps), "is_collision": steps[-1], "steps": steps},
+        }
+    path = folder / f"stats_ckpt_{ckpt}_{split}_info.json"
+    with open(path, "w") as f:
+        json.dump(info, f, indent=4)
     return path

@@ -462,6 +462,85 @@ def test_missing_connectivity_folder(tiny, capsys):
     _one_error_line(capsys, "noconn")
 
 
+def test_folder_for_a_file_and_file_for_a_folder(tiny, capsys):
+    """A folder given where a file goes (and the other way round) is said so, not "not found"."""
+    args = _score_args(tiny)
+    split, conn = args[args.index("--split") + 1], args[args.index("--connectivity") + 1]
+    args[args.index("--split") + 1] = conn
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(f"--split: {conn} is a folder, not a file")
+    args[args.index("--split") + 1], args[args.index("--connectivity") + 1] = split, split
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(f"--connectivity: {split} is a file, not a folder")
+
+
+@pytest.mark.parametrize(
+    ("typo", "says"),
+    [
+        ("--predicitons", "unknown option --predicitons (did you mean --predictions?) (see 'navdtw score --help')"),
+        ("--datset", "unknown option --datset (did you mean --dataset?) (see 'navdtw score --help')"),
+        ("--resamples", "unknown option --resamples (see 'navdtw score --help')"),
+    ],
+)
+def test_misspelt_option_is_named(tiny, capsys, typo, says):
+    """A misspelt option is named with the closest real one and the subcommand's --help, not
+    reported as the option it hides being missing (--predicitons), nor with the top-level --help."""
+    args = _score_args(tiny)
+    if typo == "--predicitons":
+        args[args.index("--predictions")] = typo
+    else:
+        args += [typo, "10"]
+    assert main(args) == 2
+    assert _one_error_line(capsys).endswith(says)
+
+
+def test_closed_pipe_does_not_stop_the_command(tiny, monkeypatch, capsys):
+    """`navdtw score ... | head`: standard output closed under the table (BrokenPipeError on write)
+    is not an error; the command still writes its files and exits 0 (it said "Broken pipe" with
+    status 2 before)."""
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            raise ValueError("no descriptor")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(_score_args(tiny)) == 0
+    assert (tiny["tmp"] / "out" / "summary.json").is_file()
+    assert capsys.readouterr().err == ""
+    assert isinstance(sys.stdout, ClosedPipe)  # main puts standard output back
+
+
+def test_metrics_any_case_and_a_typo_named(tiny, capsys):
+    """--metrics takes the registry's names in any case (SR, nDTW: as papers write them), and a
+    typo gets the closest name."""
+    base = ["compare", str(tiny["preds"]), "--dataset", "r2r", "--split", str(tiny["split"])]
+    base += ["--connectivity", str(tiny["conn"]), "--no-progress", "--resamples", "50", "--baseline-walks", "0"]
+    assert main([*base, "--metrics", "SR,nDTW"]) == 0
+    header = capsys.readouterr().out.splitlines()[1].split()
+    assert header[1:] == ["SR\u2191", "(%)", "nDTW\u2191", "(%)"]
+    assert main([*base, "--metrics", "sr,ndwt"]) == 2
+    assert "--metrics: unknown metric 'ndwt' (did you mean ndtw?); known: pl, ne," in _one_error_line(capsys)
+
+
+def test_interrupt_while_parsing_is_one_line(monkeypatch, capsys):
+    """Ctrl-C while the command line is parsed (a subcommand's options import what they need)
+    exits with status 130 and one line, no traceback."""
+    import argparse
+
+    def interrupted(self, args=None, namespace=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_known_args", interrupted)
+    assert main(["info"]) == 130
+    assert capsys.readouterr().err == "navdtw: interrupted\n"
+
+
 def test_unknown_viewpoint(tiny, capsys):
     bad = tiny["tmp"] / "results_badvp.json"
     preds = [dict(p) for p in PREDICTIONS]
@@ -898,3 +977,38 @@ def test_an_output_folder_switches_in_one_step(tiny, capsys, monkeypatch):
     assert main([*args, "--seed", "2"]) == 3
     assert "episodes.csv: cannot write: No space left on device" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_file_given_to_the_wrong_option_is_named(tiny, capsys):
+    """A data set file that fails to read and has the shape of another option's file (an agent's
+    trajectories or results as the split, VLN-CE's ground truth as its episodes, a split as
+    positions references) is named for what it is and where it goes, in one line."""
+    args = _score_args(tiny)
+    args[args.index("--split") + 1] = str(tiny["preds"])
+    assert main(args) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("navdtw: error: --split results.json holds R2R trajectories ([{instr_id, trajectory")
+    assert line.endswith(
+        "a JSON list of {path_id, scan, path, instructions, ...}; an agent's output: give it as --predictions"
+    )
+    tmp = tiny["tmp"]
+    (tmp / "gt.json").write_text(json.dumps({"1": {"locations": [[0, 0, 0]], "actions": [0], "forward_steps": 1}}))
+    (tmp / "episodes.json").write_text(json.dumps({"episodes": [{"episode_id": 1}]}))
+    ce = [
+        "score",
+        "--dataset",
+        "r2r-ce",
+        "--vlnce-episodes",
+        str(tmp / "gt.json"),
+        "--vlnce-gt",
+        str(tmp / "episodes.json"),
+    ]
+    assert main([*ce, "--predictions", str(tiny["preds"]), "--out", str(tmp / "o")]) == 2
+    assert _one_error_line(capsys).endswith(
+        "--vlnce-episodes gt.json holds VLN-CE ground truth ({episode_id: {locations, actions, forward_steps}}), not "
+        "R2R-CE episodes ({split}.json.gz); give it as --vlnce-gt (--rxrce-gt for RxR-CE)"
+    )
+    pos = ["score", "--dataset", "positions", "--references", str(tiny["split"]), "--predictions", str(tiny["preds"])]
+    assert main([*pos, "--out", str(tmp / "o")]) == 2
+    line = _one_error_line(capsys)
+    assert "--references split.json holds an R2R-format split" in line and line.endswith("give it as --split")

@@ -628,3 +628,30 @@ def test_stop_flags_end_the_path_at_the_first_stop(tmp_path):
     (tmp_path / "nopos.json").write_text(json.dumps({"1": [{"position": [0, 0, 0]}, {"heading": 0}]}))
     with pytest.raises(ValueError, match=r"'path' step 1 has no 'position'"):
         bench.match(tmp_path / "nopos.json")
+
+
+def test_stop_flags_without_a_stop_fail_under_vlnce_only(tmp_path):
+    """A path of steps that carry stop flags but never stop: under `vlnce` no success (VLN-CE's
+    Success measure requires the stop, as the R2R-CE kind does), with a note naming the episode;
+    under `r2r` and `r4r` the final position is judged, as their evaluators do, and a note counts
+    it. Episodes of bare points (no flags) count as stopped under every convention."""
+    refs = jsonl(
+        tmp_path / "refs.jsonl",
+        [{"episode_id": e, "path": [[0, 0, 0], [2, 0, 0], [4, 0, 0]]} for e in ("a", "b", "c")],
+    )
+    never = [{"position": [0, 0, 0], "stop": False}, {"position": [4, 0, 0], "stop": False}]
+    stops = [{"position": [0, 0, 0], "stop": False}, {"position": [4, 0, 0], "stop": True}]
+    preds = tmp_path / "predictions.json"
+    preds.write_text(json.dumps({"a": never, "b": stops, "c": [[0, 0, 0], [4, 0, 0]]}))
+    bench = bench_of(refs)
+    for convention, sr in (("vlnce", [0.0, 1.0, 1.0]), ("r2r", [1.0, 1.0, 1.0]), ("r4r", [1.0, 1.0, 1.0])):
+        matched = bench.match(preds, convention=convention)
+        scores = bench.evaluate(matched, convention=convention)
+        assert scores["sr"].tolist() == sr, convention
+        assert scores["ne"].tolist() == [0.0, 0.0, 0.0]  # the path is whole: no stop cut it
+        (note,) = [n for n in matched.notes if "never issued stop" in n]
+        assert note.startswith("predictions.json: 1 of 3 episodes never issued stop")
+        assert note.endswith("episode_id a (1 in all)")
+        assert ("no success" in note) == (convention == "vlnce")
+    assert scores["sdtw"][0] == scores["ndtw"][0] > 0  # r4r: SDTW follows SR
+    assert bench.evaluate(bench.match(preds, convention="vlnce"), convention="vlnce")["sdtw"][0] == 0.0

@@ -127,7 +127,7 @@ def test_results_jsonl_given_to_r2r(world, capsys):
 def test_r2r_trajectories_given_to_results(world, capsys):
     # was: "oracle.json: no metric column (...); map one with --column NAME=METRIC"
     code, err = _run(world, ["compare", "runs/oracle.json", "--dataset", "results", "--no-progress"], capsys)
-    assert code == 1
+    assert code == 5  # every agent failed: nothing written
     assert "oracle.json holds R2R trajectories" in err and "--column" not in err
     assert "navdtw score --dataset r2r --predictions oracle.json --split R2R_<split>.json --connectivity" in err
 
@@ -172,17 +172,17 @@ def test_other_split_in_the_continuous_kinds(tmp_path):
 
 def test_vlnce_predictions_and_rxrce_lines_given_to_results(world, capsys):
     code, err = _run(world, ["compare", "predictions.json", "--dataset", "results", "--no-progress"], capsys)
-    assert code == 1
+    assert code == 5  # every agent failed: nothing written
     assert "predictions.json holds VLN-CE predictions" in err
     assert "navdtw score --dataset r2r-ce --predictions predictions.json --vlnce-episodes <split>.json.gz" in err
     code, err = _run(world, ["compare", "rxrce.jsonl", "--dataset", "results", "--no-progress"], capsys)
-    assert code == 1
+    assert code == 5
     assert "rxrce.jsonl holds RxR-CE predictions" in err and "--dataset rxr-ce --predictions rxrce.jsonl" in err
 
 
 def test_duet_files_given_to_results_and_scored_as_r2r(world, capsys):
     code, err = _run(world, ["compare", "detail_val_unseen.json", "--dataset", "results", "--no-progress"], capsys)
-    assert code == 1
+    assert code == 5
     assert "detail_val_unseen.json holds VLN-DUET trajectories" in err and "--dataset r2r" in err
     # scored by the r2r kind with DUET's convention: the steps' viewpoint lists concatenated, as its
     # evaluator does (sum(trajectory, [])); the same numbers as the R2R file of the same paths
@@ -248,6 +248,11 @@ def test_other_split_in_r2r_ce(tmp_path):
         ({"sr": 0.55, "spl": 0.5, "length": 1839}, "means"),
         ({"episode_id": 3, "success": 1.0}, "results"),  # JSON Lines of one record
         ([{"instruction_id": 3, "path": ["vp1", "vp2"]}], "rxr-follower"),
+        # a guide annotation: a reference path with its instruction (the split's own line), not a follower's
+        (
+            [{"instruction_id": 3, "path_id": 7, "scan": "s1", "path": ["vp1", "vp2"], "instruction": "go"}],
+            "rxr-guide",
+        ),
         ([{"instr_id": "1_0", "trajectory": [["a", 0, 0]], "pred_objid": None}], "reverie-trajectories"),
         # DUET's lists are known by a step of two viewpoints, which not every row has
         (

@@ -250,7 +250,7 @@ def test_an_episode_that_never_stops_has_no_success_under_vlnce(tmp_path, ce):
     # navdtw's paper definitions have no stop: every episode counts, the note says so
     paper = bench.match(preds, convention="paper")
     assert paper.stopped is None and bench.evaluate(paper, convention="paper")["sr"].tolist() == [1.0, 1.0]
-    assert "counted as stopped (paper)" in paper.notes[0]
+    assert "counted as stopped (paper judges the final position" in paper.notes[0]
     # steps after a stop are not the agent's path (VLN-CE writes none): left out, counted
     flags["1"] = [*flags["1"], {"position": [9, 0, 0], "heading": 0.0, "stop": False}]
     cut = bench.match(write(tmp_path, "more.json", flags))

@@ -233,3 +233,70 @@ def test_readme_shell_blocks_run(tmp_path, monkeypatch, capsys):
     compared = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
     assert compared[0].startswith("r2r: r2r, convention r2r, 2349 episodes")
     assert compared[1:5] == shown[1:5] and not compared[5].startswith("random walk")
+
+
+def test_reported_block_is_what_compare_prints(tmp_path, monkeypatch, capsys):
+    """docs/suite.md's reported-versus-measured block is what its `navdtw compare` line prints on
+    the files of the README's several-runs example (written by the README's own block), line by
+    line; the README's shell form of that example is the same command."""
+    import shlex
+
+    from navdtw.cli import main
+
+    page = _text(REPO / "docs" / "suite.md")
+    (command,) = re.findall(r"`(navdtw compare --runs mine='mine_seed\*\.jsonl'.*?)`", " ".join(page.split()))
+    readme = " ".join(_text(REPO / "README.md").split())
+    assert f"`{command}`" in readme
+    (block,) = re.findall(r"```\n(results: reported vs measured\n.*?)```", page, re.S)
+    writer = next(code for _, code, _ in _blocks(REPO / "README.md") if "_seed{seed}.jsonl" in code)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(writer.split("results = navdtw.suite.compare(")[0], "README.md", "exec"), {"__name__": "docs_example"})
+    capsys.readouterr()
+    assert main([*shlex.split(command)[1:], "--no-progress"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    shown = [line.rstrip() for line in block.splitlines()]
+    start = printed.index(shown[0])
+    assert printed[start : start + len(shown)] == shown
+
+
+def test_readme_etpnav_shell_line_runs(tmp_path, monkeypatch, capsys):
+    """The README's shell form of the ETPNav example runs on the files its block writes and prints
+    the means the block states (SR 47.2% and 55.8%), with the reported figures checked."""
+    import shlex
+
+    from navdtw.cli import main
+
+    readme = _text(REPO / "README.md")
+    (command,) = re.findall(r"`(navdtw compare ckpt6=.*?)`", " ".join(readme.split()))
+    writer = next(code for _, code, _ in _blocks(REPO / "README.md") if "stats_ep_ckpt_" in code)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(writer.split("results = navdtw.suite.compare(")[0], "README.md", "exec"), {"__name__": "docs_example"})
+    capsys.readouterr()
+    assert main([*shlex.split(command)[1:], "--no-progress"]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("ckpt")]
+    assert lines[0][:4] == ["ckpt6", "113.52", "4.68†", "47.2"]  # agent, steps, NE, SR: the table
+    assert lines[1][:4] == ["ckpt9", "110.94", "4.44*", "55.8*"]
+    assert ["ckpt9", "SR", "55.8", "55.8", "[50.7,", "60.5]", "+0.0", "inside"] in [r[:8] for r in lines]  # reported
+
+
+def test_results_page_compare_lines_run(tmp_path, monkeypatch, capsys):
+    """docs/datasets/results.md's `navdtw compare` lines run as shown: the first on the page's own
+    mine.jsonl and another agent's log of the same episodes, the second on two CSV tables that
+    both have an 'Oracle SR' column and SPL in percent."""
+    import shlex
+
+    from navdtw.cli import main
+
+    page = REPO / "docs" / "datasets" / "results.md"
+    (shell,) = [b for b in re.findall(r"```bash\n(.*?)```", _text(page), re.S) if "navdtw compare mine." in b]
+    first, second = shell.strip().splitlines()
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_blocks(page)[0][1], "results.md", "exec"), {"__name__": "docs_example"})
+    (tmp_path / "theirs.jsonl").write_text((tmp_path / "mine.jsonl").read_text())
+    capsys.readouterr()
+    assert main([*shlex.split(first)[1:], "--no-progress"]) == 0
+    for name, spl in (("mine", "80"), ("theirs", "60")):
+        (tmp_path / f"{name}.csv").write_text(f"episode_id,Oracle SR,spl,success\n1,0,0,0\n2,1,{spl},1\n")
+    assert main([*shlex.split(second)[1:], "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "OSR" in printed and " 40.0" in printed and " 30.0" in printed  # SPL 80% and 60% on one of two

@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw._config",
             "navdtw._messages",
             "navdtw._decisions",
+            "navdtw._lazy",
         ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),

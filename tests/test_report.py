@@ -563,6 +563,30 @@ def test_results_only_report_in_a_real_browser(data, tmp_path):
         drv.quit()
 
 
+def test_the_success_circle_stays_inside_its_map_in_a_real_browser(data, tmp_path):
+    """The dashed success circle around a goal near the graph's edge spilt over the card and the
+    controls above it (a 3 m radius on a 8 m grid); the drawing now includes it."""
+    from selenium.webdriver.common.by import By
+
+    results = json.loads(json.dumps(data["results"]))
+    results["datasets"]["val_unseen"]["threshold"] = 25.0  # wider than the scene: it spills whatever the goal
+    path = tmp_path / "circle.html"
+    write_report(path, {**data, "results": results})
+    drv = _browser()
+    try:
+        drv.set_window_size(1280, 900)
+        drv.get(path.as_uri())
+        drv.find_element(By.CSS_SELECTOR, "#ep-table tbody tr").click()
+        box = drv.execute_script(
+            "const r = (q) => document.querySelector(q).getBoundingClientRect();"
+            "const m = r('#map'), c = r('#map circle.success');"
+            "return [c.left - m.left, m.right - c.right, c.top - m.top, m.bottom - c.bottom];"
+        )
+        assert min(box) >= -1, box  # the circle's box inside the map's, to a pixel
+    finally:
+        drv.quit()
+
+
 def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
     """Issue 19: with 500 of 2,349 maps sampled evenly, 48 of the first 200 rows had a map while the
     caption said every episode had one. Now the maps go to the rows the table opens with (and the
@@ -599,6 +623,18 @@ def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
         drv.quit()
 
 
+def test_the_caption_names_the_unmarked_metrics_of_its_table(data):
+    """Why a metric of a table gets no marks, per data set, for the caption under it: only the
+    metrics that get none, each with its reason (the page said "no marks with fewer than two
+    agents, nor ... (AD, MD)" under every table)."""
+    assert _embedded(render_report(data))["datasets"][0]["unmarked"] == {"pl": "no direction"}  # three agents
+    results = json.loads(json.dumps(data["results"]))
+    for agent in AGENTS[1:]:
+        del results["datasets"]["val_unseen"]["agents"][agent]["ndtw"]
+    unmarked = _embedded(render_report({"results": results, "metrics": METRICS}))["datasets"][0]["unmarked"]
+    assert unmarked == {"ndtw": "fewer than two agents measured", "pl": "no direction"}
+
+
 def test_a_failed_metric_and_a_hostile_name_in_a_real_browser(data, tmp_path):
     """One failed metric keeps its agent in the table (a one-line "failed" cell, the reason in the
     note above and the tooltip, not the run-failure banner); a name with control characters and
@@ -626,6 +662,15 @@ def test_a_failed_metric_and_a_hostile_name_in_a_real_browser(data, tmp_path):
         other = drv.find_elements(By.CSS_SELECTOR, "#lb-0 tbody tr")[1].find_element(By.CSS_SELECTOR, "td")
         assert cell.size["height"] <= 1.5 * other.size["height"]  # one line, not a paragraph
         assert cell.size["width"] < 400
+        # the caption says only what applies: three agents measure nDTW but the failed one, so
+        # two do; no AD or MD here (it said "no marks with fewer than two agents ... (AD, MD)")
+        caption = drv.find_element(By.CSS_SELECTOR, "#leaderboard .lb-block p.caption").text
+        assert "fewer than two agents" not in caption and "AD" not in caption and "NE" not in caption
+        # the failed agent's row of the nDTW distribution says so, as its cell does
+        drv.execute_script("document.getElementById('distributions').scrollIntoView()")
+        rows = drv.find_element(By.CSS_SELECTOR, "#dist-body figure[data-metric='ndtw'] svg")
+        failed = rows.find_elements(By.CSS_SELECTOR, "text.failed")
+        assert len(failed) == 1 and failed[0].text.endswith("failed")  # the reason is its <title>
         drv.save_screenshot(str(tmp_path / "failed_cell.png"))
         errors = [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == [], errors

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from eval_writers import aerialvln, episodes, etpnav, havln_means, internnav, navid, streamvln, vlnce_means
+from eval_writers import (
+    aerialvln,
+    episodes,
+    etpnav,
+    havln_info,
+    havln_means,
+    internnav,
+    navid,
+    streamvln,
+    vlnce_means,
+)
 
 import navdtw
 from navdtw.cli import main
@@ -60,15 +71,96 @@ def test_etpnav_missing_rank_and_overlap(tmp_path):
         load_results(tmp_path / "stats_ep_ckpt_6_val_unseen_r0_w4.json")
 
 
-def test_ranks_are_not_seeds(tmp_path):
+def test_ranks_given_as_runs_are_one_run(tmp_path):
+    """The rank files of one run given where runs (seeds) go are that one run, not four seeds."""
     etpnav(tmp_path, episodes(8))
-    with pytest.raises(SuiteError, match=r"shards of one run \(ranks of 4\), not runs \(seeds\).*--shards NAME="):
-        load_suite(
-            {
-                "datasets": {"d": {"dataset": "results"}},
-                "agents": {"etp": {"d": str(tmp_path / "stats_ep_ckpt_6_val_unseen_r*_w4.json")}},
-            }
-        )
+    suite = load_suite(
+        {
+            "datasets": {"d": {"dataset": "results"}},
+            "agents": {"etp": {"d": str(tmp_path / "stats_ep_ckpt_6_val_unseen_r*_w4.json")}},
+        }
+    )
+    assert suite.agents["etp"]["d"] == ((tmp_path / "stats_ep_ckpt_6_val_unseen_r0_w4.json").resolve(),)
+
+
+def _seeds(tmp_path, n_seeds=3, world=4, n=40, skill=0.2, first_seed=0):
+    """Seeds of an ETPNav evaluation, each in its own folder and written by `world` DDP ranks."""
+    for s in range(n_seeds):
+        folder = tmp_path / f"seed{first_seed + s}"
+        folder.mkdir()
+        etpnav(folder, episodes(n, seed=first_seed + s, skill=skill), world=world)
+
+
+def test_seeds_of_shards_from_the_command_line(tmp_path, monkeypatch):
+    _seeds(tmp_path)
+    _seeds(tmp_path, first_seed=10, skill=0.0)
+    monkeypatch.chdir(tmp_path)
+    argv = ["compare", "--runs", "mine=seed[0-2]/stats_ep_ckpt_6_val_unseen_r*_w4.json",
+            "--runs", "base=seed1[0-2]/stats_ep_ckpt_6_val_unseen_r0_w4.json", "--dataset", "results",
+            "--resamples", "200", "--no-progress", "--out", "out"]  # fmt: skip
+    assert main(argv) == 0
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    ds = res["datasets"]["results"]
+    # three runs of 40 episodes each, every rank of every seed read once
+    assert ds["n"] == 40 and len(ds["agents"]["mine"]["sr"]["runs"]) == 3
+    read = [(i["run"], Path(i["path"]).parent.name) for i in res["provenance"]["inputs"] if i["agent"] == "mine"]
+    assert sorted(read) == sorted((k, f"seed{k}") for k in range(3) for _ in range(4))
+    for k in range(3):  # each run's mean is that seed's plain mean over all its ranks
+        eps = episodes(40, seed=k, skill=0.2)
+        assert ds["agents"]["mine"]["sr"]["runs"][k] == pytest.approx(plain_means(eps, "success"), rel=1e-12)
+    (tmp_path / "seed1" / "stats_ep_ckpt_6_val_unseen_r3_w4.json").unlink()  # one seed lost a rank
+    argv[-1] = "out2"
+    assert main(argv) == 1
+    failed = json.loads((tmp_path / "out2" / "results.json").read_text())["failures"]
+    assert [f["agent"] for f in failed] == ["mine"]
+    assert "seed1/stats_ep_ckpt_6_val_unseen_r3_w4.json: missing: rank 3 of the 4 ranks" in failed[0]["error"]
+
+
+def test_seeds_of_folders_and_a_suite_list_of_shards(tmp_path):
+    """NaVid's log/ folders, one per seed; a suite file's list of {shards = ...}, one per seed."""
+    logs = []
+    for s in range(3):
+        (tmp_path / f"seed{s}").mkdir()
+        logs.append(navid(tmp_path / f"seed{s}", episodes(15, seed=s)))
+    results = compare([], dataset="results", progress=False, settings={"resamples": 200},
+                      runs={"navid": [str(p) for p in logs]})  # fmt: skip
+    assert len(results["datasets"]["results"]["agents"]["navid"]["sr"]["runs"]) == 3 and not results["failures"]
+    (tmp_path / "suite.toml").write_text(
+        '[datasets.r2rce]\ndataset = "results"\n\n[agents.navid]\n'
+        'r2rce = [{shards = "seed0/log"}, {shards = "seed1/log/stats_*.json"}, '
+        '{shards = ["seed2/log/stats_1.json", "seed2/log/stats_2.json"]}]\n'
+    )
+    suite = load_suite(tmp_path / "suite.toml")
+    assert len(suite.agents["navid"]["r2rce"]) == 3
+    results = compare([], dataset="results", progress=False, settings={"resamples": 200},
+                      runs={"navid": [{"shards": str(p / "stats_*.json")} for p in logs]})  # fmt: skip
+    assert len(results["datasets"]["results"]["agents"]["navid"]["sr"]["runs"]) == 3 and not results["failures"]
+    results = navdtw.suite.run(tmp_path / "suite.toml", progress=False)
+    # the third run covers 2 of the 15 episodes: the runs of one agent must cover the same episodes
+    assert "the runs of agent navid must score the same episodes" in results["failures"][0]["error"]
+    (tmp_path / "suite.toml").write_text(
+        '[datasets.r2rce]\ndataset = "results"\n\n[agents.navid]\n'
+        'r2rce = [{shards = "seed0/log", reported_from = "x.json"}]\n'
+    )
+    with pytest.raises(SuiteError, match=r"run 1: unknown key 'reported_from'.*beside a single run"):
+        load_suite(tmp_path / "suite.toml")
+
+
+def test_a_shell_glob_of_one_runs_shards_is_not_one_agent_per_file(tmp_path, capsys):
+    """`navdtw compare log/stats_*.json`: the shell gives one file per episode; the rank files of a
+    run likewise. Each is one run, said with the way to give it, not 15 one-episode agents."""
+    log = navid(tmp_path, episodes(15, seed=6))
+    files = sorted(str(p) for p in log.iterdir())
+    assert main(["compare", *files, "--dataset", "results", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "and 13 more: one file per episode of one run, given as 15 agents; give the folder (" in err
+    assert f"--shards NAME='{log / '*'}' (quoted)" in err
+    etpnav(tmp_path, episodes(8))
+    ranks = sorted(str(p) for p in tmp_path.glob("stats_ep_ckpt_6_val_unseen_r*_w4.json"))
+    with pytest.raises(SuiteError, match=r"_r1_w4\.json and 2 more: the rank files of one run, given as 4 agents"):
+        compare(ranks, dataset="results", progress=False)
+    means = [vlnce_means(tmp_path, episodes(8), ckpt=c) for c in (6, 9)]  # stats_ckpt_*: not per-episode files
+    assert navdtw.datasets.shards.one_run_as_agents(means) is None
 
 
 def test_means_file_is_not_malformed(tmp_path):
@@ -85,6 +177,18 @@ def test_means_file_is_not_malformed(tmp_path):
     assert ha.layout == "havln-means"
     assert set(ha.figures) >= {"sr", "success", "tcr", "cr", "collisions"}  # SR is the strict one
     assert ha.figures["cr"] == pytest.approx(np.mean([min(k % 3, 1) for k in range(12)]))
+
+
+def test_havln_per_episode_details(tmp_path):
+    """HA-VLN's _info file: its per-episode collision count is a column (lower is better), not TCR; the
+    last step's flag and the distances to humans are not compared."""
+    eps = episodes(12)
+    t = load_results(havln_info(tmp_path, eps))
+    assert t.layout == "havln-info" and list(t.values) == ["collisions_detail.count"]
+    assert t.directions["collisions_detail.count"] is False
+    assert "collisions_detail.is_collision" in t.ignored and "distance_to_human.human_0" in t.ignored
+    counts = [sum((k + s) % 4 == 0 for s in range(6)) for k in range(12)]
+    assert t.evaluate().summary()["collisions_detail.count"] == pytest.approx(np.mean(counts))
 
 
 # --------------------------------------------------------------------------------------------
@@ -117,6 +221,7 @@ def test_streamvln_partial_file_is_an_error_unless_allowed(tmp_path):
     t = load_results(path)
     assert len(t) == 20 and t.expected == 30
     assert not all(c["agrees"] for c in t.checks) and "DIFFERS" in t.notes[-1]
+    assert "(line 21, StreamVLN, 30 episodes; the file has 20: PARTIAL): " in t.notes[-1]  # said in Python too
     bench = navdtw.datasets.open("results")
     with pytest.raises(ValueError, match=r"PARTIAL RESULTS: covers 20 of the 30 episodes .*--partial"):
         bench.match(path)
@@ -150,6 +255,48 @@ def test_streamvln_resumed_run(tmp_path):
     assert len(t) == 10 and len(t.checks) == 4 and all(c["agrees"] for c in t.checks)
 
 
+def test_summary_checks_in_results_json(tmp_path):
+    """The summary's check per metric, in results.json (checked against its schema): equal figures,
+    NaN and Infinity said as such, and a summary over other episodes than the file's rows."""
+    from test_suite_runs import SCHEMA, validate
+
+    eps = episodes(30, seed=2, unreachable={4})
+    path = streamvln(tmp_path, eps)
+    results = compare({"streamvln": path}, dataset="results", progress=False, settings={"resamples": 200})
+    (entry,) = results["datasets"]["results"]["evaluator_summaries"]["streamvln"]
+    assert entry["where"] == "line 31" and entry["project"] == "StreamVLN" and entry["agrees"]
+    assert entry["length"] == entry["episodes"] == 30
+    sr, spl, ne = (entry["checks"][m] for m in ("sr", "spl", "ne"))
+    assert sr["evaluator"] == pytest.approx(plain_means(eps, "success"), rel=1e-6) and sr["key"] == "sucs_all"
+    assert spl["evaluator"] is None and spl["nonfinite"] == "NaN" and spl["policy"] == "plain"
+    assert spl["navdtw"] == pytest.approx(plain_means(eps, "spl", nan_as_zero=True), rel=1e-12)
+    assert ne["nonfinite"] == "Infinity"
+    assert ne["navdtw"] == pytest.approx(plain_means(eps, "distance_to_goal", finite_only=True), rel=1e-12)
+    schema = json.loads(SCHEMA.read_text())
+    assert validate(json.loads(json.dumps(results, default=str)), schema) == []
+    # a summary over more episodes than the file has: partial (allowed here), and the check says so
+    lines = path.read_text().split("\n")
+    path.write_text("\n".join(lines[:10] + lines[20:]))
+    results = compare({"streamvln": path}, dataset="results", progress=False, settings={"resamples": 200},
+                      partial=True)  # fmt: skip
+    (entry,) = results["datasets"]["results"]["evaluator_summaries"]["streamvln"]
+    assert entry["episodes"] == 20 and entry["length"] == 30 and not entry["agrees"]
+    assert not entry["checks"]["sr"]["agrees"] and entry["checks"]["sr"]["recomputed"] == pytest.approx(
+        np.mean([m["success"] for i, m in eps.items() if not 10 < int(i) <= 20])
+    )
+    said = " ".join(w["message"] for w in results["warnings"])
+    assert "PARTIAL RESULTS: covers 20 of the 30 episodes" in said and "DIFFERS" in said
+
+
+def test_streamvln_without_its_summary_is_said_unfinished(tmp_path):
+    path = streamvln(tmp_path, episodes(12, seed=3), summary=False)
+    t = load_results(path)
+    assert t.expected is None and any("no summary record: StreamVLN appends one" in n for n in t.notes)
+    results = compare({"streamvln": path}, dataset="results", progress=False, settings={"resamples": 200})
+    said = [w["message"] for w in results["warnings"]]
+    assert any(m.startswith("coverage of the split not checked for streamvln: no split is given") for m in said)
+
+
 # --------------------------------------------------------------------------------------------
 # InternNav: <model>/<split>/progress.json and result.json
 # --------------------------------------------------------------------------------------------
@@ -169,6 +316,32 @@ def test_internnav_progress_and_means(tmp_path):
     assert means.figures["ne"] == pytest.approx(plain_means(eps, "distance_to_goal", finite_only=True), rel=1e-6)
     ne = t.values["ne"]
     assert means.figures["ne"] == pytest.approx(ne[np.isfinite(ne)].mean(), rel=1e-6)
+
+
+def test_internnav_means_file_counts_its_episodes(tmp_path):
+    """result.json's length is the evaluator's episode count: a progress.json with fewer rows is
+    partial (an error unless allowed), one with more rows is said to be of another evaluation."""
+    eps = episodes(30, seed=4, unreachable={3})
+    progress, result = internnav(tmp_path, "InternVLA-N1", eps)
+    lines = progress.read_text().splitlines(keepends=True)
+    progress.write_text("".join(lines[:20]))  # a rank's lines lost
+    kw = {"dataset": "results", "progress": False, "settings": {"resamples": 200}}
+    results = compare({"n1": progress}, reported_from={"n1": result}, **kw)
+    assert (
+        not results["datasets"]
+        and "PARTIAL RESULTS: covers 20 of the 30 episodes its means file result.json"
+        in (results["failures"][0]["error"])
+    )
+    results = compare({"n1": progress}, reported_from={"n1": result}, partial=True, **kw)
+    assert any("PARTIAL RESULTS: covers 20 of the 30" in w["message"] for w in results["warnings"])
+    progress.write_text("".join(lines) + lines[0].replace('"episode_id": 1,', '"episode_id": 999,'))
+    results = compare({"n1": progress}, reported_from={"n1": result}, **kw)
+    assert any("31 episodes, more than the 30 its means file" in w["message"] for w in results["warnings"])
+    # without the means file nothing states a count: said once for the data set
+    results = compare({"n1": progress}, **kw)
+    assert [w["message"][:46] for w in results["warnings"] if w["agent"] is None] == [
+        "coverage of the split not checked for n1: no s"
+    ]
 
 
 def test_agents_named_by_the_folders_that_differ(tmp_path, capsys):
@@ -231,6 +404,20 @@ def test_aerialvln_threshold_and_constant_columns(tmp_path):
     assert results["datasets"]["results"]["threshold"] == 20.0
 
 
+def test_aerialvln_one_file_per_episode(tmp_path):
+    """intermediate_results_every/{ckpt}/{episode_id}.json: the same rows, one per file, one run."""
+    per_episode, _ = aerialvln(tmp_path, episodes(12, seed=7))
+    every = tmp_path / "intermediate_results_every" / "3"
+    every.mkdir(parents=True)
+    for i, row in json.loads(per_episode.read_text()).items():
+        with open(every / f"{i}.json", "w") as f:
+            json.dump(row, f)
+    t, whole = load_results(every), load_results(per_episode)
+    assert t.layout == "aerialvln-every" and t.settings == {"threshold": 20.0} and t.constants == {"done": 1.0}
+    assert sorted(t.ids, key=int) == sorted(whole.ids, key=int) and set(t.values) == set(whole.values)
+    assert t.evaluate().summary()["sr"] == pytest.approx(whole.evaluate().summary()["sr"])
+
+
 # --------------------------------------------------------------------------------------------
 # the registry, recognition, numbers beyond float's range
 # --------------------------------------------------------------------------------------------
@@ -242,7 +429,7 @@ def test_registry_is_data():
     for lay in layouts.LAYOUTS:
         assert lay.holds in ("episodes", "means") and lay.writer and lay.nonfinite and lay.keys
         assert layouts.layout(lay.name) is lay
-        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17)
+        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17, episode_id=17)
         assert lay.regex.fullmatch(example)
     assert layouts.recognise("predictions.json", {"1": None}) is None  # not a results layout: left to others
     with pytest.raises(ValueError, match=r"unknown layout 'etp'; the layouts are etpnav, "):

@@ -79,6 +79,7 @@ def test_results_json_shape(done):
             "baseline",
             "comparisons",
             "reported",
+            "evaluator_summaries",
         }
         assert ds["reported"] == {} and ds["metrics"]["sr"]["higher_is_better"] is True
         assert ds["dataset"] == "r2r" and ds["n"] == 120

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -240,6 +241,73 @@ def test_an_interruption_during_the_switch_leaves_the_old_run_whole(world, tmp_p
     assert _all_files(out) == before
 
 
+# A kill (SIGKILL, a power cut) runs no rollback: the process stops where it is. `where` is the
+# output whose rename it stops before, or "cleanup": after the switch, while the old files go.
+_KILL = """
+import os, sys
+import navdtw._io
+where, replace, unlink = sys.argv[1], os.replace, os.unlink
+def replace_or_die(src, dst, *a):
+    if os.path.basename(str(dst)) == where:
+        os._exit(137)
+    return replace(src, dst, *a)
+def unlink_or_die(path, *a):
+    if where == "cleanup" and str(path).endswith(".old"):
+        os._exit(137)
+    return unlink(path, *a)
+navdtw._io.os.replace, navdtw._io.os.unlink = replace_or_die, unlink_or_die
+from navdtw.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _agents(out: Path) -> set[str]:
+    return {a for ds in json.loads((out / "results.json").read_text())["datasets"].values() for a in ds["agents"]}
+
+
+@pytest.mark.parametrize("where", ["leaderboard.tex", ".navdtw-outputs.json", "cleanup"])
+def test_a_switch_killed_half_way_is_finished_by_the_next_run(world, tmp_path, capsys, where):
+    """A kill during the switch leaves a mixed folder and the journal; the next command that writes
+    there puts the old run back (killed before the manifest), or keeps the new one whole (killed
+    after it), says so on one line, and goes on without --force."""
+    out = tmp_path / "out"
+    S.run(write_suite(world, {"oracle": "oracle.json"}, name="k1.toml", settings=FAST), out, progress=False)
+    (out / "my_notes.txt").write_text("mine")
+    before = _all_files(out)
+    killer = tmp_path / "kill.py"
+    killer.write_text(_KILL)
+    second = write_suite(world, AGENTS, name="k2.toml", settings=FAST)
+    run = [sys.executable, str(killer), where, "suite", "run", str(second), "--out", str(out), "--no-progress"]
+    assert subprocess.run(run, capture_output=True).returncode == 137
+    assert (out / navdtw._io.JOURNAL).is_file() and _all_files(out) != before  # cut short, mixed
+    with pytest.warns(navdtw._io.OutputWarning, match="cut short") as said:
+        navdtw._io.check_replaceable(out, S.outputs.output_names(True))
+    after = _all_files(out)
+    assert all(not n.endswith((".old", ".tmp")) for n in after) and navdtw._io.JOURNAL not in after
+    _manifest_holds(out)
+    agents = _agents(out)
+    if where == "cleanup":  # the switch was complete: the new run stays, its leftovers go
+        assert "after switching its outputs in; its leftover files are removed" in str(said[0].message)
+        assert agents == set(AGENTS) and after["my_notes.txt"] == before["my_notes.txt"]
+    else:
+        assert "while switching its outputs in; its files are put back as they were" in str(said[0].message)
+        assert after == before
+    # the same through the command: a kill, then a rerun that needs no --force
+    assert subprocess.run(run, capture_output=True).returncode == 137
+    assert main(["suite", "run", str(second), "--out", str(out), "--no-progress"]) == 0
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "cut short" in x]
+    assert line.startswith(f"navdtw: warning: {out}: an earlier run was cut short")
+    assert _agents(out) == set(AGENTS)
+    assert sorted(_all_files(out)) == sorted([*S.outputs.output_names(True), ".navdtw-outputs.json", "my_notes.txt"])
+    _manifest_holds(out)
+
+
+def test_an_unreadable_journal_is_named(tmp_path):
+    (tmp_path / navdtw._io.JOURNAL).write_text("{")
+    with pytest.raises(navdtw._io.OutputError, match=r"\.navdtw-switch\.json: the journal of an earlier run's switch"):
+        navdtw._io.check_replaceable(tmp_path, ["results.json"])
+
+
 def test_an_immutable_file_fails_the_switch_before_anything_changes(world, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     S.run(write_suite(world, {"oracle": "oracle.json"}, name="m1.toml", settings=FAST), out, progress=False)
@@ -353,6 +421,7 @@ def test_one_nan_fails_that_column_only(tmp_path, capsys):
     assert re.search(r"^a & [^&]+ & [^&]+ & failed \\\\$", tex, re.M) and "Failed: nDTW of a: a.jsonl" in tex
     page = (out / "report.html").read_text()
     assert '"ndtw":[null,null,null,0,"a.jsonl: line 4 (episode_id 3)' in page  # the report's cell
+    assert '"explore":{"a":"a","b":"b","metric":"sr"}' in page  # the explorer opens on a Δ both agents have
     assert "failed: " in S.SuiteResults(results)._repr_html_()
 
 
@@ -361,7 +430,7 @@ def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
     out = tmp_path / "out"
     args = [str(runs / "broken.json"), "--dataset", "r2r", "--split", str(world / "data" / "split.json")]
     args += ["--connectivity", str(world / "data" / "connectivity"), "--resamples", "200", "--no-progress"]
-    assert main(["compare", *args, "--out", str(out)]) == 1
+    assert main(["compare", *args, "--out", str(out)]) == 5  # not 1: a script must not read results.json
     printed = capsys.readouterr()
     assert printed.out == "" and "navdtw: failed: broken on r2r: broken.json" in printed.err
     assert f"navdtw: every agent failed; nothing written to {out}" in printed.err
@@ -369,8 +438,10 @@ def test_when_every_agent_fails_nothing_is_written(world, tmp_path, capsys):
     # an earlier run's outputs stay as they were
     assert main(["compare", str(runs / "oracle.json"), *args[1:], "--out", str(out)]) == 0
     before = _all_files(out)
-    assert main(["compare", *args, "--out", str(out)]) == 1
+    assert main(["compare", *args, "--out", str(out)]) == 5
     assert _all_files(out) == before
+    # one agent's failure among others is 1: the others' results are written
+    assert main(["compare", str(runs / "oracle.json"), *args, "--out", str(out)]) == 1
 
 
 def _mixed_suite(world: Path) -> Path:
@@ -426,7 +497,7 @@ def test_every_output_table_reads_back(world, tmp_path, monkeypatch, capsys, epi
                  "dataset=ce_logs", "--resamples", "200", "--no-progress"]) == 0  # fmt: skip
     said = capsys.readouterr().err  # the graph data sets' metrics are not this table's: left out, and said
     assert "column(s) 'scan', 'pl', 'ne'" in said and "empty on the rows selected: left out" in said
-    assert main(["compare", str(table), "--dataset", "results", "--resamples", "200", "--no-progress"]) == 1
+    assert main(["compare", str(table), "--dataset", "results", "--resamples", "200", "--no-progress"]) == 5
     assert "choose rows with --select agent=NAME --select dataset=NAME" in capsys.readouterr().err
     assert_episodes_read_back(table, results)
     rows = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
@@ -566,6 +637,29 @@ def test_different_names_stay_distinct_in_every_output(clashing):
     assert "x\\ny" in page and "\x1b" not in page and "x y" in page
     term = S.format_leaderboard(results)
     assert "x\\ny" in term and "x\\x1b[2Jy" in term and "\x1b" not in term
+
+
+def test_names_that_every_output_would_show_alike_are_refused(world, tmp_path, capsys):
+    """An agent named with a backslash and an n, beside one with a newline: escaped, both read
+    x\\ny everywhere; refused before any work, naming both (repr tells them apart)."""
+    runs = world / "runs"
+    lines = ["[datasets.val]", 'dataset = "r2r"', 'split = "data/split.json"', 'connectivity = "data/connectivity"']
+    for name, file in (("x\ny", "near.json"), ("x\\ny", "lost.json")):
+        lines += [f"[agents.{json.dumps(name)}]", f'val = "runs/{file}"']
+    suite = world / "alike.toml"
+    suite.write_text("\n".join([*lines, "[settings]", FAST]))
+    assert main(["suite", "run", str(suite), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "navdtw: error: alike.toml: agents 'x\\ny' and 'x\\\\ny' would be shown alike (x\\ny) in every output; "
+        "rename one (navdtw compare: NAME=FILE)"
+    ]
+    for name in ("x\ny", "x\\ny"):  # the same through compare, where a file's name is the agent's
+        shutil.copy(runs / "near.json", tmp_path / f"{name}.json")
+    args = [str(tmp_path / "x\ny.json"), str(tmp_path / "x\\ny.json"), "--dataset", "r2r", "--no-progress"]
+    args += ["--split", str(world / "data" / "split.json"), "--connectivity", str(world / "data" / "connectivity")]
+    assert main(["compare", *args]) == 2
+    assert "would be shown alike (x\\ny) in every output" in capsys.readouterr().err
 
 
 def test_latex_labels_are_unique_and_the_names_compile(clashing, tmp_path):

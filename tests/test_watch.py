@@ -9,9 +9,10 @@ import json
 import numpy as np
 import pytest
 
+import navdtw.datasets as ds
 from navdtw.datasets.results import load_results
 from navdtw.order import Order, load_order, random_order, write_order
-from navdtw.watch import DECISIONS, Follower, Watch
+from navdtw.watch import DECISIONS, Follower, Watch, complete_part
 
 
 def ce_split(path, n=40):
@@ -65,6 +66,17 @@ def test_order_of_an_r2r_split_keeps_paths_whole(tmp_path):
     assert [f"{e['path_id']}_0" for e in copy] == [u[0] for u in order.units]
 
 
+def test_order_of_positions_references_in_json_lines(tmp_path):
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text("".join(json.dumps({"episode_id": f"e{k}", "path": [[0, 0], [k, 1]]}) + "\n" for k in range(12)))
+    files = write_order(refs, tmp_path / "o", seed=6, workers=2)
+    order = load_order(files["json"])
+    copy = [json.loads(line) for line in files["split"].read_text().splitlines()]
+    assert [r["episode_id"] for r in copy] == order.ids and sorted(order.ids) == sorted(f"e{k}" for k in range(12))
+    assert [json.loads(line)["episode_id"] for line in files["split0"].read_text().splitlines()] == order.ids[0::2]
+    assert ds.open("positions", references=files["split"]).n == 12  # the copy is a references file
+
+
 def test_order_is_uniform():
     # every position equally likely for every unit: chi-square over 4,000 draws of a 5-unit order
     counts = np.zeros((5, 5))
@@ -74,13 +86,29 @@ def test_order_is_uniform():
     assert np.all(np.abs(counts - 800) < 5 * np.sqrt(800))
 
 
-def test_order_refuses_to_overwrite_and_bad_splits(tmp_path):
+def test_order_replaces_only_its_own_files_and_refuses_bad_splits(tmp_path):
+    from navdtw._io import MANIFEST, OutputError
+
     split = ce_split(tmp_path / "val.json.gz")
-    write_order(split, tmp_path / "out", seed=0)
-    with pytest.raises(FileExistsError, match="never overwrites"):
-        write_order(split, tmp_path / "out", seed=1)
-    with pytest.raises(FileExistsError, match=r"val.json.gz exists"):  # the split's own folder
-        write_order(split, tmp_path, seed=1)
+    out = tmp_path / "out"
+    write_order(split, out, seed=0, workers=2)
+    first = (out / "order.txt").read_text()
+    write_order(split, out, seed=1, workers=2)  # a rerun replaces navdtw's own files
+    assert (out / "order.txt").read_text() != first and MANIFEST in {p.name for p in out.iterdir()}
+    (out / "order.json").write_text("mine")  # changed since: the user's now
+    with pytest.raises(OutputError, match=r"order.json: changed since navdtw wrote it"):
+        write_order(split, out, seed=2, workers=2)
+    assert (out / "order.json").read_text() == "mine" and (out / "order.txt").read_text() != first  # untouched
+    mine = tmp_path / "theirs"
+    mine.mkdir()
+    (mine / "order.txt").write_text("a user's own list")
+    with pytest.raises(OutputError, match=r"theirs/order.txt: not written by navdtw"):
+        write_order(split, mine, seed=0)
+    assert (mine / "order.txt").read_text() == "a user's own list" and not (mine / "order.json").exists()
+    write_order(split, mine, seed=0, force=True)  # --force replaces it
+    assert (mine / "order.txt").read_text().split()[0].isdigit()
+    with pytest.raises(ValueError, match=r"val.json.gz: the split's copy would replace the split itself"):
+        write_order(split, tmp_path, seed=1, force=True)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"episodes": [{"id": 1}]}))
     with pytest.raises(ValueError, match=r"bad.json: episodes\[0\] has no 'episode_id'"):
@@ -112,53 +140,329 @@ def row(i, sr, **more):
     return json.dumps({"episode_id": i, "success": sr, **more})
 
 
+def test_the_complete_part_of_a_file_being_written():
+    line = b'{"episode_id": "a", "success": 1}'
+    assert complete_part(line + b"\n" + line[:9]) == line + b"\n"  # a partial last line waits
+    assert complete_part(line[:9]) is None and complete_part(b"") is None
+    assert complete_part(line + b"\n" + line) == line + b"\n" + line  # a whole last object: taken
+    doc = json.dumps({"a": {"success": 1.0}, "b": {"success": 0.0}}, indent=2).encode()
+    assert complete_part(doc) == doc and complete_part(doc[:-3]) is None  # a document: whole or not at all
+    assert complete_part(b"[\n" + line + b",\n") is None
+    assert complete_part(b"episode_id,success\na,1\nb,") == b"episode_id,success\na,1\n"  # CSV
+    # nothing yet: a header alone, an empty list or object (an evaluator's file at its start)
+    assert complete_part(b"episode_id,success\n") is None and complete_part(b"[]") is None
+    assert complete_part(b"{}\n") is None and complete_part(b"\n\n") is None
+    gz = gzip.compress(line + b"\n")
+    assert complete_part(gz) == line + b"\n" and complete_part(gz[:-6]) is None
+
+
 def test_a_partial_last_line_is_waited_for(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(row("a", 1) + "\n" + row("b", 0)[:12])
-    fol = Follower([f], name="run")
+    fol = Follower(f, name="run")
     assert fol.poll() and fol.table.ids == ["a"]
     assert not fol.poll()  # nothing new
     with f.open("a") as h:
         h.write(row("b", 0)[12:] + "\n")
     assert fol.poll() and fol.table.ids == ["a", "b"]
-    # a last object without a newline is taken once whole (StreamVLN ends its file so); a row without
-    # an id (a summary) is left out and counted
+
+
+def test_streamvln_result_json_with_its_summary_line(tmp_path):
+    """StreamVLN's result.json: a json.dumps line per episode from every rank, then rank 0's summary
+    appended without a newline; read by the results reader (layout streamvln), the summary checked."""
+    f = tmp_path / "result.json"
+
+    def episode(i, s):
+        return json.dumps(
+            {"episode_id": i, "episode_instruction": "go", "success": s, "spl": s * 0.8, "os": s, "ne": 2.0}
+        )
+
+    f.write_text(episode(1, 1.0) + "\n" + episode(2, 0.0) + "\n" + episode(3, 1.0)[:20])
+    fol = Follower(f, name="streamvln")
+    assert fol.poll() and fol.table.ids == ["1", "2"]
     with f.open("a") as h:
-        h.write(row("c", 1) + "\n" + json.dumps({"sucs_all": 0.5, "length": 3}))
-    assert fol.poll() and fol.table.ids == ["a", "b", "c"] and fol.left_out == 1
-
-
-def test_a_keyed_json_on_one_line_is_read_whole(tmp_path):
-    f = tmp_path / "stats.json"
-    f.write_text(json.dumps({"a": {"success": 1.0}, "b": {"success": 0.0}}))
-    fol = Follower([f], name="run")
-    assert fol.poll() and fol.table.ids == ["a", "b"] and fol.left_out == 0
+        h.write(episode(3, 1.0)[20:] + "\n")
+        h.write(json.dumps({"sucs_all": 2 / 3, "spls_all": 1.6 / 3, "oss_all": 2 / 3, "ones_all": 2.0, "length": 3}))
+    assert fol.poll() and fol.table.ids == ["1", "2", "3"]
+    notes = " ".join(fol.table.notes)
+    assert "layout streamvln" in notes and "evaluator's summary" in notes
 
 
 def test_a_complete_malformed_line_is_an_error(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(row("a", 1) + "\n{oops\n")
-    with pytest.raises(ValueError, match=r"run.jsonl: line 2 is not JSON"):
-        Follower([f], name="run").poll()
+    with pytest.raises(ValueError, match=r"run.jsonl: line 2: malformed JSON"):
+        Follower(f, name="run").poll()
 
 
-def test_folders_of_one_file_per_episode_and_shards(tmp_path):
+def test_a_navid_folder_of_one_file_per_episode_grows(tmp_path):
     d = tmp_path / "log"
     d.mkdir()
-    (d / "stats_a.json").write_text(json.dumps({"id": "a", "success": 1.0}, indent=4))
-    (d / "stats_b.json").write_text('{"id": "b", "succ')  # being written
-    fol = Follower([d], name="navid")
+    fol = Follower(d, name="navid")
+    assert not fol.poll() and "a folder without files" in fol.waiting  # nothing written yet: waited for
+    stats = {"distance_to_goal": 1.0, "success": 1.0, "spl": 0.9, "path_length": 9.0, "oracle_success": 1.0}
+    (d / "stats_a.json").write_text(json.dumps({**stats, "id": "a"}, indent=4))
+    (d / "stats_b.json").write_text(json.dumps({**stats, "id": "b", "success": 0.0}, indent=4)[:40])  # being written
     assert fol.poll() and fol.table.ids == ["a"]
-    (d / "stats_b.json").write_text(json.dumps({"id": "b", "success": 0.0}, indent=4))
+    assert "layout navid" in " ".join(fol.table.notes)
+    (d / "stats_b.json").write_text(json.dumps({**stats, "id": "b", "success": 0.0, "spl": 0.0}, indent=4))
     assert fol.poll() and sorted(fol.table.ids) == ["a", "b"]
-    # two shards of one run (a glob); an episode in both is an error naming them
-    (tmp_path / "r0.jsonl").write_text(row("x", 1) + "\n")
-    (tmp_path / "r1.jsonl").write_text(row("y", 0) + "\n")
-    fol = Follower([str(tmp_path / "r*.jsonl")], name="ranks")
-    assert fol.poll() and sorted(fol.table.ids) == ["x", "y"]
-    (tmp_path / "r1.jsonl").write_text(row("y", 0) + "\n" + row("x", 1) + "\n")
-    with pytest.raises(ValueError, match=r"'x' is in both r0.jsonl and r1.jsonl"):
+    assert fol.table.values["sr"].tolist() in ([1.0, 0.0], [0.0, 1.0])
+
+
+def test_etpnav_rank_shards_grow(tmp_path):
+    """ETPNav writes one file per DDP rank (json.dump of its episodes keyed by id, indent=2): one
+    rank's file names the run, a rank not written yet (or half written) is waited for, never an
+    error; each rank's file rewritten with more episodes grows the run."""
+    stats = {"distance_to_goal": 1.0, "success": 1.0, "spl": 0.9, "path_length": 9.0, "oracle_success": 1.0,
+             "steps_taken": 40, "collisions": 0.1, "ghost_cnt": 3.0}  # fmt: skip
+
+    def write(rank, ids):
+        name = tmp_path / f"stats_ep_ckpt_6_val_unseen_r{rank}_w2.json"
+        name.write_text(json.dumps(dict.fromkeys(ids, stats), indent=2))
+        return name
+
+    r0 = write(0, ["1", "3"])
+    fol = Follower(r0, name="etpnav")
+    assert not fol.poll() and "missing: rank 1" in fol.waiting
+    r1 = tmp_path / "stats_ep_ckpt_6_val_unseen_r1_w2.json"
+    r1.write_text(json.dumps({"2": stats}, indent=2)[:30])  # being written
+    assert not fol.poll() and "r1_w2.json: nothing complete yet" in fol.waiting
+    write(1, ["2"])
+    assert fol.poll() and sorted(fol.table.ids) == ["1", "2", "3"]
+    assert "2 shards of one run" in " ".join(fol.table.notes) and "layout etpnav" in " ".join(fol.table.notes)
+    write(1, ["2", "4"])
+    assert fol.poll() and sorted(fol.table.ids) == ["1", "2", "3", "4"]
+    write(1, ["2", "4", "3"])  # an episode in two ranks' files: the reader's error names it
+    with pytest.raises(ValueError, match=r"r\{0..1\}_w2.json: duplicate episode_id 3"):
         fol.poll()
+
+
+def test_internnav_progress_json_and_glob_shards(tmp_path):
+    for rank in (0, 1):
+        (tmp_path / f"part{rank}").mkdir()
+    a, b = tmp_path / "part0" / "progress.json", tmp_path / "part1" / "progress.json"
+
+    def episode(i, s):
+        return json.dumps({"episode_id": i, "episode_instruction": "go", "success": s, "spl": s, "os": s, "ne": 1.0})
+
+    a.write_text(episode(1, 1.0) + "\n")
+    fol = Follower(str(tmp_path / "part*" / "progress.json"), name="internnav")
+    assert fol.poll() and fol.table.ids == ["1"] and "layout internnav" in " ".join(fol.table.notes)
+    b.write_text(episode(2, 0.0) + "\n" + episode(3, 1.0)[:5])
+    assert fol.poll() and sorted(fol.table.ids) == ["1", "2"]
+
+
+@pytest.mark.parametrize("project", ["etpnav", "streamvln", "internnav", "navid", "aerialvln"])
+def test_every_layout_followed_as_it_is_written_reads_as_compare_reads_it(tmp_path, project):
+    """Each project's run, written as its code writes it (tests/eval_writers.py), replayed byte by
+    byte as a running evaluation would leave it (a file cut mid-line or mid-document, the ranks
+    and per-episode files one after the other): every look is waited for or read, never an error,
+    and the end is the table ``navdtw compare --dataset results`` reads from the finished files."""
+    import eval_writers as w
+
+    from navdtw.datasets.shards import files_of
+
+    final, live = tmp_path / "final", tmp_path / "live"
+    final.mkdir()
+    eps = w.episodes(40, seed=3, unreachable=(7,))  # NaN SPL and Infinity NE written as habitat gives them
+    source = {
+        "etpnav": lambda: (w.etpnav(final, eps), final / "stats_ep_ckpt_6_val_unseen_r0_w4.json")[1],
+        "streamvln": lambda: w.streamvln(final, eps),
+        "internnav": lambda: w.internnav(final, "M", eps)[0],
+        "navid": lambda: w.navid(final, eps),
+        "aerialvln": lambda: w.aerialvln(final, eps)[0],
+    }[project]()
+    fol = Follower(live / source.relative_to(final), name=project)
+    seen = []
+    for f in files_of(source).paths:
+        data = f.read_bytes()
+        to = live / f.relative_to(final)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        for cut in sorted({len(data) // 3, len(data) // 2 + 3, len(data) - 5, len(data)}):
+            to.write_bytes(data[:cut])
+            fol.poll()
+            seen.append(0 if fol.table is None else len(fol.table.ids))
+    whole = load_results(source)
+    assert seen[-1] == len(whole) == 40 and seen == sorted(seen)
+    at = {i: k for k, i in enumerate(fol.table.ids)}
+    for m in whole.values:
+        got = fol.table.values[m][[at[i] for i in whole.ids]]
+        np.testing.assert_array_equal(got, whole.values[m], err_msg=m)
+    assert fol.table.notes == whole.notes
+
+
+# --------------------------------------------------------------------------------------------
+# trajectories, scored as they come
+# --------------------------------------------------------------------------------------------
+
+
+def r2r_world(tmp_path):
+    from synthetic_suite import make_world
+
+    world = make_world(tmp_path / "w")
+    bench = ds.open("r2r", split=world / "data" / "split.json", connectivity=world / "data" / "connectivity")
+    return world, bench
+
+
+def test_r2r_trajectories_appended_as_json_lines_are_scored_as_compare_scores_them(tmp_path):
+    world, bench = r2r_world(tmp_path)
+    near = json.loads((world / "runs" / "near.json").read_text())
+    f = tmp_path / "preds.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in near[:10]) + json.dumps(near[10])[:25])
+    fol = Follower(f, name="near", bench=bench)
+    matched = []  # how many episodes each match scored: each new line once, not the file again
+    match = bench.match
+    bench.match = lambda *a, **k: matched.append(len((m := match(*a, **k)).ids)) or m
+    assert fol.poll() and fol.table.ids == [r["instr_id"] for r in near[:10]]
+    with f.open("a") as h:
+        h.write(json.dumps(near[10])[25:] + "\n" + "".join(json.dumps(r) + "\n" for r in near[11:60]))
+    assert fol.poll() and len(fol.table.ids) == 60
+    with f.open("a") as h:
+        h.write("".join(json.dumps(r) + "\n" for r in near[60:]))
+    assert fol.poll() and len(fol.table.ids) == len(near) and matched == [10, 50, 60]
+    del bench.match
+    # the same values as navdtw compare / score: the data set's matcher and navdtw.evaluate on the whole file
+    whole = bench.evaluate(bench.match(world / "runs" / "near.json"))
+    for m in ("sr", "spl", "ndtw", "sdtw"):
+        assert fol.table.values[m].tolist() == whole[m].tolist(), m
+    assert {"sr", "spl", "ndtw"} <= fol.table.rates
+    # a complete record the reader refuses is an error naming the file and the entry
+    bad = {"instr_id": near[-1]["instr_id"], "trajectory": [["nowhere", 0, 0]]}
+    f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]) + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
+        fol.poll()
+    # an appended line the reader refuses: named by its entry in the whole file, not in the lines added
+    f.write_text("".join(json.dumps(r) + "\n" for r in near[:-1]))
+    fol = Follower(f, name="near", bench=bench)
+    assert fol.poll()
+    with f.open("a") as h:
+        h.write(json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=rf"preds.jsonl: entry 119 \(instr_id {bad['instr_id']}\): unknown viewpoint"):
+        fol.poll()
+
+
+def test_r2r_convention_leaves_instructions_out_and_units_still_complete(tmp_path):
+    world, bench = r2r_world(tmp_path)
+    split = json.loads((world / "data" / "split.json").read_text())
+    for e in split:
+        e["instructions"].append("a fourth")  # the R2R evaluator scores instructions 0..2 only
+    (world / "data" / "split4.json").write_text(json.dumps(split))
+    bench = ds.open("r2r", split=world / "data" / "split4.json", connectivity=world / "data" / "connectivity")
+    files = write_order(world / "data" / "split4.json", tmp_path / "o", seed=1)
+    order = load_order(files["json"])
+    preds = json.loads((world / "runs" / "oracle.json").read_text())
+    f = tmp_path / "preds.json"
+    f.write_text(json.dumps(preds[:30]))  # a JSON list rewritten as it grows
+    w = Watch(order, {"oracle": Follower(f, name="oracle", bench=bench, convention="r2r")}, metrics=["sr"], width=0.01)
+    w.poll()
+    run = w.runs["oracle"]
+    assert run.follower.table.unscored and all(i.endswith("_3") for i in run.follower.table.unscored)
+    assert run.done > 0 and run.tracks["sr"].cs.mean == 1.0
+
+
+def test_per_episode_trajectory_files_in_a_folder(tmp_path):
+    from synthetic_suite import continuous_files
+
+    continuous_files(tmp_path)
+    bench = ds.open("r2r-ce", vlnce_episodes=tmp_path / "val.json", vlnce_gt=tmp_path / "val_gt.json")
+    exact = json.loads((tmp_path / "exact.json").read_text())
+    d = tmp_path / "preds"
+    d.mkdir()
+    for r in exact[:5]:
+        (d / f"{r['episode_id']}.json").write_text(
+            json.dumps({str(r["episode_id"]): [{"position": p} for p in r["path"]]})
+        )
+    (d / "5.json").write_text(json.dumps({"5": [{"position": [0, 0, 0]}]})[:12])  # being written
+    fol = Follower(d, name="exact", bench=bench)
+    assert fol.poll() and sorted(fol.table.ids, key=int) == ["0", "1", "2", "3", "4"]
+    assert fol.table.values["ndtw"].tolist() == [1.0] * 5 and fol.table.values["sr"].tolist() == [1.0] * 5
+    (d / "again.json").write_text(json.dumps({"3": [{"position": [0, 0, 0]}]}))
+    with pytest.raises(ValueError, match=r"episode '3' is in both"):
+        fol.poll()
+
+
+def _subset(bench, preds: list, keep, folder, id_key="episode_id"):
+    """(partial match of the kept records, the full match) of one benchmark, read from files."""
+    (folder / "part.json").write_text(json.dumps([r for r in preds if keep(str(r[id_key]))]))
+    (folder / "whole.json").write_text(json.dumps(preds))
+    return bench.evaluate(bench.match(folder / "part.json", partial=True)), bench.evaluate(
+        bench.match(folder / "whole.json")
+    )
+
+
+@pytest.mark.parametrize("kind", ["r2r", "r2r-ce", "rxr-ce", "positions"])
+def test_a_partial_match_scores_its_episodes_as_the_whole_match(tmp_path, kind):
+    """Every kind watch scores: the episodes with a prediction so far, matched with partial=True,
+    get exactly the values the whole split's match gives them (SPL's l, goals, stop flags ...)."""
+    from synthetic_suite import continuous_files
+
+    rng = np.random.default_rng(5)
+    if kind == "r2r":
+        world, bench = r2r_world(tmp_path)
+        preds = json.loads((world / "runs" / "lost.json").read_text())
+        part, whole = _subset(bench, preds, lambda i: int(i.split("_")[0]) % 3 == 0, tmp_path, "instr_id")
+    else:
+        continuous_files(tmp_path)
+        refs = json.loads((tmp_path / "exact.json").read_text())
+        preds = [{**r, "path": (np.array(r["path"]) + rng.normal(0, 0.7, (len(r["path"]), 3))).tolist()} for r in refs]
+        if kind == "r2r-ce":
+            bench = ds.open("r2r-ce", vlnce_episodes=tmp_path / "val.json", vlnce_gt=tmp_path / "val_gt.json")
+        elif kind == "rxr-ce":
+            from vlnce_layouts import rxrce_layout
+
+            eps = json.loads((tmp_path / "val.json").read_text())["episodes"]
+            (tmp_path / "rxr").mkdir()
+            ep, gt = rxrce_layout(eps, json.loads((tmp_path / "val_gt.json").read_text()), tmp_path / "rxr")
+            bench = ds.open("rxr-ce", rxrce_episodes=ep, rxrce_gt=gt)
+        else:
+            (tmp_path / "refs.json").write_text(json.dumps(refs))
+            bench = ds.open("positions", references=tmp_path / "refs.json")
+        part, whole = _subset(bench, preds, lambda i: int(i) % 3 != 1, tmp_path)
+    assert 0 < len(part.ids) < len(whole.ids)
+    at = {i: k for k, i in enumerate(whole.ids)}
+    for m in part:
+        np.testing.assert_array_equal(part[m], whole[m][[at[i] for i in part.ids]], err_msg=m)
+
+
+def test_real_r2r_agents_trajectories_followed_against_each_other(tmp_path, data_dir, connectivity_dir):
+    """Real data: prevalent's R2R val_unseen trajectories appended in a random order of the split's
+    paths, watched --against prevalent_add's (nDTW 0.670 vs 0.601): decided better before the end,
+    and every value the one navdtw compare gives the finished file."""
+    split = data_dir / "r2r" / "R2R_val_unseen.json"
+    runs = data_dir / "r2r_results" / "prevalent_r2r"
+    mine_file = runs / "seq2seq_teacher_imagenet_val_unseen_iter_36000.json"
+    bench = ds.open("r2r", split=split, connectivity=connectivity_dir)
+    order = load_order(write_order(split, tmp_path / "o", seed=2029)["json"])
+    base = Follower(runs / "seq2seq_teacher_imagenet_val_unseen_iter_36000_add.json", name="base", bench=bench)
+    assert base.poll()
+    mine = {r["instr_id"]: r for r in json.loads(mine_file.read_text())}
+    f = tmp_path / "prevalent.jsonl"
+    f.touch()
+    w = Watch(order, {"prevalent": Follower(f, name="prevalent", bench=bench)}, metrics=["ndtw"], against=base.table)
+    for k in range(0, len(order), 40):
+        with f.open("a") as h:
+            h.writelines(json.dumps(mine[i]) + "\n" for u in order.units[k : k + 40] for i in u if i in mine)
+        w.poll()
+        if w.decision != "undecided":
+            break
+    assert w.decision == "better" and w.runs["prevalent"].done < len(order) / 2
+    # the values so far are those of scoring the finished file
+    whole = bench.evaluate(bench.match(mine_file))
+    at = {i: k for k, i in enumerate(whole.ids)}
+    table = w.runs["prevalent"].follower.table
+    assert table.values["ndtw"].tolist() == whole["ndtw"][[at[i] for i in table.ids]].tolist()
+
+
+def test_kinds_that_cannot_score_part_of_their_split_are_refused(tmp_path):
+    from navdtw.datasets.ndh import NDH
+
+    class Stub:
+        kind = NDH
+        matches_partial = False
+
+    with pytest.raises(ValueError, match=r"not ndh: give the per-episode results"):
+        Follower(tmp_path / "x.json", name="x", bench=Stub())
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,7 +485,7 @@ def test_the_longest_complete_prefix_is_used(tmp_path):
     f = tmp_path / "run.jsonl"
     # episodes 0-29 and 40-49 finished: the prefix is 30, ten wait
     f.write_text("".join(row(f"e{k}", 1) + "\n" for k in list(range(30)) + list(range(40, 50))))
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], width=0.01)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
     w.poll()
     run = w.runs["run"]
     assert run.done == 30 and run.waiting == 10 and run.tracks["sr"].cs.count == 30
@@ -195,22 +499,22 @@ def test_width_reported_and_their_exit_statuses(tmp_path):
     vals = population(n, 0.6, 1)
     f = tmp_path / "run.jsonl"
     write_run(f, order, vals, 600)
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], width=0.2)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.2)
     assert w.run(once=True) == "width" and DECISIONS["width"][0] == 10
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], width=0.01)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
     assert w.run(once=True) == "undecided"
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=[], reported={"sr": vals.mean() - 0.15})
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=[], reported={"sr": vals.mean() - 0.15})
     assert w.run(once=True, output=tmp_path / "state.json") == "reported-outside"
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["decision"] == "reported-outside" and state["exit_status"] == 12
     assert (
         state["runs"]["run"]["in_order"] == 600 and state["runs"]["run"]["metrics"]["sr"]["upper"] < vals.mean() + 0.1
     )
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=[], reported={"sr": vals.mean()}, width=0.2)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=[], reported={"sr": vals.mean()}, width=0.2)
     assert w.run(once=True) == "reported-inside"
     # the whole split: the interval is the exact mean, so any width is reached
     write_run(f, order, vals, n)
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], width=1e-9)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=1e-9)
     assert w.run(once=True) == "width"
     iv = w.runs["run"].tracks["sr"].cs.interval()
     assert iv.lower == pytest.approx(vals.mean()) and iv.upper == pytest.approx(vals.mean())
@@ -225,17 +529,17 @@ def test_against_shares_the_error_over_metrics(tmp_path):
     write_run(base, order, base_sr, n, ndtw=base_sr * 0.5 + 0.25)
     f = tmp_path / "run.jsonl"
     write_run(f, order, mine_sr, 400, ndtw=mine_sr * 0.5 + 0.25)
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr", "ndtw"], against=load_results(base))
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw"], against=load_results(base))
     assert w.run(once=True) == "better" and w.share == 0.025
     assert w.per_metric == {"sr": "better", "ndtw": "better"} and "0.025 each" in w.message
     # the same agent against itself: tied once the difference is within the width of 0
     write_run(f, order, base_sr, 400, ndtw=base_sr * 0.5 + 0.25)
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], against=load_results(base), width=0.1)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], against=load_results(base), width=0.1)
     assert w.run(once=True) == "tied"
     short = tmp_path / "short.jsonl"
     write_run(short, order, base_sr, 10)
     with pytest.raises(ValueError, match="790 episodes of the order have no row"):
-        Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"], against=load_results(short))
+        Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], against=load_results(short))
 
 
 def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
@@ -245,7 +549,7 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     for name, p, upto in (("c1", 0.2, 300), ("c2", 0.7, 500), ("c3", 0.35, 200)):
         f = tmp_path / f"{name}.jsonl"
         write_run(f, order, population(n, p, hash(name) % 100), upto)
-        runs[name] = Follower([f], name=name)
+        runs[name] = Follower(f, name=name)
     w = Watch(order, runs, metrics=["sr"])
     assert w.run(once=True) == "chosen" and w.message.startswith("c2 is the best")
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
@@ -256,8 +560,8 @@ def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(json.dumps({"episode_id": "a", "ne": 3.0, "success": 1}) + "\n")
     with pytest.raises(ValueError, match="nothing to decide"):
-        Watch(order, {"run": Follower([f], name="run")}, metrics=["sr"])
-    w = Watch(order, {"run": Follower([f], name="run")}, metrics=["ne"], width=0.1)
+        Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"])
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["ne"], width=0.1)
     with pytest.raises(ValueError, match="'ne' is not a bounded metric"):
         w.poll()
 
@@ -349,6 +653,125 @@ def test_watch_follows_a_file_another_process_appends(tmp_path):
     assert state["exit_status"] == 12 and 30 < n < 600  # past the truncated line, before the end
 
 
+TRAJECTORY_WRITER = """
+import json, sys, time
+preds_file, order_file, out = sys.argv[1:4]
+by_id = {r["instr_id"]: r for r in json.load(open(preds_file))}
+units = json.load(open(order_file))["units"]
+with open(out, "a") as f:
+    for k, unit in enumerate(units):
+        for i in unit:
+            line = json.dumps(by_id[i])
+            if k == 3:  # a truncated line, completed later: waited for, never an error
+                f.write(line[:15]); f.flush(); time.sleep(0.6)
+                f.write(line[15:] + "\\n")
+            else:
+                f.write(line + "\\n")
+            f.flush()
+        time.sleep(0.05)
+"""
+
+
+def test_watch_scores_trajectories_another_process_appends(tmp_path):
+    """End to end, trajectories: one process appends an R2R agent's trajectories (JSON Lines, in the
+    order of navdtw order, one line truncated for a while) while ``navdtw watch --dataset r2r``
+    scores each complete episode and stops with the decision's exit status."""
+    import subprocess
+    import sys
+
+    from synthetic_suite import make_world
+
+    world = make_world(tmp_path / "w")
+    split, conn = world / "data" / "split.json", world / "data" / "connectivity"
+    write_order(split, tmp_path / "o", seed=4)
+    preds = tmp_path / "preds.jsonl"
+    preds.touch()
+    (tmp_path / "writer.py").write_text(TRAJECTORY_WRITER)
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            str(tmp_path / "writer.py"),
+            str(world / "runs" / "near.json"),
+            str(tmp_path / "o" / "order.json"),
+            str(preds),
+        ]
+    )
+    try:
+        watch = subprocess.run(
+            [sys.executable, "-m", "navdtw", "watch", str(preds), "--dataset", "r2r", "--split", str(split),
+             "--connectivity", str(conn), "--order", str(tmp_path / "o" / "order.json"), "--reported", "sr=0.4",
+             "--poll", "0.05", "--idle", "60", "--output", str(tmp_path / "state.json")],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        writer.kill()
+        writer.wait()
+    assert watch.returncode == 12, watch.stdout + watch.stderr
+    assert "reported sr 0.4 outside" in watch.stdout and watch.stderr == ""
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert state["exit_status"] == 12 and 3 < state["runs"]["run"]["in_order"] <= 40  # past the truncated line
+
+
+def test_checkpoints_given_as_trajectories(tmp_path, capsys):
+    from synthetic_suite import make_world
+
+    from navdtw.cli import main
+
+    world = make_world(tmp_path / "w")
+    split, conn, runs = world / "data" / "split.json", world / "data" / "connectivity", world / "runs"
+    write_order(split, tmp_path / "o", seed=8)
+    code = main(
+        ["watch", f"oracle={runs / 'oracle.json'}", f"lost={runs / 'lost.json'}", "--dataset", "r2r",
+         "--split", str(split), "--connectivity", str(conn), "--order", str(tmp_path / "o" / "order.json"),
+         "--metric", "ndtw", "--once"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 17 and "oracle is the best on ndtw" in out and "[eliminated]" in out
+
+
+def test_watch_output_replaces_only_its_own_file(tmp_path, capsys):
+    from navdtw.cli import EXIT_OUTPUT, main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=50)
+    write_order(split, tmp_path / "o", seed=0)
+    order = load_order(tmp_path / "o" / "order.json")
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, population(50, 0.5, 0), 20)
+    out = tmp_path / "state" / "watch.json"
+    args = ["watch", str(f), "--order", str(tmp_path / "o" / "order.json"), "--width", "0.01", "--once"]
+    assert main([*args, "--output", str(out)]) == 4 and json.loads(out.read_text())["runs"]["run"]["in_order"] == 20
+    write_run(f, order, population(50, 0.5, 0), 30)
+    assert main([*args, "--output", str(out)]) == 4 and json.loads(out.read_text())["runs"]["run"]["in_order"] == 30
+    mine = tmp_path / "mine.json"
+    mine.write_text("a user's own file")
+    capsys.readouterr()
+    assert main([*args, "--output", str(mine)]) == EXIT_OUTPUT
+    assert "mine.json: not written by navdtw" in capsys.readouterr().err and mine.read_text() == "a user's own file"
+    assert (
+        main([*args, "--output", str(mine), "--force"]) == 4 and json.loads(mine.read_text())["decision"] == "undecided"
+    )
+    capsys.readouterr()
+    assert main([*args, "--output", str(f), "--force"]) == 2  # never over an input, --force or not
+    assert "would be written into the input" in capsys.readouterr().err and f.read_text().startswith("{")
+
+
+def test_cli_watch_dataset_options(tmp_path, capsys):
+    from navdtw.cli import main
+
+    order = tmp_path / "ids.txt"
+    order.write_text("a\n")
+    f = tmp_path / "run.jsonl"
+    f.write_text(row("a", 1) + "\n")
+    assert main(["watch", str(f), "--order", str(order), "--width", "0.1", "--dataset", "nope"]) == 2
+    assert "--dataset nope: unknown data set" in capsys.readouterr().err
+    assert main(["watch", str(f), "--order", str(order), "--width", "0.1", "--dataset", "r2r"]) == 2
+    assert "--dataset r2r needs --split" in capsys.readouterr().err
+    # trajectories given as results: the reader names the kind that scores them
+    (tmp_path / "preds.json").write_text(json.dumps([{"instr_id": "a", "trajectory": [["v", 0, 0]]}]))
+    assert main(["watch", str(tmp_path / "preds.json"), "--order", str(order), "--width", "0.1", "--once"]) == 2
+    assert "--dataset r2r" in capsys.readouterr().err
+
+
 def test_the_exit_status_table_of_the_docs_lists_every_decision():
     from pathlib import Path
 
@@ -379,3 +802,46 @@ def test_readme_stop_early_commands_run(tmp_path, monkeypatch, capsys):
     write_run(tmp_path / "results.jsonl", order, mine, 300, ndtw=mine * 0.6 + 0.2)
     assert main([*second[1:], "--once"]) == 13
     assert "better than base.jsonl" in capsys.readouterr().out
+
+
+def test_the_stopping_page_commands_run_as_written(tmp_path, monkeypatch, capsys):
+    """docs/stopping.md's "In practice" block, pasted as a new user would (with --once, on small
+    files at the paths it names): every command runs and ends with a decision's status."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from synthetic_suite import continuous_files
+
+    from navdtw.cli import main
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "stopping.md").read_text(encoding="utf-8")
+    (block,) = [c for c in re.findall(r"```bash\n(.*?)```", page, re.S) if "navdtw order" in c]
+    lines = [shlex.split(line) for line in block.replace("\\\n", " ").splitlines() if line.startswith("navdtw")]
+    monkeypatch.chdir(tmp_path)
+    continuous_files(tmp_path)  # 30 episodes, and exact.json: the references as predictions
+    data = tmp_path / "data/datasets/R2R_VLNCE_v1-3_preprocessed/val_unseen"
+    data.mkdir(parents=True)
+    (data / "val_unseen.json.gz").write_bytes(gzip.compress((tmp_path / "val.json").read_bytes()))
+    (data / "val_unseen_gt.json.gz").write_bytes(gzip.compress((tmp_path / "val_gt.json").read_bytes()))
+    order_line, *watch_lines = lines
+    assert order_line[1] == "order" and main(order_line[1:]) == 0
+    order = load_order(tmp_path / "order" / "order.json")
+    rng = np.random.default_rng(2)
+    for folder in ("eval", "base"):
+        (tmp_path / folder).mkdir()
+        sr = rng.random(30) < 0.5
+        write_run(tmp_path / folder / "results.jsonl", order, sr, 30, ndtw=sr * 0.5 + 0.3, spl=sr * 0.9)
+    for ckpt in ("eval6", "eval9", "eval12"):
+        (tmp_path / ckpt).mkdir()
+        for i in order.ids[:20]:
+            (tmp_path / ckpt / f"stats_{i}.json").write_text(row(i, float(rng.random() < 0.5)))
+    with (tmp_path / "eval" / "preds.jsonl").open("w") as f:
+        for r in json.loads((tmp_path / "exact.json").read_text()):
+            f.write(json.dumps(r) + "\n")
+    codes = {code for code, _ in DECISIONS.values()}
+    assert len(watch_lines) >= 5
+    for line in watch_lines:
+        assert line[1] == "watch"
+        code = main([*line[1:], "--once"])
+        assert code in codes, (line, capsys.readouterr().err)

@@ -45,12 +45,15 @@ def shifts(k: int) -> tuple[np.ndarray, list[str]]:
     return np.array(s), g
 
 
-def simulate(k: int, runs: int, paths: int, sigma: float, rng: np.random.Generator):
-    """``(x [episodes, k, runs], clusters, groups)``."""
+def simulate(k: int, runs: int, paths: int, sigma: float, rng: np.random.Generator, odd: float = 0.0):
+    """``(x [episodes, k, runs], clusters, groups)``; ``odd``: the first tied agent's seed offsets'
+    standard deviation instead of ``sigma`` (one agent whose seeds matter more than the others')."""
     p = np.repeat(rng.beta(2.0, 2.0, paths), 3)
     p = p + rng.normal(0.0, 0.1, len(p))
     shift, groups = shifts(k)
     offsets = rng.normal(0.0, sigma, (k, runs)) if sigma > 0 else np.zeros((k, runs))
+    if odd and runs > 1:
+        offsets[0] = rng.normal(0.0, odd, runs)
     prob = np.clip(p[:, None, None] + shift[None, :, None] + offsets[None], 0.0, 1.0)
     x = (rng.random(prob.shape) < prob).astype(float)
     return x, np.repeat(np.arange(paths), 3), groups
@@ -106,8 +109,12 @@ def one_cell(k: int, runs: int, args: argparse.Namespace, seed: int) -> dict[str
     rng = np.random.default_rng(seed)
     cap = args.max_resamples or args.resamples
     tally = {g: {"n": 0, "mcb": 0, "unresolved": 0, "holm_best": 0, "holm_all": 0, "resamples": 0} for g in GROUPS}
+    tally["odd"] = {"n": 0, "mcb": 0}  # the first tied agent (with --odd-sigma: its seeds matter more)
+    tally["se"], tally["moderated"] = [], 0  # the standard error of the gap to the nearest clearly worse
     for rep in range(args.reps):
-        x, clusters, groups = simulate(k, runs, args.paths, args.sigma if runs > 1 else 0.0, rng)
+        x, clusters, groups = simulate(k, runs, args.paths, args.sigma if runs > 1 else 0.0, rng, args.odd_sigma)
+        first = groups.index("clearly worse")
+        tally["se"].append(stats.runs_difference(x[:, 1], x[:, first], clusters=clusters).se)
         m = x.mean(axis=2)
         if runs == 1:
             res = stats.analyze(
@@ -132,7 +139,10 @@ def one_cell(k: int, runs: int, args: argparse.Namespace, seed: int) -> dict[str
             )
             means = res.runs.mean
         best = res.best[0]
+        tally["moderated"] += best.seeds == "moderated"
         marked, unresolved = marks_of(best, means, args.alpha)
+        tally["odd"]["n"] += 1
+        tally["odd"]["mcb"] += int(marked[0])
         top = int(np.argmax(means))
         p = pairwise_p(x, top, clusters, args.resamples, rep)
         holm_best = np.isnan(p) | (stats.holm(p) >= args.alpha)
@@ -170,6 +180,12 @@ def main(argv=None) -> int:
         help="resamples drawn for p-values near alpha (default: resamples, i.e. none: the ? column is then "
         "an upper bound of the suite's, which streams up to 100 x resamples)",
     )
+    ap.add_argument(
+        "--odd-sigma",
+        type=float,
+        default=0.0,
+        help="with runs: the first tied agent's seed offsets' standard deviation (default: --sigma)",
+    )
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=20261128, help="seed of the simulation (not tuned)")
     args = ap.parse_args(argv)
@@ -185,11 +201,18 @@ def main(argv=None) -> int:
             n = t["n"]
             old = f"{100 * t['holm_all'] / n:.1f}%" if runs == 1 else "n/a"
             print(
-                f"| {k} | {runs} | {g} | {n} | {100 * t['mcb'] / n:.1f}% | {100 * t['unresolved'] / n:.2f}% | "
-                f"{100 * t['holm_best'] / n:.1f}% | {old} |"
+                f"| {k} | {runs} | {g} | {n} | {100 * t['mcb'] / n:.1f}% ({t['mcb']}) | "
+                f"{100 * t['unresolved'] / n:.2f}% ({t['unresolved']}) | {100 * t['holm_best'] / n:.1f}% | {old} |"
             )
-        most = max(t["resamples"] for t in tally.values())
-        print(f"<!-- {k} agents, {runs} runs: {time.perf_counter() - t0:.0f} s; most resamples drawn {most} -->")
+        most = max(tally[g]["resamples"] for g in GROUPS)
+        se = float(np.mean(tally["se"]))
+        odd = tally["odd"]
+        print(
+            f"<!-- {k} agents, {runs} runs: {time.perf_counter() - t0:.0f} s; most resamples drawn {most}; "
+            f"standard error of the gap to the nearest clearly worse agent (15 points): {100 * se:.2f} points, "
+            f"so 15 points = {0.15 / se:.1f} SE; seeds' terms moderated in {tally['moderated']} of {args.reps}; "
+            f"first tied agent marked {100 * odd['mcb'] / odd['n']:.1f}% -->"
+        )
     return 0
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._lazy import lazy_names
+
 __version__ = "0.2.0.dev0"
 
 if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain import
@@ -71,38 +73,23 @@ _SUBMODULES = (
 #: Each public name and the submodule it lives in, imported when the name is first touched (PEP 562):
 #: ``import navdtw`` then costs no numpy, scipy or compiled engine, so ``navdtw --help`` answers at once.
 _NAMES = {
-    "show_config": "_config",
-    "load_connectivity": "datasets.matterport",
-    "random_baseline": "datasets.r2r",
+    "show_config": "._config",
+    "load_connectivity": ".datasets.matterport",
+    "random_baseline": ".datasets.r2r",
     **dict.fromkeys(
         ("dtw", "dtw_batch", "dtw_matrix", "dtw_prefix", "ndtw", "ndtw_batch", "sdtw", "sdtw_batch", "warping_path"),
-        "engine",
+        ".engine",
     ),
-    **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), "graphs"),
-    **dict.fromkeys(("CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluate"), "metrics"),
-    "Paths": "paths",
-    "NDTWReward": "reward",
-    "SyntheticWorld": "synthetic",
+    **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), ".graphs"),
+    **dict.fromkeys(("CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluate"), ".metrics"),
+    "Paths": ".paths",
+    "NDTWReward": ".reward",
+    "SyntheticWorld": ".synthetic",
 }
 
 
-def __getattr__(name: str):
-    from importlib import import_module
-
-    if name in _NAMES:
-        value = getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
-        globals()[name] = value  # later look-ups are plain
-        return value
-    try:  # a submodule (binds it here too: later look-ups are plain), public or not (``navdtw.metrics``)
-        return import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SUBMODULES) | set(_NAMES))
+__getattr__, __dir__ = lazy_names(globals(), _NAMES, _SUBMODULES)
+del lazy_names  # not a name of the package
 
 
 __all__ = [

@@ -6,12 +6,14 @@ Output folders (every command with ``--out``: :func:`output_folder`, and the sui
 manifest (:data:`MANIFEST`) says navdtw wrote it and its SHA-256 still matches
 (:func:`check_replaceable`; ``force`` waives this), never a read-only or immutable one; and the new
 files are switched in as one step (:func:`commit_outputs`), so that after any failure the folder
-holds the earlier files, unchanged."""
+holds the earlier files, unchanged. A switch cut short by a kill or a power cut is undone by the
+next command that writes there (:func:`recover_switch`, from the journal :data:`JOURNAL`)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import hashlib
 import json
 import os
@@ -19,11 +21,17 @@ import secrets
 import shutil
 import stat
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ._typing import PathLike
+
+
+class OutputWarning(UserWarning):
+    """Something an output folder held that navdtw put right (an earlier switch cut short and
+    undone); the ``navdtw`` command prints it as ``navdtw: warning: ...``."""
 
 
 class OutputError(OSError):
@@ -107,7 +115,15 @@ def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -
     ------
     OutputError
         naming the first such file and what to do.
+
+    Warns
+    -----
+    OutputWarning
+        when an earlier switch into ``out`` was cut short and is undone first (:func:`recover_switch`).
     """
+    note = recover_switch(out)
+    if note:
+        warnings.warn(note, OutputWarning, stacklevel=2)
     listed = read_manifest(out)
     for name in [MANIFEST, *names]:
         path = out / name
@@ -176,96 +192,162 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+#: While outputs are switched in: the journal of the switch (the names it replaces, where each old
+#: file is kept, the new files' SHA-256), removed when the switch is done or undone. A journal left
+#: behind means the switch was cut short (a kill, a power cut): :func:`recover_switch` undoes it.
+JOURNAL = ".navdtw-switch.json"
+
+
 # Why a rollback and not a staged folder renamed into place: the output folder may hold the user's
 # own files (and the baseline cache), which must stay where they are; POSIX cannot rename a folder
 # over a non-empty one, and swapping two folders (renameat2's RENAME_EXCHANGE) is Linux-only. So
 # each old file is first kept under a second name (a hard link: nothing is copied, and an immutable
 # file refuses it before anything changed), then the new files are renamed over the old ones, the
-# manifest last; a failure on the way renames every kept file back and removes the new ones.
+# manifest last; a failure on the way renames every kept file back and removes the new ones. The
+# journal, written before anything changes, lets the next run do the same after a kill.
 def commit_outputs(out: Path, data: dict[str, bytes], remove: Sequence[str] = ()) -> list[Path]:
     """Switches ``data`` (name -> bytes, the manifest last) into ``out`` and removes ``remove``, as
     one step: on any failure (a write, a rename, an interruption) ``out`` is left as it was, and
-    the :class:`OutputError` names the real output."""
+    the :class:`OutputError` names the real output; after a kill, the next call of
+    :func:`check_replaceable` on ``out`` puts it back (:data:`JOURNAL`)."""
     umask = os.umask(0)
     os.umask(umask)
+    token = secrets.token_hex(4)  # in the names of this switch's temporary files: .NAME.TOKEN.*.tmp
     temps: dict[str, str] = {}
-    kept: dict[str, Path] = {}  # name -> the old file's second name
+    kept = {name: out / f".{name}.{token}.old" for name in [*data, *remove] if (out / name).exists()}
+    journal = {
+        "token": token,
+        "new": {name: hashlib.sha256(blob).hexdigest() for name, blob in data.items()},
+        "kept": {name: p.name for name, p in kept.items()},
+    }
+    done = undone = False
     switched: list[str] = []  # names replaced, created or removed so far
     try:
+        try:
+            atomic_write_json(out / JOURNAL, journal)
+        except OutputError as exc:
+            raise OutputError(exc.errno, f"{exc}; nothing was changed") from None
         for name, blob in data.items():
             try:
-                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-                temps[name] = tmp
+                fd, temps[name] = tempfile.mkstemp(prefix=f".{name}.{token}.", suffix=".tmp", dir=out)
                 with os.fdopen(fd, "wb") as f:
                     f.write(blob)
-                os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
+                os.chmod(temps[name], 0o666 & ~umask)  # mkstemp creates 0600; as a plain open() would
             except OSError as exc:
                 raise output_error(out / name, exc, "; nothing was changed") from None
-        for name in [*data, *remove]:
-            if (out / name).exists():
-                try:
-                    kept[name] = _keep(out / name)
-                except OSError as exc:
-                    raise OutputError(
-                        exc.errno, f"{out / name}: cannot replace: {exc.strerror or exc}; nothing was changed"
-                    ) from None
+        for name, second in kept.items():
+            try:
+                _keep(out / name, second)
+            except OSError as exc:
+                raise OutputError(
+                    exc.errno, f"{out / name}: cannot replace: {exc.strerror or exc}; nothing was changed"
+                ) from None
         for name in [*remove, *data]:
             try:
                 if name in data:
                     os.replace(temps[name], out / name)
-                    del temps[name]
                 else:
                     os.unlink(out / name)
             except OSError as exc:
                 raise output_error(out / name, exc, "; nothing was changed (the earlier files are back)") from None
             switched.append(name)
-        for path in kept.values():
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        kept.clear()
+        done = True
         return [out / name for name in data]
     except BaseException:  # OutputError, and an interruption half-way: put the old files back
-        _rollback(out, switched, kept, data)
+        undone = _rollback(out, switched, dict(kept), data)
         raise
     finally:
-        for tmp in temps.values():
+        for path in [*temps.values(), *(kept.values() if done else ())]:
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
+                os.unlink(path)
+        if done or undone:  # else the journal stays, for recover_switch to finish the rollback
+            with contextlib.suppress(OSError):
+                os.unlink(out / JOURNAL)
 
 
-def _keep(path: Path) -> Path:
-    """A second name for the file at ``path`` in its folder (a hard link; renamed where the file
-    system has no hard links), so that it can be put back."""
-    for _ in range(100):
-        second = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
-        try:
-            os.link(path, second)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            os.rename(path, second)  # an immutable file refuses this too
-        return second
-    raise FileExistsError(errno.EEXIST, "no free name for a copy of the old file")  # pragma: no cover
+def _keep(path: Path, second: Path) -> None:
+    """Gives the file at ``path`` the second name ``second`` in its folder (a hard link; renamed
+    where the file system has no hard links), so that it can be put back."""
+    try:
+        os.link(path, second)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        os.rename(path, second)  # an immutable file refuses this too
 
 
-def _rollback(out: Path, switched: list[str], kept: dict[str, Path], data: Mapping[str, bytes]) -> None:
-    """Undoes the switch: every kept old file renamed back, every new file without one removed."""
+def _rollback(out: Path, switched: list[str], kept: dict[str, Path], data: Mapping[str, bytes]) -> bool:
+    """Undoes the switch: every kept old file renamed back, every new file without one removed.
+    False when a step failed (the journal then stays for :func:`recover_switch`)."""
+    ok = True
     for name in reversed(switched):
-        with contextlib.suppress(OSError):
+        try:
             if name in kept:
                 os.replace(kept.pop(name), out / name)
             elif name in data:
                 os.unlink(out / name)
-    switched.clear()
-    for name, second in list(kept.items()):  # kept but not yet switched: the original is in place
-        with contextlib.suppress(OSError):
+        except OSError:
+            ok = False
+    for name, second in kept.items():  # kept but not yet switched: the original is in place
+        try:
+            if not second.exists():
+                continue  # not kept yet
             if (out / name).exists():
                 os.unlink(second)
             else:
                 os.replace(second, out / name)
-    kept.clear()
+        except OSError:
+            ok = False
+    return ok
+
+
+def recover_switch(out: Path) -> str:
+    """Finishes a switch into ``out`` that was cut short (a kill or a power cut during
+    :func:`commit_outputs` left its :data:`JOURNAL`): when the new manifest is in place the switch
+    was complete and only its leftovers go; otherwise every old file is put back and the new files
+    the switch created are removed, so that ``out`` is the earlier run again. Returns what was done
+    ("" when there was nothing to do).
+
+    Raises
+    ------
+    OutputError
+        when the journal cannot be read or a file cannot be put back (naming it).
+    """
+    path = out / JOURNAL
+    if not path.is_file():
+        return ""
+    try:
+        journal = json.loads(path.read_text(encoding="utf-8"))
+        new = {str(k): str(v) for k, v in journal["new"].items()}
+        kept = {str(k): out / Path(str(v)).name for k, v in journal["kept"].items()}
+        token = str(journal["token"])
+        temps = [t for name in new for t in out.glob(f".{glob.escape(name)}.{glob.escape(token)}.*.tmp")]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise OutputError(
+            errno.EINVAL,
+            f"{path}: the journal of an earlier run's switch cannot be read ({exc}); check the folder's files "
+            "and move the journal away",
+        ) from None
+    complete = (out / MANIFEST).is_file() and sha256_of(out / MANIFEST) == new.get(MANIFEST)
+    try:
+        if not complete:
+            for name, second in kept.items():  # put back (the old file, or a second name of it)
+                if second.exists():
+                    os.replace(second, out / name)
+            for name, digest in new.items():  # remove what the switch created
+                if name not in kept and (out / name).is_file() and sha256_of(out / name) == digest:
+                    os.unlink(out / name)
+        for leftover in [*temps, *kept.values()]:
+            if leftover.exists():
+                os.unlink(leftover)
+        os.unlink(path)
+    except OSError as exc:
+        raise OutputError(
+            exc.errno, f"{path}: cannot undo an earlier run's switch that was cut short: {exc.strerror or exc}"
+        ) from None
+    if complete:
+        return f"{out}: an earlier run was cut short after switching its outputs in; its leftover files are removed"
+    return f"{out}: an earlier run was cut short while switching its outputs in; its files are put back as they were"
 
 
 @contextlib.contextmanager

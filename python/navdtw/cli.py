@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._decisions import DECISIONS
 
@@ -29,21 +29,24 @@ PROG = "navdtw"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 3
+EXIT_ALL_FAILED = 5
 EXIT_INTERRUPTED = 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
     0: "success",
-    EXIT_FAILED: "suite run or compare: some (agent, data set) failed; the others' results are written "
-    "(nothing when every agent failed)",
+    EXIT_FAILED: "suite run or compare: some (agent, data set), or one agent's metric, failed; the others' "
+    "results are written",
     EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
     EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
     "nothing half-written",
+    EXIT_ALL_FAILED: "suite run or compare: every agent failed on every data set; nothing was written (the "
+    "output folder is as it was)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
 }
 
-_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_STATUS.items()) + "."
+_EXIT_EPILOG = "Exit status: " + "; ".join(f"{k} {v}" for k, v in sorted(EXIT_STATUS.items())) + "."
 
 # The random agent of Ilharco et al. (2019), Table 2, on R2R validation unseen, in percent, as
 # transcribed in the README (which discusses where navdtw differs: SED and SPL).
@@ -77,15 +80,40 @@ class _Parser(argparse.ArgumentParser):
     subcommand's options may be added when it is first parsed (``fill``, see :func:`_build_parser`)."""
 
     fill = None
+    # The innermost parser of the command line being parsed (a subcommand's, set as argparse hands
+    # it its arguments), with those arguments: a mistake's message names its options and --help.
+    innermost: ClassVar[_Parser | None] = None
+    args: Sequence[str] = ()
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         if self.fill is not None:
             fill, self.fill = self.fill, None
             fill(self)
+        _Parser.innermost, self.args = self, list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def _misspelt(self) -> str | None:
+        """The first option this parser does not know, with the closest one it does (a typo such as
+        --predicitons makes argparse report the option it hides as missing instead)."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        for token in self.args:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if name.startswith("--") and name not in known and not any(k.startswith(name) for k in known):
+                close = difflib.get_close_matches(name, known, n=1)
+                name = name if name.isprintable() else repr(name)  # the message stays one line
+                return name + (f" (did you mean {close[0]}?)" if close else "")
+        return None
+
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+        parser = _Parser.innermost or self
+        misspelt = parser._misspelt()
+        if misspelt and message.startswith(("unrecognized", "the following arguments")):
+            message = f"unknown option {misspelt}"
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see '{parser.prog} --help')\n")
 
 
 def _positive_int(text: str) -> int:
@@ -340,7 +368,8 @@ def _compare_args(comp: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=FILES",
         help="an agent scored in several runs (seeds): its files, a quoted glob ('runs/mine_seed*.jsonl') "
-        "or a comma-separated list; repeatable, one per agent",
+        "or a comma-separated list; a run may be a folder of one run's files, and the rank files of one run "
+        "(NAME_r{rank}_w{world}.json) are one run; repeatable, one per agent",
     )
     comp.add_argument(
         "--shards",
@@ -408,32 +437,59 @@ def _order_args(order: argparse.ArgumentParser) -> None:
         "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
         "--workers 4 --out order/\n\n" + _EXIT_EPILOG
     )
-    order.add_argument("split", metavar="SPLIT", help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON)")
+    order.add_argument(
+        "split",
+        metavar="SPLIT",
+        help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON, positions references)",
+    )
     order.add_argument("--seed", type=_seed, required=True, help="the order's seed (write it down)")
     order.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="workers (ranks), default 1")
     order.add_argument("--out", default="navdtw_order", metavar="DIR", help="output folder (default navdtw_order/)")
+    order.add_argument("--force", action="store_true", help=_FORCE_HELP)
 
 
 def _watch_args(watch: argparse.ArgumentParser) -> None:
+    from .metrics import CONVENTIONS
+
     watch.description = (
-        "Follow the results an evaluation is writing (in the order of navdtw order) and stop when the\n"
-        "question is answered, with an error of at most --alpha however often you look (docs/stopping.md).\n"
-        "One run: --width, --reported or --against; several runs: the best checkpoint."
+        "Follow the results (or the trajectories) an evaluation is writing, in the order of navdtw order,\n"
+        "and stop when the question is answered, with an error of at most --alpha however often you look\n"
+        "(docs/stopping.md). One run: --width, --reported or --against; several runs: the best checkpoint."
     )
     watch.epilog = (
+        "Per-episode results (--dataset results, the default) are read as navdtw compare reads them: JSON\n"
+        "Lines, JSON, CSV, a folder of one file per episode, one rank's file of a run written per rank, a\n"
+        "glob of shards, every project layout of docs/datasets/results.md. Trajectories are scored as they\n"
+        "come with their data set's metrics (--dataset r2r, r4r, r2r-ce, rxr-ce or positions and its files).\n"
+        "A last line or file still being written is waited for.\n\n"
         "Examples:\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --width 0.02\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --reported sr=0.564\n"
         "  navdtw watch eval/results.jsonl --order order/order.json --against base.jsonl --metric sr,ndtw\n"
-        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n\n"
-        + _EXIT_EPILOG
+        "  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02\n"
+        "  navdtw watch preds.jsonl --dataset r2r --split R2R_val_unseen.json --connectivity connectivity/ \\\n"
+        "      --order order/order.json --against base_preds.json --metric sr,ndtw\n\n" + _EXIT_EPILOG
     )
     watch.add_argument(
         "runs",
         nargs="+",
-        metavar="[NAME=]RESULTS",
-        help="the run's results: a JSON Lines / JSON file, a folder of one file per episode, or a glob of shards; "
-        "several: checkpoints to choose from",
+        metavar="[NAME=]FILES",
+        help="the run's results or trajectories: a JSON Lines / JSON file, a folder of one file per episode, one "
+        "rank's file, or a quoted glob of shards; several: checkpoints to choose from",
+    )
+    watch.add_argument(
+        "--dataset",
+        default="results",
+        metavar="KIND",
+        help="results (default: per-episode results) or the kind that scores the trajectories "
+        "(r2r, r4r, r2r-ce, rxr-ce, positions)",
+    )
+    _dataset_options(watch)
+    watch.add_argument(
+        "--convention", choices=sorted(CONVENTIONS), default=None, help="definitions (default: the kind's)"
+    )
+    watch.add_argument(
+        "--threshold", type=_threshold, default=3.0, metavar="M", help="success distance in metres (default 3.0)"
     )
     watch.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
     watch.add_argument(
@@ -449,7 +505,9 @@ def _watch_args(watch: argparse.ArgumentParser) -> None:
         metavar="M=V",
         help="a reported figure as a fraction (sr=0.564); repeat or comma-separate for several",
     )
-    watch.add_argument("--against", metavar="FILE", help="another agent's complete results on the same split")
+    watch.add_argument(
+        "--against", metavar="FILES", help="another agent's complete results (or trajectories) on the same split"
+    )
     watch.add_argument(
         "--alpha", type=_fraction, default=0.05, help="the error, shared out over metrics or checkpoints (0.05)"
     )
@@ -458,7 +516,12 @@ def _watch_args(watch: argparse.ArgumentParser) -> None:
     watch.add_argument(
         "--idle", type=_fraction_or_more, default=None, metavar="S", help="give up after S seconds without new results"
     )
-    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON (never over an existing file)")
+    watch.add_argument("--output", metavar="FILE", help="write the final state as JSON")
+    watch.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the --output file though navdtw did not write it or it was changed since (never a read-only one)",
+    )
 
 
 def _fraction(text: str) -> float:
@@ -1024,7 +1087,8 @@ A file there that navdtw did not write (or that was changed since) is never repl
 an error names it (--force replaces it; a read-only file, never).
 Exit status 1 when some agent's file failed (the others' results are written; see
 results.json "failures"), 2 for a bad suite file or input, 3 when an output cannot be
-written (nothing half-written). Progress bars need navdtw[progress] (tqdm).
+written (nothing half-written), 5 when every agent failed (nothing written). Progress bars
+need navdtw[progress] (tqdm).
 
 Example:
   navdtw suite run suite.toml --out suite_results
@@ -1037,7 +1101,7 @@ as JSON Lines, JSON (a list, or an object keyed by episode id), CSV or Parquet; 
 are matched to navdtw's metrics by name (docs/datasets/results.md lists the aliases).
 
 Exit status as for suite run: 1 when some agent failed, 2 for bad input, 3 when an
-output cannot be written.
+output cannot be written, 5 when every agent failed (nothing written).
 
 Example:
   navdtw compare mine.json ablation.json --dataset r2r \\
@@ -1097,6 +1161,8 @@ def _print_suite(results: dict, out: Path | None) -> int:
         print(_term(f"wrote {out}{os.sep} ({', '.join(written['files'])})"))
         if written["removed"]:
             print(_term(f"removed the earlier run's {', '.join(written['removed'])} from {out}{os.sep}"))
+    if not results["datasets"]:
+        return EXIT_ALL_FAILED
     return EXIT_FAILED if results["failures"] else 0
 
 
@@ -1195,6 +1261,39 @@ def _pairs_of(texts: Sequence[str], flag: str, form: str, default: str | None = 
     return out
 
 
+def _kind_options(args, kind) -> dict[str, Any]:
+    """The values of ``kind``'s options given as ``--split`` ... (``_dataset_options``), checked;
+    an option of another kind, or a required one missing, is a usage error."""
+    from .datasets import DATASETS
+
+    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
+    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
+    extra = sorted(given - {o.name for o in kind.options})
+    if extra:
+        raise UserError(f"--dataset {kind.name} does not take {', '.join(flags[e] for e in extra)}")
+    options = {}
+    for opt in kind.options:
+        value = getattr(args, f"ds_{opt.name}", None)
+        if value is None and opt.required:
+            raise UserError(f"--dataset {kind.name} needs {opt.flag} ({opt.help})")
+        if value is not None:
+            if opt.kind == "file":
+                _need_file(value, opt.flag)
+            elif opt.kind == "dir":
+                _need_dir(value, opt.flag)
+            elif opt.kind == "path" and not Path(value).exists():
+                raise UserError(f"{opt.flag} {value}: no such file or folder")
+            elif opt.kind == "choice" and value not in opt.choices:
+                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
+            elif opt.kind in ("text", "value"):
+                try:
+                    value = opt.read(value)
+                except ValueError as exc:
+                    raise UserError(f"{opt.flag}: {exc}") from None
+            options[opt.name] = value
+    return options
+
+
 def _cmd_compare(args) -> int:
     from .datasets import DATASETS
     from .suite import OUTPUTS, SuiteError, compare
@@ -1233,31 +1332,7 @@ def _cmd_compare(args) -> int:
         if agent in reported:
             raise UserError(f"--reported {text}: the figures of {agent!r} are given twice")
         reported[agent] = figures
-    flags = {o.name: o.flag for k in DATASETS.values() for o in k.options}
-    given = {o.name for k in DATASETS.values() for o in k.options if getattr(args, f"ds_{o.name}", None) is not None}
-    extra = sorted(given - {o.name for o in kind.options})
-    if extra:
-        raise UserError(f"--dataset {args.dataset} does not take {', '.join(flags[e] for e in extra)}")
-    options = {}
-    for opt in kind.options:
-        value = getattr(args, f"ds_{opt.name}", None)
-        if value is None and opt.required:
-            raise UserError(f"--dataset {args.dataset} needs {opt.flag} ({opt.help})")
-        if value is not None:
-            if opt.kind == "file":
-                _need_file(value, opt.flag)
-            elif opt.kind == "dir":
-                _need_dir(value, opt.flag)
-            elif opt.kind == "path" and not Path(value).exists():
-                raise UserError(f"{opt.flag} {value}: no such file or folder")
-            elif opt.kind == "choice" and value not in opt.choices:
-                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
-            elif opt.kind in ("text", "value"):
-                try:
-                    value = opt.read(value)
-                except ValueError as exc:
-                    raise UserError(f"{opt.flag}: {exc}") from None
-            options[opt.name] = value
+    options = _kind_options(args, kind)
     out = Path(args.out) if args.out else None
     if out is not None:
         paths = [Path(options[o.name]) for o in kind.options if o.kind in ("file", "dir", "path") and o.name in options]
@@ -1300,7 +1375,8 @@ def _cmd_compare(args) -> int:
 def _cmd_order(args) -> int:
     from .order import write_order
 
-    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers)
+    _check_out(Path(args.out), [], [_need_file(args.split, "SPLIT")])
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers, force=args.force)
     names = ", ".join(p.name for p in files.values())
     print(_term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
     return 0
@@ -1311,9 +1387,34 @@ def _split_pairs(values: list[str] | None) -> list[str]:
 
 
 def _cmd_watch(args) -> int:
-    from .datasets.results import load_results
+    from .datasets import DATASETS
     from .order import load_order
     from .watch import Follower, Watch
+
+    kind = DATASETS.get(args.dataset)
+    if kind is None:
+        raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    options = _kind_options(args, kind)
+    if kind.reads_scores:
+        options["partial"] = True  # the run covers part of the split until it ends: that is the point
+    bench = kind.open(**options)
+    try:
+        convention = kind.check_convention(args.convention)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.output:
+        from ._io import check_replaceable
+
+        output = Path(args.output)
+        inputs = [Path(s.partition("=")[2] if "=" in s and not os.path.exists(s) else s) for s in args.runs]
+        inputs += [Path(args.order), *([Path(args.against)] if args.against else [])]
+        for p in inputs:  # a run's folder would read the state as an episode's file
+            if _same(output, p) or (p.is_dir() and _same(output.parent, p)):
+                raise UserError(f"--output {output}: would be written into the input {p}; choose another file")
+        check_replaceable(output.parent, [output.name], force=args.force)  # before the hours of watching
+
+    def follower(path: str, name: str) -> Follower:
+        return Follower(path, name=name, bench=bench, convention=convention, threshold=args.threshold)
 
     runs = {}
     for k, spec in enumerate(args.runs):
@@ -1321,8 +1422,8 @@ def _cmd_watch(args) -> int:
         if not sep or not name or os.path.exists(spec):
             name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
         if name in runs:
-            raise UserError(f"two runs are named {name!r}: name them with NAME=RESULTS")
-        runs[name] = Follower([path], name=name)
+            raise UserError(f"two runs are named {name!r}: name them with NAME=FILES")
+        runs[name] = follower(path, name)
     reported = {}
     for item in _split_pairs(args.reported):
         m, sep, v = item.partition("=")
@@ -1334,7 +1435,13 @@ def _cmd_watch(args) -> int:
             raise UserError(f"--reported {item!r}: give METRIC=FRACTION, e.g. sr=0.564 (not 56.4)")
         reported[m.strip().lower()] = value
     metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
-    against = load_results(args.against) if args.against else None
+    against = None
+    if args.against:
+        base = follower(args.against, Path(args.against.rstrip("/\\")).name)
+        base.poll()
+        if base.table is None:
+            raise UserError(f"--against {args.against}: {base.waiting or 'no episodes'}")
+        against = base.table
     try:
         watch = Watch(
             load_order(args.order),
@@ -1347,8 +1454,6 @@ def _cmd_watch(args) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if args.output and Path(args.output).exists():
-        raise UserError(f"{args.output} exists: --output never overwrites")
     live = sys.stdout.isatty() and not args.once
     shown = [0]
 
@@ -1360,7 +1465,9 @@ def _cmd_watch(args) -> int:
             sys.stdout.flush()
             shown[0] = len(lines)
 
-    decision = watch.run(once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output)
+    decision = watch.run(
+        once=args.once, poll=args.poll, idle=args.idle, show=show, output=args.output, force=args.force
+    )
     if not live:
         print("\n".join(_term(line) for line in watch.lines()[:-1]))
     code = DECISIONS[decision][0]
@@ -1388,6 +1495,19 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(msg.split())
 
 
+def _show_output_warning(shown, category):
+    """``warnings.showwarning`` that prints navdtw's warnings about output folders as one line
+    ``navdtw: warning: ...`` and leaves the others to ``shown``."""
+
+    def show(message, cat, *args, **kwargs):
+        if issubclass(cat, category):
+            print(_term(f"{PROG}: warning: {message}"), file=sys.stderr)
+        else:
+            shown(message, cat, *args, **kwargs)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``navdtw`` command.
 
@@ -1403,15 +1523,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
-        2 a mistake in the input, 3 an output could not be written, 130 interrupted.
+        2 a mistake in the input, 3 an output could not be written, 5 every agent of a suite run
+        or compare failed (nothing written), 130 interrupted (:data:`EXIT_STATUS`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _build_parser(lazy=True)
     try:
-        args = parser.parse_args(argv)
+        parser = _build_parser(lazy=True)
+        args = parser.parse_args(argv)  # imports what the command's options need: Ctrl-C may come here
+        from ._io import OutputError, OutputWarning  # after parsing: its numpy import is not --help's to pay
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    from ._io import OutputError  # after parsing: its numpy import is not --help's to pay
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
     args.argv = argv
     commands = {
@@ -1424,8 +1548,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "order": _cmd_order,
         "watch": _cmd_watch,
     }
+    stdout = sys.stdout
     try:
-        return commands[args.command](args)
+        sys.stdout = _PipeSafe(stdout)  # `navdtw compare ... --out d | head` still writes d
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_output_warning(warnings.showwarning, OutputWarning)
+            return commands[args.command](args)
     except UserError as exc:
         print(_term(f"{PROG}: error: {_one_line(exc)}"), file=sys.stderr)
     except OutputError as exc:  # names the output, never a temporary file
@@ -1437,7 +1566,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        sys.stdout = stdout
     return EXIT_USAGE
+
+
+class _PipeSafe:
+    """Standard output that a closed pipe does not stop (``navdtw ... | head``): the rest of what
+    is printed goes nowhere, and the command goes on to write its files and exit with its status,
+    instead of failing with "Broken pipe" half-way."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _closed(self) -> None:
+        self._gone = True
+        try:  # the stream's buffered text would fail again at exit: point its descriptor at devnull
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # a stream without a descriptor (captured): nothing more to do
+            pass
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,8 +8,9 @@ the forms evaluators consume (docs/stopping.md):
 * ``order.json``: the same with the seed, the split file's name and SHA-256, the units and the
   workers' assignment (what ``navdtw watch --order`` reads);
 * a copy of the split file with its entries in that order (R2R-CE / RxR-CE ``{split}.json.gz``:
-  ``{"episodes": [...]}``; R2R-family JSON: a list of path entries), and with ``workers > 1`` one
-  copy and one id list per worker.
+  ``{"episodes": [...]}``; R2R-family JSON: a list of path entries; the references of the
+  ``positions`` kind: records with an ``episode_id``, JSON or JSON Lines as given), and with
+  ``workers > 1`` one copy and one id list per worker.
 
 The unit of the order is an entry of the split file: an episode of R2R-CE / RxR-CE, a path with its
 instructions in the R2R family (R2R, R4R: the evaluator runs a path's instructions one after the
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text, check_replaceable, output_folder
 from ._typing import PathLike
 
 __all__ = ["Order", "load_order", "random_order", "write_order"]
@@ -92,7 +93,13 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
     raw = path.read_bytes()
     gz = raw[:2] == b"\x1f\x8b"
     try:
-        doc = json.loads(gzip.decompress(raw) if gz else raw)
+        text = gzip.decompress(raw) if gz else raw
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise
+            doc = _Lines(json.loads(line) for line in text.splitlines() if line.strip())
     except (OSError, EOFError, ValueError) as exc:
         raise ValueError(f"{path.name}: not a JSON split file ({exc})") from None
     if isinstance(doc, dict) and isinstance(doc.get("episodes"), list):
@@ -109,12 +116,16 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
                 units.append(tuple(f"{e['path_id']}_{j}" for j in range(len(e["instructions"]))))
             elif isinstance(e, dict) and "instr_id" in e:
                 units.append((str(e["instr_id"]),))
+            elif isinstance(e, dict) and "episode_id" in e:  # records of positions (navdtw.datasets.positions)
+                units.append((str(e["episode_id"]),))
             else:
-                raise ValueError(f"{path.name}: entry {k} has neither 'path_id' with 'instructions' nor 'instr_id'")
+                raise ValueError(
+                    f"{path.name}: entry {k} has neither 'path_id' with 'instructions', 'instr_id' nor 'episode_id'"
+                )
     else:
         raise ValueError(
-            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}) '
-            "or an R2R-family list of path entries"
+            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}), '
+            "an R2R-family list of path entries, or records with an episode_id (JSON or JSON Lines)"
         )
     seen: set[str] = set()
     for unit in units:
@@ -127,27 +138,40 @@ def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool
     return doc, entries, units, gz
 
 
+class _Lines(list):
+    """The records of a JSON Lines file (written back as JSON Lines)."""
+
+
 def _dump(doc: Any, gz: bool) -> bytes:
-    data = json.dumps(doc, ensure_ascii=False).encode()
+    if isinstance(doc, _Lines):
+        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in doc).encode()
+    else:
+        data = json.dumps(doc, ensure_ascii=False).encode()
     return gzip.compress(data, mtime=0) if gz else data
 
 
-def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1) -> dict[str, Path]:
+def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, force: bool = False) -> dict[str, Path]:
     """Draws a random order of a split's episodes and writes it (the module's files) into ``out``.
 
     Parameters
     ----------
     split : str or Path
-        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``) or an R2R-family JSON
-        list of path entries (``R2R_val_unseen.json``).
+        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``), an R2R-family JSON
+        list of path entries (``R2R_val_unseen.json``), or records with an ``episode_id`` (the
+        references of the ``positions`` kind, JSON or JSON Lines).
     out : str or Path
-        The folder to write into (made if missing). Existing files of the same names are refused,
-        never overwritten.
+        The folder to write into (made if missing), by navdtw's output rules
+        (the output folders of :doc:`the command </cli>`): the files are switched in together, with the folder's
+        manifest; a file of the same name that navdtw did not write, or that was changed since, is
+        an error naming it (a rerun replaces navdtw's own).
     seed : int
         The order's seed (write it down: the same seed gives the same order).
     workers : int
         ``k`` workers (ranks): with ``k > 1`` each gets a copy of the split and an id list of its
         round-robin share.
+    force : bool, optional
+        Replace files of the outputs' names that navdtw did not write or that were changed since
+        (never a read-only one).
 
     Returns
     -------
@@ -159,8 +183,8 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1) 
     ValueError
         An unreadable split file (the message names it and the entry), ``workers < 1``, a negative
         seed.
-    FileExistsError
-        An output file already exists.
+    ~navdtw.suite.OutputError
+        An output file navdtw may not replace (named), or that cannot be written.
     """
     split, out = Path(split), Path(out)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -171,20 +195,31 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1) 
     perm = random_order(len(units), seed)
     ordered_units = [units[k] for k in perm]
     ordered_entries = [entries[k] for k in perm]
-
-    def copy_of(items: list[Any]) -> Any:
-        return {**doc, "episodes": items} if isinstance(doc, dict) else items
-
     names = {"order": out / "order.txt", "json": out / "order.json", "split": out / split.name}
     shares = [list(range(r, len(units), workers)) for r in range(workers)] if workers > 1 else []
     stem, suffix = _stem_suffix(split.name)
     for r in range(len(shares)):
         names[f"worker{r}"] = out / f"order.worker{r}of{workers}.txt"
         names[f"split{r}"] = out / f"{stem}.worker{r}of{workers}{suffix}"
-    taken = [p for p in names.values() if p.exists()]
-    if taken:
-        raise FileExistsError(f"{taken[0]} exists: navdtw order never overwrites (choose another --out)")
-    out.mkdir(parents=True, exist_ok=True)
+    if any(_same_file(p, split) for p in names.values()):
+        raise ValueError(f"{split.name}: the split's copy would replace the split itself: choose another --out")
+    check_replaceable(out, [p.name for p in names.values()], force=force)  # before the work, as after it
+    with output_folder(out, force=force) as stage:
+        _write(stage, {k: stage / p.name for k, p in names.items()}, split, doc, gz, seed, ordered_units,
+               ordered_entries, shares)  # fmt: skip
+    return names
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return a.exists() and a.resolve() == b.resolve()
+
+
+def _write(stage, names, split, doc, gz, seed, ordered_units, ordered_entries, shares) -> None:
+    """The order's files (the module's list), written into the staging folder."""
+
+    def copy_of(items: list[Any]) -> Any:
+        return {**doc, "episodes": items} if isinstance(doc, dict) else type(doc)(items)
+
     ids = [i for unit in ordered_units for i in unit]
     atomic_write_text(names["order"], "".join(i + "\n" for i in ids))
     atomic_write_json(
@@ -203,7 +238,6 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1) 
     for r, share in enumerate(shares):
         atomic_write_text(names[f"worker{r}"], "".join(i + "\n" for k in share for i in ordered_units[k]))
         atomic_write_bytes(names[f"split{r}"], _dump(copy_of([ordered_entries[k] for k in share]), gz))
-    return names
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:

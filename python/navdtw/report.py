@@ -194,12 +194,16 @@ def explore_view(values: dict, agents: list, metrics: list) -> dict:
     """Internal: the episode explorer as it opens, for a data set whose ``agents`` and ``metrics``
     (leaderboard order) have per-episode ``values`` (agent -> metric -> values)."""
     have = [a for a in agents if values.get(a)]
-    return explore_defaults(have, [m for m in metrics if any(m in values[a] for a in have)])
+    # the difference needs the metric of both A and B: a metric that failed for one of them (its
+    # column only) would open an empty Δ column
+    pair = have[:2]
+    return explore_defaults(have, [m for m in metrics if all(m in values[a] for a in pair)])
 
 
 def explore_defaults(agents: list[str], metrics: list[str]) -> dict:
     """Internal: the episode explorer as it opens: agents A and B (the first two with per-episode
-    values) and the metric of the difference (nDTW when there, else the first)."""
+    values) and the metric of the difference (``metrics``: those both have; nDTW when there, else
+    the first)."""
     return {
         "a": agents[0] if agents else None,
         "b": agents[1] if len(agents) > 1 else None,
@@ -376,6 +380,21 @@ def _metric_info(metrics: dict, name: str) -> dict:
     }
 
 
+def _unmarked(ds: dict, names: list, board: dict) -> dict[str, str]:
+    """Why each metric of a data set's table that gets no marks gets none (the caption under the
+    table says only these): no direction, staying at the start wins, or fewer than two agents."""
+    from .suite.marks import info_of, unmarked_reason
+
+    out = {}
+    for m in names:
+        why = unmarked_reason(info_of(ds, m))
+        if why is None and sum(1 for row in board.values() if (row.get(m) or [None])[0] is not None) < 2:
+            why = "fewer than two agents measured"
+        if why is not None:
+            out[m] = why
+    return out
+
+
 def _payload(data: dict, max_scenes: int) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise _fail("data", "expected a dict with a 'results' dict (the suite's results.json)")
@@ -471,6 +490,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
             "board": board,
             "baseline": baseline,
             "marks": leaderboard_marks(ds, metrics, alpha),
+            "unmarked": _unmarked(ds, names, board),
             "comparisons": comparisons,
             "reported": reported,
             "runs": runs,

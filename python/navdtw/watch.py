@@ -19,9 +19,16 @@ runs), and every message states the share. docs/stopping.md has the guarantees a
 
 from __future__ import annotations
 
-import glob
+import contextlib
+import gzip
 import json
+import os
+import shutil
+import tempfile
 import time
+import warnings
+import weakref
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,151 +37,208 @@ from typing import Any
 import numpy as np
 
 from ._decisions import DECISIONS
-from ._io import atomic_write_json
+from ._io import atomic_write_json, output_folder
 from ._messages import listed
-from .datasets.results import ID_COLUMNS, ResultsTable, load_results
+from .datasets.base import Benchmark
+from .datasets.layouts import shard_of
+from .datasets.results import ResultsTable
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
-__all__ = ["DECISIONS", "Follower", "Watch"]
+__all__ = ["DECISIONS", "Episodes", "Follower", "Watch", "complete_part"]
 
 # --------------------------------------------------------------------------------------------
-# reading results as they are written
+# reading a run as it is written
 # --------------------------------------------------------------------------------------------
 
 
-class _Source:
-    """One file of a run, read as it grows."""
+def complete_part(data: bytes) -> bytes | None:
+    """The part of a file still being written that a reader may take, or None (nothing yet).
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0  # JSON Lines: bytes taken so far (up to the last complete line)
-        self.line = 0
-        self.rows: list[dict] = []
-        self.whole: Any = None  # a whole-document JSON file, once it parses
-        self.mtime_size: tuple[float, int] | None = None
-
-    def poll(self) -> bool:
-        """Reads what was added; True when something new was taken."""
-        try:
-            st = self.path.stat()
-        except FileNotFoundError:
-            return False
-        if self.mtime_size == (st.st_mtime, st.st_size):
-            return False
-        self.mtime_size = (st.st_mtime, st.st_size)
-        data = self.path.read_bytes()
-        if self.whole is None and self.offset == 0 and not _looks_like_lines(data):
-            try:
-                doc = json.loads(data)
-            except ValueError:
-                return False  # a whole document still being written: wait for it
-            self.whole, self.rows = doc, _rows_of(doc, self.path)
-            return True
-        if self.whole is not None:  # rewritten whole: read it again
-            try:
-                doc = json.loads(data)
-            except ValueError:
-                return False
-            self.whole, self.rows = doc, _rows_of(doc, self.path)
-            return True
-        return self._more_lines(data)
-
-    def _more_lines(self, data: bytes) -> bool:
-        new = data[self.offset :]
-        taken = 0
-        added = False
-        while taken < len(new):
-            end = new.find(b"\n", taken)
-            piece = new[taken:] if end < 0 else new[taken:end]
-            if end < 0:
-                # The last line has no newline yet: taken only once it is a whole object (a writer
-                # may end the file without a newline); a truncated object never parses.
-                try:
-                    obj = json.loads(piece)
-                except ValueError:
-                    break
-                if not isinstance(obj, dict):
-                    break
-            self.line += 1
-            taken = len(new) if end < 0 else end + 1
-            if piece.strip():
-                try:
-                    obj = json.loads(piece)
-                except ValueError as exc:
-                    raise ValueError(f"{self.path.name}: line {self.line} is not JSON ({exc})") from None
-                if not isinstance(obj, dict):
-                    raise ValueError(f"{self.path.name}: line {self.line} is not a JSON object")
-                self.rows.append(obj)
-                added = True
-        self.offset += taken
-        return added
-
-
-def _looks_like_lines(data: bytes) -> bool:
-    """JSON Lines: the first line is a whole JSON object on its own."""
-    first = data.split(b"\n", 1)[0].strip()
-    if not first:
-        return False
-    try:
-        return isinstance(json.loads(first), dict) and (b"\n" in data or first == data.strip())
-    except ValueError:
-        return False
-
-
-def _rows_of(doc: Any, path: Path) -> list[dict]:
-    if isinstance(doc, list) and all(isinstance(r, dict) for r in doc):
-        return list(doc)
-    if isinstance(doc, dict):
-        if any(k in doc for k in ID_COLUMNS):
-            return [doc]  # one file per episode
-        if doc and all(isinstance(v, dict) for v in doc.values()):
-            return [{"episode_id": k, **v} for k, v in doc.items()]  # keyed by episode id
-    raise ValueError(f"{path.name}: not a results file of episodes (a list of rows, rows keyed by id, or one row)")
-
-
-def _keyed(row: dict) -> list[dict]:
-    """A line holding episodes keyed by id (a whole keyed JSON written on one line) as rows."""
-    if not any(c in row for c in ID_COLUMNS) and row and all(isinstance(v, dict) for v in row.values()):
-        return [{"episode_id": k, **v} for k, v in row.items()]
-    return [row]
-
-
-class Follower:
-    """The results of one run, read as they are written: a file, a folder, a glob, or several shards.
+    A whole JSON document (a file rewritten as it grows) is taken whole, and a document cut short
+    (being written) is not taken at all; a file of lines (JSON Lines, CSV) is taken up to its last
+    newline, with a last line that has no newline yet only when it is already a whole JSON value
+    (StreamVLN ends its file with a summary object and no newline); a CSV table's header alone, an
+    empty list or object hold nothing yet. Gzip and Parquet files are taken only when whole.
 
     Parameters
     ----------
-    paths : sequence of str or Path
-        The run's files: JSON Lines (appended per episode), JSON, a folder of one file per episode
-        (``*.json`` / ``*.jsonl`` directly inside), or a glob pattern; all of them are one run.
+    data : bytes
+        The file's bytes as they are now.
+
+    Returns
+    -------
+    bytes or None
+        What to read (gzip decompressed), or None when no part is complete yet.
+    """
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            return None  # the compressed stream is not finished yet
+    if data[:4] == b"PAR1":
+        return data if len(data) > 8 and data[-4:] == b"PAR1" else None
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head:
+        return None
+    if head[:1] in b"[{":
+        with contextlib.suppress(ValueError, RecursionError):
+            return data if json.loads(data) else None  # a whole document; an empty one holds nothing yet
+        first = head.split(b"\n", 1)
+        if len(first) < 2 or not _whole_json(first[0]):
+            return None  # a document being written (its first line is not a whole value)
+    else:
+        rows = [line for line in data.split(b"\n")[:-1] if line.strip()]
+        return data[: data.rfind(b"\n") + 1] if len(rows) > 1 else None  # CSV: a header alone holds nothing yet
+    cut = data.rfind(b"\n") + 1
+    tail = data[cut:]
+    return data if tail.strip() and _whole_json(tail) else (data[:cut] or None)
+
+
+def _lines_as_list(part: bytes) -> bytes:
+    """JSON Lines as a JSON list of the same records (the readers of trajectories take lists)."""
+    with contextlib.suppress(ValueError, RecursionError):
+        json.loads(part)
+        return part  # a whole document already
+    return b"[" + b",\n".join(line for line in part.split(b"\n") if line.strip()) + b"]"
+
+
+def _whole_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Episodes:
+    """A run's episodes scored so far (or another agent's complete ones, ``--against``).
+
+    Attributes
+    ----------
+    source:
+        the run's files, as messages name them.
+    ids:
+        the episode ids, as strings.
+    values:
+        metric -> float64 values, one per id (navdtw's non-finite policy applied).
+    rates:
+        the metrics that are rates, bounded in [0, 1].
+    unscored:
+        ids of the split the evaluator's convention does not score (the R2R evaluator scores
+        instructions 0..2 of each path): done, without a value.
+    notes:
+        what the reader or the matcher said (the layout recognised, the evaluator's summary).
+    """
+
+    source: str
+    ids: list[str]
+    values: dict[str, np.ndarray]
+    rates: frozenset[str]
+    unscored: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of_table(cls, table: ResultsTable) -> Episodes:
+        """A results table's episodes.
+
+        Parameters
+        ----------
+        table : ResultsTable
+            A table of :func:`navdtw.datasets.load_results`.
+
+        Returns
+        -------
+        Episodes
+        """
+        return cls(table.source, list(table.ids), dict(table.values), frozenset(table.rates), notes=table.notes)
+
+
+class Follower:
+    """One run, read as it is written: its results (or its trajectories, scored) so far.
+
+    Every look mirrors the complete part of the run's files (:func:`complete_part`) into a private
+    folder, under their own names, and reads that through the data set's own reader and scorer,
+    as ``navdtw compare`` does: a results table through :func:`navdtw.datasets.load_results` (every
+    layout it reads: JSON Lines, JSON, CSV, an ETPNav rank's file with its siblings, a folder of
+    one file per episode, StreamVLN's summary line, ...); trajectories through their kind's
+    matcher and :func:`navdtw.evaluate`, file by file: the lines appended to a JSON Lines file are
+    matched and scored on their own (each episode once), any other change reads the file again
+    whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
+    so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
+    complete yet, and a rank's file not written yet, are waited for.
+
+    Parameters
+    ----------
+    source : str or Path
+        The run's files as ``navdtw compare`` takes them: a file (JSON Lines appended per episode,
+        a JSON file rewritten as it grows, one rank's file of a run written per rank), a folder of
+        one file per episode, or a glob pattern of shards.
     name : str
         The run's name in messages.
+    bench : Benchmark, optional
+        The data set the run is read through (:func:`navdtw.datasets.open`); default: results
+        tables (``open("results", partial=True)``). A kind that scores trajectories must match a
+        part of its split (``matches_partial``: r2r, r4r, r2r-ce, rxr-ce, positions).
+    convention : str, optional
+        The convention scored (default: the kind's).
+    threshold : float, optional
+        The success distance in metres for trajectories (default 3.0).
 
     Raises
     ------
     ValueError
-        A pattern that is neither a file, a folder nor a glob.
+        A kind that cannot score a part of its split.
     """
 
-    def __init__(self, paths: Sequence[str | Path], *, name: str) -> None:
-        self.name = name
-        self.patterns = [str(p) for p in paths]
-        self._sources: dict[Path, _Source] = {}
-        self.table: ResultsTable | None = None
-        self.left_out = 0  # rows without an id (an evaluator's summary line)
+    def __init__(
+        self,
+        source: str | Path,
+        *,
+        name: str,
+        bench: Benchmark | None = None,
+        convention: str | None = None,
+        threshold: float = 3.0,
+    ) -> None:
+        from .datasets import open as open_dataset
 
-    def _files(self) -> list[Path]:
-        out = []
-        for pat in self.patterns:
-            p = Path(pat)
-            if p.is_dir():
-                out += sorted(q for q in p.iterdir() if q.suffix in (".json", ".jsonl") and q.is_file())
-            elif glob.has_magic(pat):
-                out += sorted(Path(q) for q in glob.glob(pat))
-            else:
-                out.append(p)
-        return out
+        self.name = name
+        self.source = str(source)
+        self.bench = bench if bench is not None else open_dataset("results", partial=True)
+        kind = self.bench.kind
+        if not kind.reads_scores and not self.bench.matches_partial:
+            raise ValueError(
+                f"{name}: navdtw watch scores trajectories of the kinds that match a part of their split "
+                f"(r2r, r4r, r2r-ce, rxr-ce, positions), not {kind.name}: give the per-episode results "
+                "(--dataset results)"
+            )
+        self.convention = kind.check_convention(convention)
+        self.threshold = threshold
+        self.table: Episodes | None = None
+        self.waiting = ""  # why the run cannot be read yet, for the terminal view
+        self._root = Path(tempfile.mkdtemp(prefix="navdtw-watch-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self._root, True)
+        self._seen: dict[Path, tuple[int, int, int]] = {}
+        self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
+        self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
+        self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+
+    def close(self) -> None:
+        """Removes the private copies (also done when the follower is collected)."""
+        self._cleanup()
+
+    def _files(self) -> tuple[list[Path], Path | None] | None:
+        """The run's files and the folder they are mirrored from (None: not there yet)."""
+        from .datasets.shards import files_of
+
+        try:
+            files = files_of(self.source, recursive=bool(getattr(self.bench, "options", {}).get("recursive")))
+        except (ValueError, OSError) as exc:  # no file yet, an empty folder, a rank not written yet
+            self.waiting = " ".join(str(exc).split())
+            return None
+        folder = Path(self.source)
+        return list(files.paths), folder if folder.is_dir() else None
 
     def poll(self) -> bool:
         """Reads what the evaluator added since the last call.
@@ -182,35 +246,130 @@ class Follower:
         Returns
         -------
         bool
-            True when new rows were read (``table`` is then the whole run so far).
+            True when the run changed (``table`` is then every episode so far).
 
         Raises
         ------
         ValueError
-            A malformed complete line or file, an id in two files, a value the results reader
-            refuses (the message names the file and entry).
+            What the data set's reader or matcher refuses in the complete part: a malformed line
+            or entry, an id in two shards, an episode not in the split (the message names the file
+            and the entry).
         """
-        new = False
-        for f in self._files():
-            src = self._sources.setdefault(f, _Source(f))
-            new |= src.poll()
-        if not new:
+        found = self._files()
+        if found is None:
             return False
-        rows, owner = [], {}
-        self.left_out = 0
-        for f, src in self._sources.items():
-            for r in (row for raw in src.rows for row in _keyed(raw)):
-                key = next((str(r[c]) for c in ID_COLUMNS if c in r), None)
-                if key is None:
-                    self.left_out += 1
-                    continue
-                if key in owner and owner[key] != f:
-                    raise ValueError(f"{self.name}: episode {key!r} is in both {owner[key].name} and {f.name}")
-                owner[key] = f
-                rows.append(r)
-        if rows:
-            self.table = load_results(rows)
+        files, folder = found
+        base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
+        changed = False
+        new: dict[Path, bytes] = {}
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+            if self._seen.get(f) == stamp:
+                continue
+            self._seen[f] = stamp
+            part = complete_part(f.read_bytes())
+            if part is None:
+                continue  # nothing complete yet, or being rewritten: its last complete copy stays
+            copy = self._root / base.name / f.resolve().relative_to(base)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if not self.bench.kind.reads_scores:
+                if self._taken.get(f) != part:
+                    new[f] = part  # scored below, where a message names the run's own folder
+                    changed = True
+            elif not copy.exists() or copy.read_bytes() != part:
+                copy.write_bytes(part)
+                changed = True
+            self._mirror[f] = copy
+        pending = [f for f in files if f not in self._mirror and shard_of(f.name) is not None]
+        if pending:  # one rank's file is one run with its siblings: all of them, or none
+            self.waiting = f"{pending[0].name}: nothing complete yet"
+            return False
+        self.waiting = "" if self._mirror else "nothing complete yet"
+        if not changed or not self._mirror:
+            return False
+        try:
+            if not self.bench.kind.reads_scores:
+                for f, part in new.items():
+                    self._score_file(f, part)
+                self.table = self._joined(files)
+            elif folder is not None:
+                self.table = self._read(str(self._root / base.name))
+            elif Path(self.source).is_file():  # one file; one rank's names its siblings, as in compare
+                self.table = self._read(str(self._root / base.name / Path(self.source).resolve().relative_to(base)))
+            else:
+                self.table = self._read([str(self._mirror[f]) for f in files if f in self._mirror])
+        except ValueError as exc:  # the copies' folder named as the run's own
+            raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
         return True
+
+    def _score_file(self, f: Path, part: bytes) -> None:
+        """Trajectories of one file: the JSON lines added since the last look matched and scored on
+        their own (each episode once); a whole document, a file rewritten otherwise, or lines that
+        repeat an episode of the earlier ones, read again whole (as ``navdtw compare`` reads it)."""
+        copy = self._mirror[f]
+        before = self._taken.get(f, b"")
+        lines = not _whole_json(part)
+        if lines and before and part.startswith(before) and not _whole_json(before):
+            copy.write_bytes(_lines_as_list(part[len(before) :]))
+            try:
+                chunk = self._read(str(copy))
+            except ValueError:
+                chunk = None  # read whole below: its message numbers the entries as the file does
+            seen = {i for p in self._parts[f] for i in p.ids}
+            if chunk is not None and not seen & set(chunk.ids):
+                self._parts[f].append(chunk)
+                self._taken[f] = part
+                return
+        copy.write_bytes(_lines_as_list(part) if lines else part)
+        self._parts[f] = [self._read(str(copy))]
+        self._taken[f] = part
+
+    def _joined(self, files: list[Path]) -> Episodes:
+        """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
+        owner: dict[str, Path] = {}
+        parts = [(f, p) for f in files for p in self._parts.get(f, ())]
+        if not parts:
+            return Episodes(self.name, [], {}, frozenset())
+        for f, part in parts:
+            for i in part.ids:
+                if i in owner:
+                    raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
+                owner[i] = f
+        common = set.intersection(*(set(p.values) for _, p in parts))
+        return Episodes(
+            self.name,
+            [i for _, p in parts for i in p.ids],
+            {m: np.concatenate([p.values[m] for _, p in parts]) for m in common},
+            frozenset(m for _, p in parts for m in p.rates),
+            frozenset(i for _, p in parts for i in p.unscored),
+            tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
+        )
+
+    def _read(self, what: Any) -> Episodes:
+        """The mirrored files through the data set's reader and scorer, as ``navdtw compare``."""
+        from .registry import nonfinite_policy
+
+        bench = self.bench
+        partial = {"partial": True} if bench.matches_partial else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a part of the split: that is the point
+            matched = bench.match(what, convention=self.convention, **partial)
+            scores = bench.evaluate(matched, convention=self.convention, threshold=self.threshold)
+        ids = [str(i) for i in matched.ids]
+        values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=self.name)
+        unscored = frozenset() if bench.kind.reads_scores else frozenset(map(str, matched.left_out))
+        return Episodes(
+            self.name,
+            ids,
+            values,
+            frozenset(k for k in values if scores.metric(k).rate),
+            unscored,
+            tuple(matched.notes),
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +397,8 @@ class _Run:
 
 
 def _unit_value(values: Mapping[str, float], unit: Sequence[str]) -> float:
-    return float(np.mean([values[i] for i in unit]))
+    """A unit's value: the mean over its scored episodes (a path's instructions)."""
+    return float(np.mean([values[i] for i in unit if i in values]))
 
 
 class Watch:
@@ -259,7 +419,7 @@ class Watch:
         "inside" and "tied" are decided).
     reported : Mapping[str, float], optional
         Reported figures per metric (``--reported``).
-    against : ResultsTable, optional
+    against : Episodes or ResultsTable, optional
         Another agent's complete results on the same split (``--against``).
 
     Raises
@@ -277,8 +437,10 @@ class Watch:
         alpha: float = 0.05,
         width: float | None = None,
         reported: Mapping[str, float] | None = None,
-        against: ResultsTable | None = None,
+        against: Episodes | ResultsTable | None = None,
     ) -> None:
+        if isinstance(against, ResultsTable):
+            against = Episodes.of_table(against)
         self.order = order
         self.metrics = list(metrics)
         self.alpha = alpha
@@ -314,7 +476,8 @@ class Watch:
                 if m not in against.rates:
                     raise ValueError(f"--against {against.source}: {m!r} is not a bounded metric (a rate)")
                 self._against_values[m] = dict(zip(against.ids, against.values[m].tolist()))
-            missing = [i for i in order.ids if i not in self._against_values[self.metrics[0]]]
+            have = self._against_values[self.metrics[0]]
+            missing = [i for i in order.ids if i not in have and i not in against.unscored]
             if missing:
                 raise ValueError(
                     f"--against {against.source}: {len(missing)} episodes of the order have no row "
@@ -326,7 +489,7 @@ class Watch:
 
     # -- feeding ------------------------------------------------------------------------------
 
-    def _ensure_tracks(self, run: _Run, table: ResultsTable) -> None:
+    def _ensure_tracks(self, run: _Run, table: Episodes) -> None:
         if run.tracks:
             return
         n = len(self.order)
@@ -363,7 +526,9 @@ class Watch:
             have = values[self.metrics[0]]
             k = run.done
             units = self.order.units
-            while k < len(units) and all(i in have for i in units[k]):
+            while k < len(units) and all(i in have or i in table.unscored for i in units[k]):
+                if not any(i in have for i in units[k]):
+                    raise ValueError(f"{run.name}: unit {k} of the order has no episode the convention scores")
                 k += 1
             for m, track in run.tracks.items():
                 new = [_unit_value(values[m], u) for u in units[run.done : k]]
@@ -483,9 +648,11 @@ class Watch:
             out.append(
                 f"{run.name}: {bar} {run.done}/{n} of the order ({100 * run.done / n:.1f}%)"
                 + (f", {run.waiting} finished out of order wait" if run.waiting else "")
-                + (f", {run.follower.left_out} rows without an id left out" if run.follower.left_out else "")
+                + (f"; waiting: {run.follower.waiting}" if run.follower.waiting else "")
                 + tag
             )
+            table = run.follower.table
+            out += [f"    note: {note}" for note in (table.notes if table is not None else ())]
             for m, t in run.tracks.items():
                 iv = t.cs.interval()
                 what = f"{m} - against" if self.question == "against" else m
@@ -548,6 +715,7 @@ class Watch:
         idle: float | None = None,
         show: Callable[[list[str]], None] | None = None,
         output: str | Path | None = None,
+        force: bool = False,
     ) -> str:
         """Follows the runs until the question is decided (or once, or until idle).
 
@@ -562,7 +730,11 @@ class Watch:
         show : callable, optional
             Called with :meth:`lines` after every look that changed something.
         output : str or Path, optional
-            A JSON file the final :meth:`state` is written to (atomically).
+            A JSON file the final :meth:`state` is written to, by navdtw's output rules
+            (the output folders of :doc:`the command </cli>`): a file of that name that navdtw did not write (no
+            record in the folder's manifest), or that was changed since, is an error naming it.
+        force : bool
+            Replace such a file (never a read-only one).
 
         Returns
         -------
@@ -573,6 +745,8 @@ class Watch:
         ------
         ValueError
             Malformed results.
+        ~navdtw.suite.OutputError
+            ``output`` may not be replaced, or cannot be written.
         """
         last_new = time.monotonic()
         first = True
@@ -591,7 +765,9 @@ class Watch:
                 break
             time.sleep(poll)
         if output is not None:
-            atomic_write_json(output, self.state())
+            output = Path(output)
+            with output_folder(output.parent, force=force) as stage:
+                atomic_write_json(stage / output.name, self.state())
         return self.decision
 
 

@@ -179,12 +179,26 @@
         '<span style="background:var(--best);font-weight:700;padding:0 3px">Bold, shaded</span>: best agent; ' +
         '<span style="background:var(--tied);padding:0 3px">shaded</span>: ' + esc(D.mark_notes.tied) + " " +
         (ms.some((m) => ((ds.marks[m] || {}).unresolved || []).length) ? "?: " + esc(D.mark_notes.unresolved) + " " : "") +
-        "No marks with fewer than two agents, nor on metrics without a direction or that an agent staying at its start wins (AD, MD). n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". Click a column to sort.</p>" +
+        unmarkedNote(ds, ms) +
+        (ms.some((m) => ds.agents.some((a) => { const v = (ds.board[a] || {})[m]; return v && v[0] !== null && v[1] === null; }))
+          ? "n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". " : "") +
+        "Click a column to sort.</p>" +
         runsTable(ds, ms) + reportedTable(ds) + comparisonsTable(ds) + "</div>"
       );
       sec.appendChild(block);
       makeSortable(block.querySelector("table"), (tr, key) => (key === "agent" ? tr.dataset.agent : cellValue(tr, key, ms)));
     });
+  }
+
+  // only what applies to this table: the metrics shown that get no marks, and why
+  function unmarkedNote(ds, ms) {
+    const why = ds.unmarked || {};
+    const on = (reason) => ms.filter((m) => why[m] === reason).map((m) => esc(info(m).label)).join(", ");
+    let s = "";
+    if (on("no direction")) s += "No marks on " + on("no direction") + " (no direction). ";
+    if (on("staying at the start wins")) s += "No marks on " + on("staying at the start wins") + ": an agent that never leaves the start scores 0 m there (the start lies on the reference); read them beside SR. ";
+    if (on("fewer than two agents measured")) s += "No marks on " + on("fewer than two agents measured") + ": fewer than two agents measured. ";
+    return s;
   }
 
   function cellValue(tr, key, ms) {
@@ -317,6 +331,11 @@
       const col = agentColor(ds, a);
       const label = a.length > 13 ? a.slice(0, 12) + "…" : a;
       s += '<text x="' + (L - 8) + '" y="' + (y0 + 17) + '" text-anchor="end"><title>' + esc(a) + "</title>" + esc(label) + "</text>";
+      const failed = ds.board[a][m][4];
+      if (failed) { // its cell in the leaderboard says "failed": so does its row here, not an empty row
+        s += '<text x="' + (L + 4) + '" y="' + (y0 + 17) + '" class="failed" fill="#5f6670"><title>' + esc(failed) + "</title>failed</text>";
+        return;
+      }
       const v = vals[a];
       const binary = v.length > 0 && v.every((x) => x === 0 || x === 1);
       if (binary) {
@@ -587,6 +606,12 @@
       const [x, y] = at(i);
       if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
     }
+    const ref = scene[1].map(at);
+    const goal = ref[ref.length - 1];
+    if (ds.threshold) { // the success circle inside the drawing: at a goal near the edge it spilt over the page
+      x0 = Math.min(x0, goal[0] - ds.threshold); x1 = Math.max(x1, goal[0] + ds.threshold);
+      y0 = Math.min(y0, goal[1] - ds.threshold); y1 = Math.max(y1, goal[1] + ds.threshold);
+    }
     const ext = Math.max(x1 - x0, y1 - y0, 1);
     const pad = ext * 0.05;
     const foot = ext * 0.09; // room for the scale bar
@@ -608,8 +633,6 @@
       nodes += '<circle cx="' + x + '" cy="' + y + '" r="' + num(u * 0.55) + '"/>';
     }
     s += '<g class="nodes" fill="#a9b0b8">' + nodes + "</g>";
-    const ref = scene[1].map(at);
-    const goal = ref[ref.length - 1];
     if (ds.threshold) s += '<circle class="success" cx="' + goal[0] + '" cy="' + goal[1] + '" r="' + ds.threshold + '" fill="#000" fill-opacity="0.05" stroke="#1b1f24" stroke-width="1" stroke-dasharray="4 3" vector-effect="non-scaling-stroke"/>';
     const pts = (arr) => arr.map((p) => num(p[0]) + "," + num(p[1])).join(" ");
     s += '<polyline data-role="reference" points="' + pts(ref) + '" fill="none" stroke="#1b1f24" stroke-opacity="0.22" stroke-width="11" stroke-linecap="round" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>';

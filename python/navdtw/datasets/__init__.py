@@ -48,8 +48,8 @@ from .vlnce import load_vlnce_episodes, load_vlnce_gt
 def data_path(*parts: str) -> Path:
     """A file or folder of your VLN data: ``$NAVDTW_DATA/<parts>``.
 
-    ``NAVDTW_DATA`` names the folder that holds the data sets, laid out as the README's "Data"
-    section shows (``matterport3dsimulator/connectivity``, ``r2r/R2R_val_unseen.json``, ...).
+    ``NAVDTW_DATA`` names the folder that holds the data sets, laid out as the documentation's "Data sets" page
+    (``docs/datasets/index.md``) shows (``matterport3dsimulator/connectivity``, ``r2r/R2R_val_unseen.json``, ...).
 
     Parameters
     ----------
@@ -70,12 +70,14 @@ def data_path(*parts: str) -> Path:
     root = os.environ.get("NAVDTW_DATA")
     if not root:
         raise FileNotFoundError(
-            "set NAVDTW_DATA to the folder that holds your VLN data (the README's 'Data' section says "
-            "where each data set comes from and how to lay it out)"
+            "set NAVDTW_DATA to the folder that holds your VLN data (the documentation's 'Data sets' page, "
+            "docs/datasets/index.md, says where each data set comes from and how to lay it out)"
         )
     path = Path(root, *parts)
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found (NAVDTW_DATA={root}); see the README's 'Data' section")
+        raise FileNotFoundError(
+            f"{path} not found (NAVDTW_DATA={root}); see the 'Data sets' page (docs/datasets/index.md)"
+        )
     return path
 
 

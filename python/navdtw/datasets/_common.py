@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -35,6 +35,50 @@ INPUT = "<input>"
 
 def is_path(obj) -> bool:
     return isinstance(obj, (str, os.PathLike))
+
+
+class Stop(NamedTuple):
+    """Internal: an episode's stop flags (VLN-CE's ``r2r`` steps, ``{"position", "stop"}``): whether
+    a step has ``stop`` true, and the number of points after the first such step."""
+
+    called: bool
+    after: int
+
+
+def stop_rule(ids: Sequence[str], stop_of: Mapping[str, Stop], name: str, convention: str):
+    """``(stopped mask or None, notes)`` for episodes whose steps carry stop flags (``stop_of``;
+    episodes without flags count as stopped). Under ``vlnce`` an episode that never stops has no
+    success, as VLN-CE's (habitat's) ``Success`` measure requires ``is_stop_called``; the other
+    conventions' evaluators judge the final position however the episode ended, so it counts as
+    stopped, and a note says how many episodes that is."""
+    never = [i for i in ids if i in stop_of and not stop_of[i].called]
+    if not never:
+        return None, ()
+    if convention != "vlnce":
+        note = (
+            f"{name}: {len(never)} of {len(ids)} episodes never issued stop; counted as stopped ({convention} "
+            f"judges the final position; --convention vlnce fails them): episode_id {few(never)}"
+        )
+        return None, (note,)
+    note = (
+        f"{name}: {len(never)} of {len(ids)} episodes never issued stop (no step with stop true): no success, "
+        f"as VLN-CE's Success measure requires it: episode_id {few(never)}"
+    )
+    return np.array([stop_of[i].called if i in stop_of else True for i in ids]), (note,)
+
+
+def not_found(path: PathLike, kind: str) -> str:
+    """Why an input option's ``path`` does not do, for a message: not there at all, or a folder
+    where a file was wanted (or the other way round). ``kind`` is the option's: ``"file"``,
+    ``"dir"`` or ``"path"`` (either)."""
+    path = Path(path)
+    text = str(path) if str(path).isprintable() else repr(str(path))  # the message stays one line
+    if kind == "file" and path.is_dir():
+        return f"{text} is a folder, not a file"
+    if kind == "dir" and path.exists():
+        return f"{text} is a file, not a folder"
+    what = {"file": "file", "dir": "folder"}.get(kind, "file or folder")
+    return f"{what} not found: {text}"
 
 
 def read_text(path: PathLike) -> str:

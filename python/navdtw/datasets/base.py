@@ -22,9 +22,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._common import MatchedEpisodes
+from ._common import MatchedEpisodes, not_found
 
 __all__ = ["Benchmark", "DatasetKind", "Option"]
+
+
+#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
+#: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
+_OPTION_SHAPES: dict[str, frozenset[str]] = {
+    "split": frozenset({"r2r-split", "rxr-guide"}),
+    "vlnce_episodes": frozenset({"vlnce-episodes"}),
+    "rxrce_episodes": frozenset({"vlnce-episodes"}),
+    "vlnce_gt": frozenset({"vlnce-gt"}),
+    "rxrce_gt": frozenset({"vlnce-gt"}),
+    "references": frozenset({"positions", "vlnce-predictions"}),
+}
+#: The option that reads each data set file's shape, for that message.
+_SHAPE_OPTIONS = {
+    "r2r-split": "--split",
+    "rxr-guide": "--split (--dataset rxr)",
+    "vlnce-episodes": "--vlnce-episodes (--rxrce-episodes for RxR-CE)",
+    "vlnce-gt": "--vlnce-gt (--rxrce-gt for RxR-CE)",
+}
 
 
 @dataclass(frozen=True)
@@ -104,6 +123,9 @@ class Benchmark(ABC):
     kind: DatasetKind
     inputs: dict[str, str]
     graphs: Any = None
+    #: whether :meth:`match` takes ``partial=True``: the episodes that have a prediction so far are
+    #: matched and the others left, for an evaluation still running (``navdtw watch``)
+    matches_partial: bool = False
 
     @property
     @abstractmethod
@@ -270,8 +292,7 @@ class DatasetKind:
                 path = Path(value)
                 exists = {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]()
                 if not exists:
-                    what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                    raise FileNotFoundError(f"{opt.flag}: {what} not found: {path}")
+                    raise FileNotFoundError(f"{opt.flag}: {not_found(path, opt.kind)}")
                 value = path
             elif opt.kind == "choice" and value not in opt.choices:
                 raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")
@@ -281,10 +302,41 @@ class DatasetKind:
                 except ValueError as exc:
                     raise ValueError(f"{opt.flag}: {exc}") from None
             values[name] = value
-        bench = self.opener(**values)
+        try:
+            bench = self.opener(**values)
+        except ValueError as exc:
+            message = self._misplaced(values)
+            if message is None:
+                raise
+            raise ValueError(message) from exc
         bench.kind = self
         bench.inputs = {k: str(Path(v).resolve()) if isinstance(v, Path) else v for k, v in values.items() if v}
         return bench
+
+    def _misplaced(self, values: Mapping[str, Any]) -> str | None:
+        """For a data set whose files failed to read: the one-line message for a file given to the
+        wrong option (an agent's predictions or results as the split, VLN-CE's ground truth as its
+        episodes, a split as positions references), recognised by its shape; None when every
+        file has the shape its option reads, or one it does not know (the reader's message stands)."""
+        from .shapes import sniff
+
+        if self.name == "results":  # its split may be any kind's (dataset_kind says which)
+            return None
+        for opt in self.options:
+            wanted = _OPTION_SHAPES.get(opt.name)
+            path = values.get(opt.name)
+            if wanted is None or not isinstance(path, Path) or not path.is_file():
+                continue
+            shape = sniff(path)
+            if shape is None or shape.name in wanted:
+                continue
+            if shape.name in _SHAPE_OPTIONS:
+                hint = f"give it as {_SHAPE_OPTIONS[shape.name]}"
+            else:
+                hint = "an agent's output: give it as --predictions" if shape.kinds else shape.advice
+            name = path.name if path.name.isprintable() else repr(path.name)  # the message stays one line
+            return f"{opt.flag} {name} holds {shape.what}, not {opt.help}; {hint}"
+        return None
 
     def check_convention(self, convention: str | None) -> str:
         """The convention to use.

@@ -99,6 +99,9 @@ class Layout:
         the whole of a means file), or None.
     nonfinite:
         how the evaluator treats NaN and infinities, in words (the docs' table, the notes).
+    summary_last:
+        True where the evaluator appends its summary record after the episodes once every rank has
+        finished (StreamVLN): a file without one is of an unfinished evaluation, said in the notes.
     """
 
     name: str
@@ -112,6 +115,7 @@ class Layout:
     settings: Mapping[str, str] = field(default_factory=dict)
     summary: Summary | None = None
     nonfinite: str = ""
+    summary_last: bool = False
 
     @property
     def regex(self):
@@ -185,6 +189,20 @@ LAYOUTS: tuple[Layout, ...] = (
         "(the metric sr), `success` plain success",
     ),
     Layout(
+        "havln-info",
+        "HA-VLN",
+        "agent/VLN-CE/vlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint (json.dump "
+        "indent=4 of the per-episode details taken out of the stats before the means: HASimulator/measures.py's "
+        "distance_to_human and collisions_detail)",
+        "stats_ckpt_{ckpt}_{split}_info.json",
+        "episodes",
+        frozenset({"collisions_detail"}),
+        columns={"collisions_detail.count": "-", "collisions_detail.is_collision": "ignore"},
+        nonfinite="none written; collisions_detail.count is every collision with a human (TCR subtracts the "
+        "unavoidable ones, which this file does not hold); is_collision is the last step's flag only; "
+        "distance_to_human holds [distance, angle] per human at the last step",
+    ),
+    Layout(
         "aerialvln",
         "AerialVLN",
         "src/vlnce_src/train.py, eval_vlnce (intermediate_results/: json.dump of stats_episodes, no indent; "
@@ -196,6 +214,19 @@ LAYOUTS: tuple[Layout, ...] = (
         settings={"SUCCESS_DISTANCE": "threshold"},
         nonfinite="no NaN or infinity; `done` and `is_collisioned` are JSON booleans; SUCCESS_DISTANCE (20 m) "
         "is the success threshold of every row",
+    ),
+    Layout(
+        "aerialvln-every",
+        "AerialVLN",
+        "src/vlnce_src/train.py, eval_vlnce (intermediate_results_every/<time>/{ckpt}/: json.dump, no indent, "
+        "of each episode's row as it ends: one file per episode)",
+        "{episode_id}.json",
+        "episodes",
+        _HABITAT - {"spl"} | {"episode_id", "trajectory", "SUCCESS_DISTANCE", "ndtw", "sdtw", "steps_taken"},
+        id_key="episode_id",
+        columns={"trajectory": "ignore", "is_collisioned": "-"},
+        settings={"SUCCESS_DISTANCE": "threshold"},
+        nonfinite="as aerialvln: the same rows, one per file; the folder is one run",
     ),
     Layout(
         "aerialvln-means",
@@ -234,6 +265,7 @@ LAYOUTS: tuple[Layout, ...] = (
         nonfinite="habitat's NaN SPL and Infinity distance are written as NaN / Infinity; the summary "
         "averages them as they are (torch sum / count), so one NaN SPL makes spls_all NaN and one unreachable "
         "goal makes ones_all Infinity",
+        summary_last=True,
     ),
     Layout(
         "internnav",

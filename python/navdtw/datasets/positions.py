@@ -15,7 +15,9 @@ frame.
   goal, ``Infinity`` when unreachable). Other keys are ignored.
 * A path may also be VLN-CE's ``r2r`` inference steps, ``[{"position": [x, y, z], "heading",
   "stop"}, ...]`` (so VLN-CE's ``predictions.json`` reads as it is): the path ends at the first
-  step whose ``stop`` is true, and a note counts the points after it that are left out.
+  step whose ``stop`` is true, and a note counts the points after it that are left out. A path
+  whose steps never stop fails under the ``vlnce`` convention (VLN-CE's Success requires the
+  stop); ``r2r`` and ``r4r`` judge its final position, as their evaluators do, and a note counts it.
 * Ids are strings or integers, compared as text (``12`` and ``"12"`` are one episode), unique in
   a file. Points have 2 or 3 coordinates, the same number in every point of a file and in both
   files; they must be finite.
@@ -41,7 +43,7 @@ from ..engine import MAX_COORDINATE
 from ..metrics import evaluate
 from ..paths import Paths, as_paths
 from ..registry import GOAL_DISTANCE_INPUTS
-from ._common import INPUT, MatchedEpisodes, few, is_int, is_path, is_real, malformed, read_text, show
+from ._common import INPUT, MatchedEpisodes, Stop, few, is_int, is_path, is_real, malformed, read_text, show, stop_rule
 from .base import Benchmark, DatasetKind, Option
 from .shapes import other_split, routed
 
@@ -80,8 +82,9 @@ def load_positions(path_or_obj) -> list[dict[str, Any]]:
     the same for the whole file) and those of the optional fields that are present, checked:
     ``goal`` (float64 ``[D]``), ``geodesic_distance`` and ``distance_to_goal`` (float, >= 0 or
     ``inf``), ``path_id`` (str), ``scene`` (str); ``where`` says where it was read (for messages);
-    ``after_stop``, for a path of steps with a stop flag, the number of points after its first stop
-    (left out of ``path``). Accepts the forms the module docstring lists.
+    ``stop``, for a path of steps with stop flags, ``(called, after)``: whether a step stops, and the
+    number of points after the first that does (left out of ``path``). Accepts the forms the module
+    docstring lists.
 
     Parameters
     ----------
@@ -193,10 +196,10 @@ def _record(entry, at: str) -> dict[str, Any]:
     if "path" not in entry:
         raise ValueError(f"{where}: missing 'path'")
     rec: dict[str, Any] = {"episode_id": str(eid), "where": where}
-    steps, stopped = _until_stop(entry["path"], where)
+    steps, stop = _until_stop(entry["path"], where)
     rec["path"] = _points(steps, where, "path")
-    if stopped is not None:
-        rec["after_stop"] = stopped
+    if stop is not None:
+        rec["stop"] = stop
     if "goal" in entry:
         goal = entry["goal"]
         if not (isinstance(goal, list) and len(goal) in (2, 3) and all(is_real(x) for x in goal)):
@@ -228,28 +231,29 @@ def _record(entry, at: str) -> dict[str, Any]:
     return rec
 
 
-def _until_stop(value, where: str) -> tuple[Any, int | None]:
+def _until_stop(value, where: str) -> tuple[Any, Stop | None]:
     """A path of VLN-CE's ``r2r`` steps (``{"position": [x, y, z], "heading", "stop"}``) as its
-    positions up to and including the first step whose ``stop`` is true, and the number of points
-    after it (None for a path of bare points, or steps without a stop: the whole path)."""
+    positions up to and including the first step whose ``stop`` is true, and its :class:`Stop`
+    (None for a path of bare points, or of steps that carry no ``stop`` key: the whole path)."""
     if not (isinstance(value, list) and value and isinstance(value[0], dict)):
         return value, None
-    points = []
+    points, flagged = [], False
     for j, step in enumerate(value):
         if not isinstance(step, dict) or "position" not in step:
             raise ValueError(f"{where}: 'path' step {j} has no 'position' (steps are {{position, stop}} objects)")
         stop = step.get("stop", False)
         if not isinstance(stop, bool):
             raise ValueError(f"{where}: 'path' step {j}: 'stop' must be true or false, got {stop!r}")
+        flagged = flagged or "stop" in step
         points.append(step["position"])
         if stop:
-            return points, len(value) - j - 1
-    return points, None
+            return points, Stop(True, len(value) - j - 1)
+    return points, Stop(False, 0) if flagged else None
 
 
 def _stop_note(records: list[dict[str, Any]], name: str) -> str | None:
     """The note on the paths cut at their stop flag (None when no path has one)."""
-    cut = [r["after_stop"] for r in records if "after_stop" in r]
+    cut = [r["stop"].after for r in records if "stop" in r and r["stop"].called]
     if not cut:
         return None
     dropped, paths = sum(cut), sum(1 for c in cut if c)
@@ -375,11 +379,15 @@ class PositionsBenchmark(Benchmark):
                 "(--distance euclidean, the default; --distance geodesic uses them)"
             )
 
+    matches_partial = True
+
     @property
     def n(self) -> int:
         return len(self.records)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
         """Pairs the references with the predicted paths (:func:`match_predictions`).
 
         Parameters
@@ -387,9 +395,13 @@ class PositionsBenchmark(Benchmark):
         predictions : str, os.PathLike, list or dict
             A positions file, or parsed JSON (:func:`~navdtw.datasets.load_positions`).
         convention : str, optional
-            One of :data:`CONVENTIONS` (checked; the matching is the same for all).
+            One of :data:`CONVENTIONS`: under ``vlnce`` a path of stop flags that never stops has no
+            success; the matching is otherwise the same for all.
         strict : bool, optional
             Not used: paths of positions have no start to check.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running; default False: a missing prediction is an error).
 
         Returns
         -------
@@ -403,9 +415,9 @@ class PositionsBenchmark(Benchmark):
         FileNotFoundError
             A file name that does not exist.
         """
-        self.kind.check_convention(convention)
+        conv = self.kind.check_convention(convention)
         with routed(predictions, self.kind.name):
-            return match_predictions(self, predictions)
+            return match_predictions(self, predictions, convention=conv, partial=partial)
 
     def cluster_of(self, ids) -> list[str] | None:
         """The cluster of each episode for the statistics: its reference's ``path_id``.
@@ -501,7 +513,9 @@ class PositionsBenchmark(Benchmark):
         )
 
 
-def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes:
+def match_predictions(
+    bench: PositionsBenchmark, predictions, *, convention: str = DEFAULT_CONVENTION, partial: bool = False
+) -> MatchedEpisodes:
     """Pairs every reference of ``bench`` with its prediction (a file name, or parsed JSON in one of
     the accepted forms).
 
@@ -515,12 +529,19 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         The references: the ``PositionsBenchmark`` of ``navdtw.datasets.open("positions", ...)``.
     predictions : str, os.PathLike, list or dict
         A positions file, or parsed JSON (:func:`~navdtw.datasets.load_positions`).
+    convention : str, optional
+        The convention scored (default ``"r2r"``): under ``"vlnce"`` a path of stop flags that
+        never stops has no success (``stopped`` of the result); the others count it as stopped.
+        The matching is otherwise the same.
+    partial : bool, optional
+        Match the episodes that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
     MatchedEpisodes
         With the per-episode inputs that measure NE and ONE to each goal (and GP), SPL's l in
-        ``shortest_distance``, and ``notes``.
+        ``shortest_distance``, ``notes``, and ``stopped`` (under ``vlnce``, with stop flags).
 
     Raises
     ------
@@ -545,14 +566,19 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
     by_id = {r["episode_id"]: r for r in records}
     missing = [eid for eid in bench.ids if eid not in by_id]
-    if missing:
+    if missing and not partial:
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {few(missing)} of the {len(bench.ids)} episodes of {bench.name}"
         )
-    ordered = [by_id[eid] for eid in bench.ids]
+    chosen = np.array([k for k, eid in enumerate(bench.ids) if eid in by_id], dtype=np.int64)
+    ordered = [by_id[bench.ids[k]] for k in chosen]
     queries = as_paths([_project(r["path"], bench.axes) for r in ordered], "queries")
     given = np.array([r.get("distance_to_goal", math.nan) for r in ordered])
-    notes = list(bench.notes) + [n for n in [_stop_note(records, pred_name)] if n]
+    ids = [bench.ids[k] for k in chosen]
+    stopped, never_stopped = stop_rule(
+        ids, {r["episode_id"]: r["stop"] for r in ordered if "stop" in r}, pred_name, convention
+    )
+    notes = [*bench.notes, *[n for n in [_stop_note(records, pred_name)] if n], *never_stopped]
     if bench.geodesic:
         used = int((~np.isnan(given)).sum())
         notes.append(
@@ -561,16 +587,18 @@ def match_predictions(bench: PositionsBenchmark, predictions) -> MatchedEpisodes
         )
     else:
         given = None
+    whole = len(chosen) == len(bench.ids)
     return MatchedEpisodes(
-        ids=list(bench.ids),
-        scans=[r.get("scene", "") for r in bench.records],
+        ids=ids,
+        scans=[bench.records[k].get("scene", "") for k in chosen],
         env=None,
-        references=bench.references,
+        references=bench.references if whole else bench.references.take(chosen),
         queries=queries,
-        shortest_distance=bench.length,
+        shortest_distance=bench.length[chosen],
         id_name="episode_id",
-        extra=bench.goal_inputs(queries, np.arange(len(ordered)), given),
+        extra=bench.goal_inputs(queries, chosen, given),
         notes=tuple(notes),
+        stopped=stopped,
     )
 
 

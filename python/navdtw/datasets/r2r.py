@@ -408,6 +408,7 @@ def match_predictions(
     collapse_repeats: bool = True,
     id_set: str = "all",
     name: str | None = None,
+    partial: bool = False,
 ) -> MatchedEpisodes:
     """Pairs every instruction of a split with its predicted trajectory and encodes both.
 
@@ -450,6 +451,9 @@ def match_predictions(
         ``"all"`` (default) or ``"r2r"``.
     name : str, optional
         The predictions' name in messages (default the file name, or ``predictions``).
+    partial : bool, optional
+        Match the instructions that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -531,7 +535,10 @@ def match_predictions(
             more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
             raise ValueError(f"{where(extra[0])}: no such instruction in the split{more}")
     missing = [i for i in ids if i not in predictions]
-    if missing:
+    if missing and partial:
+        records = [r for r, i in zip(records, ids) if i in predictions]
+        ids = [i for i in ids if i in predictions]
+    elif missing:
         raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
 
     scans = [r["scan"] for r in records]
@@ -739,7 +746,36 @@ class R2RBenchmark(Benchmark):
     def n(self) -> int:
         return len(self.records)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    matches_partial = True
+
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's instructions as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            A predictions file, or its parsed content.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Refuse a trajectory that does not start at its reference's start.
+        partial : bool, optional
+            Match the instructions that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The instructions to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
@@ -751,6 +787,7 @@ class R2RBenchmark(Benchmark):
                 strict=strict,
                 collapse_repeats=conv.collapse_repeats,
                 id_set="r2r" if conv.name == "r2r" else "all",
+                partial=partial,
             )
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:

@@ -747,6 +747,9 @@ class ResultsTable:
         "navdtw" (navdtw's mean), "policy", "agrees"}``.
     expected:
         the number of episodes the evaluator says it evaluated (its summary's ``length``), or None.
+    summary:
+        the evaluator's summary record checked: ``{"where"`` (its file and line), ``"layout"``,
+        ``"project"``, ``"length"}``, or None when the file has none.
     """
 
     source: str
@@ -768,6 +771,7 @@ class ResultsTable:
     constants: dict[str, float] = field(default_factory=dict)
     checks: tuple[dict[str, Any], ...] = ()
     expected: int | None = None
+    summary: dict[str, Any] | None = None
 
     #: no graphs and no paths: a results table holds scores, not trajectories
     graphs = None
@@ -1315,6 +1319,11 @@ def _build(
     settings: dict[str, float] = {}
     if lay is not None:
         notes.append(f"read as {lay.project}'s {lay.pattern} (layout {lay.name})" + (f": {raw.how}" if raw.how else ""))
+        if lay.summary_last and not raw.summaries:
+            notes.append(
+                f"no summary record: {lay.project} appends one after the episodes when every rank has finished, so "
+                "this is an unfinished evaluation's file and may cover part of the split (give the split to check)"
+            )
         mapping = {**{c: t for c, t in lay.columns.items() if c in cols}, **mapping}
         for col, setting in lay.settings.items():
             if col in cols and col not in given:
@@ -1388,7 +1397,7 @@ def _build(
         errors.update(failed)  # type: ignore[union-attr]
     if not values:
         raise ValueError(f"{name}: no metric column (columns: {listed(cols)}); map one with --column NAME=METRIC")
-    checks, expected = _cross_check(raw, as_read, values, notes)
+    checks, expected, summary = _cross_check(raw, as_read, values, notes)
     return ResultsTable(
         source=name,
         ids=ids,
@@ -1408,6 +1417,7 @@ def _build(
         constants=constants,
         checks=tuple(checks),
         expected=expected,
+        summary=summary,
     )
 
 
@@ -1458,13 +1468,13 @@ def _constants(
 
 def _cross_check(
     raw: _Raw, as_read: Mapping[str, np.ndarray], values: Mapping[str, np.ndarray], notes: list[str]
-) -> tuple[list[dict[str, Any]], int | None]:
+) -> tuple[list[dict[str, Any]], int | None, dict[str, Any] | None]:
     """The evaluator's summary record (the last one) against navdtw's means, per metric: the
     evaluator's figure, the same mean recomputed from the file's episodes with the evaluator's NaN
-    and infinity handling, and navdtw's mean (its non-finite policy). Returns the checks and the
-    summary's episode count."""
+    and infinity handling, and navdtw's mean (its non-finite policy). Returns the checks, the
+    summary's episode count and where the summary is (``ResultsTable.summary``)."""
     if not raw.summaries:
-        return [], None
+        return [], None, None
     where, record = raw.summaries[-1]
     lay = layouts.summary_layout(record)
     length = record.get("length")
@@ -1505,9 +1515,18 @@ def _cross_check(
             )
     head = f"the evaluator's summary ({where}"
     head += f", {lay.project}" if lay is not None else ""
-    head += f", {expected} episodes)" if expected is not None else ")"
+    rows = len(next(iter(values.values())))
+    head += f", {expected} episodes" if expected is not None else ""
+    # a summary over more episodes than the file holds: said here too, where no split checks it
+    head += f"; the file has {rows}: PARTIAL)" if expected is not None and rows < expected else ")"
     notes.append(head + (": " + "; ".join(words) if words else ": left out of the episodes"))
-    return checks, expected
+    summary = {
+        "where": where,
+        "layout": None if lay is None else lay.name,
+        "project": None if lay is None else lay.project,
+        "length": expected,
+    }
+    return checks, expected, summary
 
 
 def _scans(texts: list[str]) -> list[str]:
@@ -1899,11 +1918,8 @@ class ResultsBenchmark(Benchmark):
         """
         self.kind.check_convention(convention)
         table = load_results(predictions, **self.options, errors=errors)
-        if table.expected is not None and len(table) < table.expected:
-            self._short(
-                table,
-                f"covers {len(table)} of the {table.expected} episodes the evaluator's summary says it evaluated",
-            )
+        if table.expected is not None:
+            self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
             table = self._on_split(table)
             if table.left_out:
@@ -1916,6 +1932,34 @@ class ResultsBenchmark(Benchmark):
             for i, p in zip(table.ids, table.paths):
                 self._path_of.setdefault(i, p)
         return table
+
+    def check_coverage(self, table: ResultsTable, expected: int, whose: str) -> None:
+        """A table with fewer rows than the episodes an evaluator says it evaluated (its summary's or
+        means file's count) is partial: an error unless ``partial``, then a warning. More rows than
+        that is a warning: the count is of another evaluation.
+
+        Parameters
+        ----------
+        table : ResultsTable
+            What :meth:`match` read.
+        expected : int
+            The evaluator's episode count.
+        whose : str
+            Where the count is from, for the message (``"the evaluator's summary says it evaluated"``).
+
+        Raises
+        ------
+        ValueError
+            Fewer rows, without ``partial``.
+        """
+        if len(table) < expected:
+            self._short(table, f"covers {len(table)} of the {expected} episodes {whose}")
+        elif len(table) > expected:
+            warnings.warn(
+                f"{table.source}: {len(table)} episodes, more than the {expected} {whose}: its count is of "
+                "another evaluation",
+                stacklevel=2,
+            )
 
     def _short(self, table: ResultsTable, what: str) -> None:
         """A table that covers part of the episodes: an error unless ``partial``, then a warning."""

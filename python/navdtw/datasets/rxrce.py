@@ -125,6 +125,7 @@ def match_predictions(
     languages: str = "all",
     names: tuple[str, str, str] | None = None,
     convention: str = DEFAULT_CONVENTION,
+    partial: bool = False,
 ) -> MatchedEpisodes:
     """Pairs every episode of the chosen languages with its ground truth and its predicted path.
 
@@ -156,6 +157,9 @@ def match_predictions(
     convention : str, optional
         The convention scored (default ``"vlnce"``: an episode whose ``r2r``-format steps never
         stop has no success, as ``navdtw.datasets.vlnce.match_predictions``).
+    partial : bool, optional
+        Match the episodes that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -200,7 +204,12 @@ def match_predictions(
             + (f"; {len(aside)} predictions for the other languages left aside" if aside else "")
         )
     names = (ep_name, gt_name, pred_name)
-    matched = match_vlnce(kept, gt, predictions, names=names, id_keys=id_keys, stops=stops, convention=convention)
+    matched = match_vlnce(
+        kept, gt, predictions, names=names, id_keys=id_keys, stops=stops, convention=convention, partial=partial
+    )
+    if partial:
+        scored = set(matched.ids)
+        kept = [e for e in kept if str(e["episode_id"]) in scored]
     no_geodesic = sum(1 for e in kept if not _has_geodesic(e))
     if no_geodesic:
         notes.append(
@@ -269,12 +278,45 @@ class RxRCEBenchmark(VLNCEBenchmark):
         if not self.episodes:
             raise ValueError(f"{self.names[0]}: no episode in {', '.join(wanted or ())} (--languages {languages})")
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's episodes as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or dict
+            A predictions file, or :func:`navdtw.datasets.load_vlnce_predictions`' dict.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Not used: continuous paths are not checked for their start.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
         with routed(predictions, self.kind.name):
             return match_predictions(
-                self.all_episodes, self.gt, predictions, languages=self.languages, names=names, convention=conv
+                self.all_episodes,
+                self.gt,
+                predictions,
+                languages=self.languages,
+                names=names,
+                convention=conv,
+                partial=partial,
             )
 
     def cluster_of(self, ids) -> list[str]:

@@ -141,6 +141,11 @@ SHAPES: dict[str, Shape] = {
             advice="give it as --split, and the agent's trajectories as the predictions",
         ),
         Shape(
+            "rxr-guide",
+            "RxR guide annotations ({instruction_id, path_id, scan, path, instruction} per line)",
+            advice="give it as --split of --dataset rxr, and the agent's paths as the predictions",
+        ),
+        Shape(
             "vlnce-episodes",
             "VLN-CE episodes ({episodes: [...]})",
             advice="give it as --vlnce-episodes (or --rxrce-episodes), and the agent's predictions as the predictions",
@@ -189,6 +194,8 @@ def _record_shape(rec: Mapping) -> str | None:
     path = rec.get("path")
     if "path_id" in rec and "scan" in rec and ("instructions" in rec or "num_instructions" in rec):
         return "r2r-split"
+    if "path_id" in rec and "scan" in rec and isinstance(rec.get("instruction"), str):
+        return "rxr-guide"  # a guide annotation: a reference path with its instruction, not an agent's path
     if isinstance(path, list) and path and any(k in rec for k in ("episode_id", "instruction_id", "instr_id")):
         if all(isinstance(v, str) for v in path[:5]):
             return "rxr-follower"

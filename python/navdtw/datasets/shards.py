@@ -11,14 +11,15 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._typing import PathLike
-from .layouts import shard_of
+from .layouts import recognise, shard_of
 
-__all__ = ["Files", "files_of"]
+__all__ = ["Files", "files_of", "one_run_as_agents"]
 
 _GLOB = re.compile(r"[*?[]")
 
@@ -107,7 +108,7 @@ def _visible_file(p: Path, root: Path) -> bool:
 
 def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
     resolved = [p.resolve() for p in paths]
-    twice = [p for p in dict.fromkeys(resolved) if resolved.count(p) > 1]
+    twice = [p for p, n in Counter(resolved).items() if n > 1]  # counted once each: a folder may hold thousands
     if twice:
         raise ValueError(f"{_text(twice[0])} is named twice")
     groups: dict[tuple[Path, str, str], dict[int, int]] = {}
@@ -135,3 +136,52 @@ def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
         world = next(iter(next(iter(groups.values())).values()))
         how = f"{world} shards of one run (ranks 0-{world - 1} of {world})" if world > 1 else ""
     return Files(paths, label, how)
+
+
+def one_run_as_agents(paths: Sequence[PathLike]) -> str | None:
+    """The message for files given one per agent that are the shards of one run: a shell glob
+    expanded to the rank files of one run (``*_r{rank}_w{world}.json``), or to the one-file-per-episode
+    files of a folder (NaVid's ``log/stats_{id}.json``: 1,839 files would be 1,839 agents); None
+    otherwise.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files, one per agent.
+
+    Returns
+    -------
+    str or None
+        ``"<file>, <file> (and N more): ... of one run; give ..."``, or None.
+    """
+    files = [Path(p) for p in paths]
+    by_folder: dict[Path, list[Path]] = {}
+    for p in files:
+        by_folder.setdefault(p.parent, []).append(p)
+    for folder, group in by_folder.items():
+        if len(group) < 2:
+            continue
+        ranks = [shard_of(p.name) for p in group]
+        stems = {(r[0], r[2], r[3]) for r in ranks if r is not None}
+        if any(sum(r is not None and (r[0], r[2], r[3]) == st for r in ranks) > 1 for st in stems):
+            what, fix = "the rank files of one run", f"give one of them (every rank is read): {_text(group[0])}"
+        elif _per_episode(group[0]) and _per_episode(group[1]):
+            what = "one file per episode of one run"
+            fix = f"give the folder ({_text(folder)}) or --shards NAME='{_text(folder / '*')}' (quoted)"
+        else:
+            continue
+        more = f" and {len(group) - 2} more" if len(group) > 2 else ""
+        return f"{_text(group[0])}, {_text(group[1])}{more}: {what}, given as {len(group)} agents; {fix}"
+    return None
+
+
+def _per_episode(path: Path) -> bool:
+    """A file of a one-file-per-episode layout (its pattern names the episode: NaVid, AerialVLN)."""
+    import json
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    lay = recognise(path.name, record, "episodes") if isinstance(record, dict) else None
+    return lay is not None and ("{id}" in lay.pattern or "{episode_id}" in lay.pattern)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..baseline import score_random_positions
 from ..paths import as_paths
 from ._common import (
     MatchedEpisodes,
-    few,
+    Stop,
     finite_real,
     is_int,
     is_path,
@@ -37,6 +37,7 @@ from ._common import (
     read_text,
     show,
     source,
+    stop_rule,
 )
 from .base import Benchmark, DatasetKind, Option
 from .shapes import other_split, routed
@@ -259,14 +260,6 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     return out, keys, stops
 
 
-class Stop(NamedTuple):
-    """Internal: an episode's stop flags in VLN-CE's ``r2r`` format: whether a step has ``stop``
-    true, and the number of points after the first such step."""
-
-    called: bool
-    after: int
-
-
 def _record(rec, where: str) -> tuple[str, Any, str, str]:
     """(id, steps, where, id key) of one prediction record."""
     if not isinstance(rec, dict):
@@ -316,6 +309,7 @@ def match_predictions(
     id_keys: Mapping[str, str] | None = None,
     stops: Mapping[str, Stop] | None = None,
     convention: str = DEFAULT_CONVENTION,
+    partial: bool = False,
 ) -> MatchedEpisodes:
     """Pairs every episode with its ground truth and its predicted path.
 
@@ -350,6 +344,9 @@ def match_predictions(
         ``Success`` measure requires ``is_stop_called`` (the ``stopped`` of the result).
     convention : str, optional
         The convention scored (default ``"vlnce"``); the others count every episode as stopped.
+    partial : bool, optional
+        Match the episodes that have a prediction and leave the others (an evaluation still
+        running; default False: a missing prediction is an error).
 
     Returns
     -------
@@ -412,14 +409,20 @@ def match_predictions(
         if key in stops:
             stop_of[eid] = stops[key]
     missing = [i for i in ids if i not in keyed]
-    if missing:
+    if missing and partial:
+        episodes = [e for e, i in zip(episodes, ids) if i in keyed]
+        ids = [i for i in ids if i in keyed]
+    elif missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {shown} ({len(missing)} of the "
             f"{len(ids)} episodes of {ep_name})"
         )
     refs = ground_truth(episodes, gt, gt_name, ep_name)
-    stopped, notes = _stop_rule(ids, stop_of, pred_name, convention)
+    after = sum(s.after for s in stop_of.values())
+    stopped, notes = stop_rule(ids, stop_of, pred_name, convention)
+    if after:
+        notes = (f"{pred_name}: {after} points after a stop left out (the episode ends at its stop)", *notes)
     return MatchedEpisodes(
         ids=ids,
         scans=[str(e.get("scan", "")) for e in episodes],
@@ -431,26 +434,6 @@ def match_predictions(
         notes=notes,
         stopped=stopped,
     )
-
-
-def _stop_rule(ids: list[str], stop_of: Mapping[str, Stop], name: str, convention: str):
-    """``(stopped mask or None, notes)`` from the episodes' stop flags: VLN-CE's success needs the
-    stop (``vlnce``); the points after a stop are left out under every convention."""
-    notes = []
-    after = sum(s.after for s in stop_of.values())
-    if after:
-        notes.append(f"{name}: {after} points after a stop left out (the episode ends at its stop)")
-    never = [i for i in ids if i in stop_of and not stop_of[i].called]
-    if not stop_of or convention != "vlnce":
-        if never:
-            notes.append(f"{name}: {len(never)} episodes never issued stop; counted as stopped ({convention})")
-        return None, tuple(notes)
-    if never:
-        notes.append(
-            f"{name}: {len(never)} of {len(ids)} episodes never issued stop (no step with stop true): no success, "
-            f"as VLN-CE's Success measure requires it: episode_id {few(never)}"
-        )
-    return np.array([stop_of[i].called if i in stop_of else True for i in ids]), tuple(notes)
 
 
 def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
@@ -528,11 +511,40 @@ class VLNCEBenchmark(Benchmark):
     def n(self) -> int:
         return len(self.episodes)
 
-    def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
+    matches_partial = True
+
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, partial: bool = False
+    ) -> MatchedEpisodes:
+        """Reads ``predictions`` and pairs them with the split's episodes as ``convention``'s
+        evaluator does (:meth:`Benchmark.match`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or dict
+            A predictions file, or :func:`load_predictions`' dict.
+        convention : str, optional
+            One of the kind's conventions (default: its default convention).
+        strict : bool, optional
+            Not used: continuous paths are not checked for their start.
+        partial : bool, optional
+            Match the episodes that have a prediction and leave the others (an evaluation still
+            running: ``navdtw watch``; default False: a missing prediction is an error).
+
+        Returns
+        -------
+        MatchedEpisodes
+            The episodes to score.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the file and the entry; a convention the kind does not name.
+        """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
         with routed(predictions, self.kind.name):
-            return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv)
+            return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv, partial=partial)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
         """Means over ``n`` random walks over the extent of each episode's dense ground truth

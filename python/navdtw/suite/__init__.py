@@ -55,6 +55,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_names
+
 if TYPE_CHECKING:  # type checkers see the lazy names as plain imports
     from .._io import OutputError as OutputError
     from .clusters import CLUSTER_RULES as CLUSTER_RULES
@@ -90,23 +92,8 @@ _NAMES = {
 }
 
 
-def __getattr__(name: str):
-    from importlib import import_module
-
-    if name in _NAMES:
-        value = getattr(import_module(_NAMES[name], __name__), name)
-        globals()[name] = value  # later look-ups are plain
-        return value
-    try:  # a submodule, as when this package imported them all (``navdtw.suite.tables``)
-        return import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_NAMES))
+__getattr__, __dir__ = lazy_names(globals(), _NAMES)
+del lazy_names  # not a name of the package
 
 
 # The names above imported "as" themselves were module attributes of the single-file navdtw.suite of

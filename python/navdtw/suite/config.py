@@ -221,7 +221,9 @@ def load_suite(suite, *, base: str | Path | None = None, metrics=None, latex: st
             if ds not in datasets:
                 raise SuiteError(f"{where}: unknown data set {ds!r}; the suite defines {', '.join(datasets)}")
             try:
-                if isinstance(value, Mapping):
+                if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+                    value = _runs_of_tables(value, root, lambda v, w=where: _expand(v, w))
+                elif isinstance(value, Mapping):
                     value, evaluator = _run_table(value, root, lambda v, w=where: _expand(v, w))
                     if evaluator is not None:
                         means.setdefault(str(agent), {})[ds] = evaluator
@@ -304,29 +306,36 @@ _GLOB = re.compile(r"[*?[]")
 
 
 def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = True) -> tuple[Path, ...]:
-    """Internal: the files of one (agent, data set), one per run.
+    """Internal: the runs of one (agent, data set), one path per run.
+
+    A run is a file, or a folder of one run's files (NaVid's ``log/``). Rank shards
+    (``*_r{rank}_w{world}.json``) are not runs: the ranks of one run (one folder, one stem) are
+    one run, named by its first rank's file (the reader reads every rank), so
+    ``"seed*/stats_ep_ckpt_6_val_unseen_r*_w4.json"`` is one run per seed's folder.
 
     Parameters
     ----------
     value : str or list of str
-        A file name, a glob pattern (``"runs/seed*.jsonl"``, matches sorted) or a list of either.
+        A file or folder name, a glob pattern (``"runs/seed*.jsonl"``, matches sorted; a pattern
+        that matches no file may match folders: ``"seed*/log"``) or a list of them.
     root : pathlib.Path
         The folder relative names start from.
     expand : callable, optional
         ``expand(text)`` expands variables in each name (default: none).
     check_shards : bool, optional
-        Refuse rank shards of one run given as several runs (default True).
+        Take the rank shards of one run as one run (default True); False keeps every file (the
+        files of one run: ``shards``).
 
     Returns
     -------
     tuple of pathlib.Path
-        The files, resolved, in order.
+        The runs, resolved, in order.
 
     Raises
     ------
     ValueError
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
-        that matches nothing, a file named twice, or the rank shards of one run as several runs.
+        that matches nothing, or a file named twice.
     """
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
@@ -339,40 +348,67 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
         if _GLOB.search(text):
             pattern = Path(text) if Path(text).is_absolute() else root / text
             anchor = Path(pattern.anchor)
-            found = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))) if p.is_file())
+            matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
+            found = [p for p in matched if p.is_file()] or [p for p in matched if p.is_dir() and check_shards]
             if not found:
                 raise ValueError(f"no file matches {item!r} (in {_path_text(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
-        if not path.is_file():
+        if not (path.is_file() or (check_shards and path.is_dir())):
             raise ValueError(f"predictions file not found: {_path_text(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
         raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
-    if check_shards:
-        _no_rank_runs(out)
-    return tuple(out)
+    return tuple(_one_per_run(out)) if check_shards else tuple(out)
 
 
-def _no_rank_runs(files: list[Path]) -> None:
-    """Runs (seeds) that are the rank shards of one run (``*_r{rank}_w{world}.json``) are refused:
-    each rank's file already stands for the whole run."""
+def _one_per_run(paths: list[Path]) -> list[Path]:
+    """The rank shards of one run (one folder, stem, world size and extension) as one run: its first
+    rank's file, in the place of the first; the reader reads every rank and names a missing one."""
     from ..datasets.layouts import shard_of
 
-    seen: dict[tuple, list[Path]] = {}
-    for p in files:
+    seen: set[tuple] = set()
+    out = []
+    for p in paths:
         shard = shard_of(p.name)
         if shard is not None:
-            seen.setdefault((p.parent, shard[0], shard[2], shard[3]), []).append(p)
-    for (_, stem, world, ext), group in seen.items():
-        if len(group) > 1:
-            raise ValueError(
-                f"{group[0].name}, {group[1].name}: shards of one run (ranks of {world}), not runs (seeds); "
-                f"give one rank's file (every rank is read), or the run as shards: "
-                f'--shards NAME="{stem}_r*_w{world}{ext}" ({{shards = "..."}} in a suite file)'
+            key = (p.parent, shard[0], shard[2], shard[3])
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(p)
+    return out
+
+
+def _runs_of_tables(value: list, root: Path, expand) -> tuple:
+    """An agent's runs (seeds) each given as a table: ``[{shards = "seed0/log/"}, {shards =
+    "seed1/log/"}]`` (one run in several files per seed) or ``{file = "..."}``."""
+    runs: list = []
+    for k, table in enumerate(value):
+        unknown = [key for key in table if key not in ("file", "shards")]
+        if unknown or len(table) != 1:
+            what = f"unknown key {unknown[0]!r}" if unknown else "give file or shards"
+            more = (
+                " (reported_from names one run's means: give it beside a single run)"
+                if "reported_from" in unknown
+                else ""
             )
+            raise ValueError(f'run {k + 1}: {what}; a run of the list is {{file = "..."}} or {{shards = "..."}}{more}')
+        if "file" in table:
+            found = expand_runs(table["file"], root, expand)
+            if len(found) != 1:
+                raise ValueError(
+                    f"run {k + 1}: file = {table['file']!r} names {len(found)} runs; a run of the list is one"
+                )
+            runs.append(found[0])
+        else:
+            runs.append(shards_run(table["shards"], root, expand))
+    names = [str(Path(str(r)).resolve()) if not isinstance(r, Shards) else tuple(map(str, r)) for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError("a run is named twice in the list of runs")
+    return tuple(runs)
 
 
 def _path_text(path) -> str:
@@ -520,12 +556,16 @@ def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
         raise SuiteError(f'{where}: expected a list of metric names (e.g. ["sr", "spl", "ndtw"]), got {value!r}')
     known = registry.names()
+    value = [v.lower() if v not in known and v.lower() in known else v for v in value]  # SR is sr
     tables = any(spec.kind.name == "results" for spec in (datasets or {}).values())
     for v in value:
         if v not in known and not tables:
+            from difflib import get_close_matches
+
+            close = get_close_matches(v.lower(), known, n=1, cutoff=0.75)
             raise SuiteError(
-                f"{where}: unknown metric {v!r}; known: {', '.join(known)} (and, with a results data set, "
-                "its tables' own columns)"
+                f"{where}: unknown metric {v!r}{f' (did you mean {close[0]}?)' if close else ''}; known: "
+                f"{', '.join(known)} (and, with a results data set, its tables' own columns)"
             )
     if len(set(value)) != len(value):
         raise SuiteError(f"{where}: a metric is named twice in {list(value)}")
@@ -656,8 +696,9 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         if opt.kind in ("file", "dir", "path"):
             path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
             if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
-                what = {"file": "file", "dir": "folder", "path": "file or folder"}[opt.kind]
-                raise SuiteError(f"{where}.{opt.name}: {what} not found: {_path_text(path)}")
+                from ..datasets._common import not_found
+
+                raise SuiteError(f"{where}.{opt.name}: {not_found(path, opt.kind)}")
             options[opt.name] = path
         else:
             if opt.kind == "choice" and value not in opt.choices:

@@ -12,7 +12,8 @@ now), and never a read-only file (:func:`check_writable`; ``force`` replaces the
 All or nothing: the folder is checked before the run does any work (:func:`check_writable`) and
 again at the end; then every file is rendered in memory and switched in as one step
 (:func:`navdtw._io.commit_outputs`): after any failure the folder holds the previous run's files, unchanged, and the
-error names the real output (:class:`navdtw._io.OutputError`, an ``OSError``). Files of an
+error names the real output (:class:`navdtw._io.OutputError`, an ``OSError``); a switch cut
+short by a kill is finished by the next run (:func:`navdtw._io.recover_switch`). Files of an
 earlier run that this run does not write (its ``report.html`` after ``--no-report``) are removed
 in the same step when the manifest says navdtw wrote them and they are unchanged since; any other
 file is never touched (a warning lists it). Internal to :mod:`navdtw.suite`

@@ -20,7 +20,7 @@ from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
 from .outputs import check_writable, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
-from .scoring import DatasetRun, failure_record, score_agents, warning_record
+from .scoring import DatasetRun, coverage_unchecked, failure_record, score_agents, warning_record
 from .tables import term_escape
 
 __all__ = ["compare", "run"]
@@ -97,6 +97,8 @@ def run(
     from .. import __version__
 
     suite = load_suite(suite, base=base, metrics=metrics, latex=latex)
+    _distinct_when_shown(suite.source, "data sets", suite.datasets)
+    _distinct_when_shown(suite.source, "agents", suite.agents)
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
     if out is not None:
@@ -124,6 +126,7 @@ def run(
                 continue
             t = _timed(timings, "load", t)
             score_agents(r, suite, failures, warned, bar.step)
+            coverage_unchecked(r, suite, warned)
             _select(r, suite.metrics)
             t = _timed(timings, "score", t)
             try:
@@ -138,6 +141,7 @@ def run(
                 reported = _known_reported(reported, r, failures)
                 reported = _with_means(reported, suite, r, warned)
                 r.result = analyze_dataset(r, settings, reported)
+                r.result["evaluator_summaries"] = r.summaries  # the summary records checked (StreamVLN's)
             except ValueError as exc:  # a bug upstream: the policy has run, stats refuses NaN
                 failures.append(failure_record(None, spec.name, None, exc))
                 r.result = {}
@@ -347,7 +351,9 @@ def compare(
         one predictions file per agent (one run each), or ``{name: file}``.
     runs:
         agent name -> its predictions files, one per run (seed): a list, or a glob pattern
-        (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs.
+        (``{"mine": "runs/mine_seed*.jsonl"}``); the agent's figure is the mean over its runs. A
+        run may be a folder, one rank's file, or ``{"shards": FILES}`` (one run in several files:
+        ``{"navid": [{"shards": "seed0/log"}, {"shards": "seed1/log"}]}``).
     reported:
         agent name -> the figures its paper reports (``{"mine": {"sr": 0.558}}`` or
         ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
@@ -399,7 +405,14 @@ def compare(
             raise SuiteError("--runs: an agent without a name; expected NAME=FILES")
         items = [files] if isinstance(files, (str, Path)) else list(files)
         agents[name] = {
-            dataset: [str(f) if isinstance(f, str) and _is_glob(f) else str(Path(f).resolve()) for f in items]
+            dataset: [
+                dict(f)
+                if isinstance(f, Mapping)
+                else str(f)
+                if isinstance(f, str) and _is_glob(f)
+                else str(Path(f).resolve())
+                for f in items
+            ]
         }
     for name, figures in (reported or {}).items():
         if name not in agents:
@@ -444,7 +457,11 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
         Two files that no folder name tells apart (the message says how to name them).
     """
     from ..datasets.layouts import shard_of
+    from ..datasets.shards import one_run_as_agents
 
+    shards = one_run_as_agents(paths)  # a shell glob of one run's shards: not an agent per file
+    if shards is not None:
+        raise SuiteError(shards)
     # one rank's file names its run: the stem without _r{rank}_w{world}
     stems = [(shard_of(Path(p).name) or (Path(p).stem,))[0] for p in paths]
     out = list(stems)
@@ -505,3 +522,17 @@ def _timed(timings: dict[str, float] | None, stage: str, t0: tuple[float, float]
         timings[stage] = timings.get(stage, 0.0) + now[0] - t0[0]
         timings[stage + "_cpu"] = timings.get(stage + "_cpu", 0.0) + now[1] - t0[1]
     return now
+
+
+def _distinct_when_shown(src: str, what: str, names: Sequence[str]) -> None:
+    """Two names that every output would show alike (control characters are shown escaped, so an
+    agent named ``x\\ny`` and one with a newline read the same) are refused: the rows of one could
+    be taken for the other's."""
+    seen: dict[str, str] = {}
+    for name in names:
+        first = seen.setdefault(term_escape(name), name)
+        if first != name:
+            raise SuiteError(
+                f"{src}: {what} {first!r} and {name!r} would be shown alike ({term_escape(name)}) in every "
+                "output; rename one (navdtw compare: NAME=FILE)"
+            )

@@ -43,6 +43,8 @@ class DatasetRun:
         registry's, or a results table's column: its name and the direction given).
     read_as: (agent, run) -> (the files read, the results layout or None), where a reader says
         (a results table: every shard of the run; provenance).
+    summaries: agent -> the evaluator's summary records found in its runs' files, each checked
+        against the rows (:func:`summary_record`; ``results.json``'s ``evaluator_summaries``).
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
     """
@@ -58,6 +60,7 @@ class DatasetRun:
     files: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     info: dict[str, dict[str, Any]] = field(default_factory=dict)
     read_as: dict[tuple[str, int], tuple[tuple[str, ...], str | None]] = field(default_factory=dict)
+    summaries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
 
@@ -118,6 +121,8 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
             step(f"{agent} on {spec.name}")
             if one is not None and getattr(one[1], "sources", ()):
                 run.read_as[(agent, k)] = (tuple(one[1].sources), one[1].layout)
+            if one is not None and getattr(one[1], "summary", None) is not None:
+                run.summaries.setdefault(agent, []).append(summary_record(k, one[1]))
             if one is None:
                 for _ in files[spec.name][k + 1 :]:
                     step(f"{agent} on {spec.name}")
@@ -167,6 +172,69 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
     run.metrics = [k for k in run.info if k in keys] + [k for k in keys if k not in run.info]
 
 
+def coverage_unchecked(run: DatasetRun, suite: Suite, warned: list) -> None:
+    """One warning for a results data set whose coverage of the split nothing checks: no split given
+    and agents whose files state no episode count (no summary ``length``, no means file's count),
+    so a run over part of the split (a rank or chunk lost, ETPNav's ``fast_eval``) would read as a
+    whole."""
+    from .._messages import listed
+
+    if not run.spec.kind.reads_scores or getattr(run.bench, "split", None) is not None:
+        return
+    unknown = [
+        agent
+        for agent, table in run.matched.items()
+        if getattr(table, "expected", None) is None
+        and getattr(suite.reported_from.get(agent, {}).get(run.spec.name), "length", None) is None
+    ]
+    if unknown:
+        warned.append(
+            warning_record(
+                None,
+                run.spec.name,
+                None,
+                f"coverage of the split not checked for {listed(unknown, 5)}: no split is given and their files "
+                "state no episode count, so results over part of the split would read as the whole; give the split "
+                "(--split FILE --dataset-kind KIND; split and dataset_kind in a suite file)",
+            )
+        )
+
+
+def summary_record(k: int, table) -> dict[str, Any]:
+    """One entry of ``results.json``'s ``evaluator_summaries``: the evaluator's summary record in run
+    ``k``'s file (StreamVLN's last line) checked against the run's rows, per metric: its figure
+    (``nonfinite`` says ``"NaN"`` or ``"Infinity"`` where it is not a number), the same mean
+    recomputed from the rows with the evaluator's NaN / inf policy, navdtw's mean, and whether the
+    figure is the recomputed one (``agrees``: else the summary averaged other episodes)."""
+
+    def number(x: float) -> float | None:
+        return float(x) if np.isfinite(x) else None
+
+    def word(x: float) -> str | None:
+        return None if np.isfinite(x) else "NaN" if np.isnan(x) else "Infinity" if x > 0 else "-Infinity"
+
+    checks = {
+        c["metric"]: {
+            "key": c["key"],
+            "evaluator": number(c["evaluator"]),
+            "nonfinite": word(c["evaluator"]),
+            "recomputed": number(c["recomputed"]),
+            "navdtw": number(c["navdtw"]),
+            "policy": c["policy"],
+            "agrees": bool(c["agrees"]),
+        }
+        for c in table.checks
+    }
+    return {
+        "run": k,
+        "source": table.source,
+        **table.summary,
+        "episodes": len(table),
+        "agrees": all(c["agrees"] for c in checks.values()),
+        "checks": checks,
+    }
+
+
 def _mean_over_runs(x: np.ndarray) -> np.ndarray:
     """Per-episode mean over the runs ([episodes, runs]); +inf (left out) where any run is not finite."""
     finite = np.isfinite(x).all(axis=1)
@@ -187,6 +255,10 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
             # a results table's reader applies the policy itself: it leaves a failing column out
             column_errors = {"errors": broken} if spec.kind.reads_scores else {}
             matched = run.bench.match(file, convention=spec.convention, **column_errors)
+            means = suite.reported_from.get(agent, {}).get(spec.name)
+            if means is not None and means.length is not None and spec.kind.reads_scores:
+                # InternNav's result.json counts the episodes it averaged: fewer rows is partial
+                run.bench.check_coverage(matched, means.length, f"its means file {means.source} says were evaluated")
             scores = run.bench.evaluate(
                 matched, convention=spec.convention, threshold=spec.threshold, workers=suite.settings["workers"]
             )
