@@ -131,6 +131,25 @@ def test_plain_id_lists_are_orders(tmp_path):
         load_order(tmp_path / "dup.txt")
 
 
+
+def test_a_gzipped_order_is_read_and_a_split_given_as_the_order_is_named(tmp_path):
+    from navdtw.cli import main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=20)
+    files = write_order(split, tmp_path / "o", seed=3)
+    gz = tmp_path / "order.json.gz"
+    gz.write_bytes(gzip.compress(files["json"].read_bytes()))
+    assert load_order(gz).units == load_order(files["json"]).units
+    with pytest.raises(ValueError, match=r"^val_unseen.json.gz: not an order written by navdtw order; an order file is"):
+        load_order(split)
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00a")
+    with pytest.raises(ValueError, match=r"^bin.txt: not UTF-8 text .*: an order file is"):
+        load_order(tmp_path / "bin.txt")
+    run = tmp_path / "run.jsonl"
+    run.write_text(row("0", 1.0) + "\n")
+    assert main(["watch", str(run), "--order", str(split), "--width", "0.1", "--once"]) == 2
+
+
 # --------------------------------------------------------------------------------------------
 # following results
 # --------------------------------------------------------------------------------------------

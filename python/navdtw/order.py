@@ -32,6 +32,7 @@ import numpy as np
 
 from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text, check_replaceable, output_folder
 from ._typing import PathLike
+from .datasets._common import read_text
 
 __all__ = ["Order", "load_order", "random_order", "write_order"]
 
@@ -263,19 +264,23 @@ def load_order(path: PathLike) -> Order:
     Raises
     ------
     ValueError
-        A malformed file, an empty order or an id listed twice (the message names the file and
-        the line or unit).
+        A malformed file (a split file given as the order, say), an empty order or an id listed
+        twice (the message names the file and the line or unit).
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    what = "an order file is the order.json navdtw order writes, or a text file of episode ids, one per line"
+    try:
+        text = read_text(path)  # gzipped or not
+    except ValueError as exc:
+        raise ValueError(f"{exc}: {what}") from None
     seed = None
-    if text.lstrip().startswith("{"):
+    if text.lstrip()[:1] in ("{", "["):
         try:
             doc = json.loads(text)
             units = tuple(tuple(str(i) for i in u) for u in doc["units"])
             seed = doc.get("seed")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path.name}: not an order written by navdtw order ({exc})") from None
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
+            raise ValueError(f"{path.name}: not an order written by navdtw order; {what}") from None
     else:
         units = tuple((line.strip(),) for line in text.splitlines() if line.strip())
     if not units or any(not u for u in units):
