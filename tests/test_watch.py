@@ -131,7 +131,6 @@ def test_plain_id_lists_are_orders(tmp_path):
         load_order(tmp_path / "dup.txt")
 
 
-
 def test_a_gzipped_order_is_read_and_a_split_given_as_the_order_is_named(tmp_path):
     from navdtw.cli import main
 
@@ -140,7 +139,7 @@ def test_a_gzipped_order_is_read_and_a_split_given_as_the_order_is_named(tmp_pat
     gz = tmp_path / "order.json.gz"
     gz.write_bytes(gzip.compress(files["json"].read_bytes()))
     assert load_order(gz).units == load_order(files["json"]).units
-    with pytest.raises(ValueError, match=r"^val_unseen.json.gz: not an order written by navdtw order; an order file is"):
+    with pytest.raises(ValueError, match=r"^val_unseen.json.gz: not an order written by navdtw order; an order"):
         load_order(split)
     (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00a")
     with pytest.raises(ValueError, match=r"^bin.txt: not UTF-8 text .*: an order file is"):
