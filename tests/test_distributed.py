@@ -162,10 +162,12 @@ def client(request):
     from dask.distributed import Client, LocalCluster
 
     # Generous start-up and connect timeouts: on a loaded 2-core machine (CI beside other jobs)
-    # worker processes can take longer than the 30 s defaults to start and report in.
+    # worker processes can take longer than the 30 s defaults to start and report in. The dashboard
+    # on a free port (":0"): None still means 8787, taken when another run (CI's wheel check beside
+    # the suite) has a cluster up, and the warning fails the fixture.
     with dask.config.set({"distributed.comm.timeouts.connect": "180s"}):
         cluster = LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=":0"
         )
         c = Client(cluster, timeout=180)
         yield c
