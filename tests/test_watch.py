@@ -624,6 +624,26 @@ def test_cli_order_then_watch_once(tmp_path, capsys):
     assert "give METRIC=FRACTION" in capsys.readouterr().err
 
 
+def test_a_missing_run_is_an_error_once_and_waited_for_when_following(tmp_path, capsys):
+    from navdtw.cli import main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=20)
+    order = str(write_order(split, tmp_path / "o", seed=3)["json"])
+    typo = str(tmp_path / "reslts.jsonl")
+    assert main(["watch", typo, "--order", order, "--width", "0.1", "--once"]) == 2
+    assert f"not found: {typo}" in capsys.readouterr().err
+    assert main(["watch", typo, "--order", order, "--width", "0.1", "--against", typo]) == 2
+    assert f"--against file or folder not found: {typo}" in capsys.readouterr().err
+    assert main(["watch", typo, "--order", order, "--width", "0.1", "--idle", "0.05", "--poll", "0.01"]) == 4
+    out, err = capsys.readouterr()
+    assert err.count(f"{typo} does not exist yet: waiting for it to appear") == 1
+    assert f"waiting: {typo} does not exist yet" in out
+    follower = Follower(tmp_path / "later.jsonl", name="run")
+    assert not follower.poll() and follower.missing and "later.jsonl does not exist yet" in follower.waiting
+    (tmp_path / "later.jsonl").write_text(row("100", 1.0) + "\n" + row("101", 0.0) + "\n")
+    assert follower.poll() and not follower.missing and follower.table.ids == ["100", "101"]
+
+
 def test_watch_follows_a_file_another_process_appends(tmp_path):
     """End to end: one process appends episodes (one line truncated for a while), another runs
     ``navdtw watch`` on the growing file; it stops on its own with the decision's exit status."""

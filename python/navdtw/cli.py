@@ -1387,7 +1387,10 @@ def _split_pairs(values: list[str] | None) -> list[str]:
 
 
 def _cmd_watch(args) -> int:
+    import glob
+
     from .datasets import DATASETS
+    from .datasets._common import not_found
     from .order import load_order
     from .watch import Follower, Watch
 
@@ -1423,6 +1426,8 @@ def _cmd_watch(args) -> int:
             name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
         if name in runs:
             raise UserError(f"two runs are named {name!r}: name them with NAME=FILES")
+        if args.once and not os.path.lexists(path) and not glob.has_magic(path):
+            raise UserError(not_found(path, "path"))  # following would wait for it to appear
         runs[name] = follower(path, name)
     reported = {}
     for item in _split_pairs(args.reported):
@@ -1437,6 +1442,8 @@ def _cmd_watch(args) -> int:
     metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
     against = None
     if args.against:
+        if not os.path.lexists(args.against) and not glob.has_magic(args.against):
+            raise UserError(f"--against {not_found(args.against, 'path')}")
         base = follower(args.against, Path(args.against.rstrip("/\\")).name)
         base.poll()
         if base.table is None:
@@ -1456,8 +1463,14 @@ def _cmd_watch(args) -> int:
         raise UserError(str(exc)) from None
     live = sys.stdout.isatty() and not args.once
     shown = [0]
+    said: set[str] = set()
 
     def show(lines: list[str]) -> None:
+        if not live and not args.once:  # no view to read: say once what is waited for
+            for run in runs.values():
+                if run.missing and run.name not in said:
+                    said.add(run.name)
+                    print(_term(f"{PROG} watch: {run.name}: {run.waiting}"), file=sys.stderr, flush=True)
         if live:
             if shown[0]:
                 sys.stdout.write(f"\x1b[{shown[0]}F\x1b[J")  # back to the block's first line, clear below

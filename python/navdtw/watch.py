@@ -20,6 +20,7 @@ runs), and every message states the share. docs/stopping.md has the guarantees a
 from __future__ import annotations
 
 import contextlib
+import glob
 import gzip
 import json
 import os
@@ -217,6 +218,7 @@ class Follower:
         self.threshold = threshold
         self.table: Episodes | None = None
         self.waiting = ""  # why the run cannot be read yet, for the terminal view
+        self.missing = False  # its file or folder does not exist (yet)
         self._root = Path(tempfile.mkdtemp(prefix="navdtw-watch-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._root, True)
         self._seen: dict[Path, tuple[int, int, int]] = {}
@@ -236,7 +238,11 @@ class Follower:
             files = files_of(self.source, recursive=bool(getattr(self.bench, "options", {}).get("recursive")))
         except (ValueError, OSError) as exc:  # no file yet, an empty folder, a rank not written yet
             self.waiting = " ".join(str(exc).split())
+            self.missing = not os.path.lexists(self.source) and not glob.has_magic(self.source)
+            if self.missing:  # a mistyped path, or a run not started yet: the view says which
+                self.waiting = f"{listed([self.source])} does not exist yet: waiting for it to appear"
             return None
+        self.missing = False
         folder = Path(self.source)
         return list(files.paths), folder if folder.is_dir() else None
 
