@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
@@ -147,6 +148,20 @@ def test_a_gzipped_order_is_read_and_a_split_given_as_the_order_is_named(tmp_pat
     run = tmp_path / "run.jsonl"
     run.write_text(row("0", 1.0) + "\n")
     assert main(["watch", str(run), "--order", str(split), "--width", "0.1", "--once"]) == 2
+
+
+def test_a_missing_split_or_order_is_worded_as_the_other_commands_word_it(tmp_path, capsys):
+    from navdtw.cli import main
+
+    for call in (lambda p: write_order(p, tmp_path / "o", seed=1), load_order):
+        with pytest.raises(FileNotFoundError, match=rf"^file not found: {re.escape(str(tmp_path / 'nope.json'))}$"):
+            call(tmp_path / "nope.json")
+        with pytest.raises(FileNotFoundError, match=rf"^{re.escape(str(tmp_path))} is a folder, not a file$"):
+            call(tmp_path)
+    run = tmp_path / "run.jsonl"
+    run.write_text(row("0", 1.0) + "\n")
+    assert main(["watch", str(run), "--order", str(tmp_path / "nope.json"), "--width", "0.1", "--once"]) == 2
+    assert capsys.readouterr().err.strip() == f"navdtw: error: file not found: {tmp_path / 'nope.json'}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text, check_replaceable, output_folder
 from ._typing import PathLike
-from .datasets._common import read_text
+from .datasets._common import not_found, read_text
 
 __all__ = ["Order", "load_order", "random_order", "write_order"]
 
@@ -91,6 +91,7 @@ def random_order(n: int, seed: int) -> np.ndarray:
 
 def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool]:
     """(document, its entries, each entry's episode ids, gzipped)."""
+    _need_file(path)
     raw = path.read_bytes()
     gz = raw[:2] == b"\x1f\x8b"
     try:
@@ -181,6 +182,8 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
 
     Raises
     ------
+    FileNotFoundError
+        No such split file, or a folder.
     ValueError
         An unreadable split file (the message names it and the entry), ``workers < 1``, a negative
         seed.
@@ -263,12 +266,15 @@ def load_order(path: PathLike) -> Order:
 
     Raises
     ------
+    FileNotFoundError
+        No such file, or a folder.
     ValueError
         A malformed file (a split file given as the order, say), an empty order or an id listed
         twice (the message names the file and the line or unit).
     """
     path = Path(path)
     what = "an order file is the order.json navdtw order writes, or a text file of episode ids, one per line"
+    _need_file(path)
     try:
         text = read_text(path)  # gzipped or not
     except ValueError as exc:
@@ -292,6 +298,12 @@ def load_order(path: PathLike) -> Order:
                 raise ValueError(f"{path.name}: episode id {i!r} appears twice (unit {k})")
             seen.add(i)
     return Order(units, seed, path.name)
+
+
+def _need_file(path: Path) -> None:
+    """A missing file or a folder, worded as every command words it."""
+    if not path.is_file():
+        raise FileNotFoundError(not_found(path, "file"))
 
 
 def positions(order: Order) -> dict[str, int]:
