@@ -653,6 +653,9 @@ def test_a_missing_run_is_an_error_once_and_waited_for_when_following(tmp_path, 
     out, err = capsys.readouterr()
     assert err.count(f"{typo} does not exist yet: waiting for it to appear") == 1
     assert f"waiting: {typo} does not exist yet" in out
+    for spec in ("a=", ""):
+        assert main(["watch", spec, "--order", order, "--width", "0.1", "--once"]) == 2
+        assert "no file or folder given (give FILES or NAME=FILES)" in capsys.readouterr().err
     follower = Follower(tmp_path / "later.jsonl", name="run")
     assert not follower.poll() and follower.missing and "later.jsonl does not exist yet" in follower.waiting
     (tmp_path / "later.jsonl").write_text(row("100", 1.0) + "\n" + row("101", 0.0) + "\n")

@@ -1389,6 +1389,7 @@ def _split_pairs(values: list[str] | None) -> list[str]:
 def _cmd_watch(args) -> int:
     import glob
 
+    from ._messages import listed
     from .datasets import DATASETS
     from .datasets._common import not_found
     from .order import load_order
@@ -1426,6 +1427,8 @@ def _cmd_watch(args) -> int:
             name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
         if name in runs:
             raise UserError(f"two runs are named {name!r}: name them with NAME=FILES")
+        if not path:
+            raise UserError(f"run {listed([spec])}: no file or folder given (give FILES or NAME=FILES)")
         if args.once and not os.path.lexists(path) and not glob.has_magic(path):
             raise UserError(not_found(path, "path"))  # following would wait for it to appear
         runs[name] = follower(path, name)
