@@ -228,3 +228,84 @@ def havln_info(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str
     with open(path, "w") as f:
         json.dump(info, f, indent=4)
     return path
+
+
+def navila_bench(folder: Path, eps: dict[str, dict], *, task: str = "go2_matterport_vision", run: str = "2024") -> Path:
+    """NaVILA-Bench's scripts/navila_eval.py, main: one run of the script per episode, each dumping
+    infos["measurements"] (the MeasureManager's measures in registration order: path_length,
+    distance_to_goal, success, spl, oracle_navigation_error, oracle_success) with indent=4 to
+    eval_results/{task}_loco_{run}/measurements/{int(episode_id) - 1}.json: no id inside.
+    Returns the measurements folder."""
+    out = folder / "eval_results" / f"{task}_loco_{run}" / "measurements"
+    out.mkdir(parents=True)
+    for i, m in eps.items():
+        measurements = {
+            "path_length": m["path_length"],
+            "distance_to_goal": m["distance_to_goal"],
+            "success": m["success"],
+            "spl": m["spl"],
+            "oracle_navigation_error": min(m["distance_to_goal"], m["distance_to_goal"] * 0.7),
+            "oracle_success": m["oracle_success"],
+        }
+        with open(out / f"{int(i) - 1}.json", "w") as f:
+            json.dump(measurements, f, indent=4)
+    return out
+
+
+def goat_bench(folder: Path, n: int, *, seed: int = 0, scenes: int = 3) -> tuple[Path, list[dict]]:
+    """GOAT-Bench's GoatPPOTrainer._eval_checkpoint (goat_bench/trainers/ppo_trainer_no_2d.py): per
+    finished episode the reward and habitat-baselines' _extract_scalars_from_info of its infos
+    (nested measures flattened as "measure.key", scalars as floats (booleans too), lists left out:
+    a GOAT episode has several subtasks), plus scene_id, episode_id (a string restarting at "0" in every scene),
+    subtasks, success_by_subtask, spl_by_subtaskl and actions; utils.write_json: json.dumps without
+    indent to <tensorboard_dir>/episode_metrics.json. Measures as goat_bench/measurements/nav.py
+    computes them (GoatSuccess, GoatSPL, GoatSoftSPL, GoatDistanceToGoal). Returns the file and the
+    rows written."""
+    rng = np.random.default_rng(seed)
+    modalities = ("object", "image", "description")
+    rows = []
+    for k in range(n):
+        scene = f"hm3d/val/0080{k % scenes}-SCENE{k % scenes}/SCENE{k % scenes}.basis.glb"
+        n_sub = int(rng.integers(2, 7))
+        tasks = [[f"cat{j}", modalities[int(rng.integers(0, 3))]] for j in range(n_sub)]
+        sub_success = [float(rng.random() < 0.5) for _ in range(n_sub)]
+        sub_spl = [s * float(rng.uniform(0.2, 1.0)) for s in sub_success]
+        stopped = bool(rng.random() < 0.8)
+        counts = {m: sum(t[1] == m for t in tasks) for m in modalities}
+        wins = {m: sum(s for s, t in zip(sub_success, tasks) if t[1] == m) for m in modalities}
+        info = {
+            "distance_to_goal": {"distance_to_target": float(rng.uniform(0, 8)),
+                                 "prev_distance_to_target": float(rng.uniform(0, 8)), "episode_ended": True},
+            "success": {
+                "task_success": sum(sub_success) == n_sub and stopped,
+                "composite_success": sum(sub_success) == n_sub,
+                "partial_success": sum(sub_success) / n_sub,
+                "subtask_success": sub_success,
+                **{f"{m}_success": 0.0 if wins[m] == 0 else wins[m] / counts[m] for m in modalities},
+            },
+            "spl": {"composite_spl": sum(sub_spl) / n_sub, "spl_by_subtask": sub_spl},
+            "soft_spl": {"composite_softspl": min(1.0, sum(sub_spl) / n_sub + 0.05)},
+            "goat_distance_to_goal_reward": float(rng.normal()),
+        }  # fmt: skip
+        stats = {"reward": float(rng.normal(5, 2))}
+        stats.update(_scalars(info))
+        stats.update({"scene_id": scene, "episode_id": str(k // scenes), "subtasks": tasks,
+                      "success_by_subtask": sub_success, "spl_by_subtaskl": sub_spl,
+                      "actions": [int(a) for a in rng.integers(0, 7, 5)]})  # fmt: skip
+        rows.append(stats)
+    path = folder / "episode_metrics.json"
+    with open(path, "w") as f:
+        f.write(json.dumps(rows))
+    return path, rows
+
+
+def _scalars(info: dict) -> dict:
+    """habitat-baselines' _extract_scalars_from_info: nested dicts flattened with ".", scalars (not
+    strings) as float, the rest (lists of several values) left out."""
+    out = {}
+    for k, v in info.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{sk}": sv for sk, sv in _scalars(v).items()})
+        elif not isinstance(v, (str, list)):
+            out[k] = float(v)
+    return out

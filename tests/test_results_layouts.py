@@ -14,10 +14,12 @@ from eval_writers import (
     aerialvln,
     episodes,
     etpnav,
+    goat_bench,
     havln_info,
     havln_means,
     internnav,
     navid,
+    navila_bench,
     streamvln,
     vlnce_means,
 )
@@ -419,6 +421,86 @@ def test_aerialvln_one_file_per_episode(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
+# NaVILA-Bench: measurements/{episode_id - 1}.json, no id inside
+# --------------------------------------------------------------------------------------------
+
+
+def test_navila_bench_ids_are_the_file_names_plus_one(tmp_path):
+    eps = episodes(14, seed=8)
+    folder = navila_bench(tmp_path, eps)
+    assert (folder / "0.json").is_file() and not (folder / "14.json").exists()  # episode 1 is 0.json
+    t = load_results(folder)
+    assert t.layout == "navila-bench" and sorted(t.ids, key=int) == list(eps)
+    assert "ids from the file names: {index} + 1 (NaVILA-Bench writes episode 1 to 0.json)" in t.notes[0]
+    files = sorted(folder.glob("*.json"))
+    rows = {str(int(p.stem) + 1): json.loads(p.read_text()) for p in files}
+    for metric, key in (("sr", "success"), ("spl", "spl"), ("ne", "distance_to_goal"), ("pl", "path_length"),
+                        ("osr", "oracle_success"), ("one", "oracle_navigation_error")):  # fmt: skip
+        by_id = dict(zip(t.ids, t.values[metric]))
+        assert [by_id[i] for i in rows] == [r[key] for r in rows.values()], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows.values()]), rel=1e-12)
+    # as the command reads it, the folder given as the agent's run
+    results = compare({"navila": folder}, dataset="results", progress=False, settings={"resamples": 200})
+    ds = results["datasets"]["results"]
+    assert ds["n"] == 14 and not results["failures"]
+    assert ds["agents"]["navila"]["sr"]["mean"] == pytest.approx(np.mean([r["success"] for r in rows.values()]))
+    # one file given alone is one episode, its id from its name; a file named otherwise is not this layout
+    one = load_results(folder / "4.json")
+    assert one.ids == ["5"] and one.values["ne"][0] == rows["5"]["distance_to_goal"]
+    (tmp_path / "ep.json").write_text((folder / "4.json").read_text())
+    with pytest.raises(ValueError, match=r"ep\.json: holds the evaluator's means"):
+        load_results(tmp_path / "ep.json")
+    with pytest.raises(ValueError, match=r"^ep\.json: NaVILA-Bench names each file by its episode \(\{index\}\.json"):
+        load_results(tmp_path / "ep.json", layout="navila-bench")
+
+
+def test_navila_bench_shell_glob_is_one_run(tmp_path):
+    folder = navila_bench(tmp_path, episodes(5, seed=8))
+    files = sorted(str(p) for p in folder.iterdir())
+    with pytest.raises(SuiteError, match=r"one file per episode of one run, given as 5 agents"):
+        compare(files, dataset="results", progress=False)
+
+
+# --------------------------------------------------------------------------------------------
+# GOAT-Bench: episode_metrics.json, ids restart in every scene
+# --------------------------------------------------------------------------------------------
+
+
+def test_goat_bench_ids_are_scene_and_episode(tmp_path):
+    path, rows = goat_bench(tmp_path, 30, seed=9)
+    assert len({r["episode_id"] for r in rows}) == 10  # episode ids repeat across the 3 scenes
+    t = load_results(path)
+    assert t.layout == "goat-bench" and len(t) == 30 and len(set(t.ids)) == 30
+    assert t.ids[:4] == ["SCENE0/0", "SCENE1/0", "SCENE2/0", "SCENE0/1"]
+    assert "ids are scene_id / episode_id" in t.notes[0]
+    expected = {
+        "sr": "success.task_success", "spl": "spl.composite_spl",
+        "success.partial_success": "success.partial_success",
+        "success.composite_success": "success.composite_success",
+        "success.object_success": "success.object_success",
+        "soft_spl.composite_softspl": "soft_spl.composite_softspl", "reward": "reward",
+        "distance_to_goal.distance_to_target": "distance_to_goal.distance_to_target",
+    }  # fmt: skip
+    summary = t.evaluate().summary()
+    for metric, key in expected.items():
+        assert summary[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12), metric
+    assert t.directions["success.partial_success"] is True
+    assert t.directions["distance_to_goal.distance_to_target"] is False
+    for gone in ("actions", "subtasks", "success_by_subtask", "distance_to_goal.prev_distance_to_target"):
+        assert gone not in t.values
+    # partial success is subtasks succeeded / subtasks, as GoatSuccess computes it
+    by_id = dict(zip(t.ids, t.values["success.partial_success"]))
+    for r in rows:
+        sid = r["scene_id"].rsplit("/", 1)[-1].split(".")[0] + "/" + r["episode_id"]
+        assert by_id[sid] == sum(r["success_by_subtask"]) / len(r["subtasks"])
+    results = compare({"goat": path}, dataset="results", progress=False, settings={"resamples": 200})
+    assert results["datasets"]["results"]["n"] == 30 and not results["failures"]
+    # an id column given by the user is taken as it is: episode ids alone repeat
+    with pytest.raises(ValueError, match=r"duplicate episode_id"):
+        load_results(path, id_column="episode_id")
+
+
+# --------------------------------------------------------------------------------------------
 # the registry, recognition, numbers beyond float's range
 # --------------------------------------------------------------------------------------------
 
@@ -429,7 +511,7 @@ def test_registry_is_data():
     for lay in layouts.LAYOUTS:
         assert lay.holds in ("episodes", "means") and lay.writer and lay.nonfinite and lay.keys
         assert layouts.layout(lay.name) is lay
-        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17, episode_id=17)
+        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17, episode_id=17, index=16)
         assert lay.regex.fullmatch(example)
     assert layouts.recognise("predictions.json", {"1": None}) is None  # not a results layout: left to others
     with pytest.raises(ValueError, match=r"unknown layout 'etp'; the layouts are etpnav, "):

@@ -22,8 +22,8 @@ import numpy as np
 from ..._typing import PathLike
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
-from ._cells import NUMBER_TYPES, Overflow
-from ._columns import first_column
+from ._cells import NUMBER_TYPES, Overflow, ids_of
+from ._columns import SCAN_COLUMNS, first_column
 
 
 @dataclass
@@ -310,7 +310,8 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     parts = [read_one(p, layout, id_column) for p in files.paths]
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
-    raw.how = files.how
+    words = raw.layout.id_words if raw.layout is not None and id_column is None else ""
+    raw.how = "; ".join(w for w in (files.how, words) if w)
     return raw
 
 
@@ -321,10 +322,47 @@ def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
     _take_summaries(raw, id_column)
     if layout is not None:
         raw.layout = layouts.layout(layout)
-        return raw
-    record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
-    raw.layout = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+    else:
+        lay = None
+        if raw.means is not None:  # one object of numbers: an episode of a layout without an id inside?
+            lay = layouts.recognise(path.name, raw.means, "episodes")
+            lay = lay if lay is not None and lay.name_id is not None else None
+        if lay is None:
+            record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
+            lay = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+        raw.layout = lay
+    if raw.layout is not None and id_column is None:
+        _layout_ids(raw, raw.layout, path.name)
     return raw
+
+
+def _layout_ids(raw: Raw, lay: layouts.Layout, file_name: str) -> None:
+    """The ids a layout makes (:attr:`~.layouts.Layout.name_id`, :attr:`~.layouts.Layout.id_keys`),
+    put in the column ``lay.id_key``."""
+    if lay.name_id is not None and lay.id_key and raw.n == 1 and lay.id_key not in raw.columns:
+        m = lay.regex.fullmatch(file_name)
+        if m is None or "index" not in m.groupdict():
+            raise ValueError(
+                f"{file_name}: {lay.project} names each file by its episode ({lay.pattern}, the episode id "
+                f"- {lay.name_id}) and writes no id inside: this name gives none"
+            )
+        raw.columns = {lay.id_key: [str(int(m["index"]) + lay.name_id)], **raw.columns}
+        raw.means = None
+    if lay.id_keys and lay.id_key:
+        missing = [k for k in lay.id_keys if k not in raw.columns]
+        if missing:
+            raise ValueError(f"{raw.name}: no column {missing[0]!r}: {lay.project}'s ids are "
+                             f"{' / '.join(lay.id_keys)}")  # fmt: skip
+        parts = []
+        for key in lay.id_keys:
+            texts = ids_of(raw.columns[key], raw, key)
+            parts.append([_stem(t) for t in texts] if key in SCAN_COLUMNS else texts)
+        raw.columns[lay.id_key] = ["/".join(p) for p in zip(*parts)]
+
+
+def _stem(text: str) -> str:
+    """A scene path's scan (``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF.basis.glb`` -> ``TEEsavR23oF``)."""
+    return text.rsplit("/", 1)[-1].split(".", 1)[0] if "/" in text or text.endswith(".glb") else text
 
 
 def _is_summary(record: Mapping) -> bool:

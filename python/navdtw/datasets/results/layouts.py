@@ -102,6 +102,14 @@ class Layout:
     summary_last:
         True where the evaluator appends its summary record after the episodes once every rank has
         finished (StreamVLN): a file without one is of an unfinished evaluation, said in the notes.
+    name_id:
+        where a file holds one episode and no id (NaVILA-Bench): the id is the ``{index}`` of the
+        file name plus this number (``measurements/{episode_id - 1}.json``: 1), put under
+        ``id_key``; None: the id is in the file.
+    id_keys:
+        where an episode id alone is not unique (GOAT-Bench's ids restart in every scene): the keys
+        whose values make the id, joined with ``/`` (a scene path as its scan, the file's stem),
+        put under ``id_key``; empty: ``id_key`` alone.
     """
 
     name: str
@@ -116,12 +124,31 @@ class Layout:
     summary: Summary | None = None
     nonfinite: str = ""
     summary_last: bool = False
+    name_id: int | None = None
+    id_keys: tuple[str, ...] = ()
+
+    @property
+    def id_words(self) -> str:
+        """How the reader makes the ids of this layout's rows, in words (the notes), or ``""``.
+
+        Returns
+        -------
+        str
+        """
+        if self.name_id is not None:
+            return (
+                f"ids from the file names: {{index}} + {self.name_id} ({self.project} writes episode "
+                f"{self.name_id} to {self.pattern.replace('{index}', '0')})"
+            )
+        if self.id_keys:
+            return f"ids are {' / '.join(self.id_keys)} ({self.project}'s {self.id_keys[-1]} alone repeats)"
+        return ""
 
     @property
     def regex(self):
         """A regular expression that matches the layout's file names (each ``{field}`` of
-        ``pattern`` stands for any text without ``/``, ``{rank}`` and ``{world}`` for digits; a
-        trailing ``.gz`` is allowed).
+        ``pattern`` stands for any text without ``/``, ``{rank}``, ``{world}`` and ``{index}`` for
+        digits (``{index}`` as the group ``index``); a trailing ``.gz`` is allowed).
 
         Returns
         -------
@@ -129,7 +156,10 @@ class Layout:
         """
         parts = re.split(r"(\{\w+\})", self.pattern)
         out = "".join(
-            (r"\d+" if p in ("{rank}", "{world}") else r"[^/]+") if p.startswith("{") else re.escape(p) for p in parts
+            (r"(?P<index>\d+)" if p == "{index}" else r"\d+" if p in ("{rank}", "{world}") else r"[^/]+")
+            if p.startswith("{")
+            else re.escape(p)
+            for p in parts
         )
         return re.compile(out + r"(\.gz)?")
 
@@ -227,6 +257,60 @@ LAYOUTS: tuple[Layout, ...] = (
         columns={"trajectory": "ignore", "is_collisioned": "-"},
         settings={"SUCCESS_DISTANCE": "threshold"},
         nonfinite="as aerialvln: the same rows, one per file; the folder is one run",
+    ),
+    Layout(
+        "navila-bench",
+        "NaVILA-Bench",
+        "scripts/navila_eval.py, main (json.dump indent=4 of infos['measurements'], the MeasureManager's "
+        "measures of isaaclab_exts/omni.isaac.vlnce/omni/isaac/vlnce/utils/measures.py, to "
+        "eval_results/{task}_loco_{run}/measurements/{int(episode_id) - 1}.json: one run of the script per "
+        "episode, no id inside)",
+        "{index}.json",
+        "episodes",
+        frozenset({"path_length", "distance_to_goal", "success", "spl", "oracle_navigation_error", "oracle_success"}),
+        id_key="episode_id",
+        nonfinite="no NaN or infinity (distances from the robot's recorded positions); distance_to_goal is the "
+        "distance to the nearest reference waypoint plus the reference path's length from there to the goal; "
+        "success and oracle_success use d < the goal radius (strictly less)",
+        name_id=1,
+    ),
+    Layout(
+        "goat-bench",
+        "GOAT-Bench",
+        "goat_bench/trainers/ppo_trainer_no_2d.py, GoatPPOTrainer._eval_checkpoint (utils/utils.py write_json: "
+        "json.dumps of episode_metrics, a list: each episode's scalars as habitat-baselines' "
+        "_extract_scalars_from_info flattens them, measures of goat_bench/measurements/nav.py, with scene_id, "
+        "episode_id, subtasks, success_by_subtask, spl_by_subtaskl and actions)",
+        "episode_metrics.json",
+        "episodes",
+        frozenset({"scene_id", "episode_id", "subtasks", "success_by_subtask", "spl_by_subtaskl"}),
+        id_key="episode_id",
+        columns={
+            "success.task_success": "sr",
+            "success.composite_success": "+",
+            "success.partial_success": "+",
+            "success.object_success": "+",
+            "success.image_success": "+",
+            "success.description_success": "+",
+            "success.subtask_success": "ignore",
+            "spl.composite_spl": "spl",
+            "spl.spl_by_subtask": "ignore",
+            "soft_spl.composite_softspl": "+",
+            "distance_to_goal.distance_to_target": "-",
+            "distance_to_goal.prev_distance_to_target": "ignore",
+            "distance_to_goal.episode_ended": "ignore",
+            "goat_distance_to_goal_reward": "ignore",
+            "reward": "+",
+            "subtasks": "ignore",
+            "success_by_subtask": "ignore",
+            "spl_by_subtaskl": "ignore",
+            "actions": "ignore",
+        },
+        nonfinite="none written for a finished episode; task_success needs every subtask and the final stop, "
+        "composite_success every subtask, partial_success is subtasks succeeded / subtasks; composite_spl "
+        "resets the path length at each subtask; the per-subtask lists are not scalars and are left out of "
+        "the flattened measures; the means are only logged",
+        id_keys=("scene_id", "episode_id"),
     ),
     Layout(
         "aerialvln-means",

@@ -184,4 +184,4 @@ def _per_episode(path: Path) -> bool:
     except (OSError, ValueError, RecursionError):
         return False
     lay = recognise(path.name, record, "episodes") if isinstance(record, dict) else None
-    return lay is not None and ("{id}" in lay.pattern or "{episode_id}" in lay.pattern)
+    return lay is not None and any(f in lay.pattern for f in ("{id}", "{episode_id}", "{index}"))
