@@ -309,3 +309,34 @@ def _scalars(info: dict) -> dict:
         elif not isinstance(v, (str, list)):
             out[k] = float(v)
     return out
+
+
+def ivlnce(
+    folder: Path, eps: dict[str, dict], *, tours: int = 4, ckpt: int = 12, split: str = "val_unseen"
+) -> tuple[Path, Path]:
+    """IVLN-CE's BaseVLNCETrainer._eval_checkpoint_iterative (ivlnce_baselines/common/base_il_trainer.py):
+    stats_tours, {tour id: {episode id: the numeric infos when the agent stops}} (the task's
+    measures: distance_to_goal, success, spl, ndtw, path_length, oracle_success, steps_taken),
+    json.dump indent=2 to iterative_all_stats_ckpt_{ckpt}_{split}.json; then the means (each
+    measure summed over every tour's episodes / the episode count) and tndtw, json.dump indent=4
+    to iterative_stats_ckpt_{ckpt}_{split}.json. Episodes go to tours in runs (a tour is a run of
+    episodes in one scene). Returns both files."""
+    ids = list(eps)
+    stats_tours: dict[str, dict[str, dict]] = {}
+    for k, i in enumerate(ids):
+        tour = str(k * tours // len(ids))
+        stats_tours.setdefault(tour, {})[i] = dict(eps[i])
+    per_episode = folder / f"iterative_all_stats_ckpt_{ckpt}_{split}.json"
+    with open(per_episode, "w") as f:
+        json.dump(stats_tours, f, indent=2)
+    aggregated: dict[str, float] = {}
+    for stats_episodes in stats_tours.values():
+        for key in next(iter(stats_episodes.values())):
+            aggregated[key] = aggregated.get(key, 0.0) + sum(v[key] for v in stats_episodes.values())
+    evaluated = sum(len(v) for v in stats_tours.values())
+    aggregated = {k: v / evaluated for k, v in aggregated.items()}
+    aggregated["tndtw"] = 0.4321  # compute_tour_ndtw over dtw_data: a figure of the split
+    means = folder / f"iterative_stats_ckpt_{ckpt}_{split}.json"
+    with open(means, "w") as f:
+        json.dump(aggregated, f, indent=4)
+    return per_episode, means

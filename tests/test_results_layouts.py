@@ -18,6 +18,7 @@ from eval_writers import (
     havln_info,
     havln_means,
     internnav,
+    ivlnce,
     navid,
     navila_bench,
     streamvln,
@@ -498,6 +499,48 @@ def test_goat_bench_ids_are_scene_and_episode(tmp_path):
     # an id column given by the user is taken as it is: episode ids alone repeat
     with pytest.raises(ValueError, match=r"duplicate episode_id"):
         load_results(path, id_column="episode_id")
+
+
+# --------------------------------------------------------------------------------------------
+# IVLN-CE: {tour: {episode: stats}} and the means with tndtw
+# --------------------------------------------------------------------------------------------
+
+
+def test_ivlnce_tours_of_episodes_and_means(tmp_path):
+    eps = episodes(23, seed=10, unreachable={5})
+    per_episode, means_file = ivlnce(tmp_path, eps)
+    tours = json.loads(per_episode.read_text())
+    assert len(tours) == 4 and all(isinstance(v, dict) for v in tours.values())
+    t = load_results(per_episode)
+    assert t.layout == "ivlnce" and len(t) == 23 and sorted(t.ids, key=int) == sorted(eps, key=int)
+    assert "tour_id" in t.ignored and "tour_id" not in t.values
+    rows = [r for tour in tours.values() for r in tour.values()]
+    summary = t.evaluate().summary()
+    for metric, key in (("sr", "success"), ("ndtw", "ndtw"), ("pl", "path_length"), ("osr", "oracle_success")):
+        assert summary[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12), metric
+    ne = np.array([r["distance_to_goal"] for r in rows])
+    assert math.isinf(summary["ne"]) and math.isinf(ne.mean())  # an unreachable goal, as numpy averages it
+    # the means file: its reported figures (tndtw, a figure of the split, under its own name), never a table
+    with pytest.raises(ValueError, match=r"holds the evaluator's means .*--reported-from iterative_stats_ckpt_12"):
+        load_results(means_file)
+    means = load_means(means_file)
+    assert means.layout == "ivlnce-means" and means.figures["tndtw"] == 0.4321
+    assert means.figures["sr"] == pytest.approx(summary["sr"], rel=1e-12)
+    assert means.figures["steps"] == pytest.approx(np.mean([r["steps_taken"] for r in rows]), rel=1e-12)
+    assert "ne" not in means.figures  # the plain mean is Infinity (an unreachable goal): said, not checked
+    results = compare({"ivlnce": per_episode}, dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"ivlnce": means_file})  # fmt: skip
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 23
+    assert results["datasets"]["results"]["reported"]["ivlnce"]["sr"]["gap"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_ivlnce_tours_name_their_entries(tmp_path):
+    per_episode, _ = ivlnce(tmp_path, episodes(8, seed=11), tours=2)
+    tours = json.loads(per_episode.read_text())
+    tours["1"]["5"]["success"] = 3.0
+    per_episode.write_text(json.dumps(tours, indent=2))
+    with pytest.raises(ValueError, match=r"tour_id 1 entry 0 \(episode_id 5\): 'success' is a rate"):
+        load_results(per_episode)
 
 
 # --------------------------------------------------------------------------------------------

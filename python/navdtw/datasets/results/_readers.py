@@ -84,12 +84,32 @@ def _read_json(text: str, name: str) -> Raw:
                 raise ValueError(f"{name}: entry {k}: expected an object (one episode), got {type(row).__name__}")
         return Raw(name, columns_of(data), len(data), lambda k: f"entry {k}")
     if data and all(isinstance(v, dict) for v in data.values()):  # {episode_id: {metric: value}}
+        lay = layouts.grouping(name)
+        if lay is not None and all(isinstance(r, dict) for v in data.values() for r in v.values()):
+            return _grouped(data, name, lay)
         keys = [str(k) for k in data]
         return Raw(name, columns_of(list(data.values())), len(keys), lambda k: f"entry {k}", keys=keys)
     raw = Raw(name, columns_of([data]), 1, lambda k: "line 1")  # one object: one JSON line
     if first_column(data, ID_COLUMNS) is None and data and all(type(v) in NUMBER_TYPES for v in data.values()):
         raw.means = data  # numbers and no id: an evaluator's means (VLN-CE's stats_ckpt_*.json)
     return raw
+
+
+def _grouped(data: dict, name: str, lay: layouts.Layout) -> Raw:
+    """``{group: {id: record}}`` (:attr:`~.layouts.Layout.grouped`) as a table keyed by id, each
+    row's group in the column ``lay.grouped``."""
+    group_key = lay.grouped or "group"
+    keys: list[str] = []
+    where: list[str] = []
+    rows: list[dict] = []
+    for group, inner in data.items():
+        for j, (i, record) in enumerate(inner.items()):
+            keys.append(str(i))
+            where.append(f"{group_key} {group} entry {j}")
+            rows.append({group_key: str(group), **record})
+    if not rows:
+        raise ValueError(f"{name}: no episodes in any {group_key.removesuffix('_id')}")
+    return Raw(name, columns_of(rows), len(rows), lambda k: where[k], keys=keys)
 
 
 def _json_lines(text: str, name: str) -> Raw:

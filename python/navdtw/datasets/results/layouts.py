@@ -23,6 +23,7 @@ __all__ = [
     "Layout",
     "Summary",
     "evaluator_mean",
+    "grouping",
     "layout",
     "policy_words",
     "recognise",
@@ -110,6 +111,9 @@ class Layout:
         where an episode id alone is not unique (GOAT-Bench's ids restart in every scene): the keys
         whose values make the id, joined with ``/`` (a scene path as its scan, the file's stem),
         put under ``id_key``; empty: ``id_key`` alone.
+    grouped:
+        where the file nests its episodes in groups, ``{group: {id: record}}`` (IVLN-CE's tours):
+        the column that holds each row's group (``"tour_id"``); None: a flat file.
     """
 
     name: str
@@ -126,6 +130,7 @@ class Layout:
     summary_last: bool = False
     name_id: int | None = None
     id_keys: tuple[str, ...] = ()
+    grouped: str | None = None
 
     @property
     def id_words(self) -> str:
@@ -337,6 +342,33 @@ LAYOUTS: tuple[Layout, ...] = (
         nonfinite=_PLAIN,
     ),
     Layout(
+        "ivlnce",
+        "IVLN-CE",
+        "ivlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint_iterative (json.dump "
+        "indent=2 of stats_tours, {tour id: {episode id: the numeric infos of the episode's end}})",
+        "iterative_all_stats_ckpt_{ckpt}_{split}.json",
+        "episodes",
+        _HABITAT | {"ndtw", "steps_taken", "tour_id"},
+        columns={"tour_id": "ignore"},
+        nonfinite="NaN / Infinity as habitat gives them; an episode is stored once, when the agent first stops "
+        "(before the oracle phase that conveys it to the goal); ndtw is habitat's per-episode nDTW, not the "
+        "tour nDTW (tndtw, in the means file only)",
+        grouped="tour_id",
+    ),
+    Layout(
+        "ivlnce-means",
+        "IVLN-CE",
+        "ivlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint_iterative (json.dump "
+        "indent=4 of the means over every episode of every tour, and tndtw: habitat_extensions/tour_ndtw.py "
+        "compute_tour_ndtw over the tours' dtw_data)",
+        "iterative_stats_ckpt_{ckpt}_{split}.json",
+        "means",
+        _HABITAT | {"tndtw"},
+        summary=Summary({**_HABITAT_MEANS.keys, "tndtw": "tndtw"}),
+        nonfinite="plain means (sums over every tour's episodes / the episode count); tndtw is the split's "
+        "tour nDTW, weighted per tour, a figure of the split and not a mean of episodes",
+    ),
+    Layout(
         "streamvln",
         "StreamVLN",
         "streamvln/streamvln_eval.py, VLNEvaluator.eval_action (a json.dumps line per episode, every rank "
@@ -453,6 +485,25 @@ def recognise(file_name: str, record: Mapping | None, holds: str | None = None) 
         if holds not in (None, lay.holds):
             continue
         if lay.regex.fullmatch(file_name) and (keys is None or lay.keys <= keys):
+            return lay
+    return None
+
+
+def grouping(file_name: str) -> Layout | None:
+    """The layout whose file of this name nests its episodes in groups (:attr:`Layout.grouped`:
+    IVLN-CE's ``{tour: {episode: stats}}``), or None.
+
+    Parameters
+    ----------
+    file_name : str
+        The file's name (not its folder).
+
+    Returns
+    -------
+    Layout or None
+    """
+    for lay in LAYOUTS:
+        if lay.grouped is not None and lay.regex.fullmatch(file_name):
             return lay
     return None
 
