@@ -340,3 +340,74 @@ def ivlnce(
     with open(means, "w") as f:
         json.dump(aggregated, f, indent=4)
     return per_episode, means
+
+
+def vlnpe(folder: Path, n: int, *, seed: int = 0, world: int = 3, task: str = "vln_pe_h1", split: str = "val_unseen"):
+    """VLN-PE in InternNav: each rank's DataCollector.save_eval_result (internnav/evaluator/utils/
+    data_collector.py) puts msgpack_numpy.packb({"info": ..., "finish_status": ..., "fail_reason": ...})
+    under the key f"{trajectory_id}_{episode_id}" into <lmdb_path>/sample_data{rank}.lmdb, and a
+    "timestamp_" key; info is VLNPEMetrics.calc (internnav/env/utils/internutopia_extension/metrics/
+    vln_pe_metrics.py): NE and TL horizontal, success and osr NE < 3 (strict), spl 0 for a path of
+    length 0, ndtw the mean of exp(-min_r |q - r|^2 / 18) over the path's points (no DTW);
+    ResultLogger.finalize_all_results (result_logger.py) then writes logs/{task}/result.json,
+    {split: means rounded to 4 decimals, FR and StR from fail_reason, Count}, indent=2. Episode k
+    goes to rank k % world. Returns (the stores' folder, result.json, the infos by episode id)."""
+    import lmdb
+    import msgpack_numpy
+
+    rng = np.random.default_rng(seed)
+    store = folder / "data" / "sample_episodes" / task
+    store.mkdir(parents=True)
+    infos = {}
+    for k in range(n):
+        ref = np.cumsum(rng.normal(0, 2, (int(rng.integers(3, 8)), 3)), axis=0)
+        traj = ref[:, :2] + rng.normal(0, 1.5, (len(ref), 2))
+        goal = ref[-1]
+        ne = np.linalg.norm(traj[-1] - goal[:2])  # numpy float64, as the metric computes it
+        closest = min(ne, float(rng.uniform(0, 6)))
+        tl = np.sum(np.linalg.norm(np.diff(traj, axis=0), axis=1)) if k % 11 else 0
+        shortest = float(rng.uniform(4, 12))
+        success = float(ne < 3.0)
+        near = [min(np.linalg.norm(q - r) for r in ref[:, :2]) for q in traj]
+        reason = ["", "fall", "stuck", ""][k % 4] if not success else ""
+        infos[str(1000 + k)] = info = {
+            "shortest_path_length": shortest,
+            "NE": ne,
+            "success": success,
+            "osr": float(closest < 3.0),
+            "TL": tl,
+            "spl": success * shortest / max(tl, shortest) if tl > 0 else 0,
+            "ndtw": sum(np.exp(-(d**2) / (2 * 3.0**2)) for d in near) / len(traj),
+            "steps": int(rng.integers(50, 400)),
+            "episode_id": 1000 + k,
+            "trajectory_id": 10 + k // 2,
+            "fail_reason": reason,
+            "reference_path": ref.tolist(),
+        }
+        env = lmdb.open(f"{store}/sample_data{k % world}.lmdb", map_size=1 << 24, max_dbs=0, lock=True)
+        with env.begin(write=True) as txn:
+            record = {"info": info, "finish_status": "success" if reason == "" else "fail", "fail_reason": reason}
+            txn.put(
+                f"{info['trajectory_id']}_{info['episode_id']}".encode(), msgpack_numpy.packb(record, use_bin_type=True)
+            )
+            txn.put(b"timestamp_", msgpack_numpy.packb({"timestamp": 1.7e9 + k}, use_bin_type=True))
+        env.close()
+    rows = list(infos.values())
+    count = len(rows)
+    result = {
+        split: {
+            "TL": round(sum(r["TL"] for r in rows) / count, 4),
+            "NE": round(sum(max(r["NE"], 0) for r in rows) / count, 4),
+            "FR": round(sum(r["fail_reason"] == "fall" for r in rows) / count, 4),
+            "StR": round(sum(r["fail_reason"] == "stuck" for r in rows) / count, 4),
+            "OS": round(sum(max(r["osr"], 0) for r in rows) / count, 4),
+            "SR": round(sum(r["success"] for r in rows) / count, 4),
+            "SPL": round(sum(r["spl"] for r in rows) / count, 4),
+            "Count": count,
+        }
+    }
+    logs = folder / "logs" / task
+    logs.mkdir(parents=True)
+    with open(logs / "result.json", "w") as f:
+        json.dump(result, f, indent=2, ensure_ascii=False)
+    return store, logs / "result.json", infos

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from eval_writers import (
     navila_bench,
     streamvln,
     vlnce_means,
+    vlnpe,
 )
 
 import navdtw
@@ -541,6 +543,75 @@ def test_ivlnce_tours_name_their_entries(tmp_path):
     per_episode.write_text(json.dumps(tours, indent=2))
     with pytest.raises(ValueError, match=r"tour_id 1 entry 0 \(episode_id 5\): 'success' is a rate"):
         load_results(per_episode)
+
+
+# --------------------------------------------------------------------------------------------
+# VLN-PE (InternNav): per-rank LMDB stores and {split: means}
+# --------------------------------------------------------------------------------------------
+
+
+def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
+    pytest.importorskip("lmdb")
+    pytest.importorskip("msgpack_numpy")
+    store, result, infos = vlnpe(tmp_path, 26, seed=12)
+    assert sorted(p.name for p in store.iterdir()) == [f"sample_data{r}.lmdb" for r in range(3)]
+    t = load_results(store)
+    assert t.layout == "vlnpe" and len(t) == 26 and sorted(t.ids) == sorted(infos)
+    assert "3 stores of one run (ranks 0-2;" in t.notes[0]
+    assert "'ndtw' is kept as 'vlnpe_ndtw', not read as ndtw: VLNPEMetrics._calc_ndtw averages" in t.notes[0]
+    assert "ndtw" not in t.values and t.directions["vlnpe_ndtw"] is True
+    rows = [infos[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("ne", "NE"), ("pl", "TL"), ("spl", "spl"), ("osr", "osr"),
+                        ("vlnpe_ndtw", "ndtw"), ("steps", "steps")):  # fmt: skip
+        assert t.values[metric].tolist() == [float(r[key]) for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    assert t.paths == [str(r["trajectory_id"]) for r in rows]  # episodes of one trajectory resampled together
+    # the means file: one split's record, its reported figures; never a one-episode table
+    with pytest.raises(
+        ValueError, match=r"result\.json: holds the evaluator's means of the split val_unseen over 26 episodes"
+    ):
+        load_results(result)
+    means = load_means(result)
+    assert means.layout == "vlnpe-means" and means.length == 26
+    assert means.figures["sr"] == pytest.approx(np.mean([r["success"] for r in rows]), abs=5e-5)
+    assert means.figures["fall_rate"] == pytest.approx(np.mean([r["fail_reason"] == "fall" for r in rows]), abs=5e-5)
+    results = compare({"h1": store}, dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"h1": result})  # fmt: skip
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 26
+    check = results["datasets"]["results"]["reported"]["h1"]
+    assert check["sr"]["gap"] == pytest.approx(0.0, abs=5e-5) and "ndtw" not in check
+
+
+def test_vlnpe_missing_rank_and_means_count(tmp_path):
+    pytest.importorskip("lmdb")
+    pytest.importorskip("msgpack_numpy")
+    import shutil
+
+    store, result, _ = vlnpe(tmp_path, 20, seed=13, world=4)
+    shutil.rmtree(store / "sample_data1.lmdb")
+    with pytest.raises(ValueError, match=r"sample_data1\.lmdb: missing: rank 1 of the ranks 0-3 of this run"):
+        load_results(store)
+    shutil.rmtree(store / "sample_data3.lmdb")
+    shutil.rmtree(store / "sample_data2.lmdb")  # the last ranks lost: only the means' count tells
+    kw = {"dataset": "results", "progress": False, "settings": {"resamples": 200}}
+    results = compare({"h1": store}, reported_from={"h1": result}, **kw)
+    assert "PARTIAL RESULTS: covers 5 of the 20 episodes its means file result.json" in results["failures"][0]["error"]
+    one = load_results(store / "sample_data0.lmdb")  # one store given alone: that rank
+    assert len(one) == 5
+    two = json.loads(result.read_text())
+    two["val_seen"] = two["val_unseen"]
+    result.write_text(json.dumps(two, indent=2))
+    with pytest.raises(ValueError, match=r"result\.json: holds the means of 2 splits \(val_unseen, val_seen\)"):
+        load_means(result)
+
+
+def test_vlnpe_store_without_lmdb_names_the_extra(tmp_path, monkeypatch):
+    (tmp_path / "sample_data0.lmdb").mkdir()
+    (tmp_path / "sample_data0.lmdb" / "data.mdb").write_bytes(b"\0" * 64)
+    monkeypatch.setitem(sys.modules, "lmdb", None)
+    with pytest.raises(ImportError, match=r"sample_data0\.lmdb: reading an LMDB store needs lmdb and msgpack-numpy: "
+                       r"pip install 'navdtw\[lmdb\]'"):  # fmt: skip
+        load_results(tmp_path)
 
 
 # --------------------------------------------------------------------------------------------

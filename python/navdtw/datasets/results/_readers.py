@@ -24,6 +24,7 @@ from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
 from ._cells import NUMBER_TYPES, Overflow, ids_of
 from ._columns import SCAN_COLUMNS, first_column
+from .shards import is_store
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Raw:
     means: dict | None = None  # one object of the evaluator's means (no episode in the file)
     summaries: list[tuple[str, dict]] = field(default_factory=list)  # (where, record): the evaluator's summaries
     layout: layouts.Layout | None = None
+    splits: dict[str, dict] | None = None  # a means file of one record per split: {split: means}
     sources: tuple[str, ...] = ()  # the files read (several: one run's shards)
     how: str = ""  # "4 shards of one run (ranks 0-3 of 4)"
 
@@ -46,6 +48,8 @@ class Raw:
 def _read_raw(path: PathLike) -> Raw:
     name = Path(path).name
     path = Path(path)
+    if is_store(path):
+        return _read_lmdb(path, name)
     try:
         with open(path, "rb") as f:
             head = f.read(4)
@@ -68,6 +72,57 @@ def _float(text: str) -> float | Overflow:
 
 def _json(text: str, where: str):
     return loads(text, where, parse_float=_float)
+
+
+def _read_lmdb(path: Path, name: str) -> Raw:
+    """An LMDB environment's records (:attr:`~.layouts.Layout.store`): every value but the
+    ``timestamp_`` entries unpacked with msgpack_numpy, numpy values as Python numbers and lists."""
+    try:
+        import lmdb
+        import msgpack_numpy
+    except ImportError:
+        raise ImportError(
+            f"{name}: reading an LMDB store needs lmdb and msgpack-numpy: pip install 'navdtw[lmdb]' "
+            "(or pip install lmdb msgpack-numpy)"
+        ) from None
+    keys: list[str] = []
+    rows: list[dict] = []
+    try:
+        env = lmdb.open(str(path), readonly=True, lock=False, subdir=True)
+    except lmdb.Error as exc:
+        raise ValueError(f"{name}: not a readable LMDB store ({' '.join(str(exc).split())})") from None
+    try:
+        with env.begin() as txn:
+            for key, value in txn.cursor():
+                text = key.decode("utf-8", "replace")
+                if text.startswith("timestamp_"):
+                    continue
+                try:
+                    record = msgpack_numpy.unpackb(value)
+                except Exception as exc:  # msgpack raises several types for a corrupt value
+                    raise ValueError(f"{name}: key {text!r}: not a msgpack record ({type(exc).__name__})") from None
+                if not isinstance(record, dict):
+                    raise ValueError(f"{name}: key {text!r}: expected a record (a map), got {type(record).__name__}")
+                keys.append(text)
+                rows.append(_plain(record))
+    finally:
+        env.close()
+    if not rows:
+        raise ValueError(f"{name}: an LMDB store without records")
+    return Raw(name, columns_of(rows), len(rows), lambda k: f"key {keys[k]!r}")
+
+
+def _plain(value):
+    """numpy scalars and arrays of an unpacked record as Python numbers and lists; bytes keys as text."""
+    if isinstance(value, dict):
+        return {(k.decode("utf-8", "replace") if isinstance(k, bytes) else k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def _read_json(text: str, name: str) -> Raw:
@@ -330,8 +385,9 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     parts = [read_one(p, layout, id_column) for p in files.paths]
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
-    words = raw.layout.id_words if raw.layout is not None and id_column is None else ""
-    raw.how = "; ".join(w for w in (files.how, words) if w)
+    lay = raw.layout
+    words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
+    raw.how = "; ".join(w for w in (files.how, *words) if w)
     return raw
 
 
@@ -350,10 +406,33 @@ def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
         if lay is None:
             record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
             lay = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+        if lay is None and raw.keys is not None:  # {split: means}?
+            lay = layouts.recognise(path.name, dict.fromkeys(raw.columns), "means")
+            lay = lay if lay is not None and lay.split_keyed else None
         raw.layout = lay
+    if raw.layout is not None:
+        _layout_record(raw, raw.layout)
     if raw.layout is not None and id_column is None:
         _layout_ids(raw, raw.layout, path.name)
     return raw
+
+
+def _layout_record(raw: Raw, lay: layouts.Layout) -> None:
+    """A layout's record unwrapped (:attr:`~.layouts.Layout.record`), its columns renamed
+    (:attr:`~.layouts.Layout.renamed`), a ``{split: means}`` file made a means file."""
+    if lay.split_keyed and raw.keys is not None and raw.means is None:
+        records = [{c: col[k] for c, col in raw.columns.items() if col[k] is not None} for k in range(raw.n)]
+        raw.splits = dict(zip(raw.keys, records))
+        raw.means = records[0] if len(records) == 1 else {}
+        return
+    if lay.record is not None:
+        prefix = lay.record + "."
+        inner = {c[len(prefix) :]: v for c, v in raw.columns.items() if c.startswith(prefix)}
+        outer = {c: v for c, v in raw.columns.items() if not c.startswith(prefix) and c != lay.record}
+        raw.columns = {**inner, **outer}  # a key in both (fail_reason): the value's own
+    for col, (new, _) in lay.renamed.items():
+        if col in raw.columns:
+            raw.columns = {(new if c == col else c): v for c, v in raw.columns.items()}
 
 
 def _layout_ids(raw: Raw, lay: layouts.Layout, file_name: str) -> None:
@@ -455,8 +534,11 @@ def means_message(raw: Raw) -> str:
     """Internal: the error for a means file given where per-episode results go."""
     lay = raw.layout or layouts.summary_layout(raw.means or {})
     who = f" ({lay.project}'s {lay.pattern})" if lay is not None else ""
-    length = (raw.means or {}).get("length")
+    count = lay.summary.length if lay is not None and lay.summary is not None and lay.summary.length else "length"
+    length = (raw.means or {}).get(count)
     over = f" over {length} episodes" if isinstance(length, int) else ""
+    if raw.splits is not None:
+        over = f" of the split{'s' if len(raw.splits) > 1 else ''} {', '.join(raw.splits)}{over}"
     return (
         f"{raw.name}: holds the evaluator's means{over}{who}, not per-episode results: give it as the agent's "
         f'reported figures (--reported-from {raw.name}; reported_from = "..." in a suite file), beside the '

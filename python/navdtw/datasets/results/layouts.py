@@ -114,6 +114,19 @@ class Layout:
     grouped:
         where the file nests its episodes in groups, ``{group: {id: record}}`` (IVLN-CE's tours):
         the column that holds each row's group (``"tour_id"``); None: a flat file.
+    store:
+        ``"lmdb"`` where the file is an LMDB environment (a folder holding ``data.mdb``) whose
+        values are msgpack records (msgpack_numpy's encoding: VLN-PE), read with the ``lmdb`` and
+        ``msgpack_numpy`` packages (``pip install 'navdtw[lmdb]'``); None: a text or Parquet file.
+    record:
+        the key of each stored value that holds the episode's measures (VLN-PE's ``"info"``): its
+        keys become the columns, beside the value's other keys; None: the value is the record.
+    renamed:
+        a column -> (the name it is kept under, why): a column named as a metric it is not
+        (VLN-PE's ``ndtw`` is no DTW), never read as that metric.
+    split_keyed:
+        True for a means file that holds one record of means per split, ``{split: means}``
+        (VLN-PE's ``result.json``).
     """
 
     name: str
@@ -131,6 +144,10 @@ class Layout:
     name_id: int | None = None
     id_keys: tuple[str, ...] = ()
     grouped: str | None = None
+    store: str | None = None
+    record: str | None = None
+    renamed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    split_keyed: bool = False
 
     @property
     def id_words(self) -> str:
@@ -148,6 +165,19 @@ class Layout:
         if self.id_keys:
             return f"ids are {' / '.join(self.id_keys)} ({self.project}'s {self.id_keys[-1]} alone repeats)"
         return ""
+
+    @property
+    def rename_words(self) -> str:
+        """The columns this layout keeps under another name, and why, in words (the notes), or ``""``.
+
+        Returns
+        -------
+        str
+        """
+        return "; ".join(
+            f"{self.project}'s {col!r} is kept as {new!r}, not read as {col}: {why}"
+            for col, (new, why) in self.renamed.items()
+        )
 
     @property
     def regex(self):
@@ -410,6 +440,54 @@ LAYOUTS: tuple[Layout, ...] = (
         ),
         nonfinite="calc_metrics sets NaN and infinite SPL to 0 and averages NE over the finite values only "
         "(divided by their count)",
+    ),
+    Layout(
+        "vlnpe",
+        "VLN-PE (InternNav)",
+        "internnav/evaluator/utils/data_collector.py, DataCollector.save_eval_result (each rank puts "
+        "msgpack_numpy.packb({info, finish_status, fail_reason}) under the key {trajectory_id}_{episode_id} "
+        "into <lmdb_path>/sample_data{rank}.lmdb, beside a timestamp_ key); info is "
+        "internnav/env/utils/internutopia_extension/metrics/vln_pe_metrics.py VLNPEMetrics.calc",
+        "sample_data{rank}.lmdb",
+        "episodes",
+        frozenset({"info", "finish_status", "fail_reason"}),
+        id_key="episode_id",
+        columns={
+            "vlnpe_ndtw": "+",
+            "shortest_path_length": "ignore",
+            "reference_path": "ignore",
+            "finish_status": "ignore",
+            "fail_reason": "ignore",
+        },
+        nonfinite="none written; NE, TL and ndtw are horizontal (x, y only); success and osr are NE < the "
+        "success distance (3 m, strictly less); spl is 0 for a path of length 0; a rank's store that is "
+        "missing is skipped by the evaluator's means without a word",
+        store="lmdb",
+        record="info",
+        renamed={
+            "ndtw": (
+                "vlnpe_ndtw",
+                "VLNPEMetrics._calc_ndtw averages exp(-min_r |q - r|^2 / (2 * 3^2)) over the agent's points q "
+                "(the nearest reference point r, horizontal): no alignment, not DTW, so never nDTW",
+            )
+        },
+    ),
+    Layout(
+        "vlnpe-means",
+        "VLN-PE (InternNav)",
+        "internnav/evaluator/utils/result_logger.py, ResultLogger.finalize_all_results (json.dump indent=2 "
+        "to logs/{task}/result.json of {split: means}, every rank's sample_data{rank}.lmdb read, a missing "
+        "one skipped; each mean rounded to 4 decimals)",
+        "result.json",
+        "means",
+        frozenset({"TL", "NE", "FR", "StR", "OS", "SR", "SPL", "Count"}),
+        summary=Summary(
+            {"TL": "pl", "NE": "ne", "OS": "osr", "SR": "sr", "SPL": "spl", "FR": "fall_rate", "StR": "stuck_rate"},
+            length="Count",
+        ),
+        nonfinite="plain means of every episode of the split found in the stores, rounded to 4 decimals; NE and "
+        "OS below 0 count as 0; FR and StR are the shares of fail_reason 'fall' and 'stuck'",
+        split_keyed=True,
     ),
     Layout(
         "streamvln-summary",
