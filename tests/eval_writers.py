@@ -411,3 +411,79 @@ def vlnpe(folder: Path, n: int, *, seed: int = 0, world: int = 3, task: str = "v
     with open(logs / "result.json", "w") as f:
         json.dump(result, f, indent=2, ensure_ascii=False)
     return store, logs / "result.json", infos
+
+
+def uav_on(folder: Path, n: int, *, seed: int = 0, batch: int = 4, scenes: int = 2) -> tuple[Path, dict[str, dict]]:
+    """UAV-ON's closeloop (src/closeloop_util.py): EvalBatchState.check_batch_termination names a
+    finished task's folder {success_,oracle_,}<scene>/task_{task_id} (success: within 20 m of the
+    nearest goal when done; oracle: within 20 m at the last step; a collision clears both) and
+    save_to_dataset_eval / save_logs write log/trajectory.jsonl (a json.dumps line per frame: frame,
+    is_collision, action, steps_size, move_distance and distance_to_end rounded to 2, sensors),
+    object_description.json (indent=2) and prompt_info.txt. The last batch is padded with tasks
+    from the start of the reshuffled data (src/env_uav.py next_minibatch): those fly again, and a
+    re-flown task whose outcome differs lands in a second folder, written later. Returns the
+    run's folder and, per task id, the first flight's outcome and last frame."""
+    import os
+
+    rng = np.random.default_rng(seed)
+    root = folder / "eval_uav_on"
+    flights = [str(100 + k) for k in range(n)]
+    pad = (-n) % batch
+    flights += flights[:pad]  # padding: re-flown tasks
+    truth: dict[str, dict] = {}
+    for j, task in enumerate(flights):
+        scene = f"Scene{int(task) % scenes}"
+        frames = int(rng.integers(3, 12))
+        dists = np.abs(rng.normal(40, 25, frames)).tolist()
+        collided = bool(rng.random() < 0.1)
+        success = not collided and dists[-1] <= 20
+        oracle = not collided and not success and min(dists) <= 20
+        prex = "success_" if success else "oracle_" if oracle else ""
+        if j >= n and task in truth and truth[task]["prex"] == prex:
+            prex = "oracle_" if prex != "oracle_" else ""  # a re-flight that ends otherwise: a second folder
+        out = root / f"{prex}{scene}" / f"task_{task}"
+        (out / "log").mkdir(parents=True)
+        moved = np.cumsum(rng.uniform(2, 9, frames))
+        with open(out / "log" / "trajectory.jsonl", "w") as f:
+            for i in range(frames):
+                info = {"frame": i, "is_collision": collided and i == frames - 1, "action": "forward",
+                        "steps_size": 5, "move_distance": round(float(moved[i]), 2),
+                        "distance_to_end": round(dists[i], 2),
+                        "sensors": {"state": {"position": [float(i), 0.0, 5.0]}}}  # fmt: skip
+                f.write(json.dumps(info) + "\n")
+        with open(out / "object_description.json", "w") as f:
+            json.dump({"episode_id": task, "info": {"geodesic_distance": 80.0}}, f, indent=2, ensure_ascii=False)
+        (out / "prompt_info.txt").write_text("\n[STEP 0 PROMPT]\nfly\n\n")
+        stamp = 1_700_000_000 + j  # written in flight order
+        os.utime(out / "log" / "trajectory.jsonl", (stamp, stamp))
+        if task not in truth:
+            truth[task] = {"prex": prex, "success": float(success), "oracle_success": float(success or oracle),
+                           "distance_to_end": round(dists[-1], 2), "move_distance": round(float(moved[-1]), 2),
+                           "is_collision": float(collided), "steps": frames - 1}  # fmt: skip
+    return root, truth
+
+
+def traveluav(folder: Path, n: int, *, seed: int = 0) -> tuple[Path, dict[str, dict]]:
+    """TravelUAV's closeloop (src/vlnce_src/closeloop_util.py): EvalBatchState.check_batch_termination
+    names a finished trajectory's folder {success_,oracle_,}<the dataset's trajectory folder> and
+    save_to_dataset_eval writes log/{frame:06d}.json per frame (json.dump of {frame, sensors}),
+    ori_info.json (the dataset's folder) and object_description.json (copied). Returns the run's
+    folder and, per trajectory, its outcome and frame count."""
+    rng = np.random.default_rng(seed)
+    root = folder / "eval_closeloop" / "baseline"
+    truth = {}
+    for k in range(n):
+        name = f"2024_{k:03d}_Carla_Town0{k % 3}"
+        r = rng.random()
+        prex = "success_" if r < 0.3 else "oracle_" if r < 0.5 else ""
+        out = root / f"{prex}{name}"
+        (out / "log").mkdir(parents=True)
+        frames = int(rng.integers(2, 9))
+        for i in range(frames):
+            with open(out / "log" / f"{str(i).zfill(6)}.json", "w") as f:
+                json.dump({"frame": i, "sensors": {"state": {"position": [1.0 * i, 2.0, 30.0]}}}, f)
+        with open(out / "ori_info.json", "w") as f:
+            json.dump({"ori_traj_dir": f"/data/TravelUAV/{name}"}, f)
+        (out / "object_description.json").write_text('{"object": "car"}')
+        truth[name] = {"success": float(prex == "success_"), "oracle_success": float(prex != ""), "steps": frames - 1}
+    return root, truth

@@ -23,6 +23,8 @@ from eval_writers import (
     navid,
     navila_bench,
     streamvln,
+    traveluav,
+    uav_on,
     vlnce_means,
     vlnpe,
 )
@@ -615,6 +617,46 @@ def test_vlnpe_store_without_lmdb_names_the_extra(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------------
+# UAV-ON and TravelUAV: a folder per episode, the outcome in its prefix
+# --------------------------------------------------------------------------------------------
+
+
+def test_uav_on_outcome_in_the_folder_and_padding_counted_once(tmp_path):
+    root, truth = uav_on(tmp_path, 18, seed=14, batch=4)  # 18 tasks, 2 re-flown to fill the last batch of 4
+    folders = list(root.glob("*/task_*"))
+    assert len(folders) == 20 and len({p.name for p in folders}) == 18
+    t = load_results(root)
+    assert t.layout == "uav-on" and len(t) == 18 and sorted(t.ids) == sorted(truth)
+    note = t.notes[0]
+    assert "18 episode folders of one run (the folder eval_uav_on); the outcome from each folder's prefix" in note
+    assert "2 episode(s) written twice, counted once (a batch larger than one re-flies tasks" in note
+    rows = [truth[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("osr", "oracle_success"), ("ne", "distance_to_end"),
+                        ("pl", "move_distance"), ("is_collision", "is_collision"), ("steps", "steps")):  # fmt: skip
+        assert t.values[metric].tolist() == [r[key] for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    assert t.directions["is_collision"] is False
+    results = compare({"uav": root}, dataset="results", progress=False, settings={"resamples": 200})
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 18
+
+
+def test_traveluav_outcome_in_the_folder(tmp_path):
+    root, truth = traveluav(tmp_path, 15, seed=15)
+    t = load_results(root)
+    assert t.layout == "traveluav" and len(t) == 15 and sorted(t.ids) == sorted(truth)
+    rows = [truth[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("osr", "oracle_success"), ("steps", "steps")):
+        assert t.values[metric].tolist() == [r[key] for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    (next(root.glob("success_*")) / "log" / "000000.json").write_text('{"frame": 0}')
+    assert len(load_results(root)) == 15  # an earlier frame is not read: the last one is
+    last = sorted((next(root.glob("success_*")) / "log").glob("*.json"))[-1]
+    last.write_text('{"sensors": {}}')
+    with pytest.raises(ValueError, match=r"success_.*: \d+\.json: no 'frame': not TravelUAV's"):
+        load_results(root)
+
+
+# --------------------------------------------------------------------------------------------
 # the registry, recognition, numbers beyond float's range
 # --------------------------------------------------------------------------------------------
 
@@ -625,7 +667,18 @@ def test_registry_is_data():
     for lay in layouts.LAYOUTS:
         assert lay.holds in ("episodes", "means") and lay.writer and lay.nonfinite and lay.keys
         assert layouts.layout(lay.name) is lay
-        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17, episode_id=17, index=16)
+        example = lay.pattern.format(
+            ckpt=6,
+            split="val_unseen",
+            rank=0,
+            world=4,
+            id=17,
+            episode_id=17,
+            index=16,
+            outcome="success_",
+            scene="Town01",
+            frame="000003",
+        )
         assert lay.regex.fullmatch(example)
     assert layouts.recognise("predictions.json", {"1": None}) is None  # not a results layout: left to others
     with pytest.raises(ValueError, match=r"unknown layout 'etp'; the layouts are etpnav, "):

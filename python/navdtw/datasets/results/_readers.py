@@ -11,6 +11,8 @@ import csv
 import itertools
 import json
 import math
+import os
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -381,6 +383,10 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     summary records taken out and its layout recognised."""
     from .shards import files_of
 
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() and not is_store(Path(path)):
+        lay = layouts.layout(layout) if layout is not None else layouts.tree_layout(path)
+        if lay is not None and lay.tree is not None:
+            return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
     parts = [read_one(p, layout, id_column) for p in files.paths]
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
@@ -389,6 +395,78 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
     raw.how = "; ".join(w for w in (files.how, *words) if w)
     return raw
+
+
+def _read_tree(root: Path, lay: layouts.Layout) -> Raw:
+    """A run's folder of episode folders (:attr:`~.layouts.Layout.tree`): per episode its outcome
+    (the folder's prefix), its last frame's record (nested objects left out) and ``steps`` (its
+    frames - 1, the actions); an episode written twice (a re-flown padding task of a batch) counted
+    once, the first written, and said."""
+    rx = lay.tree_regex
+    assert rx is not None and lay.tree is not None
+    pattern = re.sub(r"\{\w+\}", "*", lay.tree)
+    pattern = re.sub(r"\*+", "*", pattern)
+    episodes: dict[str, tuple[str, str, list[tuple[int, Path]]]] = {}
+    for p in root.glob(pattern):
+        m = rx.fullmatch(p.relative_to(root).as_posix())
+        if m is None or not p.is_file():
+            continue
+        frame = int(m["frame"]) if m.groupdict().get("frame") is not None else -1
+        episodes.setdefault(m["episode"], (m["outcome"], m["id"], []))[2].append((frame, p))
+    if not episodes:
+        raise ValueError(f"{root.name}: no episode folder of {lay.project}'s {lay.tree} below it")
+    first: dict[str, str] = {}  # the episode folder without its outcome -> the folder kept
+    twice: list[str] = []
+    order = sorted(episodes, key=lambda e: (min(q.stat().st_mtime_ns for _, q in episodes[e][2]), e))
+    for ep in order:
+        outcome = episodes[ep][0]
+        base = ep[len(outcome) :]
+        if base in first:
+            twice.append(f"{ep} (also {first[base]}, written first: kept)")
+            continue
+        first[base] = ep
+    rows: list[dict] = []
+    where: list[str] = []
+    keys: list[str] = []
+    for _base, ep in sorted(first.items()):
+        outcome, ident, frames = episodes[ep]
+        frames.sort(key=lambda f: (f[0], f[1].name))
+        last, n = _last_frame(frames, lay)
+        record = {k: v for k, v in last.items() if not isinstance(v, dict)}  # sensors: not read
+        missing = [k for k in sorted(lay.keys) if k not in last]
+        if missing:
+            raise ValueError(f"{ep}: {frames[-1][1].name}: no {missing[0]!r}: not {lay.project}'s {lay.tree}")
+        rows.append({**lay.outcomes[outcome], **record, "steps": n - 1})
+        where.append(ep)
+        keys.append(ident)
+    raw = Raw(root.name, columns_of(rows), len(rows), lambda k: where[k], keys=keys, layout=lay)
+    raw.sources = tuple(str(p.resolve()) for ep in first.values() for _, p in episodes[ep][2][-1:])
+    how = f"{len(rows)} episode folders of one run (the folder {root.name}); the outcome from each folder's prefix"
+    if twice:
+        how += (
+            f"; {len(twice)} episode(s) written twice, counted once (a batch larger than one re-flies tasks to fill "
+            f"it): {', '.join(twice[:3])}" + (" ..." if len(twice) > 3 else "")
+        )
+    raw.how = how
+    return raw
+
+
+def _last_frame(frames: list[tuple[int, Path]], lay: layouts.Layout) -> tuple[dict, int]:
+    """An episode's last frame's record and its number of frames: the last line of its one JSON
+    Lines file, or its highest-numbered file."""
+    path = frames[-1][1]
+    if frames[-1][0] < 0:  # one JSON Lines file of frames
+        lines = [line for line in read_text(path).split("\n") if line.strip()]
+        if not lines:
+            raise ValueError(f"{path}: empty file (no frames)")
+        record = _json(lines[-1], f"{path.name}: line {len(lines)}")
+        n = len(lines)
+    else:
+        record = _json(read_text(path), path.name)
+        n = len(frames)
+    if not isinstance(record, dict):
+        raise ValueError(f"{path.name}: expected an object (a frame of {lay.project}), got {type(record).__name__}")
+    return record, n
 
 
 def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:

@@ -29,6 +29,7 @@ __all__ = [
     "recognise",
     "shard_of",
     "summary_layout",
+    "tree_layout",
 ]
 
 
@@ -127,6 +128,16 @@ class Layout:
     split_keyed:
         True for a means file that holds one record of means per split, ``{split: means}``
         (VLN-PE's ``result.json``).
+    tree:
+        where a run is a folder of episode folders (the aerial projects): each episode's file below
+        the run's folder, with ``{outcome}`` (a key of ``outcomes``), ``{id}`` (the episode's id),
+        ``{frame}`` (digits: one file per frame) and any other field (a folder name), as
+        ``{outcome}{scene}/task_{id}/log/trajectory.jsonl``; the episode's record is its last
+        frame (the last line of a JSON Lines file, the highest-numbered file), with ``steps``,
+        the number of its frames - 1. None: a file.
+    outcomes:
+        the outcome prefixes of ``tree`` -> the columns each gives (``{"success_": {"success": 1.0,
+        "oracle_success": 1.0}, ...}``; ``""``: no prefix).
     """
 
     name: str
@@ -148,6 +159,8 @@ class Layout:
     record: str | None = None
     renamed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     split_keyed: bool = False
+    tree: str | None = None
+    outcomes: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     @property
     def id_words(self) -> str:
@@ -178,6 +191,37 @@ class Layout:
             f"{self.project}'s {col!r} is kept as {new!r}, not read as {col}: {why}"
             for col, (new, why) in self.renamed.items()
         )
+
+    @property
+    def tree_regex(self):
+        """A regular expression that matches the path of an episode's file below a run's folder
+        (:attr:`tree`, ``/``-separated), with the groups ``outcome``, ``id``, ``frame`` and the
+        episode's folder ``episode``; None for a layout of files.
+
+        Returns
+        -------
+        re.Pattern or None
+        """
+        if self.tree is None:
+            return None
+        prefixes = "|".join(re.escape(o) for o in sorted(self.outcomes, key=len, reverse=True))
+        out = []
+        for part in re.split(r"(\{\w+\})", self.tree):
+            if part == "{outcome}":
+                out.append(f"(?P<outcome>{prefixes})")
+            elif part == "{id}":
+                out.append(r"(?P<id>[^/]+)")
+            elif part == "{frame}":
+                out.append(r"(?P<frame>\d+)")
+            elif part.startswith("{"):
+                out.append(r"[^/]+")
+            else:
+                out.append(re.escape(part))
+        text = "".join(out)
+        cut = text.rfind("/", 0, text.find("(?P<id>") + len("(?P<id>[^/]+)") + 1)
+        # the episode's folder: everything up to the first / after the id
+        head, tail = text[:cut], text[cut:]
+        return re.compile(f"(?P<episode>{head}){tail}")
 
     @property
     def regex(self):
@@ -490,6 +534,60 @@ LAYOUTS: tuple[Layout, ...] = (
         split_keyed=True,
     ),
     Layout(
+        "uav-on",
+        "UAV-ON",
+        "src/closeloop_util.py, EvalBatchState.check_batch_termination (a finished task's folder "
+        "<eval_save_path>/{success_,oracle_,}<scene>/task_{task_id}) and save_to_dataset_eval / save_logs (a "
+        "json.dumps line per frame in log/trajectory.jsonl: frame, is_collision, action, steps_size, "
+        "move_distance and distance_to_end rounded to 2 decimals, sensors; object_description.json, "
+        "prompt_info.txt); utils/classify_metric.py reads them",
+        "{outcome}{scene}/task_{id}/log/trajectory.jsonl",
+        "episodes",
+        frozenset({"frame", "is_collision", "move_distance", "distance_to_end"}),
+        id_key="task_id",
+        columns={
+            "distance_to_end": "ne",
+            "move_distance": "pl",
+            "is_collision": "-",
+            "frame": "ignore",
+            "steps_size": "ignore",
+            "action": "ignore",
+        },
+        nonfinite="none written; the outcome is the folder's prefix (success_ within 20 m of the nearest goal "
+        "at the stop, oracle_ within 20 m at the last step; a collision ends the task as neither); "
+        "distance_to_end (3D, to the nearest goal) and move_distance are rounded to 2 decimals; SPL is not "
+        "written (classify_metric computes it from move_distance and object_description.json's "
+        "geodesic_distance)",
+        tree="{outcome}{scene}/task_{id}/log/trajectory.jsonl",
+        outcomes={
+            "success_": {"success": 1.0, "oracle_success": 1.0},
+            "oracle_": {"success": 0.0, "oracle_success": 1.0},
+            "": {"success": 0.0, "oracle_success": 0.0},
+        },
+    ),
+    Layout(
+        "traveluav",
+        "TravelUAV",
+        "src/vlnce_src/closeloop_util.py, EvalBatchState.check_batch_termination (a finished trajectory's "
+        "folder <eval_save_path>/{success_,oracle_,}<trajectory folder>) and save_to_dataset_eval / save_logs "
+        "(json.dump of {frame, sensors} per frame to log/{frame:06d}.json; ori_info.json, "
+        "object_description.json, the camera images); utils/metric.py reads them",
+        "{outcome}{id}/log/{frame}.json",
+        "episodes",
+        frozenset({"frame", "sensors"}),
+        id_key="trajectory",
+        columns={"frame": "ignore"},
+        nonfinite="none written; the outcome is the folder's prefix (success_ within 20 m at the stop, oracle_ "
+        "within 20 m at some step; a collision ends the trajectory as neither); NE and SPL are not written "
+        "(utils/metric.py computes them against the dataset's merged_data.json)",
+        tree="{outcome}{id}/log/{frame}.json",
+        outcomes={
+            "success_": {"success": 1.0, "oracle_success": 1.0},
+            "oracle_": {"success": 0.0, "oracle_success": 1.0},
+            "": {"success": 0.0, "oracle_success": 0.0},
+        },
+    ),
+    Layout(
         "streamvln-summary",
         "StreamVLN",
         "streamvln/streamvln_eval.py, eval (the summary record alone)",
@@ -583,6 +681,35 @@ def grouping(file_name: str) -> Layout | None:
     for lay in LAYOUTS:
         if lay.grouped is not None and lay.regex.fullmatch(file_name):
             return lay
+    return None
+
+
+def tree_layout(folder) -> Layout | None:
+    """The layout of a run's folder of episode folders (:attr:`Layout.tree`: UAV-ON, TravelUAV),
+    found from the paths below it, or None.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A folder.
+
+    Returns
+    -------
+    Layout or None
+    """
+    from pathlib import Path
+
+    root = Path(folder)
+    trees = [lay for lay in LAYOUTS if lay.tree is not None]
+    if not trees or not root.is_dir():
+        return None
+    for lay in trees:
+        depth = lay.tree.count("/") + 1
+        pattern = "/".join(["*"] * depth)
+        rx = lay.tree_regex
+        for p in root.glob(pattern):
+            if rx is not None and rx.fullmatch(p.relative_to(root).as_posix()):
+                return lay
     return None
 
 
