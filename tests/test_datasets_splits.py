@@ -147,3 +147,23 @@ def test_the_kinds_read_the_shapes_the_shapes_say():
         assert {s.name for s in shapes.SHAPES.values() if kind.name in s.kinds} == set(kind.predictions), kind.name
         for opt in kind.options:
             assert set(opt.shapes) <= set(shapes.SHAPES), (kind.name, opt.name)
+
+
+def test_a_new_kind_is_a_results_tables_split(world, tmp_path, capsys, copy_kind):
+    from navdtw.cli import main
+
+    split = world / "data" / "split.json"
+    ids = ds.split_index(split).ids
+    for name, sr in (("a", 1.0), ("b", 0.0)):
+        rows = [{"instr_id": i, "sr": sr if k % 3 else 1.0, "spl": 0.5} for k, i in enumerate(reversed(ids))]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench = ds.open("results", split=split, dataset_kind="r2r-copy")
+    table = bench.match(tmp_path / "a.jsonl")
+    assert table.ids == ids and table.scans == ds.split_index(split).scans  # in split order, with its scans
+    assert bench.cluster_of(table.ids) == [i.rsplit("_", 1)[0] for i in ids] and "split.json" in bench.clusters
+    args = ["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--dataset", "results"]
+    args += ["--dataset-kind", "r2r-copy", "--split", str(split), "--no-progress", "--resamples", "200"]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    assert "120 episodes" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"^val.json.gz: not a split of r2r-copy .*; it is a split of r2r-ce"):
+        ds.open("results", split=_episodes(tmp_path / "val.json.gz", [1]), dataset_kind="r2r-copy")

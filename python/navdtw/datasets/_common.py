@@ -17,6 +17,7 @@ import sys
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -344,7 +345,7 @@ class SplitIndex:
     document: Document
     key: str | None = None
 
-    @property
+    @cached_property
     def ids(self) -> list[str]:
         """Every episode id, in file order."""
         return [i for unit in self.units for i in unit]
