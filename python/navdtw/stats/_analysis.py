@@ -194,7 +194,7 @@ def _figures(s, big, where: list[np.ndarray], runs: RunIntervals | None, terms: 
     net of the within-run noise the bootstrap's episode term holds). A figure below ``min_units``
     units has no spread to compare (as it has no interval): untested (NaN)."""
     k = len(s.mean)
-    est = s.mean[:k] if runs is None else np.concatenate([s.mean[:k], runs.mean])
+    est = s.mean if runs is None else np.concatenate([s.mean, runs.mean])
     cols = [np.array([q]) for q in range(k)] + where
     est = np.where(np.array([big.units[c].min() for c in cols]) >= min_units, est, np.nan)
     seeds, share, s2, w, nruns = (np.zeros(len(cols)) for _ in range(5))

@@ -217,8 +217,9 @@ def _cluster_sums(x: np.ndarray, inv: np.ndarray, sizes: np.ndarray) -> np.ndarr
 
 
 def prepare(m: np.ndarray, clusters: Any) -> Setup:
-    """Internal: the :class:`Setup` of ``m`` [episodes, k] (checked) with ``clusters`` (one label per
-    episode, or None: every episode its own); infinite values are left out."""
+    """Internal: the :class:`Setup` of ``m`` [episodes, k] (from :func:`checked_matrix`) with
+    ``clusters`` (one label per episode, checked here; None: every episode its own); infinite values
+    are left out."""
     n, k = m.shape
     inv, g = cluster_index(clusters, n)
     sizes = np.bincount(inv, minlength=g).astype(np.float64)
