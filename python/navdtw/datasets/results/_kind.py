@@ -62,7 +62,8 @@ class ResultsBenchmark(Benchmark):
 
     Attributes: ``split`` (the split's episodes, a :class:`~navdtw.datasets.SplitIndex`, or None),
     ``dataset_kind`` (the kind whose split and id shapes apply, or None), ``options`` (the keyword
-    arguments of :func:`~navdtw.datasets.load_results`), ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
+    arguments of :func:`~navdtw.datasets.load_results`), ``clusters`` (how :meth:`cluster_of` finds
+    the paths, in words, after the tables are read).
 
     Parameters
     ----------
