@@ -29,9 +29,14 @@ from .commands import load
 
 # Internal names that tests and tools read from the package (not in __all__).
 from ._output import format_table  # noqa: F401  isort: skip
-from ._status import EXIT_ALL_FAILED, EXIT_FAILED, EXIT_STATUS, EXIT_SUCCESS  # noqa: F401  isort: skip
+from ._status import EXIT_ALL_FAILED, EXIT_FAILED, EXIT_SUCCESS  # noqa: F401  isort: skip
+from . import _status  # isort: skip
 
 __all__ = ["UserError", "build_parser", "main"]
+
+#: What each exit status of the ``navdtw`` command means (docs/cli.md, whose table by command, as
+#: each command's ``--help``, says which statuses the command ends with).
+EXIT_STATUS = _status.EXIT_STATUS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
