@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
     from .engine import dtw as dtw
+    from .engine import dtw_anchored as dtw_anchored
+    from .engine import dtw_anchored_batch as dtw_anchored_batch
     from .engine import dtw_batch as dtw_batch
     from .engine import dtw_matrix as dtw_matrix
     from .engine import dtw_prefix as dtw_prefix
@@ -77,7 +79,19 @@ _NAMES = {
     "load_connectivity": ".datasets.matterport",
     "random_baseline": ".datasets.r2r",
     **dict.fromkeys(
-        ("dtw", "dtw_batch", "dtw_matrix", "dtw_prefix", "ndtw", "ndtw_batch", "sdtw", "sdtw_batch", "warping_path"),
+        (
+            "dtw",
+            "dtw_anchored",
+            "dtw_anchored_batch",
+            "dtw_batch",
+            "dtw_matrix",
+            "dtw_prefix",
+            "ndtw",
+            "ndtw_batch",
+            "sdtw",
+            "sdtw_batch",
+            "warping_path",
+        ),
         ".engine",
     ),
     **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), ".graphs"),
@@ -107,6 +121,8 @@ __all__ = [
     "__version__",
     "datasets",
     "dtw",
+    "dtw_anchored",
+    "dtw_anchored_batch",
     "dtw_batch",
     "dtw_matrix",
     "dtw_prefix",
