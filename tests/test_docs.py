@@ -189,6 +189,7 @@ NUMPYDOC_MODULES = (
     "navdtw.suite.runner",
     "navdtw.suite.tables",
     "navdtw.synthetic",
+    "navdtw.tours",
     "navdtw.watch",
 )
 #: Modules (with their submodules) whose docstrings are not checked yet: none is left. A new

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from . import report as report
     from . import stats as stats
     from . import suite as suite
+    from . import tours as tours
     from ._config import show_config as show_config
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from .paths import Paths as Paths
     from .reward import NDTWReward as NDTWReward
     from .synthetic import SyntheticWorld as SyntheticWorld
+    from .tours import tour_ndtw as tour_ndtw
 
 #: The public submodules (``dir(navdtw)``); each is imported when first touched.
 _SUBMODULES = (
@@ -70,6 +72,7 @@ _SUBMODULES = (
     "report",
     "stats",
     "suite",
+    "tours",
 )
 
 #: Each public name and the submodule it lives in, imported when the name is first touched (PEP 562):
@@ -99,6 +102,7 @@ _NAMES = {
     "Paths": ".paths",
     "NDTWReward": ".reward",
     "SyntheticWorld": ".synthetic",
+    "tour_ndtw": ".tours",
 }
 
 
@@ -137,5 +141,7 @@ __all__ = [
     "sdtw",
     "sdtw_batch",
     "show_config",
+    "tour_ndtw",
+    "tours",
     "warping_path",
 ]
