@@ -271,14 +271,32 @@ inline void through_lanes(const PointSet& R, const PointSet& Q, const std::vecto
                                                c.q1 - c.q0 + 1};
         }
     }
+    // Blocks in shape order, so a group of lanes pads little: a counting sort over the shapes
+    // (as shape_order does for pairs), or a sort when there are too many shapes.
     ShapeOrder so;
     so.order.resize(blocks.size());
-    for (index_t k = 0; k < nb; ++k) so.order[static_cast<std::size_t>(k)] = k;
-    std::stable_sort(so.order.begin(), so.order.end(), [&](index_t x, index_t y) {
-        const LanePair& u = lp[static_cast<std::size_t>(x)];
-        const LanePair& v = lp[static_cast<std::size_t>(y)];
-        return u.n != v.n ? u.n < v.n : u.m < v.m;
-    });
+    index_t max_n = 1, max_m = 1;
+    for (const LanePair& p : lp) {
+        max_n = std::max(max_n, p.n);
+        max_m = std::max(max_m, p.m);
+    }
+    if (max_n <= (index_t(1) << 20) / max_m) {
+        std::vector<index_t> start(static_cast<std::size_t>(max_n * max_m) + 1, 0);
+        auto key = [&](index_t k) {
+            const LanePair& p = lp[static_cast<std::size_t>(k)];
+            return static_cast<std::size_t>((p.n - 1) * max_m + (p.m - 1));
+        };
+        for (index_t k = 0; k < nb; ++k) ++start[key(k) + 1];
+        for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+        for (index_t k = 0; k < nb; ++k) so.order[static_cast<std::size_t>(start[key(k)]++)] = k;
+    } else {
+        for (index_t k = 0; k < nb; ++k) so.order[static_cast<std::size_t>(k)] = k;
+        std::sort(so.order.begin(), so.order.end(), [&](index_t x, index_t y) {
+            const LanePair& u = lp[static_cast<std::size_t>(x)];
+            const LanePair& v = lp[static_cast<std::size_t>(y)];
+            return u.n != v.n ? u.n < v.n : (u.m != v.m ? u.m < v.m : x < y);
+        });
+    }
     std::vector<double> values(blocks.size());
     run_lanes(so, simd_lanes(kernel), values.data(), workers, poll,
               [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {

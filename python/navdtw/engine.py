@@ -907,6 +907,15 @@ def _anchor_csr(anchors, size: int) -> tuple[np.ndarray, np.ndarray]:
         raise TypeError(f"anchors must be a sequence of [k, 2] index arrays, one per pair, got {shown(anchors)}")
     if len(anchors) != size:
         raise ValueError(f"anchors has {len(anchors)} entries but the batch has {size} pairs (one list per pair)")
+    # Fast path: every pair's anchors already [k, 2] integers (one concatenation, no loop).
+    try:
+        joined = np.concatenate(anchors) if size else None
+    except (ValueError, TypeError):
+        joined = None
+    if joined is not None and joined.ndim == 2 and joined.shape[1] == 2 and joined.dtype.kind in "iu":
+        offsets = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, anchors), dtype=np.int64, count=size), out=offsets[1:])
+        return np.ascontiguousarray(_index_array(joined, "anchors", "[k, 2]")), offsets
     rows = [_anchor_rows(a, f"anchors[{b}]") for b, a in enumerate(anchors)]
     offsets = np.zeros(size + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=offsets[1:])
