@@ -136,7 +136,8 @@ def test_through_splits_at_every_anchor(case):
         total -= naive.euclidean_cost(r[i : i + 1], q[j : j + 1], np.float32)[0, 0]
     got = navdtw.dtw_anchored(r, q, a)
     assert close(got, total, 1e-9)
-    assert got >= navdtw.dtw(r, q)
+    plain = navdtw.dtw(r, q)
+    assert got >= plain or close(got, plain)  # >= up to the join's rounding
 
 
 @FEW

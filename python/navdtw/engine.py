@@ -1061,7 +1061,9 @@ def dtw_anchored(
     Returns
     -------
     float
-        Anchored DTW in metres, >= :func:`dtw` of the same pair; ``inf`` when no warping path
+        Anchored DTW in metres, >= :func:`dtw` of the same pair (up to rounding: joining the
+        stretches subtracts the anchors' costs, which can leave a result an ulp or so below
+        :func:`dtw` when the anchors lie on an optimal path); ``inf`` when no warping path
         meets the constraints (``exclusive=True`` only) or a needed node pair is unreachable.
 
     Raises
