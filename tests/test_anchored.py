@@ -324,3 +324,34 @@ def test_bad_anchors_are_named():
         navdtw.dtw_anchored_batch([r, r], [q, q], 3)
     with pytest.raises(ValueError, match=r"^anchors\[1\] must have shape \[k, 2\]"):
         navdtw.dtw_anchored_batch([r, r], [q, q], [[], [(1, 2, 3)]])
+
+
+def test_core_refuses_inconsistent_anchor_arrays():
+    # a direct call into the compiled core cannot make it read outside the arrays
+    core = navdtw._core
+    v = np.zeros((5, 2), np.float32)
+    o = np.array([0, 2, 5], np.int64)
+    good = np.array([[1, 1]], np.int64)
+    with pytest.raises(ValueError, match=r"anchors: offsets must have one entry per pair plus one \(3\)"):
+        core.dtw_anchored_points(v, o, v, o, good, np.array([0, 1], np.int64))
+    with pytest.raises(ValueError, match=r"anchors: offsets\[-1\] = 2 but there are 1 anchors"):
+        core.dtw_anchored_points(v, o, v, o, good, np.array([0, 1, 2], np.int64))
+    with pytest.raises(ValueError, match=r"anchors: offsets decrease at pair 1"):
+        core.dtw_anchored_points(v, o, v, o, np.zeros((1, 2), np.int64), np.array([0, 2, 1], np.int64))
+    with pytest.raises(ValueError, match=r"anchors: values must have shape \[A, 2\]"):
+        core.dtw_anchored_points(v, o, v, o, np.zeros((1, 3), np.int64), np.array([0, 1, 1], np.int64))
+    big = np.array([[2**62, 0]], np.int64)
+    for ex in (False, True):
+        with pytest.raises(ValueError, match=r"anchors\[0\]\[0\] = \(4611686018427387904, 0\) is out of range"):
+            core.dtw_anchored_points(v, o, v, o, big, np.array([0, 1, 1], np.int64), exclusive=ex)
+        with pytest.raises(ValueError, match=r"anchors\[1\]\[0\] = \(3, 0\) is out of range"):
+            core.dtw_anchored_nodes(
+                np.zeros(5, np.int64),
+                o,
+                np.zeros(5, np.int64),
+                o,
+                [np.zeros((1, 1), np.float32)],
+                np.array([[3, 0]], np.int64),
+                np.array([0, 0, 1], np.int64),
+                exclusive=ex,
+            )
