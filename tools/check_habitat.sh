@@ -75,8 +75,8 @@ step "the suite but the slow tests, numpy $NUMPY, habitat-lab's tests included"
     "$PY" -c "import navdtw, sys; f = navdtw.__file__; print('navdtw from', f); sys.exit('site-packages' not in f)"
     "$PY" -m pytest -q -p no:cacheprovider -m "not slow" 2>&1 | tee "$WORK/suite.log"
 )
-# pytest's -ra summary names every skipped file: habitat's tests must have run here.
-if grep -q "SKIPPED.*test_habitat" "$WORK/suite.log"; then
+# pytest's -ra summary names every skipped test and file: habitat's tests must have run here.
+if grep -Eq "^SKIPPED \[[0-9]+\] tests/test_habitat\.py" "$WORK/suite.log"; then
     echo "error: tests/test_habitat.py was skipped beside habitat-lab" >&2
     exit 1
 fi

@@ -132,9 +132,12 @@ def _method(config, measure: str) -> str:
     return value
 
 
-def _position(sim) -> np.ndarray:
-    """The agent's position, float64 (exact for habitat's float32 positions)."""
-    return np.array(sim.get_agent_state().position, dtype=np.float64).reshape(-1)
+def _position(sim) -> list[float]:
+    """The agent's position as Python floats (exact for habitat's float32 positions), as VLN-CE's
+    ``position.tolist()``; plain Python on a few floats: a step's bookkeeping costs about a
+    microsecond, not the ten of small numpy calls."""
+    p = sim.get_agent_state().position
+    return p.tolist() if hasattr(p, "tolist") else [float(v) for v in p]
 
 
 # ---- the shared pieces: the de-duplicated path, the reference, the distance to the goal ----
@@ -192,10 +195,12 @@ class _GoalDistance:
     def reset(self) -> None:
         self._previous = None
 
-    def update(self, position: np.ndarray, episode) -> float:
-        if self._previous is None or not np.allclose(self._previous, position, atol=1e-4):
+    def update(self, position: list[float], episode) -> float:
+        # np.allclose(previous, position, atol=1e-4): |a - b| <= 1e-4 + 1e-5 |b| everywhere
+        previous = self._previous
+        if previous is None or not all(abs(a - b) <= 1e-4 + 1e-5 * abs(b) for a, b in zip(previous, position)):
             goals = [goal.position for goal in episode.goals]
-            self.value = float(self._sim.geodesic_distance(position, goals, episode))
+            self.value = float(self._sim.geodesic_distance(np.array(position, dtype=np.float32), goals, episode))
             self._previous = position
         return self.value
 
@@ -217,7 +222,7 @@ class _Column:
         self.rewards = np.zeros(1)
         self.threshold = threshold
 
-    def step(self, position: np.ndarray) -> float:
+    def step(self, position: list[float]) -> float:
         self.point[0] = position
         _core.reward_step_points(
             self.ref,
@@ -251,7 +256,7 @@ class _Path:
                 raise ImportError(f"{measure}: method 'fastdtw' needs the fastdtw package (pip install fastdtw)") from e
             self._fastdtw = fastdtw
         self.column: _Column | None = None
-        self.last: np.ndarray | None = None
+        self.last: list[float] | None = None
         self.locations: list[list[float]] = []
         self.ndtw = 0.0
         self.gain = 0.0
@@ -270,9 +275,9 @@ class _Path:
         self.ndtw = 0.0
         self.gain = 0.0
 
-    def add(self, position: np.ndarray) -> bool:
+    def add(self, position: list[float]) -> bool:
         """Appends the position unless it repeats the last one; True if it was appended."""
-        if self.last is not None and np.array_equal(position, self.last):
+        if position == self.last:
             self.gain = 0.0
             return False
         if len(position) != self.ref.shape[1]:
@@ -280,14 +285,15 @@ class _Path:
                 f"{self.measure}: the agent's position has {len(position)} coordinates, the reference "
                 f"{self.ref.shape[1]}"
             )
-        if not (np.abs(position) <= MAX_COORDINATE).all():
-            raise ValueError(f"{self.measure}: the agent's position {position.tolist()} is not finite")
+        for v in position:
+            if not -MAX_COORDINATE <= v <= MAX_COORDINATE:
+                raise ValueError(f"{self.measure}: the agent's position {position} is not finite")
         first = self.last is None
         self.last = position
         if self.column is not None:
             ndtw = self.column.step(position)
         else:
-            self.locations.append(position.tolist())
+            self.locations.append(position)
             d = self._fastdtw(self.locations, self.ref.tolist(), dist=_euclidean)[0]
             ndtw = float(np.exp(-d / (len(self.ref) * self.threshold)))  # VLN-CE: np.exp
         self.gain = 0.0 if first else ndtw - self.ndtw
@@ -416,7 +422,7 @@ class SDTW(_NavdtwMeasure):
         self._path = _Path(config, type(self).__name__)
         self._goal = _GoalDistance(sim)
 
-    def _judge(self, position: np.ndarray, episode, task) -> None:
+    def _judge(self, position: list[float], episode, task) -> None:
         d = self._goal.update(position, episode)
         success = 1.0 if _stop_called(task) and d < self._path.threshold else 0.0
         self._metric = success * self._path.ndtw
@@ -488,7 +494,7 @@ class PathLength(_NavdtwMeasure):
             Whatever habitat passes.
         """
         position = _position(self._sim)
-        self._metric += float(np.linalg.norm(position - self._previous))
+        self._metric += math.dist(position, self._previous)
         self._previous = position
 
 
@@ -657,7 +663,7 @@ class Trajectory(_NavdtwMeasure):
         *args, **kwargs
             Whatever habitat passes.
         """
-        point = _position(self._sim).tolist()
+        point = _position(self._sim)
         if not self._points or point != self._points[-1]:
             self._points.append(point)
         self._metric = list(self._points)
@@ -736,7 +742,7 @@ class NDTWRewardMeasure(_NavdtwMeasure):
         if _stop_called(task):
             self._done = True
             if self._bonus > 0:  # navdtw.NDTWReward.done's terminal reward
-                d = float(np.linalg.norm(self._path.last - self._path.column.ref[-1].astype(np.float64)))
+                d = float(np.linalg.norm(np.array(self._path.last) - self._path.column.ref[-1].astype(np.float64)))
                 if d <= self._path.threshold:
                     reward += self._bonus * (1.0 - d / self._path.threshold)
         self._metric = reward
