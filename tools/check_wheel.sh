@@ -26,7 +26,7 @@
 #    among them, is the newest it allows: that set must work too). A package named twice takes
 #    the higher floor: numpy 2.0, the extras' (the core's is lower, next step).
 # 5b. The core at its floors: the repaired wheel with `dependencies` at their floors (numpy at the
-#    oldest release with wheels for this CPython: 1.22.4 needs <= 3.10, so 3.11 takes 1.23.2),
+#    oldest release >= its floor with wheels for this CPython: 1.24.0 up to CPython 3.11),
 #    the test tools at theirs and no extra, and the suite but the `slow` tests (those needing an
 #    extra skip and say so). numpy 1.26.4 beside habitat-lab is tools/check_habitat.sh's.
 # 6. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
@@ -131,7 +131,7 @@ for d in map(Requirement, names):
         version = floor[0]
         if core and d.name == "numpy":
             # the oldest numpy >= the floor with wheels for this CPython (numpy's release notes)
-            first = {(3, 9): "1.22.4", (3, 10): "1.22.4", (3, 11): "1.23.2", (3, 12): "1.26.0"}
+            first = {(3, 9): "1.22.4", (3, 10): "1.22.4", (3, 11): "1.23.2", (3, 12): "1.26.0"}  # first wheels
             version = max(Version(version), Version(first.get(sys.version_info[:2], "2.1.0"))).public
         extras = f"[{','.join(sorted(d.extras))}]" if d.extras else ""
         if d.name not in pins or Version(version) > pins[d.name][0]:  # named twice: the higher floor
