@@ -15,11 +15,10 @@ from typing import Any
 
 from ...metrics import Scores
 from .._common import few, show
-from ..base import Benchmark, DatasetKind, Option
+from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
-from ._splits import SPLIT_READERS
 from ._table import ResultsTable, load_results
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
@@ -34,45 +33,39 @@ def _flag(value, name: str) -> bool:
     return value
 
 
-def _prefix_before_last(ids: Sequence[str]) -> list[str]:
-    return [i.rsplit("_", 1)[0] for i in ids]
-
-
-def _first_part(ids: Sequence[str]) -> list[str]:
-    return [i.split("_", 1)[0] for i in ids]
-
-
-_R2R_SHAPE = re.compile(r"\d+_\d+")
-_REVERIE_SHAPE = re.compile(r"\d+_\d+_\d+")
-
-
 def id_shape_clusters(ids: Sequence[str], kind: str | None = None) -> tuple[list[str] | None, str]:
-    """Internal: path ids from the ids' shape, ``(labels or None, how)``: ``<path_id>_<k>`` (R2R,
-    R4R, RxR's VLN-HAMT ids) or ``<path_id>_<objId>_<k>`` (REVERIE), for every id; a ``kind`` names
-    the shape to expect."""
-    if kind in ("r2r", "r4r", "rxr") or (kind is None and ids and all(_R2R_SHAPE.fullmatch(i) for i in ids)):
-        return _prefix_before_last(ids), "the ids' shape <path_id>_<k>"
-    if kind == "reverie" or (kind is None and ids and all(_REVERIE_SHAPE.fullmatch(i) for i in ids)):
-        return _first_part(ids), "the ids' shape <path_id>_<objId>_<k>"
-    return None, ""
+    """Internal: path ids from the ids' shape, ``(labels or None, how)``: the shape of ``kind``'s ids
+    (its :class:`~navdtw.datasets.base.IdShape`: ``<path_id>_<k>`` of R2R, R4R and RxR's VLN-HAMT
+    ids, ``<path_id>_<objId>_<k>`` of REVERIE; none for NDH and the continuous kinds), or without
+    a kind the first registered kind's shape that every id has."""
+    if kind is not None:
+        shape = DATASETS[kind].id_shape if kind in DATASETS else None
+        shapes = [shape] if shape is not None else []
+    else:
+        shapes = list({k.id_shape.words: k.id_shape for k in DATASETS.values() if k.id_shape is not None}.values())
+        shapes = [s for s in shapes if ids and all(re.fullmatch(s.pattern, i) for i in ids)]
+    if not shapes:
+        return None, ""
+    return [shapes[0].path(i) for i in ids], f"the ids' shape {shapes[0].words}"
 
 
 class ResultsBenchmark(Benchmark):
     """Results tables of one data set: each agent's file is read (:func:`~navdtw.datasets.load_results`) with the
     same options, checked against the split when one is given, and its columns are its scores.
 
-    Attributes: ``split`` (the split's episodes, or None), ``dataset_kind`` (the kind whose split
-    and id shapes apply, or None), ``options`` (the keyword arguments of :func:`~navdtw.datasets.load_results`),
-    ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
+    Attributes: ``split`` (the split's episodes, a :class:`~navdtw.datasets.SplitIndex`, or None),
+    ``dataset_kind`` (the kind whose split and id shapes apply, or None), ``options`` (the keyword
+    arguments of :func:`~navdtw.datasets.load_results`), ``clusters`` (how :meth:`cluster_of` finds
+    the paths, in words, after the tables are read).
 
     Parameters
     ----------
     split : str or os.PathLike, optional
-        The data set's split (episodes, ids, scans, paths, languages), read by the reader of
-        ``dataset_kind``.
+        The data set's split (episodes, ids, scans, paths, languages), read by ``dataset_kind``'s
+        own reader (its ``split_index``).
     dataset_kind : str, optional
-        The kind whose split and id shapes apply (a key of ``SPLIT_READERS``); needed with
-        ``split``.
+        The kind whose split and id shapes apply (a kind of :data:`~navdtw.datasets.DATASETS`
+        that reads a split file: ``SPLIT_KINDS``); needed with ``split``.
     columns, percent, id_column, path_column, select, layout, recursive : optional
         The options of :func:`~navdtw.datasets.load_results`, for every agent's table.
     partial : bool, optional
@@ -82,11 +75,11 @@ class ResultsBenchmark(Benchmark):
     Raises
     ------
     ValueError
-        A ``split`` without ``dataset_kind``, a malformed split, or a bad ``columns``,
-        ``percent`` or ``select`` (:func:`parse_columns`, :func:`parse_percent`,
-        :func:`parse_select`).
+        A ``split`` without ``dataset_kind``, a ``dataset_kind`` without a split file, a malformed
+        split (or one of another kind), or a bad ``columns``, ``percent`` or ``select``
+        (:func:`parse_columns`, :func:`parse_percent`, :func:`parse_select`).
     KeyError
-        With ``split``, a ``dataset_kind`` that has no split reader.
+        With ``split``, a ``dataset_kind`` that is not a registered kind.
     FileNotFoundError
         A split file that does not exist.
     """
@@ -107,10 +100,10 @@ class ResultsBenchmark(Benchmark):
         if split is not None and dataset_kind is None:
             raise ValueError(
                 f"split {Path(split).name}: say which kind of data set it is with dataset_kind "
-                f"({', '.join(SPLIT_READERS)}; --dataset-kind)"
+                f"({', '.join(SPLIT_KINDS)}; --dataset-kind)"
             )
         self.dataset_kind = dataset_kind
-        self.split = None if split is None else SPLIT_READERS[dataset_kind](Path(split))
+        self.split = None if split is None else DATASETS[dataset_kind].split_index(split)
         self.options: dict[str, Any] = {
             "columns": parse_columns(columns),
             "percent": parse_percent(percent),
@@ -303,9 +296,6 @@ class ResultsBenchmark(Benchmark):
         if ids and all(i in self._path_of for i in ids):
             self.clusters = "the tables' path column"
             return [self._path_of[i] for i in ids]
-        if self.dataset_kind in ("ndh", "r2r-ce", "rxr-ce"):
-            self.clusters = ""
-            return None
         labels, how = id_shape_clusters(ids, self.dataset_kind)
         self.clusters = how
         return labels
@@ -326,7 +316,7 @@ RESULTS = DatasetKind(
             "the kind of the split, and of the ids' shape for the path bootstrap",
             kind="choice",
             required=False,
-            choices=tuple(SPLIT_READERS),
+            choices=SPLIT_KINDS,  # type: ignore[arg-type]  # read from the registry when asked
         ),
         Option(
             "columns",
