@@ -385,6 +385,9 @@ def test_stopped_mask():
         evaluate(refs, qrys, distances=LINE3, stopped=[True, False])
     with pytest.raises(TypeError):
         evaluate(refs, qrys, distances=LINE3, stopped=[0.5, 1.0, 1.0])
+    # integers other than 0 and 1 are not a mask: 2 is not read as "stopped"
+    with pytest.raises(TypeError, match="stopped must be a boolean mask"):
+        evaluate(refs, qrys, distances=LINE3, stopped=[1, 0, 2])
 
 
 def test_shortest_distance_overrides_l():

@@ -117,6 +117,16 @@ def test_metric_with_extra_inputs():
             navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"fuond": found})
 
 
+def test_a_single_string_is_one_name():
+    # stats="ne" is the statistic "ne", not the letters "n" and "e"; inputs="found" likewise
+    found = np.array([True, False])
+    toy = Metric("ne_toy", "NE", lambda c: c.stat("ne") * c.input("found"), stats="ne", inputs="found")
+    assert toy.stats == ("ne",) and toy.inputs == ("found",)
+    with registry.registered(toy):
+        s = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"found": found}, metrics=["ne_toy", "ne"])
+    np.testing.assert_array_equal(s["ne_toy"], s["ne"] * found)
+
+
 @pytest.mark.parametrize("episodes", [1, 3])
 def test_a_metric_sees_the_batch_size(episodes):
     # ctx.size is B, the second axis of the engine's [len(STATS), B] statistics, for one episode too
