@@ -6,7 +6,8 @@ build/mutation/pkg-py/navdtw, beside a copy of the installed extension (the pack
 non-editable from python/navdtw, so the tests import that copy through PYTHONPATH); the source tree
 is never touched. Each mutant is judged by `pytest -x` over the test files that use the row's
 modules: derived from the tests, not kept by hand (`judges`: a file that imports one of the modules,
-names a function defined in one, through a helper module of tests/ or as a dotted string), so a
+names a function defined in one, through a helper module of tests/ or as a dotted string given to a
+call such as monkeypatch.setattr), so a
 test moved to another file keeps judging its module; the files named after the module run first.
 The judges run derandomized and without Hypothesis' example database (HYPOTHESIS_PROFILE=ci), so
 no mutant is judged by an example another mutant saved. Mutants known to be equivalent are listed
@@ -227,8 +228,9 @@ def taken_elsewhere(rel: str, row: str) -> list[tuple[int, int]]:
 def _references(path: Path) -> tuple[set[tuple[str, tuple[str, ...]]], set[str]]:
     """What a test file names of navdtw, as (module, attribute chain) pairs: `from navdtw.stats import
     x` is ("navdtw.stats", ("x",)), `navdtw.evaluate(...)` after `import navdtw` is ("navdtw",
-    ("evaluate",)), a dotted string "navdtw.cli.main" (monkeypatch) is ("navdtw", ("cli", "main"));
-    and the local modules of tests/ it imports (helpers such as naive_metrics)."""
+    ("evaluate",)), a dotted string given to a call, monkeypatch.setattr("navdtw.cli.main", ...), is
+    ("navdtw", ("cli", "main")) (a list of module names, as the docs and layer tests keep, is not a
+    use); and the local modules of tests/ it imports (helpers such as naive_metrics)."""
     tree = ast.parse(path.read_text(), str(path))
     aliases: dict[str, tuple[str, tuple[str, ...]]] = {}  # local name -> (module, chain)
     refs: set[tuple[str, tuple[str, ...]]] = set()
@@ -249,10 +251,11 @@ def _references(path: Path) -> tuple[set[tuple[str, tuple[str, ...]]], set[str]]
                     aliases[a.asname or a.name] = (node.module, (a.name,))
             else:
                 local.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-            if text.startswith("navdtw.") and all(part.isidentifier() for part in text.split(".")):
-                refs.add(("navdtw", tuple(text.split(".")[1:])))
+        elif isinstance(node, ast.Call):  # monkeypatch.setattr("navdtw.x.f", ...), import_module("navdtw.x")
+            for arg in node.args:
+                text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else ""
+                if text.startswith("navdtw.") and all(part.isidentifier() for part in text.split(".")):
+                    refs.add(("navdtw", tuple(text.split(".")[1:])))
     for node in ast.walk(tree):  # attribute chains from an alias: ns.paired_test, navdtw.suite.config.x
         if isinstance(node, ast.Attribute):
             chain = []
