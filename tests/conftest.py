@@ -18,6 +18,15 @@ settings.register_profile("default", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+
+def pytest_configure(config):
+    # `--hypothesis-profile=ci` (the README's command, the wheel tests) chooses as HYPOTHESIS_PROFILE
+    # does, and wins over it: whether pytest reads this file before or after Hypothesis' plugin
+    # loads the option's profile (it depends on the arguments), the line above must not undo it
+    chosen = config.getoption("--hypothesis-profile", None)
+    if chosen:
+        settings.load_profile(chosen)
+
 REPO = Path(__file__).resolve().parents[1]
 
 
