@@ -41,6 +41,7 @@ extensions = [
     "sphinx_copybutton",
     "stubs",  # _ext/stubs.py: navdtw._core's signatures from _core.pyi
     "home_refs",  # _ext/home_refs.py: a submodule's short references, to where the name is documented
+    "readme_links",  # _ext/readme_links.py: the README's links to GitHub's pages, as the site's own
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
