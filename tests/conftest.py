@@ -27,6 +27,7 @@ def pytest_configure(config):
     if chosen:
         settings.load_profile(chosen)
 
+
 REPO = Path(__file__).resolve().parents[1]
 
 
