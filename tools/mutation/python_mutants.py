@@ -81,6 +81,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the product of two numpy bool arrays is their logical and"
     ),
     (
+        "registry.py",
+        'if name == "success" and self.stopped is not None:',
+        'if name >= "success" and self.stopped is not None:',
+    ): (
+        "Context._given_success is called with 'success' (sr) or 'oracle_success' (oracle success) only, and "
+        "'oracle_success' >= 'success' is False, so >= and == agree (seed 20261129)"
+    ),
+    (
         "stats.py",
         'xjack = _jackknife(xs) if method == "bca" else None',
         'xjack = _jackknife(xs) if method <= "bca" else None',
@@ -580,7 +588,8 @@ def main(argv=None) -> int:
         judged = c["killed"] + c["survived"]
         score = 100.0 * c["killed"] / judged if judged else 100.0
         table.append((row, c, score))
-        print(f"{row}: {c} score {score:.1f}%", flush=True)
+        shown = {k: v for k, v in c.items() if k not in ("files", "judges")}
+        print(f"{row}: {shown} score {score:.1f}%", flush=True)
     # "of": every mutant of the row less those inside annotations (equivalent by construction, not run);
     # the score is killed / (killed + survived): the incompetent and the equivalent are left out
     print(
