@@ -145,6 +145,12 @@ def test_register_errors():
         Metric("bad", "BAD", lambda c: c.stat("nope"), stats=("nope",))
     with pytest.raises(ValueError, match="lowercase identifier"):
         Metric("Bad", "BAD", lambda c: c.sr)
+    # not an identifier, though lowercase: each test of the name on its own (seed 20261129's survivor)
+    for name in ("my-metric", "1st", "", "sr at 3m"):
+        with pytest.raises(ValueError, match=f"lowercase identifier, got {name!r}"):
+            Metric(name, "BAD", lambda c: c.sr)
+    with pytest.raises(ValueError, match="lowercase identifier, got 5"):
+        Metric(5, "BAD", lambda c: c.sr)
     registry.register_metric(_toy())
     try:
         assert "toy" in navdtw.evaluate([REF], [REF], distances=GRID)
