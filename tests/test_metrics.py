@@ -799,6 +799,9 @@ def test_summary_groups_and_its_table_show_rates_in_percent():
     assert ">%<" in html and ">m<" in html
     assert s.summary(percent=True) == {"ne": 1.5, "sr": 50.0}
     assert "50.00" in s.summary(percent=True)._repr_html_()  # already percent: not x100 again
+    # keyword-only: s.summary(True) must not silently mean percent (seed 20261129's survivor)
+    with pytest.raises(TypeError):
+        s.summary(True)
     by = {"all": {"ne": 1.5, "sr": 0.5}, "a": {"ne": 0.0, "sr": 1.0}, "b": {"ne": 3.0, "sr": 0.0}}
     assert s.summary(by=["b", "a"]) == by
     with pytest.raises(ValueError, match=r"no per-episode column 'language' to group by \(groups: none\)"):
