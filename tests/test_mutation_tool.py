@@ -105,7 +105,7 @@ def test_judges_follow_imports_names_helpers_and_dotted_strings(tmp_path):
     assert "tests/helper.py" not in refs  # helpers are not test files
 
 
-def test_a_module_turned_into_a_package_stays_one_row(tmp_path):
+def test_a_module_turned_into_a_package_stays_one_row(tmp_path, monkeypatch):
     root = tmp_path / "navdtw"
     (root / "stats").mkdir(parents=True)
     for name in ("__init__.py", "_intervals.py", "_tests.py"):
@@ -116,11 +116,21 @@ def test_a_module_turned_into_a_package_stays_one_row(tmp_path):
     assert pm.module_of("stats/__init__.py") == "navdtw.stats"
     assert pm.module_of("stats/_intervals.py") == "navdtw.stats._intervals"
     assert pm.module_of("datasets/r2r.py") == "navdtw.datasets.r2r"
-    # an equivalent mutant listed under stats.py stays listed once the line lives in stats/_x.py
-    (_, old, new), reason = next((k, v) for k, v in pm.EQUIVALENT.items() if k[0] == "stats.py")
-    assert pm.equivalent("stats/_intervals.py", old, new) == reason
-    assert pm.equivalent("statsx.py", old, new) is None
-    assert pm.equivalent("metrics.py", old, new) is None
+    # an equivalent mutant listed under stats.py stays listed once the line lives in stats/_x.py,
+    # and one listed under stats/_runs.py holds there only
+    monkeypatch.setattr(pm, "EQUIVALENT", {("stats.py", "x = 1", "x = 2"): "why", ("stats/_runs.py", "y", "z"): "so"})
+    assert pm.equivalent("stats/_intervals.py", "x = 1", "x = 2") == "why"
+    assert pm.equivalent("stats.py", "x = 1", "x = 2") == "why"
+    assert pm.equivalent("statsx.py", "x = 1", "x = 2") is None
+    assert pm.equivalent("metrics.py", "x = 1", "x = 2") is None
+    assert pm.equivalent("stats/_runs.py", "y", "z") == "so"
+    assert pm.equivalent("stats/_best.py", "y", "z") is None
+    # every listed entry names a file of the package as it is
+    import navdtw
+
+    root = Path(navdtw.__file__).resolve().parent
+    for file, _, _ in pm.EQUIVALENT:
+        assert (root / file).is_file(), file
 
 
 def _cpp_tool():

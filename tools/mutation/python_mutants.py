@@ -18,7 +18,7 @@ before the run and not run: a test cannot notice them, so counting them killed w
 score.
 
     python tools/mutation/python_mutants.py                 # every row, the sample sizes below
-    python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats.py's mutants
+    python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats/'s mutants
 
 Needs `pip install cosmic-ray==8.7.0` and an installed navdtw (pip install .). Prints the table and
 writes each row's survivors (with their diffs) to build/mutation/<row>-survivors.txt.
@@ -72,7 +72,7 @@ TARGETS: dict[str, dict] = {
     },
 }
 
-_FILL = "a, b = np.where(f[..., None] > 0, a, 0.0), np.where(f[..., None] > 0, b, 0.0)"  # stats._runs_input
+_FILL = "a, b = np.where(f[..., None] > 0, a, 0.0), np.where(f[..., None] > 0, b, 0.0)"  # stats._runs
 
 # (file, original line, mutated line) -> why the mutant cannot change any result. The lines are
 # compared stripped, as cosmic-ray's diff shows them.
@@ -89,20 +89,20 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "'oracle_success' >= 'success' is False, so >= and == agree (seed 20261129)"
     ),
     (
-        "stats.py",
-        'xjack = _jackknife(xs) if method == "bca" else None',
-        'xjack = _jackknife(xs) if method <= "bca" else None',
+        "stats/_analysis.py",
+        'xj = jackknife(xs) if method == "bca" else None',
+        'xj = jackknife(xs) if method <= "bca" else None',
     ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
     (
-        "stats.py",
+        "stats/_resampling.py",
         "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 8), dtype=np.uint8), count=rows * g)",
         "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 7), dtype=np.uint8), count=rows * g)",
     ): (
         "more random bytes than needed: the first ones are the same (Generator.bytes draws in order) and only "
-        "count=rows * g bits are read; each block's generator draws once and is dropped (_draws)"
+        "count=rows * g bits are read; each block's generator draws once and is dropped (draws)"
     ),
     **{
-        ("stats.py", _FILL, _FILL.replace(old, new)): (
+        ("stats/_runs.py", _FILL, _FILL.replace(old, new)): (
             "the fill of the entries left out (episodes not finite in every run of both agents) is one "
             "constant in every run: each run mean of the agent shifts by the same amount, which the variance "
             "of the run means and the two-way residuals (where it cancels) do not see, and everything else "
