@@ -25,7 +25,7 @@ from typing import Any
 
 from ._common import Document, MatchedEpisodes, SplitIndex, not_found, read_document
 
-__all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "Option", "SplitReader", "split_index"]
+__all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "IdShape", "Option", "SplitReader", "split_index"]
 
 
 @dataclass(frozen=True)
@@ -232,6 +232,9 @@ class DatasetKind:
     predictions:
         the shapes (:data:`navdtw.datasets.shapes.SHAPES`) of the agents' files the kind reads;
         a file of another shape that fails to read is named for what it is.
+    id_shape:
+        how an episode id names its path (:class:`IdShape`: R2R's ``<path_id>_<k>``), for the
+        path bootstrap of results tables without a split; None when ids say nothing of paths.
     """
 
     name: str
@@ -245,6 +248,7 @@ class DatasetKind:
     reads_scores: bool = False
     split_reader: SplitReader | None = None
     predictions: tuple[str, ...] = ()
+    id_shape: IdShape | None = None
 
     @property
     def has_baseline(self) -> bool:
@@ -406,13 +410,33 @@ class SplitReader:
         the name of the kind's option that gives the split file (``"split"``, ``"vlnce_episodes"``).
     index:
         ``index(document, kind_name) -> SplitIndex | None``: the index of a read file
-        (:class:`~navdtw.datasets._common.Document`), None when the file is not of this kind's
+        (an internal ``Document``), None when the file is not of this kind's
         form at all (another kind's split), or a ``ValueError`` naming the file and the entry when
         it is of its form but malformed. Written with the kind's reader in its own module.
     """
 
     option: str
     index: Callable[[Document, str], SplitIndex | None]
+
+
+@dataclass(frozen=True)
+class IdShape:
+    """How a kind's episode ids name their path (R2R's ``<path_id>_<k>``).
+
+    Attributes
+    ----------
+    words:
+        the shape as messages say it (``"<path_id>_<k>"``).
+    pattern:
+        a regular expression every id of the shape matches whole (``r"\\d+_\\d+"``), to recognise
+        ids of an unnamed kind.
+    path:
+        ``path(id) -> path id``.
+    """
+
+    words: str
+    pattern: str
+    path: Callable[[str], str] = field(compare=False)
 
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files): filled
