@@ -102,6 +102,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "count=rows * g bits are read; each block's generator draws once and is dropped (draws)"
     ),
     **{
+        (
+            "stats/_analysis.py",
+            "d = np.where(joint, (a - b) * sign, 0.0)",
+            f"d = np.where(joint, (a - b) * sign, {fill})",
+        ): (
+            "_improvement_columns: d's value where not joint is never read (the next line returns "
+            "np.where(joint, 0.5 + 0.5 * np.sign(d), np.inf)); the fill only keeps d finite there (seed 20261129)"
+        )
+        for fill in ("1.0", "-1.0")
+    },
+    **{
         ("stats/_runs.py", _FILL, _FILL.replace(old, new)): (
             "the fill of the entries left out (episodes not finite in every run of both agents) is one "
             "constant in every run: each run mean of the agent shifts by the same amount, which the variance "
