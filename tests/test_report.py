@@ -395,6 +395,7 @@ def _numbers(texts: list[str]) -> list[float]:
 
 
 def test_report_in_a_real_browser(report, data, tmp_path):
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
@@ -546,6 +547,7 @@ def test_report_in_a_real_browser(report, data, tmp_path):
 
 def test_results_only_report_in_a_real_browser(data, tmp_path):
     """Without episodes or scenes the page still shows the leaderboard and interval plots, error-free."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     path = tmp_path / "results_only.html"
@@ -566,6 +568,7 @@ def test_results_only_report_in_a_real_browser(data, tmp_path):
 def test_the_success_circle_stays_inside_its_map_in_a_real_browser(data, tmp_path):
     """The dashed success circle around a goal near the graph's edge spilt over the card and the
     controls above it (a 3 m radius on a 8 m grid); the drawing now includes it."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     results = json.loads(json.dumps(data["results"]))
@@ -591,6 +594,7 @@ def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
     """Issue 19: with 500 of 2,349 maps sampled evenly, 48 of the first 200 rows had a map while the
     caption said every episode had one. Now the maps go to the rows the table opens with (and the
     other end of the same sort), and the caption says how many and which."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     from navdtw.report import natural_key
@@ -639,6 +643,7 @@ def test_a_failed_metric_and_a_hostile_name_in_a_real_browser(data, tmp_path):
     """One failed metric keeps its agent in the table (a one-line "failed" cell, the reason in the
     note above and the tooltip, not the run-failure banner); a name with control characters and
     markup is shown visibly, never run."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     hostile = "evil\x1b[2J<b>x</b>\ny"
