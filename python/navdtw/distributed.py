@@ -104,6 +104,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._io import atomic_target
+from ._optional import import_optional
 from .graphs import resolve_distances
 from .metrics import evaluate, wanted_names
 from .paths import Paths, as_paths
@@ -120,32 +121,18 @@ __all__ = [
     "write_parquet_batch",
 ]
 
-_INSTALL = 'pip install "navdtw[dask]"'
-
 
 def _pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.compute
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(f"navdtw.distributed needs pyarrow: {_INSTALL}") from None
-    return pa
+    import_optional("pyarrow.compute", "navdtw.distributed")
+    return import_optional("pyarrow", "navdtw.distributed")
 
 
 def _parquet():
-    _pyarrow()
-    import pyarrow.parquet as pq
-
-    return pq
+    return import_optional("pyarrow.parquet", "navdtw.distributed")
 
 
 def _dask():
-    try:
-        import dask
-        import dask.dataframe as dd
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(f"score_parquet needs dask[dataframe]: {_INSTALL}") from None
-    return dask, dd
+    return import_optional("dask", "score_parquet"), import_optional("dask.dataframe", "score_parquet")
 
 
 # --------------------------------------------------------------------------------------------
@@ -673,10 +660,8 @@ def write_parquet_batch(
 
 def _expand(paths_or_glob) -> tuple[Any, list[str]]:
     """(fsspec filesystem, sorted file list) for a path, directory, glob or list of them."""
-    try:
-        import fsspec
-    except ImportError:  # pragma: no cover - dask[dataframe] brings it
-        raise ImportError(f"score_parquet needs fsspec: {_INSTALL}") from None
+    fsspec = import_optional("fsspec", "score_parquet")
+    import_optional("fsspec.core", "score_parquet")
     items = [paths_or_glob] if isinstance(paths_or_glob, (str, os.PathLike)) else list(paths_or_glob)
     if not items:
         raise ValueError("score_parquet: no input paths")
@@ -744,12 +729,11 @@ def _key_of(matrices):
 def _client(client):
     if client is not None:
         return client
-    try:
-        from distributed import default_client
-    except ImportError:
+    distributed = import_optional("distributed", "dask's client", errors="ignore")
+    if distributed is None:
         return None
     try:
-        return default_client()
+        return distributed.default_client()
     except ValueError:  # no client: run on dask's local scheduler
         return None
 

@@ -493,10 +493,9 @@ class Scores:
         ImportError
             pandas is not installed.
         """
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas needs pandas: pip install pandas") from None
+        from ._optional import import_optional
+
+        pd = import_optional("pandas", "to_pandas")
         df = pd.DataFrame(self.to_dict())
         if self.ids is not None:
             df.insert(0, "id", self.ids)
