@@ -81,7 +81,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_SCENES", "PAGE", "episode_scene", "leaderboard_marks", "scan_layout", "write_report"]
+__all__ = ["MAX_SCENES", "PAGE", "episode_scene", "scan_layout", "write_report"]
 
 #: Default limit on the episodes per data set whose map is embedded (about 0.4 kB each per agent).
 MAX_SCENES = 3000
@@ -143,37 +143,6 @@ def episode_scene(graph, reference, paths: dict) -> dict:
         _, pairs = warping_path(ref, q, distances=graph.distances)
         agents[agent] = {"path": q.tolist(), "alignment": pairs.tolist()}
     return {"scan": graph.name, "reference": ref.tolist(), "agents": agents}
-
-
-def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict:
-    """The leaderboard marks of one data set: the suite's one rule,
-    :func:`navdtw.suite.leaderboard_marks`, with the metrics' directions taken from ``metrics``.
-
-    Parameters
-    ----------
-    dataset : dict
-        One data set of ``results.json`` (``results["datasets"][name]``).
-    metrics : dict
-        Metric -> ``{"higher_is_better", ...}``, as the report's ``data["metrics"]``; a metric
-        without a direction, or unknown to both ``metrics`` and the registry, gets no marks.
-    alpha : float, optional
-        The significance level of the comparisons (default 0.05).
-
-    Returns
-    -------
-    dict
-        Per metric: ``{"best": [agents], "tied": [agents], "unresolved": [agents]}``.
-
-    Raises
-    ------
-    TypeError
-        An ``alpha`` that is not a number.
-    ValueError
-        An ``alpha`` outside (0, 1).
-    """
-    from .suite.marks import leaderboard_marks as marks
-
-    return marks(dataset, alpha, metrics=metrics)
 
 
 def natural_key(text: str) -> list:
@@ -406,7 +375,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
     settings = results.get("settings") or {}
     confidence = _finite(settings.get("confidence")) or 0.95
     alpha = _finite(settings.get("alpha")) or 0.05
-    from .suite.marks import mark_notes
+    from .suite.marks import leaderboard_marks, mark_notes
 
     episodes = data.get("episodes") or {}
     scenes = data.get("scenes") or {}
@@ -489,7 +458,7 @@ def _payload(data: dict, max_scenes: int) -> dict:
             "agents": agents,
             "board": board,
             "baseline": baseline,
-            "marks": leaderboard_marks(ds, metrics, alpha),
+            "marks": leaderboard_marks(ds, alpha, metrics=metrics),
             "unmarked": _unmarked(ds, names, board),
             "comparisons": comparisons,
             "reported": reported,
