@@ -45,8 +45,11 @@ def import_optional(name: str, needed_by: str, *, errors: Literal["raise", "igno
     Parquet"``). ``errors="ignore"`` returns None when it is not installed (an optional nicety
     such as a tqdm bar); ``"raise"`` raises ``ImportError`` with the message of :func:`missing`.
     """
-    try:
-        return importlib.import_module(name)
+    parts = name.split(".")
+    try:  # each package on the way, as ``import a.b`` does: a package made unimportable stops it
+        for k in range(1, len(parts) + 1):
+            module = importlib.import_module(".".join(parts[:k]))
+        return module
     except ImportError as exc:
         if errors == "ignore":
             return None
