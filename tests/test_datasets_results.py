@@ -670,7 +670,7 @@ def test_suite_file_with_results_options(tmp_path):
         ('columns = {x = "nope"}', r"datasets\.ce\.columns: column 'x': unknown target 'nope'"),
         ("percent = 3", r"datasets\.ce\.percent: expected true or a list of column names, got 3"),
         ("id_column = 3", r"datasets\.ce\.id_column: expected a string"),
-        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: expected one of r2r, r4r, rxr"),
+        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: must be one of r2r, r4r, rxr"),
     ],
 )
 def test_suite_file_checks_the_results_options(tmp_path, extra, message):

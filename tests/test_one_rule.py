@@ -25,6 +25,11 @@ def test_an_optional_module_is_imported_or_named_with_its_extra(monkeypatch):
         'p.parquet: reading Parquet needs pyarrow: pip install "navdtw[dask]" (or pip install pyarrow)'
     )
     assert import_optional("pyarrow.parquet", "x", errors="ignore") is None
+    # a module imported before whose package is made unimportable counts as missing (``import a.b``)
+    monkeypatch.undo()
+    pytest.importorskip("pyarrow.parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    assert import_optional("pyarrow.parquet", "x", errors="ignore") is None
     # a module no extra brings is installed by its own name
     assert missing("pandas", "to_pandas") == "to_pandas needs pandas: pip install pandas"
 
@@ -56,3 +61,42 @@ def test_the_callers_word_a_missing_dependency_as_the_helper(monkeypatch):
     scores = metrics.evaluate([np.zeros((2, 3))], [np.zeros((2, 3))], threshold=3.0)
     with pytest.raises(ImportError, match=r"^to_pandas needs pandas: pip install pandas$"):
         scores.to_pandas()
+
+
+# --------------------------------------------------------------------------------------------
+# a data set option: Option.check_value, the one validator; each caller adds only its prefix
+# --------------------------------------------------------------------------------------------
+
+#: (suite key = value, the value given to Python and the command line, its flag, the message)
+BAD_OPTIONS = [
+    ('dataset_kind = "xyz"', "dataset_kind", "xyz", "--dataset-kind", "must be one of r2r, r4r, rxr, reverie, "),
+    ('columns = ["x"]', "columns", ["x"], "--column", "expected column mappings as NAME=VALUE, got 'x'"),
+    ("id_column = 3", "id_column", 3, "--id-column", "expected a string, got int"),
+    ("split = '{missing}'", "split", "{missing}", "--split", "file not found: {missing}"),
+]
+
+
+def _suite_error(tmp_path, line: str) -> str:
+    from navdtw.suite import SuiteError, load_suite
+
+    (tmp_path / "a.jsonl").write_text('{"episode_id": 1, "sr": 1}\n')
+    (tmp_path / "suite.toml").write_text(f'[datasets.ce]\ndataset = "results"\n{line}\n[agents.a]\nce = "a.jsonl"\n')
+    with pytest.raises(SuiteError) as caught:
+        load_suite(tmp_path / "suite.toml")
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("line", "name", "value", "flag", "message"), BAD_OPTIONS)
+def test_a_bad_option_reads_the_same_from_python_and_a_suite_file(tmp_path, line, name, value, flag, message):
+    import navdtw
+
+    missing = str(tmp_path / "missing.json")
+    line, message = line.format(missing=missing), message.format(missing=missing)
+    value = value.format(missing=missing) if isinstance(value, str) else value
+    with pytest.raises((ValueError, FileNotFoundError)) as caught:
+        navdtw.datasets.open("results", **{name: value})
+    api = str(caught.value)
+    assert api.startswith(f"{flag}: {message}")
+    suite = _suite_error(tmp_path, line)
+    assert suite.startswith(f"suite.toml: datasets.ce.{name}: {message}")
+    assert api.removeprefix(f"{flag}: ") == suite.removeprefix(f"suite.toml: datasets.ce.{name}: ")

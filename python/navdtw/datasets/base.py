@@ -16,12 +16,14 @@ record, and one line in ``navdtw/datasets/__init__.py``.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._messages import shown
 from ._common import MatchedEpisodes, not_found
 
 __all__ = ["Benchmark", "DatasetKind", "Option"]
@@ -86,30 +88,52 @@ class Option:
     def flag(self) -> str:
         return self.cli[0][0] if self.cli else "--" + self.name.replace("_", "-")
 
-    def read(self, value) -> Any:
-        """A ``"text"`` or ``"value"`` option's value, checked; other kinds' values are returned as
-        they are.
+    def check_value(self, value) -> Any:
+        """The option's one validator: ``value`` checked, as every caller takes it.
+
+        :meth:`DatasetKind.open`, the suite file and the command line all call it, each putting
+        only its own prefix before the message (the flag, ``--goal: ``, or the suite key,
+        ``suite.toml: datasets.val.goal: ``), so one bad value reads the same wherever it is given.
 
         Parameters
         ----------
         value : object
-            What a suite file, the command line or Python gave.
+            What a suite file, the command line or Python gave (not None); a suite file's paths
+            are already resolved against its folder.
 
         Returns
         -------
         object
-            The value, as ``check`` reads it (``"value"`` options).
+            The value: a :class:`~pathlib.Path` for ``"file"``, ``"dir"`` and ``"path"`` options;
+            as ``check`` reads it for ``"value"`` options; else as given.
 
         Raises
         ------
         ValueError
-            A ``"text"`` value that is not a string, or what ``check`` refuses (naming the problem).
+            A path or text that is not a string, a choice not among :attr:`choices`, or what
+            ``check`` refuses (naming the problem).
+        FileNotFoundError
+            A file or folder that does not exist (or a folder where a file is wanted, or the
+            other way round).
         """
+        if self.kind in ("file", "dir", "path"):
+            if not isinstance(value, (str, os.PathLike)):
+                raise ValueError(f"expected a string, got {type(value).__name__}")
+            path = Path(value)
+            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[self.kind]():
+                raise FileNotFoundError(not_found(path, self.kind))
+            return path
+        if self.kind == "choice" and value not in self.choices:
+            raise ValueError(f"must be one of {', '.join(self.choices)}, got {shown(value)}")
         if self.kind == "text" and not isinstance(value, str):
             raise ValueError(f"expected a string, got {type(value).__name__}")
         if self.kind == "value" and self.check is not None:
             return self.check(value)
         return value
+
+    def read(self, value) -> Any:
+        """Internal, for the command line until it calls :meth:`check_value`: that check."""
+        return self.check_value(value)
 
 
 class Benchmark(ABC):
@@ -288,17 +312,11 @@ class DatasetKind:
                 if opt.required:
                     raise ValueError(f"data set {self.name!r} needs {name} ({opt.flag}): {opt.help}")
                 value = opt.default
-            elif opt.kind in ("file", "dir", "path"):
-                path = Path(value)
-                exists = {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]()
-                if not exists:
-                    raise FileNotFoundError(f"{opt.flag}: {not_found(path, opt.kind)}")
-                value = path
-            elif opt.kind == "choice" and value not in opt.choices:
-                raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")
-            elif opt.kind in ("text", "value"):
+            else:
                 try:
-                    value = opt.read(value)
+                    value = opt.check_value(value)
+                except FileNotFoundError as exc:
+                    raise FileNotFoundError(f"{opt.flag}: {exc}") from None
                 except ValueError as exc:
                     raise ValueError(f"{opt.flag}: {exc}") from None
             values[name] = value

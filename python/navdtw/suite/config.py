@@ -685,25 +685,12 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             if opt.required:
                 raise SuiteError(f"{where}: missing {opt.name!r} ({opt.help})")
             continue
-        if opt.kind == "value":  # a table, list, flag or string, read by the kind's own check
-            try:
-                options[opt.name] = opt.read(value)
-            except ValueError as exc:
-                raise SuiteError(f"{where}.{opt.name}: {exc}") from None
-            continue
-        if not isinstance(value, str):
-            raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
-        if opt.kind in ("file", "dir", "path"):
-            path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
-            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
-                from ..datasets._common import not_found
-
-                raise SuiteError(f"{where}.{opt.name}: {not_found(path, opt.kind)}")
-            options[opt.name] = path
-        else:
-            if opt.kind == "choice" and value not in opt.choices:
-                raise SuiteError(f"{where}.{opt.name}: expected one of {', '.join(opt.choices)}, got {value!r}")
-            options[opt.name] = value
+        if opt.kind in ("file", "dir", "path") and isinstance(value, str):  # relative to the suite file
+            value = (base / _expand(value, f"{where}.{opt.name}")).resolve()
+        try:
+            options[opt.name] = opt.check_value(value)  # the option's one check, as the kinds and the CLI
+        except (ValueError, FileNotFoundError) as exc:
+            raise SuiteError(f"{where}.{opt.name}: {exc}") from None
     try:
         convention = kind.check_convention(raw.get("convention"))
     except ValueError as exc:
