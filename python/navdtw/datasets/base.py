@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._messages import shown
+from .._messages import named, shown
 from ._common import MatchedEpisodes, not_found
 
 __all__ = ["Benchmark", "DatasetKind", "Option"]
@@ -132,7 +132,23 @@ class Option:
         return value
 
     def read(self, value) -> Any:
-        """Internal, for the command line until it calls :meth:`check_value`: that check."""
+        """Internal, for the command line until it calls :meth:`check_value`: that check.
+
+        Parameters
+        ----------
+        value : object
+            As :meth:`check_value`.
+
+        Returns
+        -------
+        object
+            As :meth:`check_value`.
+
+        Raises
+        ------
+        ValueError, FileNotFoundError
+            As :meth:`check_value`.
+        """
         return self.check_value(value)
 
 
@@ -352,8 +368,7 @@ class DatasetKind:
                 hint = f"give it as {_SHAPE_OPTIONS[shape.name]}"
             else:
                 hint = "an agent's output: give it as --predictions" if shape.kinds else shape.advice
-            name = path.name if path.name.isprintable() else repr(path.name)  # the message stays one line
-            return f"{opt.flag} {name} holds {shape.what}, not {opt.help}; {hint}"
+            return f"{opt.flag} {named(path.name)} holds {shape.what}, not {opt.help}; {hint}"
         return None
 
     def check_convention(self, convention: str | None) -> str:
