@@ -263,7 +263,7 @@ def test_ids_are_strings_mixed_int_and_str(tmp_path):
     write(tmp_path / "d.jsonl", [{"episode_id": i % 7, "sr": 1} for i in range(20)], "jsonl")
     with pytest.raises(
         ValueError,
-        match=r"^d\.jsonl: duplicate episode_id 0, 1, 2, 3, 4, \.\.\. \(7 in all\): 0 is at line 1 and line 8",
+        match=r"^d\.jsonl: duplicate episode_id 0, 1, 2, 3, 4, … \(7 in all\): 0 is at line 1 and line 8",
     ):
         load_results(tmp_path / "d.jsonl")
 

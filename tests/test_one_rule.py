@@ -2,6 +2,8 @@
 there reaches them all; the tests here hold each rule's one place to its callers.
 
 * the optional dependencies: ``navdtw/_optional.py`` imports them and words what is missing;
+* a user's name or path on one line: ``navdtw/_messages.py`` (one ellipsis);
+* a data set option: ``Option.check_value``, called by the kinds, the suite file and the command line.
 """
 
 from __future__ import annotations
@@ -100,3 +102,36 @@ def test_a_bad_option_reads_the_same_from_python_and_a_suite_file(tmp_path, line
     suite = _suite_error(tmp_path, line)
     assert suite.startswith(f"suite.toml: datasets.ce.{name}: {message}")
     assert api.removeprefix(f"{flag}: ") == suite.removeprefix(f"suite.toml: datasets.ce.{name}: ")
+
+
+# --------------------------------------------------------------------------------------------
+# a user's name or path on one line: navdtw._messages
+# --------------------------------------------------------------------------------------------
+
+
+def test_one_display_rule_for_names_and_one_ellipsis():
+    from navdtw._messages import ELLIPSIS, clipped, few, listed, named, quoted
+
+    assert [named(x) for x in ("7_1", 12, "a b")] == ["7_1", "12", "a b"]
+    # quoted when it would break the line, vanish, or read as two names
+    assert [named(x) for x in ("a\nb", "", " x", "a,b")] == ["'a\\nb'", "''", "' x'", "'a,b'"]
+    assert few(["7_1", "9_0"]) == "7_1, 9_0 (2 in all)"
+    assert few([str(i) for i in range(7)]) == f"0, 1, 2, 3, 4, {ELLIPSIS} (7 in all)"
+    assert few(["a\nb"]) == "'a\\nb' (1 in all)"
+    assert listed(["c0", "c1", "c2"], 2) == f"c0, c1, {ELLIPSIS} (1 more)"
+    assert clipped([1.5, 2.5]) == "[1.5, 2.5]"
+    long = clipped(list(range(30)))
+    assert len(long) == 40 and long.endswith(ELLIPSIS)
+    assert quoted("Oracle SR=osr") == "'Oracle SR=osr'"
+    assert quoted("it's=osr") == '"it\'s=osr"' and quoted("a\nb=osr") == "'a\\nb=osr'"
+
+
+def test_messages_imports_no_numpy_but_shows_its_scalars():
+    import subprocess
+
+    code = "import sys, navdtw._messages as m; print(m.named('x'), 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["x", "False"]
+    from navdtw._messages import shown
+
+    assert shown(np.int64(3)) == "3" and shown((np.float64(0.5), "a")) == "(0.5, 'a')"

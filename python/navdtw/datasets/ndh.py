@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._messages import few
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -34,7 +35,6 @@ from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
     MatchedEpisodes,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import paths
 from .._io import atomic_write_bytes
+from .._messages import few, named
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -30,12 +31,10 @@ from ..paths import Paths, first_start_mismatch
 from ._common import (
     MatchedEpisodes,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,
     list_of,
-    show,
     source,
     trajectory_viewpoints,
 )
@@ -122,7 +121,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         if not isinstance(e, dict):
             raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         pid = e.get("path_id")
-        where = f"{name}: entry {k} (path_id {show(pid)})" if "path_id" in e else f"{name}: entry {k}"
+        where = f"{name}: entry {k} (path_id {named(pid)})" if "path_id" in e else f"{name}: entry {k}"
         if "path_id" not in e:
             raise ValueError(f"{where}: missing 'path_id'")
         if not (is_int(pid) or isinstance(pid, str)):
@@ -149,7 +148,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
             m = e["num_instructions"]
             if not is_int(m) or not 0 <= m <= MAX_INSTRUCTIONS:
                 raise ValueError(
-                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {show(m)}"
+                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {named(m)}"
                 )
         else:
             raise ValueError(f"{where}: needs 'instructions' (list of strings) or 'num_instructions'")
@@ -204,7 +203,7 @@ def instructions(split) -> list[dict[str, Any]]:
         elif "num_instructions" in e:
             count = int(e["num_instructions"])
         else:
-            where = f"split entry {k} (path_id {show(e['path_id'])})"
+            where = f"split entry {k} (path_id {named(e['path_id'])})"
             raise ValueError(f"{where}: needs 'instructions' or 'num_instructions'")
         base = {key: val for key, val in e.items() if key not in ("instructions", "num_instructions")}
         for j in range(count):
@@ -272,7 +271,7 @@ def _read_predictions(data, name: str, duplicates: str = "error"):
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {show(iid)})"
+        where = f"{name}: entry {k} (instr_id {named(iid)})"
         if iid in first:
             if duplicates == "first":
                 dropped.append(iid)
@@ -344,7 +343,7 @@ def write_predictions(path: PathLike, predictions) -> None:
             raise ValueError(f"predictions[{k}]: instr_id must be a string, got {iid!r}")
         iid = str(iid)
         if iid in seen:
-            raise ValueError(f"predictions[{k}]: duplicate instr_id {show(iid)}")
+            raise ValueError(f"predictions[{k}]: duplicate instr_id {named(iid)}")
         seen.add(iid)
         records.append({"instr_id": iid, "trajectory": _steps_for_writing(traj, f"predictions[{k}] ({iid})")})
     payload = json.dumps(records, allow_nan=False).encode("utf-8")
@@ -394,9 +393,48 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     if not entries:
         raise ValueError(f"{name}: the split is empty")
     graphs = load_scan_graphs(
-        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {show(entries[k]['path_id'])})"
+        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {named(entries[k]['path_id'])})"
     )
     return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
+
+
+def _split_ids(records: list) -> list[str]:
+    """The instruction ids of split records, in order, checked: each record has what matching
+    needs, and no id is there twice."""
+    ids: list[str] = []
+    seen = set()
+    for k, r in enumerate(records):
+        if not isinstance(r, dict) or "instr_id" not in r or "scan" not in r or "path" not in r:
+            raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
+        iid = str(r["instr_id"])
+        if iid in seen:
+            raise ValueError(f"split record {k}: duplicate instr_id {named(iid)}")
+        seen.add(iid)
+        ids.append(iid)
+    return ids
+
+
+def _r2r_id_set(records: list, ids: list[str], predictions, dropped: list[str]):
+    """``(records, ids, left_out, notes)`` under ``id_set="r2r"``: the instructions the R2R
+    evaluator scores (0..2 of each path), the others left out, and the notes saying what was left
+    out, which predictions were ignored and which duplicates were dropped (``dropped``)."""
+    keep = [_instruction_index(r, k) < R2R_EVALUATOR_INSTRUCTIONS for k, r in enumerate(records)]
+    left_out = [i for i, kept in zip(ids, keep) if not kept]
+    records = [r for r, kept in zip(records, keep) if kept]
+    ids = [i for i, kept in zip(ids, keep) if kept]
+    scored = set(ids)
+    ignored = [i for i in predictions if i not in scored]
+    notes = []
+    if left_out:
+        notes.append(
+            f"r2r: the R2R evaluator scores instructions 0..{R2R_EVALUATOR_INSTRUCTIONS - 1} of each path "
+            f"only; left out {few(left_out)}"
+        )
+    if ignored:
+        notes.append(f"r2r: ignored the predictions of ids the R2R evaluator does not score: {few(ignored)}")
+    if dropped:
+        notes.append(f"r2r: kept the first entry of duplicated ids (as the R2R evaluator), ignored {few(dropped)}")
+    return records, ids, left_out, notes
 
 
 def match_predictions(
@@ -490,46 +528,24 @@ def match_predictions(
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
-                raise ValueError(f"{src}: instr_id {show(key)} appears twice (as {key!r} and a string)")
+                raise ValueError(f"{src}: instr_id {named(key)} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
         entry = {iid: k for k, iid in enumerate(predictions)}
 
     def where(iid: str) -> str:
-        return f"{src}: entry {entry[iid]} (instr_id {show(iid)})"
+        return f"{src}: entry {entry[iid]} (instr_id {named(iid)})"
 
-    ids: list[str] = []
-    seen = set()
-    for k, r in enumerate(records):
-        if not isinstance(r, dict) or "instr_id" not in r or "scan" not in r or "path" not in r:
-            raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
-        iid = str(r["instr_id"])
-        if iid in seen:
-            raise ValueError(f"split record {k}: duplicate instr_id {show(iid)}")
-        seen.add(iid)
-        ids.append(iid)
+    ids = _split_ids(records)
     wrong = other_split(src, list(predictions), "the split", ids, "instr_id")
     if wrong:
         raise ValueError(wrong)
     notes: list[str] = []
     left_out: list[str] = []
     if id_set == "r2r":
-        keep = [_instruction_index(r, k) < R2R_EVALUATOR_INSTRUCTIONS for k, r in enumerate(records)]
-        left_out = [i for i, kept in zip(ids, keep) if not kept]
-        records = [r for r, kept in zip(records, keep) if kept]
-        ids = [i for i, kept in zip(ids, keep) if kept]
-        scored = set(ids)
-        ignored = [i for i in predictions if i not in scored]
-        if left_out:
-            notes.append(
-                f"r2r: the R2R evaluator scores instructions 0..{R2R_EVALUATOR_INSTRUCTIONS - 1} of each path "
-                f"only; left out {few(left_out)}"
-            )
-        if ignored:
-            notes.append(f"r2r: ignored the predictions of ids the R2R evaluator does not score: {few(ignored)}")
-        if dropped:
-            notes.append(f"r2r: kept the first entry of duplicated ids (as the R2R evaluator), ignored {few(dropped)}")
+        records, ids, left_out, notes = _r2r_id_set(records, ids, predictions, dropped)
     else:
+        seen = set(ids)
         extra = [i for i in predictions if i not in seen]
         if extra:
             more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
@@ -597,7 +613,7 @@ def _instruction_index(record, k: int) -> int:
         return int(str(record["instr_id"]).rsplit("_", 1)[1])
     except (IndexError, ValueError):
         raise ValueError(
-            f"split record {k}: instr_id {show(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
+            f"split record {k}: instr_id {named(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
         ) from None
 
 

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._messages import few, named
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -41,7 +42,6 @@ from ._common import (
     INPUT,
     MatchedEpisodes,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,
@@ -49,7 +49,6 @@ from ._common import (
     object_of,
     read_json,
     read_text,
-    show,
     source,
 )
 from .base import Benchmark, DatasetKind, Option
@@ -139,7 +138,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         eid = e.get("id")
         if not isinstance(eid, str) or not eid:
             raise ValueError(f"{name}: entry {k}: 'id' must be a non-empty string like '4634_215', got {eid!r}")
-        where = f"{name}: entry {k} (id {show(eid)})"
+        where = f"{name}: entry {k} (id {named(eid)})"
         if eid in seen:
             raise ValueError(f"{where}: duplicate id (also entry {seen[eid]})")
         seen[eid] = k
@@ -321,7 +320,7 @@ def _visible_in(content, where: str, vp: str) -> frozenset:
     for obj, box in objs.items():
         vis = box.get("visible_pos") if isinstance(box, dict) else None
         if not isinstance(vis, list):
-            raise ValueError(f"{where}: object {show(obj)}: 'visible_pos' must be a list of view indices")
+            raise ValueError(f"{where}: object {named(obj)}: 'visible_pos' must be a list of view indices")
         if vis:
             out.append(obj)
     return frozenset(out)
@@ -395,7 +394,7 @@ def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
             data, name = path_or_dict, INPUT
         data = object_of(data, name, "'<scan>_<viewpoint>'")
         for key, content in data.items():
-            add(key, content, f"{name}: {show(key)}")
+            add(key, content, f"{name}: {named(key)}")
     return VisibleObjects(out, name)
 
 
@@ -412,7 +411,7 @@ def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
         scan, obj = e["scan"], _object_id(e["objId"], "", "objId")
         key = (scan, obj)
         if key not in rows:
-            where = f"{name}: entry {k} (id {show(e['id'])})"
+            where = f"{name}: entry {k} (id {named(e['id'])})"
             if scan not in objects:
                 raise ValueError(f"{objects.source}: no viewpoint of scan {scan!r}, which {where} needs")
             if scan not in by_object:
@@ -424,7 +423,7 @@ def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
             vps = by_object[scan].get(obj)
             if not vps:
                 raise ValueError(
-                    f"{where}: target object {show(obj)} is visible from no viewpoint of scan {scan!r} "
+                    f"{where}: target object {named(obj)} is visible from no viewpoint of scan {scan!r} "
                     f"in {objects.source}"
                 )
             index = graphs[scan].index
@@ -525,12 +524,12 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {show(iid)})"
+        where = f"{name}: entry {k} (instr_id {named(iid)})"
         vps = _viewpoints(e.get("trajectory"), where)
         found = [(key, e[key]) for key in OBJECT_KEYS if key in e]
         objs = [None if v is None else _object_id(v, where, key) for key, v in found]
         if len(objs) == 2 and objs[0] != objs[1]:
-            raise ValueError(f"{where}: 'predObjId' ({show(objs[0])}) and 'pred_objid' ({show(objs[1])}) differ")
+            raise ValueError(f"{where}: 'predObjId' ({named(objs[0])}) and 'pred_objid' ({named(objs[1])}) differ")
         out.append((iid, Prediction(vps, objs[0] if objs else None, found[0][0] if found else "", k)))
     return out
 
@@ -538,6 +537,28 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
 # --------------------------------------------------------------------------------------------
 # matching
 # --------------------------------------------------------------------------------------------
+
+
+def _chosen(predictions, expected: set[str], src: str, *, first_wins: bool) -> tuple[dict[str, Prediction], list[str]]:
+    """``({instr_id: prediction}, ignored ids)``: the prediction of each instruction of the split
+    (``expected``). An id not in the split or repeated is ignored under the conventions whose
+    evaluator keeps the first (``first_wins``), else a ``ValueError`` naming the entry."""
+    chosen: dict[str, Prediction] = {}
+    ignored: list[str] = []
+    for iid, p in predictions:
+        where = f"{src}: entry {p.entry} (instr_id {named(iid)})"
+        if iid not in expected:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: no such instruction in the split")
+        if iid in chosen:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: duplicate instr_id (also entry {chosen[iid].entry})")
+        chosen[iid] = p
+    return chosen, ignored
 
 
 def match_predictions(
@@ -622,22 +643,7 @@ def match_predictions(
     wrong = other_split(src, [iid for iid, _ in predictions], "the split", ids, "instr_id")
     if wrong:
         raise ValueError(wrong)
-    chosen: dict[str, Prediction] = {}
-    ignored: list[str] = []
-    first_wins = conv.name in _FIRST_WINS
-    for iid, p in predictions:
-        where = f"{src}: entry {p.entry} (instr_id {show(iid)})"
-        if iid not in expected:
-            if first_wins:
-                ignored.append(iid)
-                continue
-            raise ValueError(f"{where}: no such instruction in the split")
-        if iid in chosen:
-            if first_wins:
-                ignored.append(iid)
-                continue
-            raise ValueError(f"{where}: duplicate instr_id (also entry {chosen[iid].entry})")
-        chosen[iid] = p
+    chosen, ignored = _chosen(predictions, expected, src, first_wins=conv.name in _FIRST_WINS)
     missing = [i for i in ids if i not in chosen]
     if missing:
         raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
@@ -655,7 +661,7 @@ def match_predictions(
         for iid, p in zip(ids, preds):
             if not p.object_key:
                 raise ValueError(
-                    f"{src}: entry {p.entry} (instr_id {show(iid)}): no 'predObjId' (or 'pred_objid'), which "
+                    f"{src}: entry {p.entry} (instr_id {named(iid)}): no 'predObjId' (or 'pred_objid'), which "
                     f"the {conv.name} convention needs (the REVERIE evaluator raises KeyError)"
                 )
 
@@ -669,7 +675,7 @@ def match_predictions(
             for j, v in enumerate(p.trajectory):
                 if v not in index:
                     raise ValueError(
-                        f"{src}: entry {p.entry} (instr_id {show(iid)}): viewpoint {v!r} (trajectory, step {j}) "
+                        f"{src}: entry {p.entry} (instr_id {named(iid)}): viewpoint {v!r} (trajectory, step {j}) "
                         f"is not in scan {scan!r}"
                     ) from None
         raise
@@ -677,7 +683,7 @@ def match_predictions(
         k = first_start_mismatch(refs, qrys)
         if k >= 0:
             raise ValueError(
-                f"{src}: entry {preds[k].entry} (instr_id {show(ids[k])}): trajectory starts at "
+                f"{src}: entry {preds[k].entry} (instr_id {named(ids[k])}): trajectory starts at "
                 f"{preds[k].trajectory[0]!r}, but the reference starts at {records[k]['path'][0]!r} (strict)"
             )
     if conv.collapse_repeats:
@@ -744,7 +750,7 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {show(entries[k]['id'])})")
+    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {named(entries[k]['id'])})")
     return _read_split(data, name, graphs), graphs
 
 
