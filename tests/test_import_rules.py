@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "model",
         (
             "navdtw.registry",
+            "navdtw._context",
             "navdtw.graphs",
             "navdtw.metrics",
             "navdtw.humanaware",

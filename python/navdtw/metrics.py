@@ -56,10 +56,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, registry
+from ._context import STAT_INDEX, Context, safe_ratio, spl_ratio, success
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import resolve_distances
 from .paths import as_paths, collapse_repeats, first_start_mismatch
-from .registry import STAT_INDEX, Context, Metric, safe_ratio, spl_ratio, success
+from .registry import Metric
 
 __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
