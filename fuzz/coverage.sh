@@ -12,7 +12,7 @@ declare -A MODULES=(
     [r2r]="datasets/r2r.py" [rxr]="datasets/rxr.py" [reverie]="datasets/reverie.py" [ndh]="datasets/ndh.py"
     [r2rce]="datasets/vlnce.py" [rxrce]="datasets/rxrce.py" [positions]="datasets/positions.py"
     [havln]="datasets/havln.py,humanaware.py" [connectivity]="datasets/matterport.py"
-    [suite]="suite/config.py" [results]="datasets/results.py"
+    [suite]="suite/config.py" [results]="datasets/results/*.py"
 )
 for t in "${TARGETS[@]}"; do
     include=$(tr ',' '\n' <<<"${MODULES[$t]}" | sed 's|^|*/navdtw/|' | paste -sd, -)

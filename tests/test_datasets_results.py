@@ -774,8 +774,8 @@ def test_round_trip_property(tmp_path, rows, fmt):
 @given(values=st.lists(st.floats(allow_nan=False, allow_infinity=True, width=64), min_size=1, max_size=20))
 def test_csv_numbers_parse_as_python_writes_them(values):
     text = ["id,extra"] + [f"{k},{v!r}" for k, v in enumerate(values)]
-    raw = rs._read_csv("\n".join(text) + "\n", "t.csv", tab=False)
-    col = rs._classify(raw.columns["extra"], raw.text_parsed, stop_at_text=False)
+    raw = rs._readers._read_csv("\n".join(text) + "\n", "t.csv", tab=False)
+    col = rs._cells.classify(raw.columns["extra"], raw.text_parsed, stop_at_text=False)
     assert same(col.values, values)
 
 
@@ -797,12 +797,12 @@ def test_percent_is_a_division_by_100(values):
 def test_json_lines_are_read_in_blocks(tmp_path, monkeypatch):
     """Blocks of lines: a column that appears in a later block, blank lines, and the line named in
     an error are those of the whole file."""
-    monkeypatch.setattr(rs, "_BLOCK", 4)
+    monkeypatch.setattr(rs._readers, "_BLOCK", 4)
     rows = [{"id": i, "sr": float(i % 2)} for i in range(10)]
     rows[7]["steps"] = 3
     text = "\n".join(json.dumps(r) for r in rows[:5]) + "\n\n\n" + "\n".join(json.dumps(r) for r in rows[5:]) + "\n"
     (tmp_path / "t.jsonl").write_text(text)
-    raw = rs._read_raw(tmp_path / "t.jsonl")
+    raw = rs._readers._read_raw(tmp_path / "t.jsonl")
     assert raw.n == 10 and raw.columns["steps"] == [None] * 7 + [3, None, None]
     assert [raw.entry(k) for k in (4, 5, 9)] == ["line 5", "line 8", "line 12"]
     (tmp_path / "t.jsonl").write_text(text.replace('{"id": 8,', '{"id": 8,,'))
@@ -811,7 +811,7 @@ def test_json_lines_are_read_in_blocks(tmp_path, monkeypatch):
 
 
 def test_csv_in_blocks_quoted_newlines_and_line_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr(rs, "_BLOCK", 3)
+    monkeypatch.setattr(rs._readers, "_BLOCK", 3)
     text = 'id,instruction,ne\n1,"walk\nto the door",1.5\n\n2,x,2.5\r\n3,y,3.5\n4,z,-1\n'
     (tmp_path / "t.csv").write_text(text)
     with pytest.raises(ValueError, match=r"^t\.csv: line 7 \(id 4\): 'ne' is a distance and must be >= 0, got -1\.0$"):
@@ -819,7 +819,7 @@ def test_csv_in_blocks_quoted_newlines_and_line_numbers(tmp_path, monkeypatch):
     (tmp_path / "t.csv").write_text(text.replace("-1", "4.5"))
     t = load_results(tmp_path / "t.csv")
     assert t.ids == ["1", "2", "3", "4"] and same(t.values["ne"], [1.5, 2.5, 3.5, 4.5])
-    raw = rs._read_raw(tmp_path / "t.csv")
+    raw = rs._readers._read_raw(tmp_path / "t.csv")
     assert raw.columns["instruction"][0] == "walk\nto the door"
     (tmp_path / "t.csv").write_text(text.replace("4,z,-1", "4,z"))
     with pytest.raises(ValueError, match=r"^t\.csv: line 7: 2 fields where the header has 3$"):

@@ -162,6 +162,8 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets.positions",
     "navdtw.datasets.r2r",
     "navdtw.datasets.results",
+    "navdtw.datasets.results.layouts",
+    "navdtw.datasets.results.shards",
     "navdtw.datasets.reverie",
     "navdtw.datasets.rxr",
     "navdtw.datasets.rxrce",

@@ -41,8 +41,8 @@ from ._decisions import DECISIONS
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named
 from .datasets.base import Benchmark
-from .datasets.layouts import shard_of
 from .datasets.results import ResultsTable
+from .datasets.results.layouts import shard_of
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
@@ -232,7 +232,7 @@ class Follower:
 
     def _files(self) -> tuple[list[Path], Path | None] | None:
         """The run's files and the folder they are mirrored from (None: not there yet)."""
-        from .datasets.shards import files_of
+        from .datasets.results.shards import files_of
 
         try:
             files = files_of(self.source, recursive=bool(getattr(self.bench, "options", {}).get("recursive")))

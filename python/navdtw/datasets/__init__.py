@@ -9,7 +9,9 @@
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 * :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
-* :mod:`~navdtw.datasets.results`: results tables, per-episode metrics computed by other evaluators.
+* :mod:`~navdtw.datasets.results`: results tables, per-episode metrics computed by other evaluators
+  (a package: its projects' layouts, :mod:`~navdtw.datasets.results.layouts`, and one run's files,
+  :mod:`~navdtw.datasets.results.shards`).
 
 Every data-set module reads its split and its predictions, matches them into a
 :class:`MatchedEpisodes` (references, queries, environment, ids, SPL's shortest distances, extra
@@ -29,6 +31,8 @@ import os
 from pathlib import Path
 
 from . import havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
+from . import layouts as layouts  # results.layouts under its former name
+from . import shards as shards  # results.shards under its former name
 from ._common import MatchedEpisodes
 from .base import Benchmark, DatasetKind, Option
 from .havln import load_havln_collisions

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 #: The name messages use for input given as parsed JSON rather than a file.
 INPUT = "<input>"
+#: The keys that hold an episode's id, in the order they are looked for: a results table's id
+#: column (:data:`navdtw.datasets.results.ID_COLUMNS`), and what tells a file of records of
+#: episodes when its shape is recognised (:mod:`navdtw.datasets.shapes`).
+ID_COLUMNS: tuple[str, ...] = ("episode_id", "instr_id", "instruction_id", "inst_idx", "id")
 
 
 def is_path(obj) -> bool:

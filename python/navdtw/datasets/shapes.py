@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._messages import few, named
-from ._common import is_path, is_real, read_text
+from ._common import ID_COLUMNS, is_path, is_real, read_text
 
 __all__ = [
     "COMMANDS",
@@ -167,8 +167,6 @@ SHAPES: dict[str, Shape] = {
 
 #: Lines of a JSON Lines file (records of a list) looked at to recognise it.
 _LINES = 20
-#: The id keys of records (those of results tables, :data:`navdtw.datasets.results.ID_COLUMNS`).
-_ID_KEYS = ("episode_id", "instr_id", "instruction_id", "inst_idx", "id")
 
 
 def _points(value) -> bool:
@@ -202,7 +200,7 @@ def _record_shape(rec: Mapping) -> str | None:
             return "rxr-follower"
         if _points(path):
             return "rxrce-predictions" if "instruction_id" in rec and "episode_id" not in rec else "positions"
-    if any(k in rec for k in _ID_KEYS) and any(is_real(v) for k, v in rec.items() if k not in _ID_KEYS):
+    if any(k in rec for k in ID_COLUMNS) and any(is_real(v) for k, v in rec.items() if k not in ID_COLUMNS):
         return "results"  # an episode's id and numbers: its metrics
     return None
 
@@ -253,7 +251,7 @@ def recognise(data: Any) -> Shape | None:
         shape = recognise([{"episode_id": k, **v} for k, v in list(data.items())[:_LINES]])
         return shape if shape is not None and shape.name in ("results", "positions") else None
     shape = _record_shape(data)  # a JSON Lines file of one record
-    if shape is None and not any(k in data for k in _ID_KEYS) and any(is_real(v) for v in values):
+    if shape is None and not any(k in data for k in ID_COLUMNS) and any(is_real(v) for v in values):
         return SHAPES["means"]  # numbers and no episode id: an evaluator's summary
     return SHAPES.get(shape or "")
 

@@ -367,7 +367,7 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
 def _one_per_run(paths: list[Path]) -> list[Path]:
     """The rank shards of one run (one folder, stem, world size and extension) as one run: its first
     rank's file, in the place of the first; the reader reads every rank and names a missing one."""
-    from ..datasets.layouts import shard_of
+    from ..datasets.results.layouts import shard_of
 
     seen: set[tuple] = set()
     out = []

@@ -360,7 +360,7 @@ def compare(
         ``{"mine": "sr=55.8%,spl=0.512"}``; rates as fractions, or with ``%``).
     shards:
         agent name -> one run's results in several files: a glob, a folder or a list (results
-        tables; ``navdtw.datasets.shards``).
+        tables; ``navdtw.datasets.results.shards``).
     reported_from:
         agent name -> its evaluator's means file, read as its reported figures
         (:func:`navdtw.datasets.results.load_means`).
@@ -457,8 +457,8 @@ def agent_names(paths: Sequence[str | Path]) -> list[str]:
     SuiteError
         Two files that no folder name tells apart (the message says how to name them).
     """
-    from ..datasets.layouts import shard_of
-    from ..datasets.shards import one_run_as_agents
+    from ..datasets.results.layouts import shard_of
+    from ..datasets.results.shards import one_run_as_agents
 
     shards = one_run_as_agents(paths)  # a shell glob of one run's shards: not an agent per file
     if shards is not None:

@@ -1,0 +1,395 @@
+"""Internal to :mod:`navdtw.datasets.results`: the data set kind ``results``
+(:data:`RESULTS`, ``navdtw.datasets.DATASETS["results"]``) and its :class:`ResultsBenchmark`: every
+agent's table read with the same options, checked against the split when one is given, its columns
+its scores, its paths for the path bootstrap."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ...metrics import Scores
+from .._common import few, show
+from ..base import Benchmark, DatasetKind, Option
+from ..shapes import other_split
+from . import layouts
+from ._columns import parse_columns, parse_percent, parse_select
+from ._splits import SPLIT_READERS
+from ._table import ResultsTable, load_results
+
+__all__ = ["RESULTS", "ResultsBenchmark"]
+
+
+def _flag(value, name: str) -> bool:
+    """A true / false option (a bool, or ``"true"`` / ``"false"`` from the command line)."""
+    if isinstance(value, str) and value.lower() in ("true", "false"):  # from the command line
+        return value.lower() == "true"
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected true or false, got {value!r}")
+    return value
+
+
+def _prefix_before_last(ids: Sequence[str]) -> list[str]:
+    return [i.rsplit("_", 1)[0] for i in ids]
+
+
+def _first_part(ids: Sequence[str]) -> list[str]:
+    return [i.split("_", 1)[0] for i in ids]
+
+
+_R2R_SHAPE = re.compile(r"\d+_\d+")
+_REVERIE_SHAPE = re.compile(r"\d+_\d+_\d+")
+
+
+def id_shape_clusters(ids: Sequence[str], kind: str | None = None) -> tuple[list[str] | None, str]:
+    """Internal: path ids from the ids' shape, ``(labels or None, how)``: ``<path_id>_<k>`` (R2R,
+    R4R, RxR's VLN-HAMT ids) or ``<path_id>_<objId>_<k>`` (REVERIE), for every id; a ``kind`` names
+    the shape to expect."""
+    if kind in ("r2r", "r4r", "rxr") or (kind is None and ids and all(_R2R_SHAPE.fullmatch(i) for i in ids)):
+        return _prefix_before_last(ids), "the ids' shape <path_id>_<k>"
+    if kind == "reverie" or (kind is None and ids and all(_REVERIE_SHAPE.fullmatch(i) for i in ids)):
+        return _first_part(ids), "the ids' shape <path_id>_<objId>_<k>"
+    return None, ""
+
+
+class ResultsBenchmark(Benchmark):
+    """Results tables of one data set: each agent's file is read (:func:`~navdtw.datasets.load_results`) with the
+    same options, checked against the split when one is given, and its columns are its scores.
+
+    Attributes: ``split`` (the split's episodes, or None), ``dataset_kind`` (the kind whose split
+    and id shapes apply, or None), ``options`` (the keyword arguments of :func:`~navdtw.datasets.load_results`),
+    ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
+
+    Parameters
+    ----------
+    split : str or os.PathLike, optional
+        The data set's split (episodes, ids, scans, paths, languages), read by the reader of
+        ``dataset_kind``.
+    dataset_kind : str, optional
+        The kind whose split and id shapes apply (a key of ``SPLIT_READERS``); needed with
+        ``split``.
+    columns, percent, id_column, path_column, select, layout, recursive : optional
+        The options of :func:`~navdtw.datasets.load_results`, for every agent's table.
+    partial : bool, optional
+        Allow a table that covers fewer episodes than the split, or than the evaluator's summary
+        says it evaluated (default False: an error; True: a warning in its notes).
+
+    Raises
+    ------
+    ValueError
+        A ``split`` without ``dataset_kind``, a malformed split, or a bad ``columns``,
+        ``percent`` or ``select`` (:func:`parse_columns`, :func:`parse_percent`,
+        :func:`parse_select`).
+    KeyError
+        With ``split``, a ``dataset_kind`` that has no split reader.
+    FileNotFoundError
+        A split file that does not exist.
+    """
+
+    def __init__(
+        self,
+        split=None,
+        dataset_kind: str | None = None,
+        columns=None,
+        percent=False,
+        id_column: str | None = None,
+        path_column: str | None = None,
+        select=None,
+        layout: str | None = None,
+        recursive: bool = False,
+        partial: bool = False,
+    ) -> None:
+        if split is not None and dataset_kind is None:
+            raise ValueError(
+                f"split {Path(split).name}: say which kind of data set it is with dataset_kind "
+                f"({', '.join(SPLIT_READERS)}; --dataset-kind)"
+            )
+        self.dataset_kind = dataset_kind
+        self.split = None if split is None else SPLIT_READERS[dataset_kind](Path(split))
+        self.options: dict[str, Any] = {
+            "columns": parse_columns(columns),
+            "percent": parse_percent(percent),
+            "id_column": id_column,
+            "path_column": path_column,
+            "select": parse_select(select),
+            "layout": None if layout is None else layouts.layout(layout).name,
+            "recursive": _flag(recursive, "recursive"),
+        }
+        self.partial = _flag(partial, "partial")
+        self._path_of: dict[str, str] = {}
+        self.clusters = ""
+
+    @property
+    def n(self) -> int:
+        """The split's number of episodes (0 without a split)."""
+        return 0 if self.split is None else len(self.split.ids)
+
+    def match(
+        self, predictions, *, convention: str | None = None, strict: bool = False, errors: dict[str, str] | None = None
+    ) -> ResultsTable:
+        """Reads one agent's results table (a file name or a list of row dicts) and, with a split,
+        checks its ids against the split's (an id the split does not have is an error; split
+        episodes without a row are listed in ``left_out`` and ``notes``) and puts the rows in split
+        order with the split's scans, paths and languages.
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list of dict
+            The agent's results table, or its rows.
+        convention : str, optional
+            ``"external"`` (the only one: checked).
+        strict : bool, optional
+            Not used: a table holds no trajectories.
+        errors : dict, optional
+            If given, a column that breaks the non-finite policy is left out and its message stored
+            here instead of raised (:func:`~navdtw.datasets.load_results`).
+
+        Returns
+        -------
+        ResultsTable
+            The table, in split order with a split.
+
+        Raises
+        ------
+        ValueError
+            A convention that does not apply, a malformed table (:func:`~navdtw.datasets.load_results`),
+            an id the split does not have, or two rows for one episode.
+        FileNotFoundError
+            A file name that does not exist.
+        """
+        self.kind.check_convention(convention)
+        table = load_results(predictions, **self.options, errors=errors)
+        if table.expected is not None:
+            self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
+        if self.split is not None:
+            table = self._on_split(table)
+            if table.left_out:
+                self._short(
+                    table,
+                    f"covers {len(table)} of the {len(table) + len(table.left_out)} episodes of {self.split.name} "
+                    f"(no row for {few(table.left_out)})",
+                )
+        if table.paths is not None:
+            for i, p in zip(table.ids, table.paths):
+                self._path_of.setdefault(i, p)
+        return table
+
+    def check_coverage(self, table: ResultsTable, expected: int, whose: str) -> None:
+        """A table with fewer rows than the episodes an evaluator says it evaluated (its summary's or
+        means file's count) is partial: an error unless ``partial``, then a warning. More rows than
+        that is a warning: the count is of another evaluation.
+
+        Parameters
+        ----------
+        table : ResultsTable
+            What :meth:`match` read.
+        expected : int
+            The evaluator's episode count.
+        whose : str
+            Where the count is from, for the message (``"the evaluator's summary says it evaluated"``).
+
+        Raises
+        ------
+        ValueError
+            Fewer rows, without ``partial``.
+        """
+        if len(table) < expected:
+            self._short(table, f"covers {len(table)} of the {expected} episodes {whose}")
+        elif len(table) > expected:
+            warnings.warn(
+                f"{table.source}: {len(table)} episodes, more than the {expected} {whose}: its count is of "
+                "another evaluation",
+                stacklevel=2,
+            )
+
+    def _short(self, table: ResultsTable, what: str) -> None:
+        """A table that covers part of the episodes: an error unless ``partial``, then a warning."""
+        message = f"{table.source}: PARTIAL RESULTS: {what}"
+        if not self.partial:
+            raise ValueError(
+                f"{message}; a mean over part of a split is not the agent's figure. Give every shard of the run "
+                "(--shards, or a folder), or allow it with --partial (partial = true)"
+            )
+        warnings.warn(message + " (allowed by --partial: the figures are over these episodes only)", stacklevel=3)
+
+    def _on_split(self, table: ResultsTable) -> ResultsTable:
+        split = self.split
+        assert split is not None
+        known = set(split.ids)
+        if table.id_name == "instruction_id" and split.other_ids:
+            # an instruction id is never taken for an episode id: the two overlap in RxR-CE
+            ids = [split.other_ids.get(i, "") for i in table.ids]
+        else:
+            ids = [i if i in known else split.other_ids.get(i, i) for i in table.ids]
+        unknown = [t for t, i in zip(table.ids, ids) if i not in known]
+        if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
+            raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
+        if unknown:
+            raise ValueError(f"{table.source}: {show(table.id_name)} {few(unknown)}: not episodes of {split.name}")
+        if len(set(ids)) != len(ids):
+            twice = [i for i, c in Counter(ids).items() if c > 1]
+            raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")
+        table = replace(table, ids=ids)
+        have = set(ids)
+        order = [i for i in split.ids if i in have]
+        missing = tuple(i for i in split.ids if i not in have)
+        table = table.take(order)
+        pos = {i: k for k, i in enumerate(split.ids)}
+        idx = [pos[i] for i in order]
+        notes = list(table.notes)
+        if missing:
+            notes.append(f"{len(missing)} of the {len(split.ids)} episodes of {split.name} have no row: {few(missing)}")
+        return replace(
+            table,
+            scans=[split.scans[k] for k in idx],
+            paths=table.paths if split.paths is None else [split.paths[k] for k in idx],
+            groups={**table.groups, **{g: [v[k] for k in idx] for g, v in split.groups.items()}},
+            left_out=missing,
+            notes=tuple(notes),
+        )
+
+    def evaluate(self, matched: ResultsTable, *, convention: str | None = None, **kwargs) -> Scores:  # type: ignore[override]
+        """The table's columns as :class:`navdtw.Scores` (:meth:`ResultsTable.evaluate`);
+        ``threshold`` is recorded, ``workers`` and ``strict`` do not apply.
+
+        Parameters
+        ----------
+        matched : ResultsTable
+            What :meth:`match` returned.
+        convention : str, optional
+            ``"external"`` (checked).
+        **kwargs
+            ``threshold`` (recorded) and ``metrics`` (the columns to keep); others are ignored.
+
+        Returns
+        -------
+        navdtw.Scores
+            The table's columns.
+
+        Raises
+        ------
+        ValueError
+            A convention that does not apply, or a metric the table does not have.
+        """
+        self.kind.check_convention(convention)
+        return matched.evaluate(threshold=kwargs.get("threshold"), metrics=kwargs.get("metrics"))
+
+    def cluster_of(self, ids: Sequence[str]) -> list[str] | None:
+        """The path of each episode for the path bootstrap (``navdtw.suite.clusters``): from the
+        split, else from the tables' path column, else from the ids' shape (R2R, REVERIE; the
+        ``dataset_kind``'s), else None (episodes are resampled).
+
+        Parameters
+        ----------
+        ids : sequence of str
+            Episode ids of the tables read.
+
+        Returns
+        -------
+        list of str or None
+            The path of each episode, or None.
+        """
+        ids = [str(i) for i in ids]
+        if self.split is not None and self.split.paths is not None:
+            label = dict(zip(self.split.ids, self.split.paths))
+            if all(i in label for i in ids):
+                self.clusters = f"the paths of {self.split.name}"
+                return [label[i] for i in ids]
+        if ids and all(i in self._path_of for i in ids):
+            self.clusters = "the tables' path column"
+            return [self._path_of[i] for i in ids]
+        if self.dataset_kind in ("ndh", "r2r-ce", "rxr-ce"):
+            self.clusters = ""
+            return None
+        labels, how = id_shape_clusters(ids, self.dataset_kind)
+        self.clusters = how
+        return labels
+
+
+#: The data set kind ``results`` (``navdtw.datasets.DATASETS["results"]``).
+RESULTS = DatasetKind(
+    "results",
+    "Results tables",
+    (
+        Option(
+            "split",
+            "the data set's split (optional): which episodes, their scans and paths (needs dataset_kind)",
+            required=False,
+        ),
+        Option(
+            "dataset_kind",
+            "the kind of the split, and of the ids' shape for the path bootstrap",
+            kind="choice",
+            required=False,
+            choices=tuple(SPLIT_READERS),
+        ),
+        Option(
+            "columns",
+            "a column's metric (NAME=osr), direction (NAME=+ or NAME=-) or NAME=ignore; repeatable",
+            kind="value",
+            required=False,
+            check=parse_columns,
+            cli=(("--column", {"action": "append", "metavar": "NAME=METRIC"}),),
+        ),
+        Option(
+            "percent",
+            "rate columns are in percent (all of them; or the named ones)",
+            kind="value",
+            required=False,
+            default=False,
+            check=parse_percent,
+            cli=(  # one option, two flags: each says what it does
+                ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
+                ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
+            ),
+        ),
+        Option(
+            "layout",
+            "a project's results layout (default: recognised from the file name and content)",
+            kind="choice",
+            required=False,
+            choices=tuple(lay.name for lay in layouts.LAYOUTS),
+        ),
+        Option(
+            "recursive",
+            "a folder of results is read with its subfolders",
+            kind="value",
+            required=False,
+            default=False,
+            check=lambda v: _flag(v, "recursive"),
+            cli=(("--recursive", {"action": "store_const", "const": True}),),
+        ),
+        Option(
+            "partial",
+            "allow results that cover part of the split (or of the evaluator's episode count): a warning, not an error",
+            kind="value",
+            required=False,
+            default=False,
+            check=lambda v: _flag(v, "partial"),
+            cli=(("--partial", {"action": "store_const", "const": True}),),
+        ),
+        Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),
+        Option("path_column", "the column of path ids (default: path_id, trajectory_id)", kind="text", required=False),
+        Option(
+            "select",
+            "keep only the rows whose COLUMN holds VALUE (a suite's episodes file: agent=NAME); repeatable",
+            kind="value",
+            required=False,
+            check=parse_select,
+            cli=(("--select", {"action": "append", "metavar": "COLUMN=VALUE"}),),
+        ),
+    ),
+    ("external",),
+    "external",
+    ResultsBenchmark,
+    id_name="episode_id",
+    description="per-episode metrics computed by another evaluator (VLN-CE, HA-VLN, VLN-DUET, ...)",
+    reads_scores=True,
+)
+
+ResultsBenchmark.kind = RESULTS

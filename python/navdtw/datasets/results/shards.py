@@ -1,0 +1,187 @@
+"""One run's results from several files: which files a source names, and whether they are one run.
+
+A source is one file, a folder (its files; its subfolders' only when asked), a glob pattern, or a
+list of files. A file named ``<stem>_r{rank}_w{world}<ext>`` is one DDP rank's share of a run (ETPNav
+writes one per rank): the run is every rank's file, so naming one rank names them all, and a missing
+rank is an error that names it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..._typing import PathLike
+from .layouts import recognise, shard_of
+
+__all__ = ["Files", "files_of", "one_run_as_agents"]
+
+_GLOB = re.compile(r"[*?[]")
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files of one run.
+
+    Attributes
+    ----------
+    paths:
+        the files, in reading order.
+    label:
+        how messages name the run: the file, the folder, the pattern, or ``stem_r{0..3}_w4.json``.
+    how:
+        a note: ``"4 shards of one run (ranks 0-3 of 4)"``, or ``""`` for one file.
+    """
+
+    paths: tuple[Path, ...]
+    label: str
+    how: str = ""
+
+
+def _text(path) -> str:
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
+def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) -> Files:
+    """The files a source names (the module's forms), checked: every rank of a sharded run present,
+    no file twice, at least one file.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or list
+        One file, a folder, a glob pattern (``"eval/stats_ep_ckpt_6_val_unseen_r*_w4.json"``) or
+        a list of files, as one run.
+    recursive : bool, optional
+        Read a folder's subfolders too (default: its own files only).
+
+    Returns
+    -------
+    Files
+
+    Raises
+    ------
+    ValueError
+        A missing file, a pattern or folder without files, a file named twice, a rank of a sharded
+        run that is missing (named), or ranks of different world sizes in one run.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(p for p in (path.rglob("*") if recursive else path.iterdir()) if _visible_file(p, path))
+            if not found:
+                more = "" if recursive else " (its subfolders are read with --recursive)"
+                raise ValueError(f"{_text(path)}: a folder without files{more}")
+            return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
+        if _GLOB.search(text) and not path.exists():
+            found = sorted(Path(p) for p in glob.glob(text, recursive=recursive) if Path(p).is_file())
+            if not found:
+                raise ValueError(f"no file matches {_text(text)}")
+            return _checked(tuple(found), path.name, f"{len(found)} files of one run ({path.name})")
+        if not path.is_file():
+            raise FileNotFoundError(f"{_text(path)}: no such file")
+        shard = shard_of(path.name)
+        if shard is None:
+            return Files((path,), path.name)
+        stem, _, world, ext = shard
+        ranks = tuple(path.with_name(f"{stem}_r{r}_w{world}{ext}") for r in range(world))
+        present = tuple(p for p in ranks if p.is_file())  # a missing one is named by _checked
+        return _checked(present, f"{stem}_r{{0..{world - 1}}}_w{world}{ext}", "")
+    paths = [Path(p) for p in source]
+    if not paths:
+        raise ValueError("an empty list of files")
+    for p in paths:
+        if not p.is_file():
+            raise FileNotFoundError(f"{_text(p)}: no such file")
+    return _checked(tuple(paths), f"{paths[0].name} and {len(paths) - 1} more" if len(paths) > 1 else paths[0].name, "")
+
+
+def _visible_file(p: Path, root: Path) -> bool:
+    return p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+
+
+def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
+    resolved = [p.resolve() for p in paths]
+    twice = [p for p, n in Counter(resolved).items() if n > 1]  # counted once each: a folder may hold thousands
+    if twice:
+        raise ValueError(f"{_text(twice[0])} is named twice")
+    groups: dict[tuple[Path, str, str], dict[int, int]] = {}
+    for p in paths:
+        shard = shard_of(p.name)
+        if shard is not None:
+            stem, rank, world, ext = shard
+            groups.setdefault((p.parent, stem, ext), {})[rank] = world
+    for (folder, stem, ext), ranks in groups.items():
+        worlds = sorted(set(ranks.values()))
+        if len(worlds) > 1:
+            raise ValueError(
+                f"{stem}_r*_w*{ext}: ranks of runs over {' and '.join(map(str, worlds))} processes: "
+                "one run has one world size"
+            )
+        world = worlds[0]
+        missing = [r for r in range(world) if r not in ranks]
+        if missing:
+            name = f"{stem}_r{missing[0]}_w{world}{ext}"
+            raise ValueError(
+                f"{_text(folder / name)}: missing: rank {missing[0]} of the {world} ranks of this run "
+                f"({len(missing)} missing); a run's results are every rank's file"
+            )
+    if len(groups) == 1 and len(paths) == len(next(iter(groups.values()))):
+        world = next(iter(next(iter(groups.values())).values()))
+        how = f"{world} shards of one run (ranks 0-{world - 1} of {world})" if world > 1 else ""
+    return Files(paths, label, how)
+
+
+def one_run_as_agents(paths: Sequence[PathLike]) -> str | None:
+    """The message for files given one per agent that are the shards of one run: a shell glob
+    expanded to the rank files of one run (``*_r{rank}_w{world}.json``), or to the one-file-per-episode
+    files of a folder (NaVid's ``log/stats_{id}.json``: 1,839 files would be 1,839 agents); None
+    otherwise.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files, one per agent.
+
+    Returns
+    -------
+    str or None
+        ``"<file>, <file> (and N more): ... of one run; give ..."``, or None.
+    """
+    files = [Path(p) for p in paths]
+    by_folder: dict[Path, list[Path]] = {}
+    for p in files:
+        by_folder.setdefault(p.parent, []).append(p)
+    for folder, group in by_folder.items():
+        if len(group) < 2:
+            continue
+        ranks = [shard_of(p.name) for p in group]
+        stems = {(r[0], r[2], r[3]) for r in ranks if r is not None}
+        if any(sum(r is not None and (r[0], r[2], r[3]) == st for r in ranks) > 1 for st in stems):
+            what, fix = "the rank files of one run", f"give one of them (every rank is read): {_text(group[0])}"
+        elif _per_episode(group[0]) and _per_episode(group[1]):
+            what = "one file per episode of one run"
+            fix = f"give the folder ({_text(folder)}) or --shards NAME='{_text(folder / '*')}' (quoted)"
+        else:
+            continue
+        more = f" and {len(group) - 2} more" if len(group) > 2 else ""
+        return f"{_text(group[0])}, {_text(group[1])}{more}: {what}, given as {len(group)} agents; {fix}"
+    return None
+
+
+def _per_episode(path: Path) -> bool:
+    """A file of a one-file-per-episode layout (its pattern names the episode: NaVid, AerialVLN)."""
+    import json
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    lay = recognise(path.name, record, "episodes") if isinstance(record, dict) else None
+    return lay is not None and ("{id}" in lay.pattern or "{episode_id}" in lay.pattern)
