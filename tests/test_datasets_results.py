@@ -458,7 +458,7 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
     (tmp_path / "p.parquet").write_bytes(b"PAR1" + b"\0" * 20)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    with pytest.raises(ImportError, match=r"p\.parquet: reading Parquet needs pyarrow: pip install 'navdtw\[dask\]'"):
+    with pytest.raises(ImportError, match=r'p\.parquet: reading Parquet needs pyarrow: pip install "navdtw\[dask\]"'):
         load_results(tmp_path / "p.parquet")
 
 

@@ -3,7 +3,7 @@ there reaches them all; the tests here hold each rule's one place to its callers
 
 * the optional dependencies: ``navdtw/_optional.py`` imports them and words what is missing;
 * a user's name or path on one line: ``navdtw/_messages.py`` (one ellipsis);
-* a data set option: ``Option.check_value``, called by the kinds, the suite file and the command line.
+* a data set option: ``Option.check``, called by the kinds, the suite file and the command line.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_the_callers_word_a_missing_dependency_as_the_helper(monkeypatch):
 
 
 # --------------------------------------------------------------------------------------------
-# a data set option: Option.check_value, the one validator; each caller adds only its prefix
+# a data set option: Option.check, the one validator; each caller adds only its prefix
 # --------------------------------------------------------------------------------------------
 
 #: (suite key = value, the value given to Python and the command line, its flag, the message)

@@ -174,10 +174,6 @@ def object_of(data, name: str, what: str) -> dict:
     return data
 
 
-#: Internal, until ``datasets/results/`` imports :func:`navdtw._messages.named` (issue 32).
-show = named
-
-
 def points_array(value, where: str, key: str) -> np.ndarray:
     """A non-empty, finite float64 ``[n, 3]`` array of positions within +-``MAX_COORDINATE`` (the
     engine's range), or a ValueError naming where/key (and the point)."""

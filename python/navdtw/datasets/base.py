@@ -61,13 +61,13 @@ class Option:
     kind:
         ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
         file in suite runs), ``"choice"``, ``"text"`` (any string) or ``"value"`` (a string,
-        number, list or table that ``check`` reads).
+        number, list or table that ``parse`` reads); :meth:`check` checks a value of any kind.
     required:
         whether the data set cannot be opened without it.
     choices, default:
         for ``"choice"`` options.
-    check:
-        for ``"value"`` options: ``check(value) -> value`` reads what a suite file, the command
+    parse:
+        for ``"value"`` options: ``parse(value) -> value`` reads what a suite file, the command
         line or Python gave (and its own result again) or raises ``ValueError`` saying what is wrong.
     cli:
         for ``"value"`` options: the command-line flags, ``((flag, argparse keywords), ...)``, all
@@ -81,14 +81,14 @@ class Option:
     required: bool = True
     choices: tuple[str, ...] = ()
     default: Any = None
-    check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    parse: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
     cli: tuple[tuple[str, Mapping[str, Any]], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def flag(self) -> str:
         return self.cli[0][0] if self.cli else "--" + self.name.replace("_", "-")
 
-    def check_value(self, value) -> Any:
+    def check(self, value) -> Any:
         """The option's one validator: ``value`` checked, as every caller takes it.
 
         :meth:`DatasetKind.open`, the suite file and the command line all call it, each putting
@@ -105,13 +105,13 @@ class Option:
         -------
         object
             The value: a :class:`~pathlib.Path` for ``"file"``, ``"dir"`` and ``"path"`` options;
-            as ``check`` reads it for ``"value"`` options; else as given.
+            as ``parse`` reads it for ``"value"`` options; else as given.
 
         Raises
         ------
         ValueError
             A path or text that is not a string, a choice not among :attr:`choices`, or what
-            ``check`` refuses (naming the problem).
+            ``parse`` refuses (naming the problem).
         FileNotFoundError
             A file or folder that does not exist (or a folder where a file is wanted, or the
             other way round).
@@ -127,29 +127,29 @@ class Option:
             raise ValueError(f"must be one of {', '.join(self.choices)}, got {shown(value)}")
         if self.kind == "text" and not isinstance(value, str):
             raise ValueError(f"expected a string, got {type(value).__name__}")
-        if self.kind == "value" and self.check is not None:
-            return self.check(value)
+        if self.kind == "value" and self.parse is not None:
+            return self.parse(value)
         return value
 
     def read(self, value) -> Any:
-        """Internal, for the command line until it calls :meth:`check_value`: that check.
+        """Internal, for the command line until it calls :meth:`check`: that check.
 
         Parameters
         ----------
         value : object
-            As :meth:`check_value`.
+            As :meth:`check`.
 
         Returns
         -------
         object
-            As :meth:`check_value`.
+            As :meth:`check`.
 
         Raises
         ------
         ValueError, FileNotFoundError
-            As :meth:`check_value`.
+            As :meth:`check`.
         """
-        return self.check_value(value)
+        return self.check(value)
 
 
 class Benchmark(ABC):
@@ -313,7 +313,7 @@ class DatasetKind:
         ------
         ValueError
             An unknown or missing option (naming it), a choice not among the option's choices, a
-            value its ``check`` refuses, or a malformed file (naming the file and the entry).
+            value its ``parse`` refuses, or a malformed file (naming the file and the entry).
         FileNotFoundError
             A file or folder option that does not exist.
         """
@@ -330,7 +330,7 @@ class DatasetKind:
                 value = opt.default
             else:
                 try:
-                    value = opt.check_value(value)
+                    value = opt.check(value)
                 except FileNotFoundError as exc:
                     raise FileNotFoundError(f"{opt.flag}: {exc}") from None
                 except ValueError as exc:

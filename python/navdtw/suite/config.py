@@ -681,7 +681,7 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         if opt.kind in ("file", "dir", "path") and isinstance(value, str):  # relative to the suite file
             value = (base / _expand(value, f"{where}.{opt.name}")).resolve()
         try:
-            options[opt.name] = opt.check_value(value)  # the option's one check, as the kinds and the CLI
+            options[opt.name] = opt.check(value)  # the option's one check, as the kinds and the CLI
         except (ValueError, FileNotFoundError) as exc:
             raise SuiteError(f"{where}.{opt.name}: {exc}") from None
     try:
