@@ -670,7 +670,8 @@ def test_suite_file_with_results_options(tmp_path):
         ('columns = {x = "nope"}', r"datasets\.ce\.columns: column 'x': unknown target 'nope'"),
         ("percent = 3", r"datasets\.ce\.percent: expected true or a list of column names, got 3"),
         ("id_column = 3", r"datasets\.ce\.id_column: expected a string"),
-        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: must be one of r2r, r4r, rxr"),
+        # the kinds with a split file, in the registry's order (navdtw.datasets.base.SPLIT_KINDS)
+        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: must be one of r2r, r4r, r2r-ce, reverie, ndh, rxr"),
     ],
 )
 def test_suite_file_checks_the_results_options(tmp_path, extra, message):
@@ -707,7 +708,8 @@ def test_compare_command_on_results_tables(tmp_path, capsys):
     assert main([*args, "--column", "x"]) == 2
     assert capsys.readouterr().err == "navdtw: error: --column: expected column mappings as NAME=VALUE, got 'x'\n"
     assert main([*args, "--dataset-kind", "nope"]) == 2
-    assert "--dataset-kind nope: choose one of r2r, r4r, rxr, reverie, ndh, r2r-ce" in capsys.readouterr().err
+    kinds = "r2r, r4r, r2r-ce, reverie, ndh, rxr, rxr-ce, positions"  # with a split file, in the registry's order
+    assert f"--dataset-kind nope: choose one of {kinds}" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a.jsonl"), "--dataset", "r2r", "--percent"]) == 2
     assert "does not take --percent" in capsys.readouterr().err
 

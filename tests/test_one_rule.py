@@ -71,7 +71,7 @@ def test_the_callers_word_a_missing_dependency_as_the_helper(monkeypatch):
 
 #: (suite key = value, the value given to Python and the command line, its flag, the message)
 BAD_OPTIONS = [
-    ('dataset_kind = "xyz"', "dataset_kind", "xyz", "--dataset-kind", "must be one of r2r, r4r, rxr, reverie, "),
+    ('dataset_kind = "xyz"', "dataset_kind", "xyz", "--dataset-kind", "must be one of r2r, r4r, r2r-ce, reverie, "),
     ('columns = ["x"]', "columns", ["x"], "--column", "expected column mappings as NAME=VALUE, got 'x'"),
     ("id_column = 3", "id_column", 3, "--id-column", "expected a string, got int"),
     ("split = '{missing}'", "split", "{missing}", "--split", "file not found: {missing}"),

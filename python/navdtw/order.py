@@ -12,26 +12,28 @@ the forms evaluators consume (docs/stopping.md):
   ``positions`` kind: records with an ``episode_id``, JSON or JSON Lines as given), and with
   ``workers > 1`` one copy and one id list per worker.
 
-The unit of the order is an entry of the split file: an episode of R2R-CE / RxR-CE, a path with its
-instructions in the R2R family (R2R, R4R: the evaluator runs a path's instructions one after the
-other, so the order shuffles paths and a path counts once all its instructions are in). Workers
+The split is read by its data set kind (``navdtw.datasets.split_index``: the kind's own reader
+says which episodes the file holds, and writes the copies in the file's form); this module draws
+and writes the order, and reads no data set file itself. The unit of the order is an entry of the
+split file: an episode of R2R-CE / RxR-CE, a path with its instructions in the R2R family (R2R,
+R4R, REVERIE: the evaluator runs a path's instructions one after the other, so the order shuffles
+paths and a path counts once all its instructions are in). Workers
 take the order round-robin (worker ``r`` of ``k`` runs positions ``r, r + k, r + 2k, ...``), so
 workers running at the same pace finish, as nearly as possible, a prefix of the order.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text, check_replaceable, output_folder
 from ._typing import PathLike
+from .datasets import SplitIndex, split_index
 from .datasets._common import not_found, read_text
 
 __all__ = ["Order", "load_order", "random_order", "write_order"]
@@ -89,78 +91,18 @@ def random_order(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(np.random.SeedSequence(seed)).permutation(n)
 
 
-def _read_split(path: Path) -> tuple[Any, list[Any], list[tuple[str, ...]], bool]:
-    """(document, its entries, each entry's episode ids, gzipped)."""
-    _need_file(path)
-    raw = path.read_bytes()
-    gz = raw[:2] == b"\x1f\x8b"
-    try:
-        text = gzip.decompress(raw) if gz else raw
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if exc.msg != "Extra data":
-                raise
-            doc = _Lines(json.loads(line) for line in text.splitlines() if line.strip())
-    except (OSError, EOFError, ValueError) as exc:
-        raise ValueError(f"{path.name}: not a JSON split file ({exc})") from None
-    if isinstance(doc, dict) and isinstance(doc.get("episodes"), list):
-        entries = doc["episodes"]
-        units = []
-        for k, e in enumerate(entries):
-            if not isinstance(e, dict) or "episode_id" not in e:
-                raise ValueError(f"{path.name}: episodes[{k}] has no 'episode_id'")
-            units.append((str(e["episode_id"]),))
-    elif isinstance(doc, list):
-        entries, units = doc, []
-        for k, e in enumerate(entries):
-            if isinstance(e, dict) and "path_id" in e and isinstance(e.get("instructions"), list):
-                units.append(tuple(f"{e['path_id']}_{j}" for j in range(len(e["instructions"]))))
-            elif isinstance(e, dict) and "instr_id" in e:
-                units.append((str(e["instr_id"]),))
-            elif isinstance(e, dict) and "episode_id" in e:  # records of positions (navdtw.datasets.positions)
-                units.append((str(e["episode_id"]),))
-            else:
-                raise ValueError(
-                    f"{path.name}: entry {k} has neither 'path_id' with 'instructions', 'instr_id' nor 'episode_id'"
-                )
-    else:
-        raise ValueError(
-            f'{path.name}: not a split file navdtw order reads: R2R-CE / RxR-CE episodes ({{"episodes": [...]}}), '
-            "an R2R-family list of path entries, or records with an episode_id (JSON or JSON Lines)"
-        )
-    seen: set[str] = set()
-    for unit in units:
-        for i in unit:
-            if i in seen:
-                raise ValueError(f"{path.name}: episode id {i!r} appears twice")
-            seen.add(i)
-    if not units:
-        raise ValueError(f"{path.name}: the split has no episodes")
-    return doc, entries, units, gz
-
-
-class _Lines(list):
-    """The records of a JSON Lines file (written back as JSON Lines)."""
-
-
-def _dump(doc: Any, gz: bool) -> bytes:
-    if isinstance(doc, _Lines):
-        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in doc).encode()
-    else:
-        data = json.dumps(doc, ensure_ascii=False).encode()
-    return gzip.compress(data, mtime=0) if gz else data
-
-
-def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, force: bool = False) -> dict[str, Path]:
+def write_order(
+    split: PathLike, out: PathLike, *, seed: int, workers: int = 1, force: bool = False, kind: str | None = None
+) -> dict[str, Path]:
     """Draws a random order of a split's episodes and writes it (the module's files) into ``out``.
 
     Parameters
     ----------
     split : str or Path
-        The split file: R2R-CE / RxR-CE episodes (``val_unseen.json.gz``), an R2R-family JSON
-        list of path entries (``R2R_val_unseen.json``), or records with an ``episode_id`` (the
-        references of the ``positions`` kind, JSON or JSON Lines).
+        The split file of any data set kind that has one (``navdtw.datasets.split_index``):
+        R2R-CE / RxR-CE episodes (``val_unseen.json.gz``), an R2R-family JSON list of path entries
+        (``R2R_val_unseen.json``), REVERIE, NDH, RxR guide lines, or records with an
+        ``episode_id`` (the references of the ``positions`` kind, JSON or JSON Lines).
     out : str or Path
         The folder to write into (made if missing), by navdtw's output rules
         (the output folders of :doc:`the command </cli>`): the files are switched in together, with the folder's
@@ -174,6 +116,9 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
     force : bool, optional
         Replace files of the outputs' names that navdtw did not write or that were changed since
         (never a read-only one).
+    kind : str, optional
+        The data set kind whose split it is (a key of ``navdtw.datasets.DATASETS``); default: the
+        kind recognised by the file's form.
 
     Returns
     -------
@@ -186,7 +131,7 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
         No such split file, or a folder.
     ValueError
         An unreadable split file (the message names it and the entry), ``workers < 1``, a negative
-        seed.
+        seed, an unknown kind.
     ~navdtw.suite.OutputError
         An output file navdtw may not replace (named), or that cannot be written.
     """
@@ -195,7 +140,9 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    doc, entries, units, gz = _read_split(split)
+    _need_file(split)
+    index = split_index(split, kind)
+    units, entries = index.units, index.entries
     perm = random_order(len(units), seed)
     ordered_units = [units[k] for k in perm]
     ordered_entries = [entries[k] for k in perm]
@@ -209,7 +156,7 @@ def write_order(split: PathLike, out: PathLike, *, seed: int, workers: int = 1, 
         raise ValueError(f"{split.name}: the split's copy would replace the split itself: choose another --out")
     check_replaceable(out, [p.name for p in names.values()], force=force)  # before the work, as after it
     with output_folder(out, force=force) as stage:
-        _write(stage, {k: stage / p.name for k, p in names.items()}, split, doc, gz, seed, ordered_units,
+        _write(stage, {k: stage / p.name for k, p in names.items()}, split, index, seed, ordered_units,
                ordered_entries, shares)  # fmt: skip
     return names
 
@@ -218,12 +165,9 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.exists() and a.resolve() == b.resolve()
 
 
-def _write(stage, names, split, doc, gz, seed, ordered_units, ordered_entries, shares) -> None:
-    """The order's files (the module's list), written into the staging folder."""
-
-    def copy_of(items: list[Any]) -> Any:
-        return {**doc, "episodes": items} if isinstance(doc, dict) else type(doc)(items)
-
+def _write(stage, names, split: Path, index: SplitIndex, seed, ordered_units, ordered_entries, shares) -> None:
+    """The order's files (the module's list), written into the staging folder; the split's copies
+    are written by its index, in the split file's own form."""
     ids = [i for unit in ordered_units for i in unit]
     atomic_write_text(names["order"], "".join(i + "\n" for i in ids))
     atomic_write_json(
@@ -238,10 +182,10 @@ def _write(stage, names, split, doc, gz, seed, ordered_units, ordered_entries, s
         },
         indent=None,
     )
-    atomic_write_bytes(names["split"], _dump(copy_of(ordered_entries), gz))
+    atomic_write_bytes(names["split"], index.copy(ordered_entries))
     for r, share in enumerate(shares):
         atomic_write_text(names[f"worker{r}"], "".join(i + "\n" for k in share for i in ordered_units[k]))
-        atomic_write_bytes(names[f"split{r}"], _dump(copy_of([ordered_entries[k] for k in share]), gz))
+        atomic_write_bytes(names[f"split{r}"], index.copy([ordered_entries[k] for k in share]))
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:

@@ -30,11 +30,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
+from . import base, havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
 from . import layouts as layouts  # results.layouts under its former name
 from . import shards as shards  # results.shards under its former name
-from ._common import MatchedEpisodes
-from .base import Benchmark, DatasetKind, Option
+from ._common import MatchedEpisodes, SplitIndex
+from .base import Benchmark, DatasetKind, Option, SplitReader, split_index
 from .havln import load_havln_collisions
 from .matterport import load_connectivity
 from .ndh import load_ndh, load_ndh_predictions
@@ -85,9 +85,12 @@ def data_path(*parts: str) -> Path:
     return path
 
 
-#: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files).
-DATASETS: dict[str, DatasetKind] = {
-    k.name: k
+#: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files): one
+#: line per kind registers it (the dict is :data:`navdtw.datasets.base.DATASETS`, which the
+#: readers consult).
+DATASETS: dict[str, DatasetKind] = base.DATASETS
+DATASETS.update(
+    (k.name, k)
     for k in (
         r2r.R2R,
         r2r.R4R,
@@ -99,7 +102,7 @@ DATASETS: dict[str, DatasetKind] = {
         positions.POSITIONS,
         results.RESULTS,
     )
-}
+)
 
 
 def open(name: str, **inputs) -> Benchmark:
@@ -139,6 +142,8 @@ __all__ = [
     "DatasetKind",
     "MatchedEpisodes",
     "Option",
+    "SplitIndex",
+    "SplitReader",
     "data_path",
     "havln",
     "instructions",
@@ -169,6 +174,7 @@ __all__ = [
     "reverie",
     "rxr",
     "rxrce",
+    "split_index",
     "vlnce",
     "write_predictions",
 ]

@@ -17,6 +17,7 @@ import sys
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -140,6 +141,90 @@ def read_json(path: PathLike) -> Any:
         raise malformed(name, exc) from None
 
 
+@dataclass(frozen=True)
+class Document:
+    """A JSON or JSON Lines file read once (gzipped or not): what it holds and how it is written.
+
+    Attributes
+    ----------
+    name:
+        the file name, as messages name it.
+    data:
+        the parsed JSON; for JSON Lines, the list of the lines' values.
+    lines:
+        whether the file is JSON Lines (one value per line).
+    gzipped:
+        whether the file is gzip-compressed.
+    """
+
+    name: str
+    data: Any
+    lines: bool = False
+    gzipped: bool = False
+
+    def dump(self, data: Any) -> bytes:
+        """``data`` written as this file is: JSON or JSON Lines (one value per line), gzipped
+        (with no time stamp, so that the same data gives the same bytes) when the file is.
+
+        Parameters
+        ----------
+        data : object
+            The JSON value (for JSON Lines, the list of the lines' values).
+
+        Returns
+        -------
+        bytes
+            The file's bytes.
+        """
+        if self.lines:
+            raw = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in data).encode()
+        else:
+            raw = json.dumps(data, ensure_ascii=False).encode()
+        return gzip.compress(raw, mtime=0) if self.gzipped else raw
+
+
+def read_document(path: PathLike, what: str = "file") -> Document:
+    """Reads a JSON or a JSON Lines file (gzipped or not, recognised by its content): the one
+    place a reader that takes either form parses it.
+
+    A file that is one JSON value is JSON (a single line of JSON Lines included); a file of
+    several values, one per line, is JSON Lines (blank lines skipped).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str, optional
+        What the file should be, for the message (``"split file"``).
+
+    Returns
+    -------
+    Document
+        The parsed content and its form.
+
+    Raises
+    ------
+    ValueError
+        ``"<name>: not a JSON <what> (<why>)"``: not gzip, UTF-8, JSON or JSON Lines.
+    """
+    path = Path(path)
+    name = path.name
+    with open(path, "rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
+    try:
+        text = read_text(path)
+        try:
+            return Document(name, loads(text, name), False, gzipped)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise
+        rows = [loads(line, name) for line in text.splitlines() if line.strip()]
+    except ValueError as exc:  # json.JSONDecodeError included
+        why = str(exc).removeprefix(f"{name}: ")
+        raise ValueError(f"{name}: not a JSON {what} ({why})") from None
+    return Document(name, rows, True, gzipped)
+
+
 def source(path_or_obj) -> tuple[Any, str]:
     """``(parsed data, name for messages)`` of a file name or of already parsed JSON."""
     if is_path(path_or_obj):
@@ -195,6 +280,149 @@ def points_array(value, where: str, key: str) -> np.ndarray:
         )
         raise ValueError(f"{where}: {key!r} point {k} {problem}")
     return arr
+
+
+# --------------------------------------------------------------------------------------------
+# a split's index: which episodes a split file holds, as its kind reads them
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SplitIndex:
+    """Which episodes a split file holds, read by its data set kind (``DatasetKind.split_index``):
+    what ``navdtw order`` shuffles and what a results table is checked against.
+
+    An index needs only the episodes' ids (and, where the file says them, their scans, paths and
+    languages): it reads splits whose reference paths are withheld (a test split) as well.
+
+    Attributes
+    ----------
+    name:
+        the split file's name, as messages name it.
+    kind:
+        the data set kind that read it.
+    units:
+        the episode ids of each entry of the file, entries in file order: one episode (R2R-CE,
+        RxR-CE, NDH, RxR, positions), or a path with its instructions (R2R, R4R, REVERIE: the
+        evaluator runs a path's instructions one after the other).
+    entries:
+        the file's entries as they are in it (one per unit), for a copy (:meth:`copy`).
+    scans:
+        the scan of every episode (``""`` where the file does not say), episodes in order.
+    paths:
+        the path id of every episode, or None when the file has none (each episode its own path).
+    groups:
+        per-episode labels to summarise by (``{"language": [...]}``), or empty.
+    other_ids:
+        other ids an evaluator may key an episode by (RxR's ``instruction_id``) -> the episode's id.
+    document:
+        the file as read, with its form (:class:`Document`).
+    key:
+        the key of the entries' list in the file's object (``"episodes"``), or None when the file
+        is the list itself.
+    """
+
+    name: str
+    kind: str
+    units: tuple[tuple[str, ...], ...]
+    entries: list[Any]
+    scans: list[str]
+    paths: list[str] | None
+    groups: dict[str, list[str]]
+    other_ids: dict[str, str]
+    document: Document
+    key: str | None = None
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Every episode id, in file order."""
+        return [i for unit in self.units for i in unit]
+
+    @property
+    def unit(self) -> str:
+        """What a unit is, in words: ``"episode"``, or ``"path"`` when some unit holds several."""
+        return "path" if any(len(u) > 1 for u in self.units) else "episode"
+
+    def copy(self, entries: Sequence[Any]) -> bytes:
+        """The split file with these entries (its own, reordered or a share), written in the file's
+        form: the same object around them, JSON or JSON Lines, gzipped as the file is.
+
+        Parameters
+        ----------
+        entries : sequence
+            Entries of :attr:`entries`, in the order wanted.
+
+        Returns
+        -------
+        bytes
+            The file's bytes.
+        """
+        data = self.document.data
+        return self.document.dump({**data, self.key: list(entries)} if self.key is not None else list(entries))
+
+
+def make_split_index(
+    document: Document,
+    kind: str,
+    units: Sequence[tuple[str, ...]],
+    *,
+    entries: Sequence[Any],
+    key: str | None = None,
+    scans: Sequence[str] | None = None,
+    paths: Sequence[str] | None = None,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    other_ids: Mapping[str, str] | None = None,
+) -> SplitIndex:
+    """A kind's :class:`SplitIndex`, checked: at least one episode, and no episode id twice.
+
+    Parameters
+    ----------
+    document : Document
+        The split file as read.
+    kind : str
+        The kind that read it.
+    units : sequence of tuple of str
+        Each entry's episode ids.
+    entries : sequence
+        The entries, one per unit.
+    key : str, optional
+        Where the entries are in the file's object (None: the file is their list).
+    scans, paths, groups, other_ids : optional
+        Per episode: its scan, its path id, its labels; other ids of the episodes.
+
+    Returns
+    -------
+    SplitIndex
+        The index.
+
+    Raises
+    ------
+    ValueError
+        No episode, or an episode id twice (naming the file and the id).
+    """
+    name = document.name
+    units = tuple(tuple(u) for u in units)
+    seen: set[str] = set()
+    for unit in units:
+        for i in unit:
+            if i in seen:
+                raise ValueError(f"{name}: episode id {i!r} appears twice")
+            seen.add(i)
+    if not seen:
+        raise ValueError(f"{name}: the split has no episodes")
+    n = len(seen)
+    return SplitIndex(
+        name,
+        kind,
+        units,
+        list(entries),
+        list(scans) if scans is not None else [""] * n,
+        list(paths) if paths is not None else None,
+        {g: list(v) for g, v in (groups or {}).items()},
+        dict(other_ids or {}),
+        document,
+        key,
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,41 +11,23 @@ reproduces, and how to open the files. Opening reads the split and its graphs on
     scores = bench.evaluate(matched, convention="r2r")
 
 A new data set is one module that defines a :class:`Benchmark` subclass and a :class:`DatasetKind`
-record, and one line in ``navdtw/datasets/__init__.py``.
+record (with its split's index, :class:`SplitReader`, and the shapes of the files it reads), and
+one line in ``navdtw/datasets/__init__.py`` that registers the record in :data:`DATASETS`.
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._messages import named, shown
-from ._common import MatchedEpisodes, not_found
+from ._common import Document, MatchedEpisodes, SplitIndex, not_found, read_document
 
-__all__ = ["Benchmark", "DatasetKind", "Option"]
-
-
-#: The shapes (:data:`navdtw.datasets.shapes.SHAPES`) each data set file option reads; a file of
-#: another known shape given to it failed to read is named for what it is (``DatasetKind.open``).
-_OPTION_SHAPES: dict[str, frozenset[str]] = {
-    "split": frozenset({"r2r-split", "rxr-guide"}),
-    "vlnce_episodes": frozenset({"vlnce-episodes"}),
-    "rxrce_episodes": frozenset({"vlnce-episodes"}),
-    "vlnce_gt": frozenset({"vlnce-gt"}),
-    "rxrce_gt": frozenset({"vlnce-gt"}),
-    "references": frozenset({"positions", "vlnce-predictions"}),
-}
-#: The option that reads each data set file's shape, for that message.
-_SHAPE_OPTIONS = {
-    "r2r-split": "--split",
-    "rxr-guide": "--split (--dataset rxr)",
-    "vlnce-episodes": "--vlnce-episodes (--rxrce-episodes for RxR-CE)",
-    "vlnce-gt": "--vlnce-gt (--rxrce-gt for RxR-CE)",
-}
+__all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "Option", "SplitReader", "split_index"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +55,10 @@ class Option:
         for ``"value"`` options: the command-line flags, ``((flag, argparse keywords), ...)``, all
         writing this option (e.g. a repeatable ``--column NAME=METRIC``); the first is
         ``flag``. Empty: one flag ``--name`` taking a value.
+    shapes:
+        for file options: the shapes (:data:`navdtw.datasets.shapes.SHAPES`) of the files it
+        reads, its own first. A file of another known shape given to it that fails to read is
+        named for what it is, with the option its own shape belongs to (``DatasetKind.open``).
     """
 
     name: str
@@ -83,6 +69,7 @@ class Option:
     default: Any = None
     parse: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
     cli: tuple[tuple[str, Mapping[str, Any]], ...] = field(default=(), compare=False, repr=False)
+    shapes: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
@@ -279,6 +266,12 @@ class DatasetKind:
     reads_scores:
         the kind reads per-episode scores computed elsewhere (``results``): ``navdtw score`` does
         not apply (default ``False``).
+    split_reader:
+        how the kind's split file says which episodes it holds (:class:`SplitReader`), for
+        :meth:`split_index`; None for a kind without a split file.
+    predictions:
+        the shapes (:data:`navdtw.datasets.shapes.SHAPES`) of the agents' files the kind reads;
+        a file of another shape that fails to read is named for what it is.
     """
 
     name: str
@@ -290,6 +283,8 @@ class DatasetKind:
     id_name: str = "instr_id"
     description: str = ""
     reads_scores: bool = False
+    split_reader: SplitReader | None = None
+    predictions: tuple[str, ...] = ()
 
     @property
     def has_baseline(self) -> bool:
@@ -351,25 +346,60 @@ class DatasetKind:
         """For a data set whose files failed to read: the one-line message for a file given to the
         wrong option (an agent's predictions or results as the split, VLN-CE's ground truth as its
         episodes, a split as positions references), recognised by its shape; None when every
-        file has the shape its option reads, or one it does not know (the reader's message stands)."""
+        file has a shape its option reads, or one it does not know (the reader's message stands)."""
         from .shapes import sniff
 
-        if self.name == "results":  # its split may be any kind's (dataset_kind says which)
-            return None
         for opt in self.options:
-            wanted = _OPTION_SHAPES.get(opt.name)
             path = values.get(opt.name)
-            if wanted is None or not isinstance(path, Path) or not path.is_file():
+            if not opt.shapes or not isinstance(path, Path) or not path.is_file():
                 continue
             shape = sniff(path)
-            if shape is None or shape.name in wanted:
+            if shape is None or shape.name in opt.shapes:
                 continue
-            if shape.name in _SHAPE_OPTIONS:
-                hint = f"give it as {_SHAPE_OPTIONS[shape.name]}"
+            owners = _owners(shape.name)
+            if owners and not shape.kinds:  # a data set file of another option
+                hint = f"give it as {owners}"
             else:
                 hint = "an agent's output: give it as --predictions" if shape.kinds else shape.advice
             return f"{opt.flag} {named(path.name)} holds {shape.what}, not {opt.help}; {hint}"
         return None
+
+    def split_index(self, split) -> SplitIndex:
+        """Which episodes a split file of this kind holds, read by the kind's own reader.
+
+        Parameters
+        ----------
+        split : str or os.PathLike
+            The kind's split file (the file of its :attr:`SplitReader.option`): JSON or JSON
+            Lines, gzipped or not.
+
+        Returns
+        -------
+        SplitIndex
+            The episode ids, their units and the file's entries in file order, with the scans,
+            paths and languages the file gives.
+
+        Raises
+        ------
+        FileNotFoundError
+            No such file, or a folder.
+        ValueError
+            A kind without a split file; a file that is not JSON, not a split of this kind
+            (saying whose it is, when it is another kind's), or malformed (naming the entry).
+        """
+        if self.split_reader is None:
+            raise ValueError(f"data set {self.name!r} has no split file")
+        path = Path(split)
+        if not path.is_file():
+            raise FileNotFoundError(not_found(path, "file"))
+        document = read_document(path, "split file")
+        index = self.split_reader.index(document, self.name)
+        if index is None:
+            opt = {o.name: o for o in self.options}[self.split_reader.option]
+            other = _reader_of(document)
+            whose = f"; it is a split of {other[0].name} ({other[0].title})" if other is not None else ""
+            raise ValueError(f"{document.name}: not a split of {self.name} ({opt.help}){whose}")
+        return index
 
     def check_convention(self, convention: str | None) -> str:
         """The convention to use.
@@ -397,3 +427,137 @@ class DatasetKind:
                 f"{', '.join(self.conventions)}"
             )
         return convention
+
+
+@dataclass(frozen=True)
+class SplitReader:
+    """How a data set kind reads the index of its split file (:meth:`DatasetKind.split_index`).
+
+    Attributes
+    ----------
+    option:
+        the name of the kind's option that gives the split file (``"split"``, ``"vlnce_episodes"``).
+    index:
+        ``index(document, kind_name) -> SplitIndex | None``: the index of a read file
+        (:class:`~navdtw.datasets._common.Document`), None when the file is not of this kind's
+        form at all (another kind's split), or a ``ValueError`` naming the file and the entry when
+        it is of its form but malformed. Written with the kind's reader in its own module.
+    """
+
+    option: str
+    index: Callable[[Document, str], SplitIndex | None]
+
+
+#: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files): filled
+#: by ``navdtw/datasets/__init__.py`` (one line per kind), and the same dict as
+#: :data:`navdtw.datasets.DATASETS`.
+DATASETS: dict[str, DatasetKind] = {}
+
+
+class _SplitKinds(Sequence[str]):
+    """The names of the registered kinds that read a split file, in the registry's order, as
+    they are when asked (a kind registered later is among them)."""
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(name for name, kind in DATASETS.items() if kind.split_reader is not None)
+
+    def __getitem__(self, k):
+        return self._names()[k]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __contains__(self, name) -> bool:
+        return name in self._names()
+
+    def __repr__(self) -> str:
+        return repr(self._names())
+
+
+#: The kinds that read a split file (:meth:`DatasetKind.split_index`), read from :data:`DATASETS`
+#: when asked: the choices of ``--dataset-kind``.
+SPLIT_KINDS: Sequence[str] = _SplitKinds()
+
+
+def _reader_of(document: Document, *, errors: bool = False) -> tuple[DatasetKind, SplitIndex] | None:
+    """The first registered kind whose split reader takes ``document`` as its form, with the index
+    it read, or None. A file of a kind's form that is malformed: that kind's error when
+    ``errors``, else the kind with no index."""
+    for kind in DATASETS.values():
+        if kind.split_reader is not None:
+            try:
+                index = kind.split_reader.index(document, kind.name)
+            except ValueError:
+                if errors:
+                    raise
+                return kind, None  # type: ignore[return-value]  # its form, malformed
+            if index is not None:
+                return kind, index
+    return None
+
+
+def _owners(shape: str) -> str:
+    """The options whose own files (first of :attr:`Option.shapes`) have ``shape``, in words:
+    ``"--vlnce-episodes (--rxrce-episodes for RxR-CE)"``, ``"--split (--dataset rxr)"``; ``""``
+    when no option's files have it."""
+    flags: dict[str, list[DatasetKind]] = {}
+    for kind in DATASETS.values():
+        for opt in kind.options:
+            if opt.shapes[:1] == (shape,):
+                flags.setdefault(opt.flag, []).append(kind)
+    if not flags:
+        return ""
+    (first, kinds), *others = flags.items()
+    if not others and len(kinds) == 1:
+        return f"{first} (--dataset {kinds[0].name})"
+    return first + "".join(f" ({flag} for {ks[0].title})" for flag, ks in others)
+
+
+def split_index(split, kind: str | None = None) -> SplitIndex:
+    """Which episodes a split file holds, read by its kind's own reader (the kind recognised by
+    the file's form when not given: the first of :data:`DATASETS` whose split reader takes it).
+
+    Parameters
+    ----------
+    split : str or os.PathLike
+        A split file of any kind that has one (R2R-CE / RxR-CE episodes, an R2R-family list of
+        paths, REVERIE, NDH, RxR guide lines, positions references), JSON or JSON Lines, gzipped
+        or not.
+    kind : str, optional
+        The kind whose split it is (a key of :data:`DATASETS`).
+
+    Returns
+    -------
+    SplitIndex
+        Its episodes, their units and the file's entries in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file, or a folder.
+    ValueError
+        An unknown kind or one without a split file; a file that is not JSON, not a split of
+        the kind (or of any kind), or malformed (naming the file and the entry).
+    """
+    if kind is not None:
+        if kind not in DATASETS:
+            raise ValueError(f"unknown data set {kind!r}; choose one of {', '.join(DATASETS)}")
+        return DATASETS[kind].split_index(split)
+    path = Path(split)
+    if not path.is_file():
+        raise FileNotFoundError(not_found(path, "file"))
+    document = read_document(path, "split file")
+    found = _reader_of(document, errors=True)
+    if found is not None:
+        return found[1]
+    if document.data == [] or document.data == {}:
+        raise ValueError(f"{document.name}: the split has no episodes")
+    forms: dict[str, list[str]] = {}
+    for k in DATASETS.values():
+        if k.split_reader is not None:
+            forms.setdefault({o.name: o for o in k.options}[k.split_reader.option].help, []).append(k.name)
+    listed = "; ".join(f"{', '.join(names)}: {help_}" for help_, names in forms.items())
+    raise ValueError(f"{document.name}: not a split file of a kind navdtw reads ({listed})")

@@ -33,16 +33,19 @@ from ..baseline import score_random_walks
 from ..graphs import GraphSet
 from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
+    Document,
     MatchedEpisodes,
+    SplitIndex,
     check_viewpoints,
     finite_real,
     is_int,
     is_path,
     list_of,
+    make_split_index,
     source,
     trajectory_viewpoints,
 )
-from .base import Benchmark, DatasetKind, Option
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
 
@@ -170,6 +173,37 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
                 raise ValueError(f"{where}: start_pano {e['start_pano']['pano']!r} is not a viewpoint of scan {scan!r}")
         out.append(rec)
     return out
+
+
+def split_index(document: Document, kind: str = "ndh") -> SplitIndex | None:
+    """The index of an NDH split: one episode per entry (a dialog turn), its id ``inst_idx``.
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is not a list of entries with an ``inst_idx``.
+
+    Raises
+    ------
+    ValueError
+        An entry without an integer ``inst_idx`` (naming the file and the entry), or an id twice.
+    """
+    data, name = document.data, document.name
+    first = data[0] if isinstance(data, list) and data else None
+    if not (isinstance(first, dict) and "inst_idx" in first):
+        return None
+    for k, e in enumerate(data):
+        if not (isinstance(e, dict) and is_int(e.get("inst_idx"))):
+            raise ValueError(f"{name}: entry {k} has no integer 'inst_idx'")
+    units = [(str(e["inst_idx"]),) for e in data]
+    return make_split_index(document, kind, units, entries=data, scans=[str(e.get("scan", "")) for e in data])
 
 
 def chosen_path(entry: Mapping[str, Any], goal: str = "planner") -> list[str]:
@@ -693,7 +727,7 @@ class NDHBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         conv = NDH.check_convention(convention)
-        with routed(predictions, NDH.name):
+        with routed(predictions, self.kind):
             return _match(
                 self.entries,
                 self.paths,
@@ -752,7 +786,11 @@ NDH = DatasetKind(
     "ndh",
     "CVDN/NDH",
     (
-        Option("split", "the NDH split: a JSON list of {inst_idx, scan, end_panos, planner_path, player_path, ...}"),
+        Option(
+            "split",
+            "the NDH split: a JSON list of {inst_idx, scan, end_panos, planner_path, player_path, ...}",
+            shapes=("r2r-split", "rxr-guide"),
+        ),
         Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
         Option(
             "goal",
@@ -769,4 +807,6 @@ NDH = DatasetKind(
     NDHBenchmark,
     id_name="inst_idx",
     description="Navigation from Dialog History (Thomason et al. 2019, CVDN): goal progress toward a goal region",
+    split_reader=SplitReader("split", split_index),
+    predictions=("ndh-trajectories",),
 )

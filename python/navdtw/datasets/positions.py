@@ -44,8 +44,21 @@ from ..engine import MAX_COORDINATE
 from ..metrics import evaluate
 from ..paths import Paths, as_paths
 from ..registry import GOAL_DISTANCE_INPUTS
-from ._common import INPUT, MatchedEpisodes, Stop, is_int, is_path, is_real, malformed, read_text, stop_rule
-from .base import Benchmark, DatasetKind, Option
+from ._common import (
+    INPUT,
+    Document,
+    MatchedEpisodes,
+    SplitIndex,
+    Stop,
+    is_int,
+    is_path,
+    is_real,
+    make_split_index,
+    malformed,
+    read_text,
+    stop_rule,
+)
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .shapes import other_split, routed
 
 __all__ = [
@@ -128,6 +141,41 @@ def load_positions(path_or_obj) -> list[dict[str, Any]]:
     if not out:
         raise ValueError(f"{name}: no records (expected {{'episode_id', 'path'}} objects)")
     return out
+
+
+def split_index(document: Document, kind: str = "positions") -> SplitIndex | None:
+    """The index of a references file: one episode per record of a JSON list or of JSON Lines,
+    its id ``episode_id``; the record's ``scene`` and ``path_id`` where given.
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is not a list of records with an ``episode_id``.
+
+    Raises
+    ------
+    ValueError
+        A record without ``episode_id`` (naming the file and the entry), or an id twice.
+    """
+    data, name = document.data, document.name
+    first = data[0] if isinstance(data, list) and data else None
+    if not (isinstance(first, dict) and "episode_id" in first):
+        return None
+    for k, e in enumerate(data):
+        if not (isinstance(e, dict) and "episode_id" in e):
+            where = f"line {k + 1}" if document.lines else f"entry {k}"
+            raise ValueError(f"{name}: {where} has no 'episode_id'")
+    paths = [str(e["path_id"]) for e in data] if all("path_id" in e for e in data) else None
+    units = [(str(e["episode_id"]),) for e in data]
+    return make_split_index(document, kind, units, entries=data, scans=[str(e.get("scene", "")) for e in data],
+                            paths=paths)  # fmt: skip
 
 
 def _entries(path_or_obj) -> tuple[list[tuple[str, Any]], str]:
@@ -417,7 +465,7 @@ class PositionsBenchmark(Benchmark):
             A file name that does not exist.
         """
         conv = self.kind.check_convention(convention)
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(self, predictions, convention=conv, partial=partial)
 
     def cluster_of(self, ids) -> list[str] | None:
@@ -607,7 +655,11 @@ POSITIONS = DatasetKind(
     "positions",
     "positions",
     (
-        Option("references", "reference paths: records {episode_id, path, (goal), (geodesic_distance)}"),
+        Option(
+            "references",
+            "reference paths: records {episode_id, path, (goal), (geodesic_distance)}",
+            shapes=("positions", "vlnce-predictions"),
+        ),
         Option(
             "distance",
             "NE and SPL's l: euclidean (default) or geodesic (the files' geodesic_distance / "
@@ -631,4 +683,6 @@ POSITIONS = DatasetKind(
     PositionsBenchmark,
     id_name="episode_id",
     description="any continuous benchmark: reference and predicted paths as positions (metres)",
+    split_reader=SplitReader("references", split_index),
+    predictions=("vlnce-predictions", "positions"),
 )

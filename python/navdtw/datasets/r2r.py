@@ -29,16 +29,19 @@ from ..baseline import score_random_walks
 from ..graphs import GraphSet
 from ..paths import Paths, first_start_mismatch
 from ._common import (
+    Document,
     MatchedEpisodes,
+    SplitIndex,
     check_viewpoints,
     finite_real,
     is_int,
     is_path,
     list_of,
+    make_split_index,
     source,
     trajectory_viewpoints,
 )
-from .base import Benchmark, DatasetKind, Option
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
 
@@ -214,6 +217,59 @@ def instructions(split) -> list[dict[str, Any]]:
                 rec["instruction"] = texts[j]
             out.append(rec)
     return out
+
+
+def split_index(document: Document, kind: str = "r2r") -> SplitIndex | None:
+    """The index of an R2R-format split (R2R, R4R): one unit per path entry, its instructions'
+    ids ``<path_id>_<k>`` (the evaluator runs a path's instructions one after the other).
+
+    Reads what the index needs: each entry's ``path_id`` and ``instructions`` (or
+    ``num_instructions``), and its ``scan`` when present; the paths themselves may be withheld
+    (a test split).
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is not a list of path entries (another kind's form:
+        REVERIE's entries, with their target object, are REVERIE's).
+
+    Raises
+    ------
+    ValueError
+        An entry without ``path_id`` and ``instructions`` (naming the file and the entry), or an
+        id twice.
+    """
+    data, name = document.data, document.name
+    first = data[0] if isinstance(data, list) and data else None
+    if not (isinstance(first, dict) and "path_id" in first and "objId" not in first):
+        return None
+    if "instructions" not in first and "num_instructions" not in first:
+        return None
+    units, scans, paths = [], [], []
+    for k, e in enumerate(data):
+        count = _instruction_count(e) if isinstance(e, dict) and "path_id" in e else None
+        if count is None:
+            raise ValueError(f"{name}: entry {k} has no 'path_id' with 'instructions' (or 'num_instructions')")
+        unit = tuple(f"{e['path_id']}_{j}" for j in range(count))
+        units.append(unit)
+        scans += [str(e.get("scan", ""))] * count
+        paths += [str(e["path_id"])] * count
+    return make_split_index(document, kind, units, entries=data, scans=scans, paths=paths)
+
+
+def _instruction_count(entry: Mapping[str, Any]) -> int | None:
+    """How many instructions a path entry has, or None when it does not say."""
+    if isinstance(entry.get("instructions"), list):
+        return len(entry["instructions"])
+    m = entry.get("num_instructions")
+    return m if is_int(m) and 0 <= m <= MAX_INSTRUCTIONS else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -795,7 +851,7 @@ class R2RBenchmark(Benchmark):
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(
                 self.records,
                 predictions,
@@ -813,9 +869,14 @@ class R2RBenchmark(Benchmark):
 
 
 _SPLIT_OPTIONS = (
-    Option("split", "the split: a JSON list of {path_id, scan, path, instructions, ...}"),
+    Option(
+        "split", "the split: a JSON list of {path_id, scan, path, instructions, ...}", shapes=("r2r-split", "rxr-guide")
+    ),
     Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
 )
+
+#: The shapes of the agents' files R2R and R4R read (REVERIE's object id is ignored).
+_PREDICTIONS = ("r2r-trajectories", "duet-trajectories", "reverie-trajectories")
 
 R2R = DatasetKind(
     "r2r",
@@ -825,6 +886,8 @@ R2R = DatasetKind(
     "r2r",
     R2RBenchmark,
     description="Room-to-Room (Anderson et al. 2018): instructions on Matterport3D graph paths",
+    split_reader=SplitReader("split", split_index),
+    predictions=_PREDICTIONS,
 )
 R4R = DatasetKind(
     "r4r",
@@ -834,4 +897,6 @@ R4R = DatasetKind(
     "r4r",
     R2RBenchmark,
     description="Room-for-Room (Jain et al. 2019): joined R2R paths, in R2R's file format",
+    split_reader=SplitReader("split", split_index),
+    predictions=_PREDICTIONS,
 )

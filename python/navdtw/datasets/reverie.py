@@ -40,18 +40,21 @@ from ..graphs import GraphSet
 from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
     INPUT,
+    Document,
     MatchedEpisodes,
+    SplitIndex,
     check_viewpoints,
     finite_real,
     is_int,
     is_path,
     list_of,
+    make_split_index,
     object_of,
     read_json,
     read_text,
     source,
 )
-from .base import Benchmark, DatasetKind, Option
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
 
@@ -206,6 +209,46 @@ def instructions(split) -> list[dict[str, Any]]:
             rec["instruction"] = text
             out.append(rec)
     return out
+
+
+def split_index(document: Document, kind: str = "reverie") -> SplitIndex | None:
+    """The index of a REVERIE split: one unit per entry (a path and its target object), its
+    instructions' ids ``<id>_<k>``; the path of each is the entry's ``path_id`` (else the first
+    part of its ``id``).
+
+    Reads what the index needs: each entry's ``id``, ``objId`` and ``instructions``, and its
+    ``scan`` and ``path_id`` when present.
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is not a list of REVERIE entries (with a target object).
+
+    Raises
+    ------
+    ValueError
+        An entry without ``id`` and ``instructions`` (naming the file and the entry), or an id twice.
+    """
+    data, name = document.data, document.name
+    first = data[0] if isinstance(data, list) and data else None
+    if not (isinstance(first, dict) and "objId" in first and "id" in first):
+        return None
+    units, scans, paths = [], [], []
+    for k, e in enumerate(data):
+        if not (isinstance(e, dict) and isinstance(e.get("id"), str) and isinstance(e.get("instructions"), list)):
+            raise ValueError(f"{name}: entry {k} has no 'id' with 'instructions'")
+        count = len(e["instructions"])
+        units.append(tuple(f"{e['id']}_{j}" for j in range(count)))
+        scans += [str(e.get("scan", ""))] * count
+        paths += [str(e.get("path_id", e["id"].split("_", 1)[0]))] * count
+    return make_split_index(document, kind, units, entries=data, scans=scans, paths=paths)
 
 
 # --------------------------------------------------------------------------------------------
@@ -790,7 +833,7 @@ class REVERIEBenchmark(Benchmark):
 
     def match(self, predictions, *, convention: str | None = None, strict: bool = False) -> MatchedEpisodes:
         conv = self.kind.check_convention(convention)
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(
                 self.records, predictions, self.graphs, self.objects, convention=conv, strict=strict
             )
@@ -842,7 +885,11 @@ REVERIE = DatasetKind(
     "reverie",
     "REVERIE",
     (
-        Option("split", "the split: a JSON list of {id, path_id, scan, path, objId, instructions, ...}"),
+        Option(
+            "split",
+            "the split: a JSON list of {id, path_id, scan, path, objId, instructions, ...}",
+            shapes=("r2r-split", "rxr-guide"),
+        ),
         Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
         Option(
             "objects",
@@ -855,4 +902,6 @@ REVERIE = DatasetKind(
     REVERIEBenchmark,
     id_name="instr_id",
     description="REVERIE (Qi et al. 2020): remote object grounding on Matterport3D graph paths",
+    split_reader=SplitReader("split", split_index),
+    predictions=("r2r-trajectories", "duet-trajectories", "reverie-trajectories"),
 )

@@ -36,16 +36,19 @@ from ..graphs import GraphSet
 from . import r2r
 from ._common import (
     INPUT,
+    Document,
     MatchedEpisodes,
+    SplitIndex,
     check_viewpoints,
     finite_real,
     is_int,
     is_path,
     loads,
+    make_split_index,
     read_text,
     trajectory_viewpoints,
 )
-from .base import Benchmark, DatasetKind, Option
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import routed
 
@@ -179,6 +182,52 @@ def _read_guide(lines: list[tuple[str, Any]], graphs: GraphSet | None) -> list[d
         rec["instr_id"] = instr_id(e)
         out.append(rec)
     return out
+
+
+def split_index(document: Document, kind: str = "rxr") -> SplitIndex | None:
+    """The index of RxR guide annotations (JSON Lines): one episode per line, its id VLN-HAMT's
+    ``<path_id>_<instruction_id>`` (:func:`instr_id`), the followers' ``instruction_id`` as another
+    id, its path and language. RxR-CE episodes (VLN-CE's ``{"episodes": [...]}``) are read as
+    :func:`navdtw.datasets.vlnce.split_index` reads them.
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is neither guide lines nor VLN-CE episodes.
+
+    Raises
+    ------
+    ValueError
+        A line without an integer ``instruction_id`` (or with a ``path_id`` that is not one),
+        naming the file and the line; an id twice.
+    """
+    from .vlnce import split_index as episodes_index
+
+    data, name = document.data, document.name
+    if isinstance(data, dict) and "episodes" in data:
+        return episodes_index(document, kind)
+    lines = data if isinstance(data, list) else [data]
+    first = lines[0] if lines else None
+    if not (isinstance(first, dict) and "instruction_id" in first and ("scan" in first or "path_id" in first)):
+        return None
+    for k, e in enumerate(lines):
+        ok = isinstance(e, dict) and is_int(e.get("instruction_id")) and is_int(e.get("path_id", 0))
+        if not ok:
+            raise ValueError(f"{name}: line {k + 1} has no integer 'instruction_id' (and 'path_id')")
+    ids = [instr_id(e) for e in lines]
+    return make_split_index(
+        document, kind, [(i,) for i in ids], entries=lines, scans=[str(e.get("scan", "")) for e in lines],
+        paths=[str(e.get("path_id", i)) for e, i in zip(lines, ids)],
+        groups={"language": [str(e.get("language", "")) for e in lines]},
+        other_ids={str(e["instruction_id"]): i for e, i in zip(lines, ids)},
+    )  # fmt: skip
 
 
 def load_guide_graphs(guide, connectivity: PathLike) -> tuple[list[dict[str, Any]], GraphSet]:
@@ -362,7 +411,7 @@ class RxRBenchmark(Benchmark):
         from ..metrics import CONVENTIONS as ALL
 
         conv = ALL[self.kind.check_convention(convention)]
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(
                 self.records, predictions, self.graphs, strict=strict, collapse_repeats=conv.collapse_repeats
             )
@@ -422,11 +471,15 @@ RXR = DatasetKind(
     "rxr",
     "RxR",
     (
-        Option("split", "RxR guide annotations: rxr_{split}_guide.jsonl.gz (JSON Lines)"),
+        Option(
+            "split", "RxR guide annotations: rxr_{split}_guide.jsonl.gz (JSON Lines)", shapes=("rxr-guide", "r2r-split")
+        ),
         Option("connectivity", "folder of <scan>_connectivity.json (Matterport3D navigation graphs)", kind="dir"),
     ),
     CONVENTIONS,
     DEFAULT_CONVENTION,
     RxRBenchmark,
     description="Room-Across-Room (Ku et al. 2020): multilingual instructions on Matterport3D graph paths",
+    split_reader=SplitReader("split", split_index),
+    predictions=("r2r-trajectories", "duet-trajectories", "reverie-trajectories", "rxr-follower"),
 )

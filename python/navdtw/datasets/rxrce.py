@@ -37,16 +37,18 @@ from typing import Any
 
 from .._messages import named
 from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path
-from .base import DatasetKind, Option
+from .base import DatasetKind, Option, SplitReader
 from .shapes import routed
 from .vlnce import (
     CONVENTIONS,
     DEFAULT_CONVENTION,
+    PREDICTIONS,
     VLNCEBenchmark,
     instruction_ids,
     load_vlnce_episodes,
     load_vlnce_gt,
     read_predictions,
+    split_index,
 )
 from .vlnce import match_predictions as match_vlnce
 
@@ -309,7 +311,7 @@ class RxRCEBenchmark(VLNCEBenchmark):
         """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(
                 self.all_episodes,
                 self.gt,
@@ -341,8 +343,8 @@ RXR_CE = DatasetKind(
     "rxr-ce",
     "RxR-CE",
     (
-        Option("rxrce_episodes", "RxR-CE guide episodes ({split}_guide.json.gz)"),
-        Option("rxrce_gt", "RxR-CE guide ground truth ({split}_guide_gt.json.gz)"),
+        Option("rxrce_episodes", "RxR-CE guide episodes ({split}_guide.json.gz)", shapes=("vlnce-episodes",)),
+        Option("rxrce_gt", "RxR-CE guide ground truth ({split}_guide_gt.json.gz)", shapes=("vlnce-gt",)),
         Option(
             "languages",
             "the episodes scored: all (default), en (en-US and en-IN, VLN-CE's English task) or one language",
@@ -357,4 +359,6 @@ RXR_CE = DatasetKind(
     RxRCEBenchmark,
     id_name="episode_id",
     description="Room-Across-Room in continuous environments (VLN-CE's RxR_VLNCE_v0): habitat positions",
+    split_reader=SplitReader("rxrce_episodes", split_index),
+    predictions=PREDICTIONS,
 )

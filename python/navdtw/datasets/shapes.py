@@ -293,6 +293,14 @@ def sniff(path) -> Shape | None:
     return recognise(rows) if rows else None
 
 
+def _reads(kind: Any, shape: Shape) -> bool:
+    """Whether ``kind`` (a kind's name, or the kind: its own ``predictions``) reads files of
+    ``shape``, or leaves the message about them to itself."""
+    if isinstance(kind, str):
+        return kind in shape.kinds or kind in shape.leave_to
+    return shape.name in kind.predictions or kind.name in shape.leave_to
+
+
 def _message(name: str, shape: Shape, kind: str) -> str:
     head = f"{name} holds {shape.what}, not what --dataset {kind} reads"
     if not shape.kinds:
@@ -303,7 +311,7 @@ def _message(name: str, shape: Shape, kind: str) -> str:
     return f"{head}; {verb} with: {COMMANDS[first].replace('FILE', name)}{also}"
 
 
-def explain(path, kind: str) -> str | None:
+def explain(path, kind) -> str | None:
     """The one-line message for a file that data set ``kind`` cannot read, when the file has a shape
     ``kind`` does not read as predictions; None otherwise (the reader's own message stands).
 
@@ -311,8 +319,10 @@ def explain(path, kind: str) -> str | None:
     ----------
     path : str or os.PathLike
         The file given to ``kind``.
-    kind : str
-        The data set kind it was given to (``"r2r"``, ``"results"``, ...).
+    kind : str or DatasetKind
+        The data set kind it was given to: its name (``"r2r"``, ``"results"``, ...), whose
+        shapes are those of :attr:`Shape.kinds`, or the kind itself, whose shapes are its own
+        ``predictions`` (a kind registered under a new name reads what its record says).
 
     Returns
     -------
@@ -322,12 +332,12 @@ def explain(path, kind: str) -> str | None:
     if not is_path(path):
         return None
     shape = sniff(path)
-    if shape is None or kind in shape.kinds or kind in shape.leave_to:
+    if shape is None or _reads(kind, shape):
         return None
-    return _message(Path(path).name, shape, kind)
+    return _message(Path(path).name, shape, kind if isinstance(kind, str) else kind.name)
 
 
-def refuse_other_shape(path, kind: str) -> None:
+def refuse_other_shape(path, kind) -> None:
     """Raises :func:`explain`'s message when ``path`` has the shape of another kind's file, for a
     read that succeeded on a file it should not have (VLN-DUET's ``detail_`` read as a table whose
     columns are per-viewpoint ``stop_prob``).
@@ -336,8 +346,8 @@ def refuse_other_shape(path, kind: str) -> None:
     ----------
     path : str, os.PathLike or object
         The file read (anything else: nothing is checked).
-    kind : str
-        The data set kind that read it.
+    kind : str or DatasetKind
+        The data set kind that read it (as :func:`explain` takes it).
 
     Raises
     ------
@@ -350,7 +360,7 @@ def refuse_other_shape(path, kind: str) -> None:
 
 
 @contextmanager
-def routed(path, kind: str) -> Iterator[None]:
+def routed(path, kind) -> Iterator[None]:
     """Reads ``path`` for data set ``kind`` inside the block; a ``ValueError`` raised there becomes
     :func:`explain`'s message when the file is of another kind's shape (else it is raised as it is).
 
@@ -358,8 +368,8 @@ def routed(path, kind: str) -> Iterator[None]:
     ----------
     path : str, os.PathLike or object
         The predictions (a file name, or parsed data: then nothing is recognised).
-    kind : str
-        The data set kind reading it.
+    kind : str or DatasetKind
+        The data set kind reading it (as :func:`explain` takes it).
 
     Raises
     ------

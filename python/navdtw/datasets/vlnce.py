@@ -27,19 +27,22 @@ from .._typing import PathLike
 from ..baseline import score_random_positions
 from ..paths import as_paths
 from ._common import (
+    Document,
     MatchedEpisodes,
+    SplitIndex,
     Stop,
     finite_real,
     is_int,
     is_path,
     loads,
+    make_split_index,
     malformed,
     points_array,
     read_text,
     source,
     stop_rule,
 )
-from .base import Benchmark, DatasetKind, Option
+from .base import Benchmark, DatasetKind, Option, SplitReader
 from .shapes import other_split, routed
 
 __all__ = [
@@ -110,6 +113,62 @@ def load_vlnce_episodes(path) -> list[dict[str, Any]]:
             rec.setdefault("scan", Path(scene).stem)
         out.append(rec)
     return out
+
+
+def split_index(document: Document, kind: str = "r2r-ce") -> SplitIndex | None:
+    """The index of VLN-CE episodes (R2R-CE, RxR-CE: ``{"episodes": [...]}``): one episode per
+    entry, its id ``episode_id``; the scan from ``scene_id``, the path ``trajectory_id``, the
+    ``instruction``'s ``instruction_id`` as another id and its ``language``, where given.
+
+    Reads what the index needs: the reference paths may be withheld (a test split).
+
+    Parameters
+    ----------
+    document : Document
+        The file, read (:func:`~navdtw.datasets._common.read_document`).
+    kind : str, optional
+        The kind reading it, recorded in the index.
+
+    Returns
+    -------
+    SplitIndex or None
+        The index; None when the file is not an object with an ``episodes`` list.
+
+    Raises
+    ------
+    ValueError
+        An episode without ``episode_id`` (naming the file and the episode), or an id twice.
+    """
+    data, name = document.data, document.name
+    if not (isinstance(data, dict) and isinstance(data.get("episodes"), list)):
+        return None
+    episodes = data["episodes"]
+    for k, e in enumerate(episodes):
+        if not isinstance(e, dict) or "episode_id" not in e:
+            raise ValueError(f"{name}: episodes[{k}] has no 'episode_id'")
+    ids = [str(e["episode_id"]) for e in episodes]
+    paths = [str(e["trajectory_id"]) for e in episodes] if all("trajectory_id" in e for e in episodes) else None
+    other, langs = {}, []
+    for e, i in zip(episodes, ids):
+        ins = e.get("instruction")
+        if isinstance(ins, dict):
+            if "instruction_id" in ins:
+                other[str(ins["instruction_id"])] = i
+            langs.append(str(ins.get("language", "")))
+    groups = {"language": langs} if len(langs) == len(ids) and any(langs) else {}
+    scans = [_scan(e) for e in episodes]
+    return make_split_index(
+        document, kind, [(i,) for i in ids], entries=episodes, key="episodes", scans=scans, paths=paths,
+        groups=groups, other_ids=other,
+    )  # fmt: skip
+
+
+def _scan(episode: dict[str, Any]) -> str:
+    """An episode's scan: its ``scan``, else the name of its ``scene_id`` (``"mp3d/<scan>/<scan>.glb"``)."""
+    if "scan" in episode:
+        return str(episode["scan"])
+    scene = episode.get("scene_id")
+    return Path(scene).stem if isinstance(scene, str) and scene else ""
 
 
 def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
@@ -542,7 +601,7 @@ class VLNCEBenchmark(Benchmark):
         """
         conv = self.kind.check_convention(convention)
         names = (*self.names, Path(predictions).name if is_path(predictions) else "predictions")
-        with routed(predictions, self.kind.name):
+        with routed(predictions, self.kind):
             return match_predictions(self.episodes, self.gt, predictions, names=names, convention=conv, partial=partial)
 
     def baseline(self, n: int, *, seed: int = 0, convention: str | None = None, **kwargs) -> dict[str, float]:
@@ -581,16 +640,21 @@ class VLNCEBenchmark(Benchmark):
         return score_random_positions(refs, n, seed=seed, convention=conv, shortest_distance=length, **kwargs)
 
 
+#: The shapes of the agents' files R2R-CE and RxR-CE read.
+PREDICTIONS = ("vlnce-predictions", "rxrce-predictions", "positions")
+
 R2R_CE = DatasetKind(
     "r2r-ce",
     "R2R-CE",
     (
-        Option("vlnce_episodes", "R2R-CE episodes ({split}.json.gz)"),
-        Option("vlnce_gt", "R2R-CE dense ground truth ({split}_gt.json.gz)"),
+        Option("vlnce_episodes", "R2R-CE episodes ({split}.json.gz)", shapes=("vlnce-episodes",)),
+        Option("vlnce_gt", "R2R-CE dense ground truth ({split}_gt.json.gz)", shapes=("vlnce-gt",)),
     ),
     CONVENTIONS,
     DEFAULT_CONVENTION,
     VLNCEBenchmark,
     id_name="episode_id",
     description="R2R in continuous environments (Krantz et al. 2020): habitat positions",
+    split_reader=SplitReader("vlnce_episodes", split_index),
+    predictions=PREDICTIONS,
 )

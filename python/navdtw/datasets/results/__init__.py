@@ -42,13 +42,14 @@ with one concern: ``_columns`` (column names, aliases, the ``columns`` / ``perce
 options), ``_readers`` (the formats, one run's files, summary records), ``_cells`` (cell values:
 numbers, ids, text), ``_build`` (the steps from the raw columns to a table), ``_table``
 (:class:`ResultsTable`, :func:`load_results`, :func:`align`), ``_means`` (:func:`load_means`),
-``_splits`` (a split's episodes) and ``_kind`` (the data set kind); :mod:`~navdtw.datasets.results.layouts`
-and :mod:`~navdtw.datasets.results.shards` are public.
+and ``_kind`` (the data set kind, which checks a table against the split that its ``dataset_kind``
+reads: ``DatasetKind.split_index``); :mod:`~navdtw.datasets.results.layouts` and
+:mod:`~navdtw.datasets.results.shards` are public.
 """
 
 from __future__ import annotations
 
-# GROUP_COLUMNS, PATH_COLUMNS, SCAN_COLUMNS, SPLIT_READERS and id_shape_clusters: the module's
+# GROUP_COLUMNS, PATH_COLUMNS, SCAN_COLUMNS and id_shape_clusters: the module's
 # other names before it was a package, kept (internal: not in __all__)
 from . import layouts as layouts
 from . import shards as shards
@@ -59,7 +60,6 @@ from ._columns import SCAN_COLUMNS as SCAN_COLUMNS
 from ._kind import RESULTS, ResultsBenchmark
 from ._kind import id_shape_clusters as id_shape_clusters
 from ._means import EvaluatorMeans, load_means
-from ._splits import SPLIT_READERS as SPLIT_READERS
 from ._table import ResultsTable, align, load_results
 
 __all__ = [

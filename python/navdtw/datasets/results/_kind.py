@@ -15,11 +15,10 @@ from typing import Any
 
 from ..._messages import few, named
 from ...metrics import Scores
-from ..base import Benchmark, DatasetKind, Option
+from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
-from ._splits import SPLIT_READERS
 from ._table import ResultsTable, load_results
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
@@ -61,18 +60,19 @@ class ResultsBenchmark(Benchmark):
     """Results tables of one data set: each agent's file is read (:func:`~navdtw.datasets.load_results`) with the
     same options, checked against the split when one is given, and its columns are its scores.
 
-    Attributes: ``split`` (the split's episodes, or None), ``dataset_kind`` (the kind whose split
-    and id shapes apply, or None), ``options`` (the keyword arguments of :func:`~navdtw.datasets.load_results`),
-    ``clusters`` (how :meth:`cluster_of` finds the paths, in words, after the tables are read).
+    Attributes: ``split`` (the split's episodes, a :class:`~navdtw.datasets.SplitIndex`, or None),
+    ``dataset_kind`` (the kind whose split and id shapes apply, or None), ``options`` (the keyword
+    arguments of :func:`~navdtw.datasets.load_results`), ``clusters`` (how :meth:`cluster_of` finds
+    the paths, in words, after the tables are read).
 
     Parameters
     ----------
     split : str or os.PathLike, optional
-        The data set's split (episodes, ids, scans, paths, languages), read by the reader of
-        ``dataset_kind``.
+        The data set's split (episodes, ids, scans, paths, languages), read by ``dataset_kind``'s
+        own reader (its ``split_index``).
     dataset_kind : str, optional
-        The kind whose split and id shapes apply (a key of ``SPLIT_READERS``); needed with
-        ``split``.
+        The kind whose split and id shapes apply (a kind of :data:`~navdtw.datasets.DATASETS`
+        that reads a split file: ``SPLIT_KINDS``); needed with ``split``.
     columns, percent, id_column, path_column, select, layout, recursive : optional
         The options of :func:`~navdtw.datasets.load_results`, for every agent's table.
     partial : bool, optional
@@ -82,11 +82,11 @@ class ResultsBenchmark(Benchmark):
     Raises
     ------
     ValueError
-        A ``split`` without ``dataset_kind``, a malformed split, or a bad ``columns``,
-        ``percent`` or ``select`` (:func:`parse_columns`, :func:`parse_percent`,
-        :func:`parse_select`).
+        A ``split`` without ``dataset_kind``, a ``dataset_kind`` without a split file, a malformed
+        split (or one of another kind), or a bad ``columns``, ``percent`` or ``select``
+        (:func:`parse_columns`, :func:`parse_percent`, :func:`parse_select`).
     KeyError
-        With ``split``, a ``dataset_kind`` that has no split reader.
+        With ``split``, a ``dataset_kind`` that is not a registered kind.
     FileNotFoundError
         A split file that does not exist.
     """
@@ -107,10 +107,10 @@ class ResultsBenchmark(Benchmark):
         if split is not None and dataset_kind is None:
             raise ValueError(
                 f"split {Path(split).name}: say which kind of data set it is with dataset_kind "
-                f"({', '.join(SPLIT_READERS)}; --dataset-kind)"
+                f"({', '.join(SPLIT_KINDS)}; --dataset-kind)"
             )
         self.dataset_kind = dataset_kind
-        self.split = None if split is None else SPLIT_READERS[dataset_kind](Path(split))
+        self.split = None if split is None else DATASETS[dataset_kind].split_index(split)
         self.options: dict[str, Any] = {
             "columns": parse_columns(columns),
             "percent": parse_percent(percent),
@@ -326,7 +326,7 @@ RESULTS = DatasetKind(
             "the kind of the split, and of the ids' shape for the path bootstrap",
             kind="choice",
             required=False,
-            choices=tuple(SPLIT_READERS),
+            choices=SPLIT_KINDS,  # type: ignore[arg-type]  # read from the registry when asked
         ),
         Option(
             "columns",
