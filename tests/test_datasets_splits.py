@@ -104,6 +104,29 @@ def test_a_test_split_without_paths_is_indexed(tmp_path):
     assert sorted(load_order(files["json"]).ids) == sorted(f"{k}_{j}" for k in range(6) for j in range(2))
 
 
+def test_order_of_rxr_guide_lines_and_a_reverie_split(tmp_path):
+    """Splits navdtw order refused before (RxR's guide lines had no id it knew; REVERIE's entries
+    share a path_id, so ``<path_id>_<k>`` came twice): each read by its kind."""
+    line = {"scan": "s", "path": ["a"], "language": "en-US"}
+    lines = [{"instruction_id": 40 + k, "path_id": k // 2, **line} for k in range(6)]
+    guide = tmp_path / "rxr_val_unseen_guide.jsonl.gz"
+    guide.write_bytes(gzip.compress("".join(json.dumps(x) + "\n" for x in lines).encode(), mtime=0))
+    files = write_order(guide, tmp_path / "o", seed=2, workers=2)
+    order = load_order(files["json"])
+    assert sorted(order.ids) == sorted(f"{k // 2}_{40 + k}" for k in range(6))
+    copy = [json.loads(x) for x in gzip.decompress(files["split"].read_bytes()).decode().splitlines()]
+    assert [f"{x['path_id']}_{x['instruction_id']}" for x in copy] == order.ids  # JSON Lines, gzipped, in order
+    assert ds.split_index(files["split1"]).ids == order.ids[1::2]
+    reverie = tmp_path / "REVERIE_val_unseen.json"
+    entries = [
+        {"id": f"7_{obj}", "path_id": 7, "objId": obj, "scan": "s", "path": ["a"], "instructions": ["x", "y"]}
+        for obj in (11, 12)
+    ]
+    reverie.write_text(json.dumps(entries))
+    order = load_order(write_order(reverie, tmp_path / "r", seed=0)["json"])
+    assert sorted(order.units) == [("7_11_0", "7_11_1"), ("7_12_0", "7_12_1")]
+
+
 # --------------------------------------------------------------------------------------------
 # a new kind: R2R under another name, registered in this test only
 # --------------------------------------------------------------------------------------------
