@@ -14,7 +14,7 @@ Each configuration runs in a fresh process, which prints its peak resident memor
 
     PYTHONPATH=python python benchmarks/bench_marks.py                    # 80 agents, 1 run
     python benchmarks/bench_marks.py --agents 40 80 --runs 1 3            # the grid
-    python benchmarks/bench_marks.py --stats OLD/stats.py --agents 20 40  # another stats.py (before)
+    python benchmarks/bench_marks.py --stats OLD/stats.py --agents 20 40  # a single-file stats.py (before issue 32)
     python benchmarks/bench_marks.py --tiny                               # checks the script runs (CI)
 """
 
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, nargs="+", default=[1])
     ap.add_argument("--datasets", type=int, default=3, help="how many of the 3 data sets (default 3)")
     ap.add_argument("--resamples", type=int, default=10_000)
-    ap.add_argument("--stats", metavar="FILE", help="a stats.py to measure instead of navdtw.stats")
+    ap.add_argument("--stats", metavar="FILE", help="a single-file stats.py (before issue 32) to measure")
     ap.add_argument("--tiny", action="store_true", help="4 agents, 1 data set, 50 resamples: checks the script runs")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one configuration
     args = ap.parse_args(argv)

@@ -41,6 +41,7 @@ extensions = [
     "sphinx_copybutton",
     "stubs",  # _ext/stubs.py: navdtw._core's signatures from _core.pyi
     "home_refs",  # _ext/home_refs.py: a submodule's short references, to where the name is documented
+    "reexported_data",  # _ext/reexported_data.py: a re-exported constant's docstring, from its home
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}

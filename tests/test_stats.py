@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 from navdtw import stats as ns
+from navdtw.stats import _paired as ns_paired
+from navdtw.stats import _resampling as ns_resampling
 
 REPS = 2000  # repetitions of the coverage and false-positive experiments
 # A 95% interval covers in 95% +- 2% of REPS repetitions (the issue's band; 4 binomial standard errors)
@@ -108,13 +110,16 @@ def test_resamples_are_a_fixed_stream():
     """Resample r is the same whatever the total: the blocks come from (seed, block number) alone."""
 
     def rows(total, draw):
-        return np.concatenate([m for _, m in ns._draws(4, 0, total, 30, draw)])
+        return np.concatenate([m for _, m in ns_resampling.draws(4, 0, total, 30, draw)])
 
-    for draw in (ns._counts, ns._signs):
+    for draw in (ns_resampling._counts, ns_resampling.sign_flips):
         short, long = rows(ns.BLOCK + 10, draw), rows(5 * ns.BLOCK + 7, draw)
         np.testing.assert_array_equal(short, long[: len(short)])
-    s = ns._setup(np.random.default_rng(2).random((40, 2)), None)
-    short, long = ns._bootstrap(s, ns.BLOCK + 10, seed=4), ns._bootstrap(s, 5 * ns.BLOCK + 7, seed=4)
+    s = ns_resampling.prepare(np.random.default_rng(2).random((40, 2)), None)
+    short, long = (
+        ns_resampling.bootstrap(s, ns.BLOCK + 10, seed=4),
+        ns_resampling.bootstrap(s, 5 * ns.BLOCK + 7, seed=4),
+    )
     np.testing.assert_allclose(short, long[:, : short.shape[1]], rtol=1e-13)  # BLAS rounding aside
 
 
@@ -338,9 +343,9 @@ def test_holm_controls_family_wise_error():
     z = rng.normal(size=(n, 1, reps))
     m = (z + rng.normal(size=(n, agents, reps))).reshape(n, agents * reps, order="F")
     pairs = [(r * agents + i, r * agents + j) for r in range(reps) for i, j in itertools.combinations(range(agents), 2)]
-    s = ns._setup(m, None)
+    s = ns_resampling.prepare(m, None)
     i, j = np.array(pairs).T
-    p = ns._permutation_p(s, i, j, 1000, seed=7).reshape(reps, -1)
+    p = ns_paired.permutation_p(s, i, j, 1000, seed=7).reshape(reps, -1)
     raw = np.mean((p < 0.05).any(axis=1))
     adjusted = np.mean((np.apply_along_axis(ns.holm, 1, p) < 0.05).any(axis=1))
     se = np.sqrt(0.05 * 0.95 / reps)

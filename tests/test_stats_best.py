@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from navdtw import stats as ns
+from navdtw.stats import _best as ns_best
+from navdtw.stats import _resampling as ns_resampling
 
 
 def _reference_p(x: np.ndarray, clusters: np.ndarray, resamples: int, seed: int) -> np.ndarray:
@@ -20,7 +22,7 @@ def _reference_p(x: np.ndarray, clusters: np.ndarray, resamples: int, seed: int)
     k = x.shape[1]
     labels, inv = np.unique(clusters, return_inverse=True)
     g = len(labels)
-    counts = np.concatenate([c for _, c in ns._draws(seed, 0, resamples, g, ns._counts)])
+    counts = np.concatenate([c for _, c in ns_resampling.draws(seed, 0, resamples, g, ns_resampling._counts)])
     boot = np.empty((resamples, k))
     for r in range(resamples):
         w = counts[r][inv]  # each episode weighted by its cluster's count
@@ -72,10 +74,14 @@ def test_monte_carlo_bounds_are_clopper_pearson():
 
 def test_draws_continue_a_stream():
     """Resamples first .. total - 1 are those of a run of total (what the extension relies on)."""
-    for stream, draw in ((0, ns._counts), (1, ns._signs), (2, lambda rng, rows, g: rng.standard_normal((rows, g)))):
-        whole = np.concatenate([m for _, m in ns._draws(5, stream, 2_345, 7, draw)])
+    for stream, draw in (
+        (0, ns_resampling._counts),
+        (1, ns_resampling.sign_flips),
+        (2, lambda rng, rows, g: rng.standard_normal((rows, g))),
+    ):
+        whole = np.concatenate([m for _, m in ns_resampling.draws(5, stream, 2_345, 7, draw)])
         for first in (0, 1, 499, 500, 1_999, 2_001):
-            parts = list(ns._draws(5, stream, 2_345, 7, draw, first))
+            parts = list(ns_resampling.draws(5, stream, 2_345, 7, draw, first))
             assert parts[0][0] == first
             np.testing.assert_array_equal(np.concatenate([m for _, m in parts]), whole[first:])
 
@@ -110,9 +116,9 @@ def test_several_runs_and_untested_figures():
 
 def test_many_pairs_in_bounded_memory(monkeypatch):
     """60 agents (1,770 pairs) at 2,000 resamples: one [pairs, resamples] float64 array is 28 MB
-    (the code before issue 26 held several). With chunks of 2 MB (stats._CELLS made small), the
+    (the code before issue 26 held several). With chunks of 2 MB (_resampling._CELLS made small), the
     peak stays far below one such array: memory follows the chunk, not the pairs."""
-    monkeypatch.setattr(ns, "_CELLS", 1 << 18)
+    monkeypatch.setattr(ns_resampling, "_CELLS", 1 << 18)
     rng = np.random.default_rng(2)
     x = rng.random((40, 60))
     pairs = [(i, j) for i in range(60) for j in range(i + 1, 60)]
@@ -199,29 +205,29 @@ def test_seed_spreads_are_moderated_over_the_family():
     w = rng.uniform(1e-4, 3e-4, 30)
     even = (w + 9e-4) * rng.chisquare(2, 30) / 2  # one seed variance: ratios within chi2(2) noise
     seeds, share = np.maximum(even - w, 0) / 3, (even / 3) ** 2 / 2
-    got = ns._family_seeds(seeds, share, even, w, runs, np.ones(30, bool))
+    got = ns_best._family_seeds(seeds, share, even, w, runs, np.ones(30, bool))
     d0, post = _plain_moderation(even, w, runs)
     assert got.how == "moderated" and got.prior_df == pytest.approx(d0, rel=1e-8)
     np.testing.assert_allclose(got.var, np.maximum(post - w, 0) / 3, rtol=1e-8)
     np.testing.assert_allclose(got.share, (post / 3) ** 2 / (d0 + 2), rtol=1e-8)
     odd = even.copy()
     odd[4] = 60 * odd[4] + 0.05  # an agent whose seeds matter much more
-    got = ns._family_seeds(seeds, share, odd, w, runs, np.ones(30, bool))
+    got = ns_best._family_seeds(seeds, share, odd, w, runs, np.ones(30, bool))
     keep = np.arange(30) != 4
     d0, post = _plain_moderation(odd[keep], w[keep], runs[keep])
     assert got.prior_df == pytest.approx(d0, rel=1e-8)
     np.testing.assert_allclose(got.var[keep], np.maximum(post - w[keep], 0) / 3, rtol=1e-8)
     assert got.var[4] == pytest.approx((odd[4] - w[4]) / 3) and got.share[4] == pytest.approx((odd[4] / 3) ** 2 / 2)
-    few = ns._family_seeds(seeds[:2], share[:2], even[:2], w[:2], runs[:2], np.ones(2, bool))
+    few = ns_best._family_seeds(seeds[:2], share[:2], even[:2], w[:2], runs[:2], np.ones(2, bool))
     assert few.how == "per agent" and (few.var == seeds[:2]).all()
     # a spread of 0 (equal run means, by chance on a 0/1 metric) is moderated, not fitted; an
     # agent without within-run noise keeps its own term; the others are moderated as before
-    zero = ns._family_seeds(seeds, share, np.where(keep, even, 0.0), w, runs, np.ones(30, bool))
+    zero = ns_best._family_seeds(seeds, share, np.where(keep, even, 0.0), w, runs, np.ones(30, bool))
     d0, post = _plain_moderation(even[keep], w[keep], runs[keep])
     s0 = (post[0] / w[keep][0] * (d0 + 2) - 2 * even[keep][0] / w[keep][0]) / d0
     assert zero.how == "moderated" and zero.prior_df == pytest.approx(d0, rel=1e-8)
     assert zero.var[4] == pytest.approx(max(w[4] * d0 * s0 / (d0 + 2) - w[4], 0) / 3, rel=1e-8)
-    still = ns._family_seeds(seeds, share, even, np.where(keep, w, 0.0), runs, np.ones(30, bool))
+    still = ns_best._family_seeds(seeds, share, even, np.where(keep, w, 0.0), runs, np.ones(30, bool))
     assert still.how == "moderated" and still.var[4] == seeds[4] and still.share[4] == share[4]
-    one_run = ns._family_seeds(np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.ones(3), np.ones(3, bool))
+    one_run = ns_best._family_seeds(np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.ones(3), np.ones(3, bool))
     assert one_run.how is None

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from navdtw import stats as ns
+from navdtw.stats import _runs as ns_runs
 
 
 def _agents(rng, reps, n, runs, sigma, delta=0.0):
@@ -72,7 +73,7 @@ def _loop(a, b, clusters):
         cl = [[sum(e[q, k] for q in range(n) if clusters[q] == c) for k in range(r)] for c in labels]
         w = sum(y * y for row in cl for y in row) / ((r - 1) * (g - 1)) * g / n**2
         v += max(0.0, s2 - w) / r
-        terms.append(((s2 / r) ** 2 / (r - 1), float(ns._shrink_factor(v_ep, w, r, 0.95))))
+        terms.append(((s2 / r) ** 2 / (r - 1), float(ns_runs._shrink_factor(v_ep, w, r, 0.95))))
     # each share's degrees of freedom shrunk as one agent's (the calibration table, given the
     # episode term), by as much as that agent's share exceeds the other's
     (sa, fa), (sb, fb) = terms

@@ -225,7 +225,7 @@ def test_runs_interval_against_a_plain_loop_and_scipy():
     theta = np.mean(means)
     # Satterthwaite's df, shrunk so that the interval covers at every seed variance (one agent)
     assert r.se[0] == pytest.approx(math.sqrt(v), rel=1e-10) and 0.4 * df <= r.df[0] <= df * (1 + 1e-10)
-    assert r.df[0] == pytest.approx(stats._calibrated_df(v_ep, w, runs, df, 0.95), rel=1e-10)
+    assert r.df[0] == pytest.approx(stats._runs._calibrated_df(v_ep, w, runs, df, 0.95), rel=1e-10)
     half = sps.t.ppf(0.975, r.df[0]) * math.sqrt(v)
     assert (r.lo[0], r.hi[0]) == pytest.approx((theta - half, theta + half), abs=1e-12)
     # one run: the interval is the column's own (the draws of stats.analyze)

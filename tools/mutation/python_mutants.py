@@ -12,7 +12,7 @@ the tests' warnings-as-errors make an error). They are found before the run and 
 cannot notice them, so counting them killed would flatter the score.
 
     python tools/mutation/python_mutants.py                 # every row, the sample sizes below
-    python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats.py's mutants
+    python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats/'s mutants
 
 Needs `pip install cosmic-ray==8.7.0` and an installed navdtw (pip install .). Prints the table and
 writes each row's survivors (with their diffs) to build/mutation/<row>-survivors.txt.
@@ -59,7 +59,9 @@ TARGETS: dict[str, dict] = {
         "sample": 0,
     },
     "stats": {
-        "files": {"stats.py": None},
+        "files": {
+            f"stats/{name}.py": None for name in ("_types", "_resampling", "_paired", "_runs", "_best", "_analysis")
+        },
         "tests": ["tests/test_stats.py"],
         "sample": 20,
     },
@@ -91,17 +93,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "the product of two numpy bool arrays is their logical and"
     ),
     (
-        "stats.py",
-        'xjack = _jackknife(xs) if method == "bca" else None',
-        'xjack = _jackknife(xs) if method <= "bca" else None',
+        "stats/_analysis.py",
+        'xj = jackknife(xs) if method == "bca" else None',
+        'xj = jackknife(xs) if method <= "bca" else None',
     ): "method is checked to be 'percentile' or 'bca' before; 'percentile' <= 'bca' is False, so <= and == agree",
     (
-        "stats.py",
+        "stats/_resampling.py",
         "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 8), dtype=np.uint8), count=rows * g)",
         "bits = np.unpackbits(np.frombuffer(rng.bytes((rows * g + 7) // 7), dtype=np.uint8), count=rows * g)",
     ): (
         "more random bytes than needed: the first ones are the same (Generator.bytes draws in order) and only "
-        "count=rows * g bits are read; each block's generator draws once and is dropped (_draws)"
+        "count=rows * g bits are read; each block's generator draws once and is dropped (draws)"
     ),
     (
         "metrics.py",

@@ -1,0 +1,421 @@
+"""Agents scored in several runs (seeds) on the same episodes: the difference of two agents and
+the probability of improvement over episodes and seeds (:func:`runs_difference`,
+:func:`runs_improvement`), each agent's interval over episodes and seeds (:func:`group_intervals`,
+the runs step of :func:`~navdtw.stats.analyze`), and the calibration of their degrees of freedom
+(:func:`_shrink_table`). docs/statistics.md, "Several runs", says why each piece is as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from scipy import special, stats
+
+from ._resampling import Setup, checked_matrix, cluster_index, intervals
+from ._types import Intervals, RunIntervals, RunsDifference
+
+__all__ = ["runs_difference", "runs_improvement"]
+
+
+def _by_cluster(x: np.ndarray, order: np.ndarray | None, starts: np.ndarray | None, axis: int) -> np.ndarray:
+    """Sums over the episodes of each cluster along ``axis`` (the identity without clusters)."""
+    if order is None:
+        return x
+    return np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
+
+
+def _episode_variance(u: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, np.ndarray]:
+    """``(variance of the mean of u, units)``: the cluster-robust (sandwich) variance over the units
+    of the mean of ``u`` [..., n] over the episodes with weight ``f`` = 1 (``u`` is 0 elsewhere),
+    ``G / (G - 1) * sum_g (U_g - n_g mean)**2 / n**2``; NaN below two units."""
+    n = f.sum(axis=-1)
+    mean = u.sum(axis=-1) / n
+    big_u, k = _by_cluster(u, *cl, axis=-1), _by_cluster(f, *cl, axis=-1)
+    g = (k > 0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = ((big_u - k * mean[..., None]) ** 2).sum(axis=-1) / n**2 * g / (g - 1.0)
+    return np.where(g >= 2, v, np.nan), g
+
+
+def _agent_terms(x: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, ...]:
+    """For an agent's runs ``x`` [..., n, R] (0 where ``f`` [..., n] is 0): its per-episode means over
+    runs [..., n], its seeds' term: the variance ``max(0, s2 - w) / R`` [...] and its
+    Satterthwaite share ``(s2 / R)**2 / (R - 1)``, ``w`` and ``s2`` [...] (all 0 with one run). ``s2`` is the sample
+    variance of the run means; ``w`` the part of it that the episodes' within-run noise explains,
+    the two-way (episodes x runs) residual mean square, by cluster, over the episodes: the episode
+    term already holds ``w / R`` (each episode's mean over runs carries that noise), so ``s2 - w``
+    is the seeds' own variance. The share counts the noise of ``s2`` in full (R - 1 degrees of
+    freedom): ``s2 - w`` is as uncertain as ``s2``, and counting only the net term's would make the
+    tails too thin where the seeds' variance is near ``w`` (measured in docs/statistics.md)."""
+    runs = x.shape[-1]
+    episode = x.mean(axis=-1) * f
+    if runs < 2:
+        zero = np.zeros(f.shape[:-1])
+        return episode, zero, zero, zero, zero
+    n = f.sum(axis=-1)
+    run_means = x.sum(axis=-2) / n[..., None]
+    grand = run_means.mean(axis=-1)
+    s2 = run_means.var(axis=-1, ddof=1)
+    resid = (x - episode[..., None] - run_means[..., None, :] + grand[..., None, None]) * f[..., None]
+    e = _by_cluster(resid, *cl, axis=-2)
+    g = (_by_cluster(f, *cl, axis=-1) > 0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = (e**2).sum(axis=(-2, -1)) / ((runs - 1.0) * (g - 1.0)) * g / n**2
+    return episode, np.maximum(s2 - w, 0.0) / runs, (s2 / runs) ** 2 / (runs - 1.0), w, s2
+
+
+def _t_test(estimate, v, share, confidence: float, null=0.0):
+    """``(se, df, p, half-width)`` of Student's t for ``estimate`` with variance ``v`` and
+    Satterthwaite denominator ``share`` (``df = v**2 / share``): the two-sided p-value of
+    ``estimate == null`` (the smallest positive double for a nonzero difference with se 0) and
+    the interval's half-width at ``confidence``; NaN where ``v`` is."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(v)
+        df = v**2 / np.where(share > 0, share, np.nan)
+        d = np.abs(np.asarray(estimate) - null)
+        p = np.where(se > 0, 2.0 * stats.t.sf(d / se, df), np.where(d == 0, 1.0, 0.0))
+        p = np.where(np.isnan(se), np.nan, np.clip(p, np.finfo(np.float64).tiny, 1.0))
+        half = np.where(se > 0, stats.t.ppf(0.5 + confidence / 2.0, df) * se, 0.0 * se)
+    return se, df, p, half
+
+
+def _calibrated_df(v_ep: float, w: float, runs: int, df: float, confidence: float) -> float:
+    """One agent's degrees of freedom: Satterthwaite's ``df`` shrunk by the largest factor in (0, 1]
+    for which the interval ``mean +- t(df) se`` covers at least ``confidence`` for *every* seed
+    variance, under the normal model with this agent's episode term ``v_ep`` and within-run noise
+    ``w`` (:func:`_shrink_table`). Plain Satterthwaite estimates df from the same run means as the
+    standard error: a run spread small by chance makes both small, and with 2 degrees of freedom
+    that cost 2 points of coverage (7% false alarms at 5%, measured in docs/statistics.md)."""
+    if not (w > 0 and np.isfinite(df)):
+        return df
+    return float(_shrink_factor(np.float64(v_ep), np.float64(w), runs, confidence) * df)
+
+
+def _shrink_factor(known, w, runs: int, confidence: float) -> np.ndarray:
+    """The factor of :func:`_calibrated_df` for an agent with ``runs`` runs, within-run noise ``w``
+    and a known part ``known`` of the variance (its episode term, which holds ``w / R``; for a pair,
+    also the other agent's seeds' term), vectorized; 1 where ``w`` is 0 or NaN."""
+    grid, factor = _shrink_table(runs, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.maximum(known * runs / w - 1.0, 0.0)  # the known part net of the within-run noise, in w / R
+    # the factor falls with c: the grid point at or above c is the conservative choice
+    at = np.minimum(np.searchsorted(grid, np.nan_to_num(c, nan=0.0)), len(grid) - 1)
+    return np.where(np.asarray(w) > 0, factor[at], 1.0)
+
+
+@functools.lru_cache(maxsize=32)
+def _shrink_table(runs: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(c grid, factor)``: for an agent's episode term net of its within-run noise, ``c`` (in
+    units of ``w / R``), the largest factor of Satterthwaite's df for which the coverage of the
+    interval is at least ``confidence`` at every seed variance ``rho >= w``. The coverage is exact
+    under the normal model: the run means' variance is ``rho chi2(R - 1) / (R - 1)``, independent
+    of the mean; quadrature over 200 quantiles of chi2(R - 1) and 40 seed variances up to
+    ``1e5 w``; bisection to 1e-3. The episode term's own degrees of freedom are taken as
+    infinite (more units only widen the interval)."""
+    k = runs - 1.0
+    alpha = 1.0 - confidence
+    u = stats.chi2.ppf((np.arange(200) + 0.5) / 200, k) / k
+    rho = np.concatenate([[1.0], np.geomspace(1.01, 1e5, 39)])[:, None]
+    s2 = rho * u[None, :]
+    grid = np.concatenate([[0.0], np.geomspace(0.01, 1e4, 36)])
+    factor = np.ones(len(grid))
+    for q, c in enumerate(grid):
+        v = c + np.maximum(s2, 1.0)
+        satterthwaite = v**2 / (s2**2 / k)
+        ratio = np.sqrt(v / (c + rho))
+
+        def covered(lam: float, satterthwaite=satterthwaite, ratio=ratio) -> bool:
+            t = special.stdtrit(np.maximum(lam * satterthwaite, 1e-3), 1.0 - alpha / 2.0)
+            return bool((2.0 * special.ndtr(-t * ratio)).mean(axis=1).max() <= alpha)
+
+        if not covered(1.0):
+            lo, hi = 0.0, 1.0
+            while hi - lo > 1e-3:
+                mid = (lo + hi) / 2.0
+                lo, hi = (mid, hi) if covered(mid) else (lo, mid)
+            factor[q] = lo
+    return grid, np.minimum.accumulate(factor)
+
+
+def _with_seeds(v, share, a, b, confidence: float):
+    """``(variance, Satterthwaite denominator)`` of a comparison of two agents scored in several
+    runs: the episode term ``v`` (and its ``share``) plus each agent's seeds' term, ``a`` and ``b``
+    being ``(variance, share, w, s2, runs)`` (:func:`_agent_terms`).
+
+    Each seeds' share's degrees of freedom are shrunk as one agent's are (:func:`_calibrated_df`:
+    so that the interval covers at every seed variance, given the episode term), by as much as that
+    agent's runs carry the seeds' shares, ``f' = 1 - (1 - f) max(0, (s_a - s_b) / (s_a + s_b))``.
+    Where one agent's few runs carry the variance the pair is one agent's case, and plain
+    Satterthwaite rejected up to 8% at 5%; where both carry it, two terms' df are better behaved,
+    and shrinking both in full cost most of the power (a 5-point gap, 3 runs each, sigma 0.03:
+    9% against 22%; docs/statistics.md). Without within-run noise (every episode of a run scoring
+    the same) the test is Welch's on the run means, exact then: no shrink (rounding's ``w`` is not
+    noise)."""
+    (va, sa, wa, s2a, ra), (vb, sb, wb, s2b, rb) = a, b
+    fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence), 1.0)
+    fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lead = np.nan_to_num((sa - sb) / (sa + sb))  # +1: a's runs carry it all; -1: b's
+    fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
+    return v + va + vb, share + sa / fa + sb / fb
+
+
+def _runs_cluster_plan(clusters: Any, n: int):
+    if clusters is None:
+        return None, None
+    inv, _ = cluster_index(clusters, n)
+    order = np.argsort(inv, kind="stable")
+    sizes = np.bincount(inv)
+    return order, np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.intp)
+
+
+def _runs_input(a: Any, b: Any, clusters: Any, confidence: float):
+    """``(a, b, f, clusters plan)``: the checked ``[..., episodes, runs]`` arrays with 0 where ``f``
+    (the episodes finite in every run of both) is 0."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"stats: confidence must be in (0, 1), got {confidence}")
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim < 2 or a.ndim != b.ndim or a.shape[:-1] != b.shape[:-1] or 0 in a.shape or 0 in b.shape:
+        raise ValueError(
+            f"stats: a and b must be [..., episodes, runs] on the same episodes, got shapes {a.shape} and {b.shape}"
+        )
+    for name, x in (("a", a), ("b", b)):
+        if np.isnan(x).any():
+            where = np.argwhere(np.isnan(x))[0]
+            raise ValueError(f"stats: {name} is NaN at episode {where[-2]}, run {where[-1]}; NaN is not a score")
+    cl = _runs_cluster_plan(clusters, a.shape[-2])
+    f = (np.isfinite(a).all(axis=-1) & np.isfinite(b).all(axis=-1)).astype(np.float64)
+    a, b = np.where(f[..., None] > 0, a, 0.0), np.where(f[..., None] > 0, b, 0.0)
+    return a, b, f, cl
+
+
+def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float = 0.95) -> RunsDifference:
+    """Compare two agents scored in several runs (seeds) on the same episodes: the difference of
+    their expected scores over episodes *and* seeds, its standard error, a Student-t test and
+    interval.
+
+    ``a`` is ``[episodes, runs_a]`` (or ``[..., episodes, runs_a]``, a batch), ``b`` is
+    ``[episodes, runs_b]``: entry ``[e, r]`` is run r's score on episode e. Runs are not paired
+    (run k of a and run k of b are unrelated seeds); episodes are. The model reasoned with, per
+    agent: ``x[e, r] = mu + d_e + b_r + eps[e, r]`` (episode difficulty, seed offset, noise). The
+    estimate is ``mean(a) - mean(b)`` over the episodes finite in every run of both (infinite values
+    are left out, as everywhere; NaN raises). Its variance is the sum of
+
+    * the **episode term**: the cluster-robust variance of the mean of the per-episode differences
+      of the means over runs (``clusters``: one label per episode, e.g. the path id; the units are
+      the clusters, as in the cluster bootstrap), and
+    * the **seeds' term** of each agent with two runs or more: ``max(0, s2 - w) / R``, where
+      ``s2`` is the variance of the agent's run means and ``w`` the part of it that the episodes'
+      within-run noise explains (the two-way residual mean square over ``n``), which the episode
+      term already holds: counting ``s2 / R`` whole would count that noise twice.
+
+    The reference is Student's t with Satterthwaite's degrees of freedom, where each seeds' term
+    has ``R - 1``: with 3 runs they are few and the tails wide where the seeds matter, many where
+    the episodes dominate. When either agent has a single run the seeds' spread cannot be
+    estimated: the result is the episodes-only comparison (the paired t over the units, ``units -
+    1`` degrees of freedom) and ``seeds`` is False; say "one run: seed spread not estimated".
+    Measured (type-I error, power, coverage): docs/statistics.md, "Several runs".
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes, runs]`` each (the same episodes, any numbers of runs), or with the same
+        leading batch shape ``[..., episodes, runs]``.
+    clusters : sequence, optional
+        One label per episode: the units of the episode term. Default: every episode its own.
+    confidence : float, optional
+        Confidence level of the interval, in (0, 1) (default 0.95).
+
+    Returns
+    -------
+    RunsDifference
+        ``diff``, ``se``, ``df``, ``p``, ``lo``, ``hi`` (floats, or arrays of the batch shape),
+        ``seeds`` (bool) and ``units``. Below two units everything but ``diff`` is NaN. A
+        difference with a standard error of 0 has ``p`` equal to the smallest positive double (or
+        1 when the difference is 0 too).
+
+    Raises
+    ------
+    ValueError
+        Arrays of other shapes, no episodes, a NaN value, bad ``clusters`` or ``confidence``.
+    """
+    a, b, f, cl = _runs_input(a, b, clusters, confidence)
+    seeds = a.shape[-1] > 1 and b.shape[-1] > 1
+    (ea, va, sa, wa, s2a), (eb, vb, sb, wb, s2b) = _agent_terms(a, f, cl), _agent_terms(b, f, cl)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (ea - eb).sum(axis=-1) / f.sum(axis=-1)
+        v, units = _episode_variance(ea - eb, f, cl)
+    share = v**2 / (units - 1.0)
+    if seeds:  # a single run on either side: the episodes-only comparison
+        v, share = _with_seeds(v, share, (va, sa, wa, s2a, a.shape[-1]), (vb, sb, wb, s2b, b.shape[-1]), confidence)
+    se, df, p, half = _t_test(diff, v, share, confidence)
+    out = RunsDifference(diff, se, df, p, diff - half, diff + half, seeds, units)
+    if a.ndim == 2:
+        out = out._replace(**{k: float(getattr(out, k)) for k in ("diff", "se", "df", "p", "lo", "hi")})
+        out = out._replace(units=int(units))
+    return out
+
+
+def runs_improvement(
+    a: Any, b: Any, *, higher_is_better: bool = True, clusters: Any = None, confidence: float = 0.95
+) -> Intervals:
+    """rliable's probability of improvement of agent a over agent b scored in several runs (seeds)
+    on the same episodes, with an interval over episodes and seeds.
+
+    Per episode, the average over all pairs of a run of a and a run of b of ``1[a better] + 0.5 *
+    1[tie]``; then the mean over the episodes finite in every run of both (Agarwal et al. 2021,
+    ``rliable.metrics.probability_of_improvement`` with the episodes as its tasks; checked against
+    it in the tests). With one run each it is :func:`probability_of_improvement`'s value.
+
+    The interval is Student's t around it with :func:`runs_difference`'s variance, applied to the
+    U-statistic's projections: the episode term is the cluster-robust variance of the per-episode
+    probabilities; each agent's seeds' term comes from its runs' own win rates (run r of a against
+    all runs of b, and the converse), less their within-run noise. Clipped to [0, 1]. With a single
+    run on either side the seeds' spread is not estimated: the interval is over episodes only.
+
+    Parameters
+    ----------
+    a, b : array_like
+        float ``[episodes, runs]`` each (the same episodes), or with the same leading batch shape.
+    higher_is_better : bool, optional
+        True (default) when the larger value is better, False when the smaller is (a distance).
+    clusters : sequence, optional
+        One label per episode: the units of the episode term. Default: every episode its own.
+    confidence : float, optional
+        Confidence level of the interval, in (0, 1) (default 0.95).
+
+    Returns
+    -------
+    Intervals
+        ``mean`` (the probability), ``lo``, ``hi``: floats, or arrays of the batch shape (NaN below
+        two units).
+
+    Raises
+    ------
+    ValueError
+        As :func:`runs_difference`.
+    """
+    a, b, f, cl = _runs_input(a, b, clusters, confidence)
+    sign = 1.0 if higher_is_better else -1.0
+    kernel = 0.5 + 0.5 * np.sign((a[..., :, None] - b[..., None, :]) * sign)  # [..., n, Ra, Rb]
+    kernel *= f[..., None, None]
+    ha, hb = kernel.mean(axis=-1), kernel.mean(axis=-2)  # each run's win rates: [..., n, Ra], [..., n, Rb]
+    episode = ha.mean(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = episode.sum(axis=-1) / f.sum(axis=-1)
+        v, units = _episode_variance(episode, f, cl)
+    share = v**2 / (units - 1.0)
+    if a.shape[-1] > 1 and b.shape[-1] > 1:
+        (_, *ta), (_, *tb) = _agent_terms(ha, f, cl), _agent_terms(hb, f, cl)
+        v, share = _with_seeds(v, share, (*ta, a.shape[-1]), (*tb, b.shape[-1]), confidence)
+    _, _, _, half = _t_test(value, v, share, confidence)
+    out = Intervals(value, np.clip(value - half, 0.0, 1.0), np.clip(value + half, 0.0, 1.0))
+    return Intervals(*(float(x) for x in out)) if a.ndim == 2 else out
+
+
+# --------------------------------------------------------------------- the runs step of analyze
+
+
+class SeedTerms(NamedTuple):
+    """Internal: the seeds' term of each group of run columns (arrays of shape ``[groups]``, all 0
+    for a group of one run): its variance ``max(0, s2 - w) / R`` and Satterthwaite share, the
+    within-run noise ``w`` and the variance ``s2`` of the run means (:func:`_agent_terms`), and the
+    number of runs ``R``."""
+
+    var: np.ndarray
+    share: np.ndarray
+    w: np.ndarray
+    s2: np.ndarray
+    runs: np.ndarray
+
+
+def run_columns(runs: tuple[Any, Sequence[Sequence[int]]], episodes: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Internal: ``analyze``'s ``runs = (run_matrix, groups)``, checked: the matrix of run columns
+    and each group's columns as an index array."""
+    rm, _ = checked_matrix(runs[0], None)
+    if rm.shape[0] != episodes:
+        raise ValueError(f"stats: runs has {rm.shape[0]} episodes, the matrix {episodes}")
+    groups = [np.asarray(g, dtype=np.intp) for g in runs[1]]
+    for g in groups:
+        if len(g) == 0 or g.min() < 0 or g.max() >= rm.shape[1]:
+            raise ValueError(f"stats: a group of run columns is empty or out of range 0..{rm.shape[1] - 1}")
+    return rm, groups
+
+
+def group_columns(rm: np.ndarray, groups: list[np.ndarray], width: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Internal: the columns the groups add to the bootstrap of ``width`` columns, and where each
+    group's sit. A group without a left-out value is one column, the row mean of its runs (the same
+    bootstrap, as means are linear); a group with one keeps its runs."""
+    blocks, where = [], []
+    for g in groups:
+        block = rm[:, g]
+        blocks.append(block.mean(axis=1, keepdims=True) if np.isfinite(block).all() else block)
+        where.append(np.arange(width, width + blocks[-1].shape[1]))
+        width += blocks[-1].shape[1]
+    return blocks, where
+
+
+def _finite_mean(v: np.ndarray) -> float:
+    f = v[np.isfinite(v)]
+    return float(f.mean()) if len(f) else float("nan")
+
+
+def group_intervals(
+    rm: np.ndarray,
+    groups: list[np.ndarray],
+    where: list[np.ndarray],
+    big: Setup,
+    boot: np.ndarray,
+    jack: np.ndarray | None,
+    *,
+    clusters: Any,
+    confidence: float,
+    method: str,
+    min_units: int,
+) -> tuple[RunIntervals, SeedTerms]:
+    """Internal: the runs step of ``analyze``: each group's interval over episodes, from the
+    bootstrap ``boot`` of the columns ``where`` (:func:`group_columns`) shared with every other
+    figure, and with two runs or more its interval over episodes and seeds (Student's t, the
+    calibrated degrees of freedom); and the groups' seeds' terms, which the comparisons with the
+    best use."""
+    run_means = [np.array([_finite_mean(rm[:, c]) for c in g]) for g in groups]
+    theta = np.array([r.mean() for r in run_means])
+    gboot = np.stack([boot[w].mean(axis=0) for w in where]) if groups else np.zeros((0, boot.shape[1]))
+    gjack = None if jack is None or not groups else np.stack([jack[w].mean(axis=0) for w in where])
+    units = np.array([big.units[w].min() for w in where], dtype=np.intp)
+    elo, ehi = intervals(gboot, theta, gjack, units, confidence, method, min_units)
+    sd = np.array([r.std(ddof=1) if len(r) > 1 else np.nan for r in run_means])
+    terms, se, df, rlo, rhi = _seeds_intervals(rm, groups, theta, (elo, ehi), clusters, confidence, min_units)
+    return RunIntervals(theta, rlo, rhi, elo, ehi, run_means, sd, se, df), terms
+
+
+def _seeds_intervals(rm, groups, theta, episode_interval, clusters, confidence: float, min_units: int):
+    """``(seeds' terms, se, df, lo, hi)`` of each group: with two runs or more, the interval over
+    episodes and seeds ``theta +- t(df) se`` (:func:`runs_difference`'s variance for one agent, the
+    df calibrated); with one run, the interval over episodes (``se``, ``df`` NaN)."""
+    se, df = np.full(len(groups), np.nan), np.full(len(groups), np.nan)
+    # each group's seeds' term (variance, Satterthwaite share) and what it is made of
+    gseeds, gshare, gw, gs2 = (np.zeros(len(groups)) for _ in range(4))
+    rlo, rhi = (x.copy() for x in episode_interval)  # one run: the interval over episodes
+    cl = _runs_cluster_plan(clusters, rm.shape[0])
+    for q, g in enumerate(groups):
+        if len(g) > 1:
+            runs_x = rm[:, g]
+            f = np.isfinite(runs_x).all(axis=1).astype(np.float64)
+            episode, gseeds[q], gshare[q], w, gs2[q] = _agent_terms(np.where(f[:, None] > 0, runs_x, 0.0), f, cl)
+            gw[q] = w
+            v, used = _episode_variance(episode, f, cl)
+            if used >= max(min_units, 2) and np.isfinite(theta[q]):
+                var = v + gseeds[q]
+                se[q] = np.sqrt(var)
+                satt = var**2 / (v**2 / (used - 1.0) + gshare[q]) if var > 0 else np.nan
+                df[q] = _calibrated_df(v, float(w), len(g), satt, confidence)
+                half = special.stdtrit(df[q], 0.5 + confidence / 2.0) * se[q] if se[q] > 0 else 0.0
+                rlo[q], rhi[q] = theta[q] - half, theta[q] + half
+            else:
+                rlo[q] = rhi[q] = np.nan
+    terms = SeedTerms(gseeds, gshare, gw, gs2, np.array([len(g) for g in groups], dtype=np.intp))
+    return terms, se, df, rlo, rhi
