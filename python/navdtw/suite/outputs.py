@@ -211,9 +211,8 @@ def _episodes_bytes(runs: Sequence[DatasetRun], *, parquet: bool) -> bytes:
     an infinite distance is ``inf``, a metric the agent lacks is empty."""
     cols = _episode_columns(runs)
     if parquet:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        pa = import_optional("pyarrow", "episodes.parquet")
+        pq = import_optional("pyarrow.parquet", "episodes.parquet")
         table = pa.table({k: pa.array(v) for k, v in cols.items()})
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)
