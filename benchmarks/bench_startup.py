@@ -5,7 +5,8 @@ time is printed beside the bare interpreter's (``python -c pass``), with the loa
 a shared machine slows every row alike. Measured:
 
 * ``import navdtw`` (target <= 0.1 s) and ``import navdtw; navdtw.evaluate`` (the engine, numpy);
-* ``navdtw --help``, ``navdtw --version`` and a mistyped command (target <= 0.15 s each);
+* ``navdtw --help``, ``navdtw --version``, a mistyped command and ``navdtw watch --help`` (target
+  <= 0.15 s each: none imports numpy);
 * ``navdtw score --help`` and ``navdtw compare --help`` (their options need the data set kinds);
 * then ``python -X importtime`` of ``navdtw --help``: the slowest imports, cumulative.
 
@@ -34,6 +35,7 @@ ROWS = [
     ("navdtw --help", CLI.format(argv=["--help"]), 0.15),
     ("navdtw --version", CLI.format(argv=["--version"]), 0.15),
     ("navdtw bogus (a mistyped command)", CLI.format(argv=["bogus"]), 0.15),
+    ("navdtw watch --help", CLI.format(argv=["watch", "--help"]), 0.15),
     ("navdtw score --help", CLI.format(argv=["score", "--help"]), None),
     ("navdtw compare --help", CLI.format(argv=["compare", "--help"]), None),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -663,6 +664,35 @@ def test_help_shows_an_example(command, capsys):
     out = capsys.readouterr().out
     assert "Example" in out
     assert "navdtw" in out
+
+
+@pytest.mark.parametrize("command", ["info", "demo", "score", "baseline", "suite", "compare", "order", "watch"])
+def test_each_command_help_lists_its_own_exit_statuses(command, capsys):
+    # the epilog of every command listed every status, watch's decisions under score (issue 36 item 13)
+    from navdtw.cli._status import COMMAND_STATUS, EXIT_STATUS
+
+    assert main([*(["suite", "run"] if command == "suite" else [command]), "--help"]) == 0
+    tail = capsys.readouterr().out.split("\nExit status:\n", 1)[1]
+    listed = [int(code) for code in re.findall(r"^  (\d+) +\S", tail, re.M)]
+    assert listed == list(COMMAND_STATUS[command])
+    assert EXIT_STATUS[listed[-1]].split()[0] in tail.splitlines()[-1]
+
+
+def test_the_docs_table_of_exit_statuses_by_command_is_the_commands():
+    from navdtw.cli._status import COMMAND_STATUS
+
+    def codes(text: str) -> list[int]:
+        out = []
+        for part in text.split(","):
+            low, _, high = part.strip().partition("-")
+            out += range(int(low), int(high or low) + 1)
+        return out
+
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = page.split("| command | exit statuses |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| (.+?) \| ([\d, -]+) \|$", table, re.M)
+    documented = {name.strip("` ").split()[0]: codes(statuses) for names, statuses in rows for name in names.split(",")}
+    assert documented == {name: list(codes_) for name, codes_ in COMMAND_STATUS.items()}
 
 
 def test_version(capsys):

@@ -188,5 +188,18 @@ def test_a_new_kind_is_a_results_tables_split(world, tmp_path, capsys, copy_kind
     args += ["--dataset-kind", "r2r-copy", "--split", str(split), "--no-progress", "--resamples", "200"]
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
     assert "120 episodes" in capsys.readouterr().out
+    # without a split, the new kind's ids name their paths as R2R's do
+    assert ds.open("results", dataset_kind="r2r-copy").cluster_of(["12_0", "12_1", "7_0"]) == ["12", "12", "7"]
     with pytest.raises(ValueError, match=r"^val.json.gz: not a split of r2r-copy .*; it is a split of r2r-ce"):
         ds.open("results", split=_episodes(tmp_path / "val.json.gz", [1]), dataset_kind="r2r-copy")
+
+
+def test_watch_names_the_registered_kinds_that_match_part_of_a_split(tmp_path, copy_kind):
+    from types import SimpleNamespace
+
+    from navdtw.watch import Follower
+
+    ndh = SimpleNamespace(kind=DATASETS["ndh"], matches_partial=False)  # NDH matches whole splits only
+    kinds = r"\(r2r, r4r, r2r-ce, rxr-ce, positions, r2r-copy\), not ndh"
+    with pytest.raises(ValueError, match=r"kinds that match a part of their split " + kinds):
+        Follower(tmp_path / "preds.json", name="run", bench=ndh)

@@ -126,6 +126,23 @@ def test_source_check_can_fail(monkeypatch):
     assert undocumented(documented_in_sources()) == ["navdtw.paths_new.fresh"]
 
 
+def test_a_reexported_constant_shows_its_own_docstring(monkeypatch):
+    """docs/_ext/reexported_data.py: ``.. autodata:: navdtw.stats.BLOCK`` (defined in
+    ``navdtw.stats._resampling``, re-exported by the package) shows the docstring written beside
+    the value, where Sphinx alone finds none and shows int's; a constant with a docstring where it
+    is documented (``navdtw.datasets.DATASETS``) keeps the one Sphinx found."""
+    pytest.importorskip("sphinx")
+    monkeypatch.syspath_prepend(str(DOCS / "_ext"))
+    import reexported_data
+
+    lines = ["int([x]) -> integer"]
+    reexported_data.fill(None, "data", "navdtw.stats.BLOCK", navdtw.stats.BLOCK, {}, lines)
+    assert lines[0].startswith("The number of resamples per block"), lines
+    lines = ["the registry"]
+    reexported_data.fill(None, "data", "navdtw.datasets.DATASETS", navdtw.datasets.DATASETS, {}, lines)
+    assert lines == ["the registry"]
+
+
 def test_every_data_set_kind_has_a_page():
     """A new kind in navdtw.datasets.DATASETS needs docs/datasets/<kind>.md, listed in the index's
     toctree (HA-VLN, scored by navdtw.humanaware, has one too)."""

@@ -378,6 +378,25 @@ def test_import_navdtw_and_help_import_no_numpy():
     assert out.splitlines() == ["[]", "[0, 0, 2, 2] []", "0 True []", "0 True False False"]
 
 
+def test_watch_help_imports_no_numpy():
+    """``navdtw watch --help`` answers as ``navdtw --help`` does (issue 36 item 14: it took 0.28 s,
+    importing every data set kind and the metrics for its options): neither numpy, scipy nor the
+    compiled engine; the command itself still reads every data set option."""
+    out = _python(
+        f"""
+        import contextlib, io, sys
+        from navdtw.cli import main
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            code = main(["watch", "--help"])
+        print(code, "--order" in text.getvalue(), sorted(m for m in {HEAVY!r} if m in sys.modules))
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            code = main(["watch", "run.jsonl", "--order", "o.json", "--width", "0.1", "--dataset", "r2r"])
+        print(code, "--dataset r2r needs --split" in err.getvalue())
+        """
+    )
+    assert out.splitlines() == ["0 True []", "2 True"]
+
+
 def test_every_public_name_resolves():
     """``__all__`` and ``dir()`` list the lazy names of ``navdtw`` and ``navdtw.suite``, and each one
     is the object its module defines (a name added to ``__all__`` without its module in ``_NAMES``

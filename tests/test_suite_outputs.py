@@ -580,7 +580,7 @@ def test_the_terminal_shows_control_characters_instead_of_running_them(hostile, 
     text = S.format_leaderboard(results)
     assert "\x1b" not in text and "\u202e" not in text and "\\x1b[31mred" in text and "\\u202e" in text
     assert "a|b c" not in text and "a|b\\nc" in text  # the newline cannot break the table
-    from navdtw.cli import _print_suite
+    from navdtw.cli._output import print_suite as _print_suite
 
     _print_suite(results, None)
     printed = capsys.readouterr()

@@ -639,6 +639,28 @@ def test_cli_order_then_watch_once(tmp_path, capsys):
     assert "give METRIC=FRACTION" in capsys.readouterr().err
 
 
+def test_watch_reads_reported_figures_as_compare_does(tmp_path, capsys):
+    """One --reported grammar (issue 36 item 6): a percentage (sr=58%) as compare takes it, the
+    evaluators' names (success), and a rate above 1 without % refused with the suite's message."""
+    from navdtw.cli import main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=200)
+    assert main(["order", str(split), "--seed", "5", "--out", str(tmp_path / "o")]) == 0
+    order = load_order(tmp_path / "o" / "order.json")
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, population(200, 0.9, 0), 150)
+    watch = ["watch", str(f), "--order", str(tmp_path / "o" / "order.json"), "--once", "--output"]
+    capsys.readouterr()
+    assert main([*watch, str(tmp_path / "percent.json"), "--reported", "sr=30%"]) == 12
+    assert main([*watch, str(tmp_path / "fraction.json"), "--reported", "success=0.3"]) == 12
+    percent, fraction = (json.loads((tmp_path / n).read_text()) for n in ("percent.json", "fraction.json"))
+    assert percent["reported"] == fraction["reported"] == {"sr": pytest.approx(0.3)}
+    capsys.readouterr()
+    assert main([*watch, str(tmp_path / "x.json"), "--reported", "sr=58"]) == 2
+    err = capsys.readouterr().err
+    assert "--reported sr=58: sr = 58: SR is a rate: write a fraction in [0, 1] (0.58) or a percentage" in err
+
+
 def test_a_missing_run_is_an_error_once_and_waited_for_when_following(tmp_path, capsys):
     from navdtw.cli import main
 

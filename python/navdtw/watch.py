@@ -181,7 +181,8 @@ class Follower:
     bench : Benchmark, optional
         The data set the run is read through (:func:`navdtw.datasets.open`); default: results
         tables (``open("results", partial=True)``). A kind that scores trajectories must match a
-        part of its split (``matches_partial``: r2r, r4r, r2r-ce, rxr-ce, positions).
+        part of its split (``matches_partial``: r2r, r4r, r2r-ce, rxr-ce, positions; the message lists the
+        registered kinds that do).
     convention : str, optional
         The convention scored (default: the kind's).
     threshold : float, optional
@@ -202,6 +203,7 @@ class Follower:
         convention: str | None = None,
         threshold: float = 3.0,
     ) -> None:
+        from .datasets import DATASETS
         from .datasets import open as open_dataset
 
         self.name = name
@@ -209,10 +211,10 @@ class Follower:
         self.bench = bench if bench is not None else open_dataset("results", partial=True)
         kind = self.bench.kind
         if not kind.reads_scores and not self.bench.matches_partial:
+            partial = ", ".join(k.name for k in DATASETS.values() if getattr(k.opener, "matches_partial", False))
             raise ValueError(
                 f"{name}: navdtw watch scores trajectories of the kinds that match a part of their split "
-                f"(r2r, r4r, r2r-ce, rxr-ce, positions), not {kind.name}: give the per-episode results "
-                "(--dataset results)"
+                f"({partial}), not {kind.name}: give the per-episode results (--dataset results)"
             )
         self.convention = kind.check_convention(convention)
         self.threshold = threshold

@@ -27,7 +27,7 @@ from typing import Any
 from .._messages import named, shown
 from ._common import Document, MatchedEpisodes, SplitIndex, not_found, read_document
 
-__all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "Option", "SplitReader", "split_index"]
+__all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "IdShape", "Option", "SplitReader", "split_index"]
 
 
 @dataclass(frozen=True)
@@ -272,6 +272,9 @@ class DatasetKind:
     predictions:
         the shapes (:data:`navdtw.datasets.shapes.SHAPES`) of the agents' files the kind reads;
         a file of another shape that fails to read is named for what it is.
+    id_shape:
+        how an episode id names its path (:class:`IdShape`: R2R's ``<path_id>_<k>``), for the
+        path bootstrap of results tables without a split; None when ids say nothing of paths.
     """
 
     name: str
@@ -285,6 +288,7 @@ class DatasetKind:
     reads_scores: bool = False
     split_reader: SplitReader | None = None
     predictions: tuple[str, ...] = ()
+    id_shape: IdShape | None = None
 
     @property
     def has_baseline(self) -> bool:
@@ -446,6 +450,26 @@ class SplitReader:
 
     option: str
     index: Callable[[Document, str], SplitIndex | None]
+
+
+@dataclass(frozen=True)
+class IdShape:
+    """How a kind's episode ids name their path (R2R's ``<path_id>_<k>``).
+
+    Attributes
+    ----------
+    words:
+        the shape as messages say it (``"<path_id>_<k>"``).
+    pattern:
+        a regular expression every id of the shape matches whole (``r"\\d+_\\d+"``), to recognise
+        ids of an unnamed kind.
+    path:
+        ``path(id) -> path id``.
+    """
+
+    words: str
+    pattern: str
+    path: Callable[[str], str] = field(compare=False)
 
 
 #: Every data set kind navdtw reads, by name (``navdtw score --dataset NAME``, suite files): filled

@@ -38,7 +38,7 @@ from ._common import (
     source,
 )
 from ._r2r_predictions import load_predictions, read_predictions, write_predictions
-from .base import Benchmark, DatasetKind, Option, SplitReader
+from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
 
@@ -738,6 +738,8 @@ _SPLIT_OPTIONS = (
 
 #: The shapes of the agents' files R2R and R4R read (REVERIE's object id is ignored).
 _PREDICTIONS = ("r2r-trajectories", "duet-trajectories", "reverie-trajectories")
+#: Instruction ``k`` of path ``path_id`` is ``<path_id>_<k>``.
+ID_SHAPE = IdShape("<path_id>_<k>", r"\d+_\d+", lambda i: i.rsplit("_", 1)[0])
 
 R2R = DatasetKind(
     "r2r",
@@ -749,6 +751,7 @@ R2R = DatasetKind(
     description="Room-to-Room (Anderson et al. 2018): instructions on Matterport3D graph paths",
     split_reader=SplitReader("split", split_index),
     predictions=_PREDICTIONS,
+    id_shape=ID_SHAPE,
 )
 R4R = DatasetKind(
     "r4r",
@@ -760,4 +763,5 @@ R4R = DatasetKind(
     description="Room-for-Room (Jain et al. 2019): joined R2R paths, in R2R's file format",
     split_reader=SplitReader("split", split_index),
     predictions=_PREDICTIONS,
+    id_shape=ID_SHAPE,
 )

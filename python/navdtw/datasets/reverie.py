@@ -48,7 +48,7 @@ from ._common import (
     source,
 )
 from ._reverie_objects import VisibleObjects, goal_table, load_objects, object_id, visibility
-from .base import Benchmark, DatasetKind, Option, SplitReader
+from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
 
@@ -649,4 +649,5 @@ REVERIE = DatasetKind(
     description="REVERIE (Qi et al. 2020): remote object grounding on Matterport3D graph paths",
     split_reader=SplitReader("split", split_index),
     predictions=("r2r-trajectories", "duet-trajectories", "reverie-trajectories"),
+    id_shape=IdShape("<path_id>_<objId>_<k>", r"\d+_\d+_\d+", lambda i: i.split("_", 1)[0]),
 )

@@ -48,7 +48,7 @@ from ._common import (
     read_text,
     trajectory_viewpoints,
 )
-from .base import Benchmark, DatasetKind, Option, SplitReader
+from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import routed
 
@@ -482,4 +482,5 @@ RXR = DatasetKind(
     description="Room-Across-Room (Ku et al. 2020): multilingual instructions on Matterport3D graph paths",
     split_reader=SplitReader("split", split_index),
     predictions=("r2r-trajectories", "duet-trajectories", "reverie-trajectories", "rxr-follower"),
+    id_shape=IdShape("<path_id>_<k>", r"\d+_\d+", lambda i: i.rsplit("_", 1)[0]),  # VLN-HAMT's ids
 )

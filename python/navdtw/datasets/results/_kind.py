@@ -33,27 +33,20 @@ def _flag(value, name: str) -> bool:
     return value
 
 
-def _prefix_before_last(ids: Sequence[str]) -> list[str]:
-    return [i.rsplit("_", 1)[0] for i in ids]
-
-
-def _first_part(ids: Sequence[str]) -> list[str]:
-    return [i.split("_", 1)[0] for i in ids]
-
-
-_R2R_SHAPE = re.compile(r"\d+_\d+")
-_REVERIE_SHAPE = re.compile(r"\d+_\d+_\d+")
-
-
 def id_shape_clusters(ids: Sequence[str], kind: str | None = None) -> tuple[list[str] | None, str]:
-    """Internal: path ids from the ids' shape, ``(labels or None, how)``: ``<path_id>_<k>`` (R2R,
-    R4R, RxR's VLN-HAMT ids) or ``<path_id>_<objId>_<k>`` (REVERIE), for every id; a ``kind`` names
-    the shape to expect."""
-    if kind in ("r2r", "r4r", "rxr") or (kind is None and ids and all(_R2R_SHAPE.fullmatch(i) for i in ids)):
-        return _prefix_before_last(ids), "the ids' shape <path_id>_<k>"
-    if kind == "reverie" or (kind is None and ids and all(_REVERIE_SHAPE.fullmatch(i) for i in ids)):
-        return _first_part(ids), "the ids' shape <path_id>_<objId>_<k>"
-    return None, ""
+    """Internal: path ids from the ids' shape, ``(labels or None, how)``: the shape of ``kind``'s ids
+    (its :class:`~navdtw.datasets.base.IdShape`: ``<path_id>_<k>`` of R2R, R4R and RxR's VLN-HAMT
+    ids, ``<path_id>_<objId>_<k>`` of REVERIE; none for NDH and the continuous kinds), or without
+    a kind the first registered kind's shape that every id has."""
+    if kind is not None:
+        shape = DATASETS[kind].id_shape if kind in DATASETS else None
+        shapes = [shape] if shape is not None else []
+    else:
+        shapes = list({k.id_shape.words: k.id_shape for k in DATASETS.values() if k.id_shape is not None}.values())
+        shapes = [s for s in shapes if ids and all(re.fullmatch(s.pattern, i) for i in ids)]
+    if not shapes:
+        return None, ""
+    return [shapes[0].path(i) for i in ids], f"the ids' shape {shapes[0].words}"
 
 
 class ResultsBenchmark(Benchmark):
@@ -303,9 +296,6 @@ class ResultsBenchmark(Benchmark):
         if ids and all(i in self._path_of for i in ids):
             self.clusters = "the tables' path column"
             return [self._path_of[i] for i in ids]
-        if self.dataset_kind in ("ndh", "r2r-ce", "rxr-ce"):
-            self.clusters = ""
-            return None
         labels, how = id_shape_clusters(ids, self.dataset_kind)
         self.clusters = how
         return labels

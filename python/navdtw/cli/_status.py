@@ -1,0 +1,64 @@
+"""Internal to :mod:`navdtw.cli`: the exit statuses of the ``navdtw`` command, in one place.
+
+What each status means (:data:`EXIT_STATUS`, with the decisions of ``navdtw watch`` from
+:mod:`navdtw._decisions`), which statuses each command can end with (:data:`COMMAND_STATUS`: its
+``--help`` lists them, and docs/cli.md's table by command is checked against it), and the error a
+command raises for a mistake in its input (:class:`UserError`, status 2). No imports but the
+decisions' table, so ``navdtw --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from .._decisions import DECISIONS
+
+EXIT_SUCCESS = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_OUTPUT = 3
+EXIT_ALL_FAILED = 5
+EXIT_INTERRUPTED = 130
+
+#: What each exit status of the ``navdtw`` command means (docs/cli.md).
+EXIT_STATUS = {
+    EXIT_SUCCESS: "success",
+    EXIT_FAILED: "suite run or compare: some (agent, data set), or one agent's metric, failed; the others' "
+    "results are written",
+    EXIT_USAGE: "a mistake in the input: usage, a missing or malformed file or entry, a bad suite file",
+    EXIT_OUTPUT: "an output could not be written (read-only folder, full disk, a file navdtw did not write); "
+    "nothing half-written",
+    EXIT_ALL_FAILED: "suite run or compare: every agent failed on every data set; nothing was written (the "
+    "output folder is as it was)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    **dict(DECISIONS.values()),
+}
+
+_WRITES = (EXIT_SUCCESS, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED)  # a command that writes an output folder
+_SUITE = (EXIT_SUCCESS, EXIT_FAILED, EXIT_USAGE, EXIT_OUTPUT, EXIT_ALL_FAILED, EXIT_INTERRUPTED)
+
+#: The statuses each command ends with (``--help`` and ``--version`` end with 0, a usage mistake
+#: with 2, whatever the command). ``watch`` ends with its decision's status, 0 never.
+COMMAND_STATUS: dict[str, tuple[int, ...]] = {
+    "info": (EXIT_SUCCESS, EXIT_USAGE, EXIT_INTERRUPTED),
+    "demo": _WRITES,
+    "score": _WRITES,
+    "baseline": _WRITES,
+    "suite": _SUITE,
+    "compare": _SUITE,
+    "order": _WRITES,
+    "watch": tuple(sorted({EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED, *(code for code, _ in DECISIONS.values())})),
+}
+
+
+class UserError(Exception):
+    """A mistake in the command's input: reported as one line, exit status 2."""
+
+
+def status_epilog(command: str) -> str:
+    """Internal: the end of ``navdtw COMMAND --help``: the exit statuses the command ends with, one
+    a line (wrapped under its meaning)."""
+    lines = ["Exit status:"]
+    for code in COMMAND_STATUS[command]:
+        lines += textwrap.wrap(EXIT_STATUS[code], width=79, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
+    return "\n".join(lines)

@@ -1,0 +1,47 @@
+"""Internal to :mod:`navdtw.cli`: ``navdtw order``, a seeded random order of a split's episodes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from .. import _options, _parser
+from .._files import check_out, need_file
+from .._output import term
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -> None:
+    """Internal: the command's options."""
+    parser.description = (
+        "Write a seeded, uniformly random order of a split's episodes: order.txt (ids), order.json (what\n"
+        "navdtw watch reads), a copy of the split file in that order and, with --workers, each worker's\n"
+        "round-robin share. Run the evaluation in this order (no shuffling) to stop it early with\n"
+        "navdtw watch (docs/stopping.md)."
+    )
+    parser.epilog = (
+        "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "
+        "--workers 4 --out order/\n"
+    )
+    parser.add_argument(
+        "split",
+        metavar="SPLIT",
+        help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON, positions references)",
+    )
+    _options.add_seed(parser, "the order's seed (write it down)", required=True, default=None)
+    parser.add_argument(
+        "--workers", type=_parser.positive_int, default=1, metavar="K", help="workers (ranks), default 1"
+    )
+    _options.add_out(parser, "navdtw_order")
+    _options.add_force(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Internal: writes the order's files."""
+    from ...order import write_order
+
+    check_out(Path(args.out), [], [need_file(args.split, "SPLIT")])
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers, force=args.force)
+    names = ", ".join(p.name for p in files.values())
+    print(term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
+    return 0

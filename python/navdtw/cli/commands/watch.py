@@ -1,0 +1,231 @@
+"""Internal to :mod:`navdtw.cli`: ``navdtw watch``, a running evaluation followed until its
+question is answered (docs/stopping.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..._decisions import DECISIONS
+from .. import _options, _parser
+from .._files import same
+from .._output import term
+from .._parser import PROG
+from .._status import UserError
+
+DESCRIPTION = (
+    "Follow the results (or the trajectories) an evaluation is writing, in the order of navdtw order,\n"
+    "and stop when the question is answered, with an error of at most --alpha however often you look\n"
+    "(docs/stopping.md). One run: --width, --reported or --against; several runs: the best checkpoint."
+)
+
+EPILOG = """\
+Per-episode results (--dataset results, the default) are read as navdtw compare reads them: JSON
+Lines, JSON, CSV, a folder of one file per episode, one rank's file of a run written per rank, a
+glob of shards, every project layout of docs/datasets/results.md. Trajectories are scored as they
+come with their data set's metrics (--dataset r2r, r4r, r2r-ce, rxr-ce or positions and its files).
+A last line or file still being written is waited for.
+
+Examples:
+  navdtw watch eval/results.jsonl --order order/order.json --width 0.02
+  navdtw watch eval/results.jsonl --order order/order.json --reported sr=0.564
+  navdtw watch eval/results.jsonl --order order/order.json --against base.jsonl --metric sr,ndtw
+  navdtw watch ckpt6=eval6/ ckpt9=eval9/ ckpt12=eval12/ --order order/order.json --width 0.02
+  navdtw watch preds.jsonl --dataset r2r --split R2R_val_unseen.json --connectivity connectivity/ \\
+      --order order/order.json --against base_preds.json --metric sr,ndtw
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -> None:
+    """Internal: the command's options. With ``help_only`` (``navdtw watch --help``) the data set
+    options are a paragraph: the help imports neither the data set kinds nor numpy."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="[NAME=]FILES",
+        help="the run's results or trajectories: a JSON Lines / JSON file, a folder of one file per episode, one "
+        "rank's file, or a quoted glob of shards; several: checkpoints to choose from",
+    )
+    parser.add_argument(
+        "--dataset",
+        default="results",
+        metavar="KIND",
+        help="results (default: per-episode results) or the kind that scores the trajectories "
+        "(r2r, r4r, r2r-ce, rxr-ce, positions)",
+    )
+    _options.add_dataset_options(parser, help_only=help_only)
+    # the kind's own conventions are checked when it is opened (no list of every convention here:
+    # it would import the metrics, hence numpy, for --help)
+    parser.add_argument("--convention", default=None, metavar="NAME", help="definitions (default: the kind's)")
+    _options.add_threshold(parser)
+    parser.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        metavar="LIST",
+        help="the metrics decided on, comma-separated (rates: sr, osr, spl, ndtw, sdtw, ...; default sr)",
+    )
+    parser.add_argument(
+        "--width", type=_parser.fraction, default=None, metavar="W", help="target width of the intervals"
+    )
+    _options.add_reported(parser, agents=False)
+    parser.add_argument(
+        "--against", metavar="FILES", help="another agent's complete results (or trajectories) on the same split"
+    )
+    parser.add_argument(
+        "--alpha", type=_parser.fraction, default=0.05, help="the error, shared out over metrics or checkpoints (0.05)"
+    )
+    parser.add_argument("--once", action="store_true", help="look once, print the state and exit")
+    parser.add_argument(
+        "--poll", type=_parser.fraction_or_more, default=2.0, metavar="S", help="seconds between looks (2)"
+    )
+    parser.add_argument(
+        "--idle",
+        type=_parser.fraction_or_more,
+        default=None,
+        metavar="S",
+        help="give up after S seconds without new results",
+    )
+    parser.add_argument("--output", metavar="FILE", help="write the final state as JSON")
+    _options.add_force(
+        parser,
+        "replace the --output file though navdtw did not write it or it was changed since (never a read-only one)",
+    )
+
+
+def _split_pairs(values: list[str] | None) -> list[str]:
+    return [v.strip() for text in values or [] for v in text.split(",") if v.strip()]
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """--output: not inside an input, and replaceable, before the hours of watching."""
+    from ..._io import check_replaceable
+
+    output = Path(args.output)
+    inputs = [Path(s.partition("=")[2] if "=" in s and not os.path.exists(s) else s) for s in args.runs]
+    inputs += [Path(args.order), *([Path(args.against)] if args.against else [])]
+    for p in inputs:  # a run's folder would read the state as an episode's file
+        if same(output, p) or (p.is_dir() and same(output.parent, p)):
+            raise UserError(f"--output {output}: would be written into the input {p}; choose another file")
+    check_replaceable(output.parent, [output.name], force=args.force)
+
+
+def _runs(args: argparse.Namespace, follower) -> dict:
+    """The runs followed, by name (``NAME=FILES``, or named from their paths)."""
+    import glob
+
+    from ..._messages import listed
+    from ...datasets._common import not_found
+
+    runs = {}
+    for k, spec in enumerate(args.runs):
+        name, sep, path = spec.partition("=")
+        if not sep or not name or os.path.exists(spec):
+            name, path = (Path(spec.rstrip("/\\")).stem or f"run{k}") if len(args.runs) > 1 else "run", spec
+        if name in runs:
+            raise UserError(f"two runs are named {name!r}: name them with NAME=FILES")
+        if not path:
+            raise UserError(f"run {listed([spec])}: no file or folder given (give FILES or NAME=FILES)")
+        if args.once and not os.path.lexists(path) and not glob.has_magic(path):
+            raise UserError(not_found(path, "path"))  # following would wait for it to appear
+        runs[name] = follower(path, name)
+    return runs
+
+
+def _against(args: argparse.Namespace, follower):
+    """--against: the other agent's complete table, read once."""
+    import glob
+
+    from ...datasets._common import not_found
+
+    if not os.path.lexists(args.against) and not glob.has_magic(args.against):
+        raise UserError(f"--against {not_found(args.against, 'path')}")
+    base = follower(args.against, Path(args.against.rstrip("/\\")).name)
+    base.poll()
+    if base.table is None:
+        raise UserError(f"--against {args.against}: {base.waiting or 'no episodes'}")
+    return base.table
+
+
+def _viewer(runs: dict, *, live: bool, once: bool):
+    """``show(lines)`` for :meth:`navdtw.watch.Watch.run`: the live view redrawn in place on a
+    terminal; elsewhere, what each run waits for, said once on stderr."""
+    shown = [0]
+    said: set[str] = set()
+
+    def show(lines: list[str]) -> None:
+        if not live and not once:  # no view to read: say once what is waited for
+            for run in runs.values():
+                if run.missing and run.name not in said:
+                    said.add(run.name)
+                    print(term(f"{PROG} watch: {run.name}: {run.waiting}"), file=sys.stderr, flush=True)
+        if live:
+            if shown[0]:
+                sys.stdout.write(f"\x1b[{shown[0]}F\x1b[J")  # back to the block's first line, clear below
+            sys.stdout.write("".join(term(line) + "\n" for line in lines))
+            sys.stdout.flush()
+            shown[0] = len(lines)
+
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    """Internal: follows the runs until the decision; its exit status is the decision's."""
+    from ...datasets import DATASETS
+    from ...order import load_order
+    from ...watch import Follower, Watch
+
+    kind = DATASETS.get(args.dataset)
+    if kind is None:
+        raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
+    options = _options.kind_options(args, kind)
+    if kind.reads_scores:
+        options["partial"] = True  # the run covers part of the split until it ends: that is the point
+    bench = kind.open(**options)
+    try:
+        convention = kind.check_convention(args.convention)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.output:
+        _check_output(args)
+
+    def follower(path: str, name: str) -> Follower:
+        return Follower(path, name=name, bench=bench, convention=convention, threshold=args.threshold)
+
+    runs = _runs(args, follower)
+    reported = {}
+    if args.reported:
+        reported = _options.reported_figures(_split_pairs(args.reported), columns=kind.reads_scores)
+    metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
+    against = _against(args, follower) if args.against else None
+    try:
+        watch = Watch(
+            load_order(args.order),
+            runs,
+            metrics=metrics,
+            alpha=args.alpha,
+            width=args.width,
+            reported=reported,
+            against=against,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    live = sys.stdout.isatty() and not args.once
+    decision = watch.run(
+        once=args.once,
+        poll=args.poll,
+        idle=args.idle,
+        show=_viewer(runs, live=live, once=args.once),
+        output=args.output,
+        force=args.force,
+    )
+    if not live:
+        print("\n".join(term(line) for line in watch.lines()[:-1]))
+    code = DECISIONS[decision][0]
+    what = watch.message if decision != "undecided" else "not decided yet"
+    print(term(f"{PROG} watch: {what} (exit status {code})"))
+    return code
