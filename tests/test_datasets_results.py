@@ -709,7 +709,7 @@ def test_compare_command_on_results_tables(tmp_path, capsys):
     assert capsys.readouterr().err == "navdtw: error: --column: expected column mappings as NAME=VALUE, got 'x'\n"
     assert main([*args, "--dataset-kind", "nope"]) == 2
     kinds = "r2r, r4r, r2r-ce, reverie, ndh, rxr, rxr-ce, positions"  # with a split file, in the registry's order
-    assert f"--dataset-kind nope: choose one of {kinds}" in capsys.readouterr().err
+    assert f"--dataset-kind: must be one of {kinds}, got 'nope'" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a.jsonl"), "--dataset", "r2r", "--percent"]) == 2
     assert "does not take --percent" in capsys.readouterr().err
 

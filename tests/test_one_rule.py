@@ -8,12 +8,14 @@ there reaches them all; the tests here hold each rule's one place to its callers
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import navdtw
 from navdtw._optional import EXTRAS, import_optional, install_hint, missing
 
 
@@ -135,3 +137,64 @@ def test_messages_imports_no_numpy_but_shows_its_scalars():
     from navdtw._messages import shown
 
     assert shown(np.int64(3)) == "3" and shown((np.float64(0.5), "a")) == "(0.5, 'a')"
+
+
+@pytest.mark.parametrize(("line", "name", "value", "flag", "message"), [b for b in BAD_OPTIONS if b[1] != "id_column"])
+def test_a_bad_option_reads_the_same_from_the_command_line(tmp_path, capsys, line, name, value, flag, message):
+    """The command line gives the option's flag and the message Python gives (a command-line value
+    is always text: the id column's 'expected a string' cannot arise there)."""
+    import navdtw
+    from navdtw.cli import main
+
+    missing = str(tmp_path / "missing.json")
+    value = value.format(missing=missing) if isinstance(value, str) else value
+    with pytest.raises((ValueError, FileNotFoundError)) as caught:
+        navdtw.datasets.open("results", **{name: value})
+    (tmp_path / "a.jsonl").write_text('{"episode_id": 1, "sr": 1}\n')
+    args = ["compare", str(tmp_path / "a.jsonl"), "--dataset", "results", "--no-progress"]
+    for v in value if isinstance(value, list) else [value]:
+        args += [flag, v]
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"navdtw: error: {caught.value}\n"
+
+
+# --------------------------------------------------------------------------------------------
+# each rule written once: read from the source
+# --------------------------------------------------------------------------------------------
+
+
+def _strings(tree: ast.AST):
+    """Every string constant and f-string part of a module but its docstrings."""
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.value
+
+
+def _modules():
+    root = Path(navdtw.__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            yield path.relative_to(root).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_only_the_helper_says_how_to_install_an_extra():
+    said = [name for name, tree in _modules() if any("pip install" in s and "navdtw[" in s for s in _strings(tree))]
+    assert said == ["_optional.py"], said
+
+
+def test_only_the_display_rule_makes_a_name_one_line():
+    """``isprintable()`` decides how a name shows in _messages only (positions refuses an id that
+    is not printable: a check, not a display)."""
+    found = [
+        name
+        for name, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "isprintable"
+    ]
+    assert sorted(set(found)) == ["_messages.py", "datasets/positions.py"], found

@@ -118,26 +118,6 @@ class Option:
             return self.parse(value)
         return value
 
-    def read(self, value) -> Any:
-        """Internal, for the command line until it calls :meth:`check`: that check.
-
-        Parameters
-        ----------
-        value : object
-            As :meth:`check`.
-
-        Returns
-        -------
-        object
-            As :meth:`check`.
-
-        Raises
-        ------
-        ValueError, FileNotFoundError
-            As :meth:`check`.
-        """
-        return self.check(value)
-
 
 class Benchmark(ABC):
     """A data set's split read once (with its graphs and any annotations), ready to score agents.
