@@ -20,6 +20,10 @@ MAX_FUNCTION_LINES = 100
 #: its reason in docs/design.md's "Sizes" section.
 LONG: frozenset[str] = frozenset()
 
+#: Modules over MAX_MODULE_LINES not split yet, each named in docs/design.md's "Sizes" section with
+#: what is to move out; an entry fails once the module is short again, so the list only shrinks.
+TO_SPLIT: frozenset[str] = frozenset({"navdtw/engine.py"})
+
 
 def code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> int:
     """The lines of code of a function: its body without the docstring, blank lines and comment
@@ -64,7 +68,9 @@ def test_no_module_over_900_lines():
         for name, path in modules().items()
         if (n := len(path.read_text("utf-8").splitlines())) > MAX_MODULE_LINES
     }
-    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {long}"
+    over = {k: v for k, v in long.items() if k not in TO_SPLIT}
+    assert not over, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {over}"
+    assert not TO_SPLIT - set(long), f"TO_SPLIT names modules that are short now: {sorted(TO_SPLIT - set(long))}"
 
 
 def test_no_function_over_100_lines_of_code():
@@ -85,8 +91,8 @@ def test_no_function_over_100_lines_of_code():
 def test_the_long_functions_are_explained_in_the_design_page():
     design = (PACKAGE.parents[1] / "docs" / "design.md").read_text("utf-8")
     assert "## Sizes" in design
-    for name in LONG:
-        assert f"`{name}`" in design, f"docs/design.md does not say why {name} must be long"
+    for name in LONG | TO_SPLIT:
+        assert f"`{name}`" in design, f"docs/design.md does not say why {name} is long"
 
 
 def test_code_lines_leave_out_the_docstring_blank_lines_and_comments():
