@@ -492,7 +492,7 @@ def test_cli_compare(world, tmp_path, capsys):
     ("change", "needle"),
     [
         (["--dataset", "r9r"], "--dataset r9r: unknown data set"),
-        (["--split", "nope.json"], "--split nope.json: no such file"),
+        (["--split", "nope.json"], "--split: file not found: nope.json"),  # Option.check, as Python and suites
         (["--vlnce-gt", "x"], "does not take --vlnce-gt"),
         (["--convention", "vlnce"], "convention 'vlnce' does not apply"),
     ],
