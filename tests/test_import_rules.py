@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw._messages",
             "navdtw._decisions",
             "navdtw._lazy",
+            "navdtw._optional",
         ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
@@ -51,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "model",
         (
             "navdtw.registry",
+            "navdtw._context",
             "navdtw.graphs",
             "navdtw.metrics",
             "navdtw.humanaware",

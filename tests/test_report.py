@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import navdtw
-from navdtw.report import episode_scene, leaderboard_marks, render_report, scan_layout, write_report
+from navdtw.report import episode_scene, render_report, scan_layout, write_report
+from navdtw.suite import leaderboard_marks
 
 METRICS = {
     "sr": {"label": "SR", "unit": "", "rate": True, "higher_is_better": True},
@@ -237,7 +238,7 @@ def test_marks_best_and_not_significantly_different():
     }
     ds["agents"]["a"]["pl"] = {"mean": 9.0}
     metrics = {"sr": {"higher_is_better": True}, "ne": {"higher_is_better": False}, "pl": {"higher_is_better": None}}
-    marks = leaderboard_marks(ds, metrics)
+    marks = leaderboard_marks(ds, metrics=metrics)
     assert "pl" not in marks
     # d: Monte-Carlo bounds on both sides of 0.05 on SR; on NE its low end is at 0.05 (a dagger)
     assert marks["sr"] == {"best": ["a"], "tied": ["b"], "unresolved": ["d"]}
@@ -258,12 +259,12 @@ def test_one_mark_rule_with_the_suite():
         "comparisons": [{"a": "a", "b": "b", "metric": "sr", "p": 0.5}],  # no p_holm
     }
     metrics = {"sr": {"higher_is_better": True}, "ad": {"higher_is_better": False, "staying_wins": True}}
-    marks = leaderboard_marks(ds, metrics)
+    marks = leaderboard_marks(ds, metrics=metrics)
     assert marks == suite.leaderboard_marks(ds) == {"sr": {"best": ["a"], "tied": [], "unresolved": []}}
     # a lone agent is nobody's best
-    assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics) == {}
+    assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics=metrics) == {}
     del ds["agents"]["b"]["sr"]["vs_best"]
-    assert leaderboard_marks(ds, metrics) == suite.leaderboard_marks(ds) == {}
+    assert leaderboard_marks(ds, metrics=metrics) == suite.leaderboard_marks(ds) == {}
 
 
 def test_scene_sample_is_limited_and_said(data, tmp_path):
@@ -412,7 +413,7 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         rows = board.find_elements(By.CSS_SELECTOR, "tbody tr")
         assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
         assert len(board.find_elements(By.CSS_SELECTOR, "tfoot tr.baseline")) == 1
-        marks = leaderboard_marks(data["results"]["datasets"]["val_unseen"], METRICS)
+        marks = leaderboard_marks(data["results"]["datasets"]["val_unseen"], metrics=METRICS)
         best_cells = board.find_elements(By.CSS_SELECTOR, "td.best")
         assert len(best_cells) == sum(len(v["best"]) for v in marks.values())
         assert len(board.find_elements(By.CSS_SELECTOR, "td.tied")) == sum(len(v["tied"]) for v in marks.values())
