@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._optional import import_optional
 from ..._typing import PathLike
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
@@ -79,14 +80,8 @@ def _json(text: str, where: str):
 def _read_lmdb(path: Path, name: str) -> Raw:
     """An LMDB environment's records (:attr:`~.layouts.Layout.store`): every value but the
     ``timestamp_`` entries unpacked with msgpack_numpy, numpy values as Python numbers and lists."""
-    try:
-        import lmdb
-        import msgpack_numpy
-    except ImportError:
-        raise ImportError(
-            f"{name}: reading an LMDB store needs lmdb and msgpack-numpy: pip install 'navdtw[lmdb]' "
-            "(or pip install lmdb msgpack-numpy)"
-        ) from None
+    lmdb = import_optional("lmdb", f"{name}: reading an LMDB store")
+    msgpack_numpy = import_optional("msgpack_numpy", f"{name}: reading an LMDB store")
     keys: list[str] = []
     rows: list[dict] = []
     try:
@@ -345,13 +340,8 @@ def _filled(row: list[str]) -> bool:
 
 
 def _read_parquet(path: Path, name: str) -> Raw:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportError(
-            f"{name}: reading Parquet needs pyarrow: pip install 'navdtw[dask]' (or pip install pyarrow)"
-        ) from None
+    pa = import_optional("pyarrow", f"{name}: reading Parquet")
+    pq = import_optional("pyarrow.parquet", f"{name}: reading Parquet")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
