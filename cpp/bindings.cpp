@@ -300,6 +300,7 @@ void init_stats(py::module_& m);
 void init_walks(py::module_& m);
 void init_reward(py::module_& m);
 void init_sequential(py::module_& m);
+void init_anchored(py::module_& m);
 
 #if NAVDTW_GIL_NOT_USED
 PYBIND11_MODULE(_core, m, py::mod_gil_not_used()) {
@@ -348,4 +349,5 @@ PYBIND11_MODULE(_core, m) {
     init_walks(m);
     init_reward(m);
     init_sequential(m);
+    init_anchored(m);
 }

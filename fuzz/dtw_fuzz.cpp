@@ -20,6 +20,11 @@
 //   transposed problem                    DTW(Q, R) == DTW(R, Q) (nodes: over M^T), every band too
 //   batches                               == single pairs, for every kernel forced, workers 1 and 2,
 //                                          element-wise, explicit pairs, all pairs, env=, precision
+//   anchored DTW (anchored.hpp),         exclusive == the recurrence over IVLN-CE's window written
+//   anchors from the fuzz input           here; through == the sum of its stretches' references
+//                                          minus the anchors' costs (within 1e-12), >= exact (within
+//                                          1e-12: the join rounds), == exact
+//                                          without anchors, the same bits for every kernel forced
 //   bad node ids in a batch               std::invalid_argument naming the lowest bad pair
 //   bad pairs in a batch (index, empty    std::invalid_argument naming the lowest bad pair, whatever
 //   path, node id, env)                   the kernel and workers
@@ -44,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "navdtw/anchored.hpp"
 #include "navdtw/batch.hpp"
 #include "navdtw/dtw.hpp"
 #include "navdtw/lanes.hpp"
@@ -630,6 +636,114 @@ void check_walks(const Case& c) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// anchored DTW
+// ---------------------------------------------------------------------------------------------
+
+// Anchors for an n x m pair from a pick: k of them, spread along the diagonal, in path order;
+// with `exclusive` at most one per reference index.
+std::vector<index_t> pick_anchors(index_t n, index_t m, int pick, bool exclusive) {
+    const int k = pick % 4;
+    std::vector<index_t> a;
+    for (int j = 0; j < k; ++j) {
+        const index_t r = (n - 1) * (j + 1) / (k + 1) + (pick >> 3 & 1), q = (m - 1) * (j + 1) / (k + 1);
+        const index_t rr = std::min(r, n - 1);
+        if (exclusive && !a.empty() && a[a.size() - 2] == rr) continue;
+        a.push_back(rr);
+        a.push_back(q);
+    }
+    return a;
+}
+
+// IVLN-CE's window as dtw-python runs it: an anchor (i, j) removes every other cell of reference
+// row i; (0, 0) is seeded whatever the window; the plain recurrence over the cells left.
+double reference_exclusive(const Costs& k, const std::vector<index_t>& a) {
+    const index_t n = k.n, m = k.m;
+    std::vector<double> C(static_cast<std::size_t>((n + 1) * (m + 1)), kInf);
+    auto at = [&](index_t i, index_t j) -> double& { return C[static_cast<std::size_t>((i + 1) * (m + 1) + (j + 1))]; };
+    at(-1, -1) = 0.0;
+    for (index_t i = 0; i < n; ++i)
+        for (index_t j = 0; j < m; ++j) {
+            bool removed = false;
+            for (std::size_t t = 0; t < a.size(); t += 2)
+                if (a[t] == i && a[t + 1] != j) removed = true;
+            if (removed && !(i == 0 && j == 0)) continue;
+            at(i, j) = k.at(i, j) + std::min({at(i - 1, j - 1), at(i - 1, j), at(i, j - 1)});
+        }
+    return at(n - 1, m - 1);
+}
+
+// The sum of the stretches' exact DTWs minus the costs of the anchors between them.
+double reference_through(const Costs& k, const std::vector<index_t>& a) {
+    std::vector<std::pair<index_t, index_t>> corners{{0, 0}};
+    for (std::size_t t = 0; t < a.size(); t += 2) corners.emplace_back(a[t], a[t + 1]);
+    corners.emplace_back(k.n - 1, k.m - 1);
+    double total = 0.0;
+    for (std::size_t s = 0; s + 1 < corners.size(); ++s) {
+        const auto [r0, q0] = corners[s];
+        const auto [r1, q1] = corners[s + 1];
+        Costs sub{r1 - r0 + 1, q1 - q0 + 1, {}};
+        for (index_t i = r0; i <= r1; ++i)
+            for (index_t j = q0; j <= q1; ++j) sub.c.push_back(k.at(i, j));
+        total += reference_dtw<double>(sub);
+        if (s > 0) total -= k.at(r0, q0);
+    }
+    return total;
+}
+
+void check_anchored(const std::vector<PointPair>& pairs, const std::vector<double>& exact, int dim, int pick) {
+    const auto B = static_cast<index_t>(pairs.size());
+    std::vector<float> rv, qv;
+    std::vector<index_t> ro{0}, qo{0};
+    for (const PointPair& pp : pairs) {
+        rv.insert(rv.end(), pp.a, pp.a + pp.n * dim);
+        qv.insert(qv.end(), pp.q, pp.q + pp.m * dim);
+        ro.push_back(ro.back() + pp.n);
+        qo.push_back(qo.back() + pp.m);
+    }
+    const navdtw::PointSet R{rv.data(), ro.data(), B, dim}, Q{qv.data(), qo.data(), B, dim};
+    for (const bool exclusive : {false, true}) {
+        std::vector<index_t> av, ao{0};
+        std::vector<double> want(static_cast<std::size_t>(B));
+        for (index_t p = 0; p < B; ++p) {
+            const PointPair& pp = pairs[static_cast<std::size_t>(p)];
+            const std::vector<index_t> a = pick_anchors(pp.n, pp.m, pick + static_cast<int>(p), exclusive);
+            const Costs k = point_costs(pp, dim);
+            want[static_cast<std::size_t>(p)] = exclusive ? reference_exclusive(k, a) : reference_through(k, a);
+            if (a.empty() && want[static_cast<std::size_t>(p)] != exact[static_cast<std::size_t>(p)])
+                fail("anchored reference without anchors != exact, pair " + std::to_string(p));
+            av.insert(av.end(), a.begin(), a.end());
+            ao.push_back(ao.back() + static_cast<index_t>(a.size() / 2));
+        }
+        const navdtw::AnchorSet A{av.data(), ao.data()};
+        std::vector<double> first, out(static_cast<std::size_t>(B));
+        SimdGuard guard;
+        for (const int choice : simd_choices()) {
+            if (!navdtw::set_simd(choice)) fail("set_simd refused a supported kernel");
+            for (const int workers : {1, 2}) {
+                navdtw::dtw_anchored_points_batch(R, Q, navdtw::PairIndex{}, B, A, exclusive, -1, out.data(), workers,
+                                                  kNoPoll);
+                const std::string what = std::string(exclusive ? "exclusive" : "through") + " anchored, kernel " +
+                                         std::to_string(choice) + ", workers " + std::to_string(workers);
+                if (first.empty()) first = out;
+                for (index_t p = 0; p < B; ++p) {
+                    const auto u = static_cast<std::size_t>(p);
+                    expect_same(out[u], first[u],
+                                what + ": the same bits as the first kernel, pair " + std::to_string(p));
+                    if (exclusive) {
+                        expect_same(out[u], want[u], what + ", pair " + std::to_string(p));
+                    } else if (!(out[u] >= exact[u] - 1e-12 * std::fabs(exact[u])) ||
+                               !(std::fabs(out[u] - want[u]) <= 1e-12 * std::max(1.0, std::fabs(want[u])) ||
+                                 (std::isinf(out[u]) && std::isinf(want[u])))) {
+                        fail(what + ", pair " + std::to_string(p) + ": got " + num(out[u]) + ", want " + num(want[u]) +
+                             " (exact " + num(exact[u]) + ")");
+                    }
+                }
+            }
+        }
+    }
+}
+
 void check_points(const Case& c) {
     // CSR of all paths
     std::vector<float> values;
@@ -658,6 +772,7 @@ void check_points(const Case& c) {
     for (index_t p = 0; p < std::min<index_t>(B, 2); ++p)
         check_point_pair(pairs[static_cast<std::size_t>(p)], c.dim, static_cast<int>(p), c, ws);
     check_lanes(pairs, exact, exact_f, c.dim);
+    check_anchored(pairs, exact, c.dim, c.window_pick);
 
     // Batches: element-wise over gathered copies, with explicit pairs over the shared set, and
     // all pairs; every method, each kernel forced, workers 1 and 2.

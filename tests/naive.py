@@ -172,3 +172,120 @@ def sdtw(dtw_value: float, ref_len: int, end_distance: float, threshold: float =
 def end_distance(cost: np.ndarray) -> float:
     """d(q_last, r_last) read from the cost matrix."""
     return float(cost[-1, -1])
+
+
+# --------------------------------------------------------------------------------------------
+# anchored DTW (navdtw.dtw_anchored)
+# --------------------------------------------------------------------------------------------
+
+
+def _stretch_band(corners: list[Cell], window: int | None) -> set[Cell] | None:
+    """The union of the Sakoe-Chiba bands of the stretches between consecutive corners (each
+    band scaled to its stretch, as :func:`band_cells`); None without a window."""
+    if window is None:
+        return None
+    cells: set[Cell] = {corners[0]}  # a 1 x 1 table has one corner and no stretch
+    for (r0, q0), (r1, q1) in zip(corners, corners[1:]):
+        cells |= {(r0 + i, q0 + j) for i, j in band_cells(r1 - r0 + 1, q1 - q0 + 1, window)}
+    return cells
+
+
+def dtw_through(cost: np.ndarray, anchors, window: int | None = None) -> float:
+    """DTW over warping paths that visit every anchor (``(i, j)`` cells, in path order).
+
+    A plain DP whose state is the cell and how many anchors the path has visited: a cell may be
+    entered with ``k`` anchors visited only if anchor ``k`` (the next one) is still reachable from
+    it, i.e. lies at or after it in both indices; entering an anchor's cell counts it (and any
+    repeat of it). Only paths that visited all anchors end the table. No splitting into stretches.
+    With ``window``, only the cells of the stretches' bands (:func:`_stretch_band`) are used.
+    """
+    n, m = cost.shape
+    anchors = [(int(a), int(b)) for a, b in anchors]
+    K = len(anchors)
+    corners = [(0, 0), *anchors, (n - 1, m - 1)]
+    corners = [c for k, c in enumerate(corners) if k == 0 or c != corners[k - 1]]
+    band = _stretch_band(corners, window)
+
+    def visit(k: int, cell: Cell) -> int:
+        while k < K and anchors[k] == cell:
+            k += 1
+        return k
+
+    # best[k][i][j]: cheapest path ending at (i, j) having visited k anchors
+    best = [[[INF] * m for _ in range(n)] for _ in range(K + 1)]
+    for i in range(n):
+        for j in range(m):
+            if band is not None and (i, j) not in band:
+                continue
+            c = float(cost[i, j])
+            if i == 0 and j == 0:
+                starts = [(0, 0.0)]
+            else:
+                starts = []
+                for pi, pj in ((i - 1, j), (i, j - 1), (i - 1, j - 1)):
+                    if pi < 0 or pj < 0:
+                        continue
+                    for k in range(K + 1):
+                        if best[k][pi][pj] < INF:
+                            starts.append((k, best[k][pi][pj]))
+            for k, v in starts:
+                if k < K and not (i <= anchors[k][0] and j <= anchors[k][1]):
+                    continue  # anchor k can no longer be reached: this path skipped it
+                k2 = visit(k, (i, j))
+                best[k2][i][j] = min(best[k2][i][j], c + v)
+    return float(best[K][n - 1][m - 1])
+
+
+def exclusive_cells(n: int, m: int, anchors, window: int | None = None) -> set[Cell]:
+    """The cells IVLN-CE's window (habitat_extensions/tour_ndtw.py, window_align_func) keeps, in
+    (reference index, query index): for each anchor ``(i, j)`` every other cell of reference row
+    ``i`` is removed (later anchors on a row win, as the evaluator's loop overwrites), then the
+    start cell (0, 0) is kept anyway (dtw-python seeds it). With ``window``: also only the cells
+    of the bands of the stretches between (0, 0), the anchors of rows > 0 and the end cell,
+    anchor cells kept."""
+    cells = {(i, j) for i in range(n) for j in range(m)}
+    for i, j in anchors:
+        cells -= {(int(i), s) for s in range(m) if s != int(j)}
+    corners = [(0, 0), *[(int(i), int(j)) for i, j in anchors if int(i) > 0], (n - 1, m - 1)]
+    band = _stretch_band(corners, window)
+    if band is not None:
+        cells &= band | {(int(i), int(j)) for i, j in anchors}
+    cells.add((0, 0))
+    return cells
+
+
+def dtw_exclusive(cost: np.ndarray, anchors, window: int | None = None) -> float:
+    """The plain recurrence of :func:`dtw_table` over :func:`exclusive_cells`."""
+    n, m = cost.shape
+    return float(dtw_table(cost, exclusive_cells(n, m, anchors, window))[n][m])
+
+
+def warping_paths(n: int, m: int):
+    """Every warping path of an n x m table, as tuples of cells (small tables only)."""
+
+    def extend(path):
+        i, j = path[-1]
+        if (i, j) == (n - 1, m - 1):
+            yield tuple(path)
+            return
+        for di, dj in ((1, 0), (0, 1), (1, 1)):
+            if i + di < n and j + dj < m:
+                yield from extend([*path, (i + di, j + dj)])
+
+    yield from extend([(0, 0)])
+
+
+def dtw_anchored_brute(cost: np.ndarray, anchors, exclusive: bool = False) -> float:
+    """The anchored DTW by enumeration of every warping path: through, the cheapest path that
+    contains every anchor; exclusive, the cheapest path inside :func:`exclusive_cells`."""
+    n, m = cost.shape
+    anchors = [(int(a), int(b)) for a, b in anchors]
+    keep = exclusive_cells(n, m, anchors) if exclusive else None
+    best = INF
+    for p in warping_paths(n, m):
+        if exclusive and not set(p) <= keep:
+            continue
+        if not exclusive and not set(anchors) <= set(p):
+            continue
+        best = min(best, path_cost(cost, p))
+    return best

@@ -20,6 +20,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("bench_*.py")) if BENCHMARKS.is
 @pytest.mark.skipif(not SCRIPTS, reason="no benchmarks/ beside tests/ (an sdist or a wheel test)")
 def test_every_script_is_checked():
     assert SCRIPTS == [
+        "bench_anchored.py",
         "bench_datasets.py",
         "bench_distributed.py",
         "bench_engine.py",

@@ -208,6 +208,7 @@ NUMPYDOC_MODULES = (
     "navdtw.suite.runner",
     "navdtw.suite.tables",
     "navdtw.synthetic",
+    "navdtw.tours",
     "navdtw.watch",
 )
 #: Modules (with their submodules) whose docstrings are not checked yet: none is left. A new

@@ -58,6 +58,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.baseline",
             "navdtw.reward",
             "navdtw.synthetic",
+            "navdtw.tours",
         ),
     ),
     # what every reader shares, and the recognition of a file's shape that the readers' errors call

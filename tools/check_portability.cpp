@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "navdtw/anchored.hpp"
 #include "navdtw/batch.hpp"
 #include "navdtw/dtw.hpp"
 #include "navdtw/lanes.hpp"
@@ -30,6 +31,8 @@ template <class I>
 void node_batches(const navdtw::NodeSet<I>& R, const std::vector<navdtw::DistanceMatrix>& mats,
                   const navdtw::PairIndex& P, double* out, const navdtw::Poll& poll) {
     navdtw::dtw_nodes_batch<I>(R, R, mats, nullptr, P, 1, navdtw::Method{}, out, 1, poll);
+    const navdtw::AnchorSet A{R.offsets, R.offsets};
+    navdtw::dtw_anchored_nodes_batch<I>(R, R, mats, nullptr, P, 1, A, true, 1, out, 1, poll);
     navdtw::stats_nodes_batch<I>(R, R, mats, nullptr, P, 1, 3.0, out, 1, poll);
     navdtw::Workspace ws;
     const navdtw::MatrixCost<I> cost{mats[0].data, mats[0].n, R.values, R.values};
@@ -44,6 +47,8 @@ void node_batches(const navdtw::NodeSet<I>& R, const std::vector<navdtw::Distanc
     const navdtw::PointSet R{points, offsets, 1, 2};
     const navdtw::PairIndex P;
     navdtw::dtw_points_batch(R, R, P, 1, navdtw::Method{}, out, 2, poll);
+    const navdtw::AnchorSet A{offsets, offsets};
+    navdtw::dtw_anchored_points_batch(R, R, P, 1, A, false, -1, out, 2, poll);
     navdtw::stats_points_batch(R, R, P, 1, 3.0, out, 2, poll);
     const std::vector<navdtw::DistanceMatrix> mats{{points, 1}};
     node_batches<std::int32_t>({ids32, offsets, 1}, mats, P, out, poll);

@@ -31,10 +31,13 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from . import report as report
     from . import stats as stats
     from . import suite as suite
+    from . import tours as tours
     from ._config import show_config as show_config
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
     from .engine import dtw as dtw
+    from .engine import dtw_anchored as dtw_anchored
+    from .engine import dtw_anchored_batch as dtw_anchored_batch
     from .engine import dtw_batch as dtw_batch
     from .engine import dtw_matrix as dtw_matrix
     from .engine import dtw_prefix as dtw_prefix
@@ -55,6 +58,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from .paths import Paths as Paths
     from .reward import NDTWReward as NDTWReward
     from .synthetic import SyntheticWorld as SyntheticWorld
+    from .tours import tour_ndtw as tour_ndtw
 
 #: The public submodules (``dir(navdtw)``); each is imported when first touched.
 _SUBMODULES = (
@@ -68,6 +72,7 @@ _SUBMODULES = (
     "report",
     "stats",
     "suite",
+    "tours",
 )
 
 #: Each public name and the submodule it lives in, imported when the name is first touched (PEP 562):
@@ -77,7 +82,19 @@ _NAMES = {
     "load_connectivity": ".datasets.matterport",
     "random_baseline": ".datasets.r2r",
     **dict.fromkeys(
-        ("dtw", "dtw_batch", "dtw_matrix", "dtw_prefix", "ndtw", "ndtw_batch", "sdtw", "sdtw_batch", "warping_path"),
+        (
+            "dtw",
+            "dtw_anchored",
+            "dtw_anchored_batch",
+            "dtw_batch",
+            "dtw_matrix",
+            "dtw_prefix",
+            "ndtw",
+            "ndtw_batch",
+            "sdtw",
+            "sdtw_batch",
+            "warping_path",
+        ),
         ".engine",
     ),
     **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), ".graphs"),
@@ -85,6 +102,7 @@ _NAMES = {
     "Paths": ".paths",
     "NDTWReward": ".reward",
     "SyntheticWorld": ".synthetic",
+    "tour_ndtw": ".tours",
 }
 
 
@@ -107,6 +125,8 @@ __all__ = [
     "__version__",
     "datasets",
     "dtw",
+    "dtw_anchored",
+    "dtw_anchored_batch",
     "dtw_batch",
     "dtw_matrix",
     "dtw_prefix",
@@ -121,5 +141,7 @@ __all__ = [
     "sdtw",
     "sdtw_batch",
     "show_config",
+    "tour_ndtw",
+    "tours",
     "warping_path",
 ]

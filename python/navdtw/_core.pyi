@@ -71,6 +71,34 @@ def dtw_nodes(
     workers: int = 1,
     precision: Literal["double", "single"] = "double",
 ) -> F64: ...
+def dtw_anchored_points(
+    ref_values: F32,
+    ref_offsets: I64,
+    qry_values: F32,
+    qry_offsets: I64,
+    anchor_values: I64,
+    anchor_offsets: I64,
+    *,
+    pairs: I64 | None = None,
+    exclusive: bool = False,
+    window: int = -1,
+    workers: int = 1,
+) -> F64: ...
+def dtw_anchored_nodes(
+    ref_values: NodeArray,
+    ref_offsets: I64,
+    qry_values: NodeArray,
+    qry_offsets: I64,
+    distances: Sequence[F32],
+    anchor_values: I64,
+    anchor_offsets: I64,
+    *,
+    env: I64 | None = None,
+    pairs: I64 | None = None,
+    exclusive: bool = False,
+    window: int = -1,
+    workers: int = 1,
+) -> F64: ...
 def prefix_points(reference: F32, query: F32) -> F64: ...
 def prefix_nodes(reference: NodeArray, query: NodeArray, distances: F32) -> F64: ...
 def warping_path_points(reference: F32, query: F32) -> tuple[float, I64]: ...

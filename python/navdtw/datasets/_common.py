@@ -328,7 +328,7 @@ class SplitIndex:
     other_ids:
         other ids an evaluator may key an episode by (RxR's ``instruction_id``) -> the episode's id.
     document:
-        the file as read, with its form (:class:`Document`).
+        the file as read, with its form (an internal ``Document``).
     key:
         the key of the entries' list in the file's object (``"episodes"``), or None when the file
         is the list itself.
@@ -352,7 +352,7 @@ class SplitIndex:
 
     @property
     def unit(self) -> str:
-        """What a unit is, in words: ``"episode"``, or ``"path"`` when some unit holds several."""
+        """The word for a unit, ``"episode"``, or ``"path"`` when some unit holds several."""
         return "path" if any(len(u) > 1 for u in self.units) else "episode"
 
     def copy(self, entries: Sequence[Any]) -> bytes:

@@ -410,7 +410,7 @@ class SplitReader:
         the name of the kind's option that gives the split file (``"split"``, ``"vlnce_episodes"``).
     index:
         ``index(document, kind_name) -> SplitIndex | None``: the index of a read file
-        (:class:`~navdtw.datasets._common.Document`), None when the file is not of this kind's
+        (an internal ``Document``), None when the file is not of this kind's
         form at all (another kind's split), or a ``ValueError`` naming the file and the entry when
         it is of its form but malformed. Written with the kind's reader in its own module.
     """
