@@ -203,3 +203,21 @@ def test_watch_names_the_registered_kinds_that_match_part_of_a_split(tmp_path, c
     kinds = r"\(r2r, r4r, r2r-ce, rxr-ce, positions, r2r-copy\), not ndh"
     with pytest.raises(ValueError, match=r"kinds that match a part of their split " + kinds):
         Follower(tmp_path / "preds.json", name="run", bench=ndh)
+
+
+def test_navdtw_order_takes_the_new_kind(world, tmp_path, capsys, copy_kind):
+    from navdtw.cli import main
+
+    split = str(world / "data" / "split.json")
+    assert main(["order", split, "--seed", "3", "--dataset", "r2r-copy", "--out", str(tmp_path / "a")]) == 0
+    assert main(["order", split, "--seed", "3", "--out", str(tmp_path / "b")]) == 0  # recognised: r2r
+    assert (tmp_path / "a" / "order.json").read_bytes() == (tmp_path / "b" / "order.json").read_bytes()
+    capsys.readouterr()
+    assert main(["order", split, "--seed", "3", "--dataset", "results", "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "--dataset results: a data set kind without a split file; choose one of r2r, r4r, r2r-ce" in err
+    assert err.rstrip().endswith("positions, r2r-copy")
+    assert main(["order", split, "--seed", "3", "--dataset", "r2r-ce", "--out", str(tmp_path / "d")]) == 2
+    assert "split.json: not a split of r2r-ce (R2R-CE episodes ({split}.json.gz)); it is a split of r2r" in (
+        capsys.readouterr().err
+    )

@@ -26,9 +26,9 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "info": Command("info", "which kernels this build and CPU use (as navdtw.show_config())"),
     "demo": Command("demo", "score synthetic pairs from the nDTW paper's world (no data needed)"),
-    # every scored kind's title (tests/test_cli.py checks them against navdtw.datasets.DATASETS; not
-    # read from there, which would import numpy for `navdtw --help`)
-    "score": Command("score", "score predictions on R2R, R4R, R2R-CE, REVERIE, CVDN/NDH, RxR, RxR-CE or positions"),
+    # the kinds are listed by `navdtw score --help`, from navdtw.datasets.DATASETS (read here, they would
+    # import numpy for `navdtw --help`)
+    "score": Command("score", "score an agent's predictions with every metric, on any data set kind"),
     "baseline": Command("baseline", "the nDTW paper's random-walk baseline on a split"),
     "suite": Command("suite", "run a benchmark suite: many agents on many data sets, with intervals and paired tests"),
     "compare": Command("compare", "compare agents' predictions on one data set (intervals, paired tests)"),

@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import _options, _parser
 from .._files import check_out, need_file
 from .._output import term
+from .._status import UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -> None:
@@ -26,7 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     parser.add_argument(
         "split",
         metavar="SPLIT",
-        help="the split file (R2R-CE / RxR-CE episodes, R2R-family JSON, positions references)",
+        help="the split file of a data set kind: R2R-CE / RxR-CE episodes, R2R-family or REVERIE JSON, NDH, "
+        "RxR guide lines, positions references (JSON or JSON Lines, gzipped or not)",
+    )
+    parser.add_argument(
+        "--dataset",
+        metavar="KIND",
+        default=None,
+        help="the data set kind whose split it is (default: the kind recognised by the file's form)",
     )
     _options.add_seed(parser, "the order's seed (write it down)", required=True, default=None)
     parser.add_argument(
@@ -38,10 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
 
 def run(args: argparse.Namespace) -> int:
     """Internal: writes the order's files."""
+    from ...datasets.base import DATASETS, SPLIT_KINDS
     from ...order import write_order
 
+    if args.dataset is not None and args.dataset not in SPLIT_KINDS:
+        what = "unknown data set" if args.dataset not in DATASETS else "a data set kind without a split file"
+        raise UserError(f"--dataset {args.dataset}: {what}; choose one of {', '.join(SPLIT_KINDS)}")
     check_out(Path(args.out), [], [need_file(args.split, "SPLIT")])
-    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers, force=args.force)
+    files = write_order(args.split, args.out, seed=args.seed, workers=args.workers, force=args.force, kind=args.dataset)
     names = ", ".join(p.name for p in files.values())
     print(term(f"wrote {Path(args.out)}{os.sep} ({names}): seed {args.seed}"))
     return 0

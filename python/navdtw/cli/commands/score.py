@@ -41,11 +41,16 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     """Internal: the command's options; its epilog lists the metrics (the registry's)."""
     from ...registry import help_text
 
-    parser.description = "Score an agent's predictions with every navigation metric."
+    kinds = _options.all_kinds()
+    titles = [k.title for k in kinds if not k.reads_scores]  # every scored kind, as registered
+    parser.description = (
+        "Score an agent's predictions with every navigation metric on "
+        + (f"{', '.join(titles[:-1])} or {titles[-1]}" if len(titles) > 1 else titles[0])
+        + " (--dataset)."
+    )
     parser.epilog = (
         EPILOG + "\nMetrics (episodes.csv columns; summary.json means, rates as fractions):\n" + help_text() + "\n"
     )
-    kinds = _options.all_kinds()
     _options.add_dataset_choice(parser, kinds)
     _options.add_dataset_options(parser, [k for k in kinds if not k.reads_scores])
     parser.add_argument("--predictions", required=True, metavar="FILE", help="the agent's predictions")
