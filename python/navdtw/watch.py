@@ -39,7 +39,7 @@ import numpy as np
 
 from ._decisions import DECISIONS
 from ._io import atomic_write_json, output_folder
-from ._messages import listed
+from ._messages import listed, named
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.layouts import shard_of
@@ -242,7 +242,7 @@ class Follower:
             self.waiting = " ".join(str(exc).split())
             self.missing = not os.path.lexists(self.source) and not glob.has_magic(self.source)
             if self.missing:  # a mistyped path, or a run not started yet: the view says which
-                self.waiting = f"{listed([self.source])} does not exist yet: waiting for it to appear"
+                self.waiting = f"{named(self.source)} does not exist yet: waiting for it to appear"
             return None
         self.missing = False
         folder = Path(self.source)
