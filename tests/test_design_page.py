@@ -36,5 +36,6 @@ def test_the_design_page_table_is_layers():
 
 
 def test_page_layers_reads_a_row():
-    text = "## The layers\n\n| layer | modules | what |\n|---|---|---|\n| a | `_x` (C++), `y` and `y.*`, the package `navdtw` (`__init__.py`) | z |\n\n## Next\n"
+    row = "| a | `_x` (C++), `y` and `y.*`, the package `navdtw` (`__init__.py`) | z |"
+    text = f"## The layers\n\n| layer | modules | what |\n|---|---|---|\n{row}\n\n## Next\n"
     assert page_layers(text) == [("a", {"navdtw._x", "navdtw.y", "navdtw"})]
