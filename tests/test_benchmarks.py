@@ -30,6 +30,7 @@ def test_every_script_is_checked():
         "bench_results.py",
         "bench_reward.py",
         "bench_runs.py",
+        "bench_runs_df.py",
         "bench_startup.py",
         "bench_stats.py",
         "bench_suite.py",

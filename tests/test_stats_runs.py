@@ -73,13 +73,15 @@ def _loop(a, b, clusters):
         cl = [[sum(e[q, k] for q in range(n) if clusters[q] == c) for k in range(r)] for c in labels]
         w = sum(y * y for row in cl for y in row) / ((r - 1) * (g - 1)) * g / n**2
         v += max(0.0, s2 - w) / r
-        terms.append(((s2 / r) ** 2 / (r - 1), float(ns_runs._shrink_factor(v_ep, w, r, 0.95))))
+        floor = min(ra, rb) - 1  # the tables are calibrated with the pair's floor in place
+        terms.append(((s2 / r) ** 2 / (r - 1), float(ns_runs._shrink_factor(v_ep, w, r, 0.95, floor))))
     # each share's degrees of freedom shrunk as one agent's (the calibration table, given the
     # episode term), by as much as that agent's share exceeds the other's
     (sa, fa), (sb, fb) = terms
     lead = (sa - sb) / (sa + sb)
     share += sa / (1 - (1 - fa) * max(lead, 0)) + sb / (1 - (1 - fb) * max(-lead, 0))
-    return d, v**0.5, v**2 / share
+    # never below the fewest degrees of freedom of its terms (issue 34)
+    return d, v**0.5, max(v**2 / share, min(ra, rb, g) - 1)
 
 
 def test_against_a_plain_loop_with_clusters_and_infinite_values():
@@ -246,3 +248,62 @@ def test_one_agents_interval_covers_at_every_seed_effect(runs, sigma):
     matrix = x.transpose(1, 0, 2).reshape(2000, 400 * runs)
     r = ns.runs_intervals(matrix, [list(range(q * runs, (q + 1) * runs)) for q in range(400)], resamples=1)
     assert np.mean((r.lo <= 0.5) & (r.hi >= 0.5)) >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def _worst_coverage(runs: int, table, floor: float) -> float:
+    """The lowest coverage over seed variances and episode terms of ``mean +- t(df) se`` with ``df =
+    max(factor * Satterthwaite, floor)`` under the normal model (the run means' variance ``rho
+    chi2(R - 1) / (R - 1)``, the episode term ``c`` known), by quadrature written out here."""
+    k = runs - 1.0
+    u = stats.chi2.ppf((np.arange(400) + 0.5) / 400, k) / k
+    worst = 1.0
+    for c, lam in zip(*table):
+        for rho in np.concatenate([[1.0], np.geomspace(1.05, 1e5, 25)]):
+            v = c + np.maximum(rho * u, 1.0)
+            df = np.maximum(lam * v**2 / ((rho * u) ** 2 / k), floor)
+            t = stats.t.ppf(0.975, df)
+            worst = min(worst, float(np.mean(1.0 - 2.0 * stats.norm.cdf(-t * np.sqrt(v / (c + rho))))))
+    return worst
+
+
+@pytest.mark.parametrize("runs", [3, 5])
+def test_the_calibration_holds_with_the_floor_in_place(runs):
+    """Issue 34: df >= R - 1 on top of issue 26's table covered 94.72% at R = 3 (94.99% at 5); the
+    table recalibrated with the floor in place covers >= 95% at every seed variance."""
+    old = ns_runs._shrink_table(runs, 0.95, 0)  # calibrated without a floor
+    new = ns_runs._shrink_table(runs, 0.95)
+    assert _worst_coverage(runs, new, runs - 1) >= 0.95 - 2e-4  # quadrature on another grid
+    if runs == 3:
+        assert _worst_coverage(runs, old, runs - 1) < 0.948
+    assert (new[1] <= old[1] + 1e-12).all()
+
+
+def test_one_agents_df_never_falls_below_its_runs_and_a_rate_stays_in_bounds():
+    """The issue's agent: run means 0.379, 0.603, 0.425 gave runs_df 1.11 and [-0.219, 1.156]."""
+    rng = np.random.default_rng(3)
+    n = 1000
+    x = np.zeros((n, 3))
+    for r, m in enumerate((0.379, 0.603, 0.425)):
+        x[rng.permutation(n)[: round(m * n)], r] = 1.0
+    r = ns.runs_intervals(x, [[0, 1, 2]], resamples=1)
+    assert r.df[0] >= 2.0 and 0.0 <= r.lo[0] < r.mean[0] < r.hi[0] <= 1.0
+    plain = stats.t.ppf(0.975, 2) * x.mean(axis=0).std(ddof=1) / np.sqrt(3)
+    assert r.hi[0] - r.mean[0] <= 1.15 * plain  # the seeds dominate: near the t(R - 1) interval
+    # a continuous metric is not clipped
+    y = np.column_stack([x[:, 0] - 0.6, x[:, 1], x[:, 2] + 0.6])
+    assert ns.runs_intervals(y, [[0, 1, 2]], resamples=1).lo[0] < 0.0
+
+
+def test_a_pairs_df_never_falls_below_its_fewer_runs():
+    rng = np.random.default_rng(8)
+    p = rng.beta(2.0, 2.0, (300, 300, 1))
+
+    def agent(runs):
+        b = rng.normal(0.0, 0.06, (300, 1, runs))
+        return (rng.random((300, 300, runs)) < np.clip(p + b, 0.0, 1.0)).astype(np.float64)
+
+    a, b = agent(3), agent(5)
+    for x, y in ((a, b), (b, a)):
+        r = ns.runs_difference(x, y)
+        assert (r.df >= 2.0).all() and (r.df > 2.0).any()
+        assert np.mean(r.p < 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)

@@ -67,14 +67,14 @@ def _agent_terms(x: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, ...]:
     return episode, np.maximum(s2 - w, 0.0) / runs, (s2 / runs) ** 2 / (runs - 1.0), w, s2
 
 
-def _t_test(estimate, v, share, confidence: float, null=0.0):
+def _t_test(estimate, v, share, confidence: float, null=0.0, floor=0.0):
     """``(se, df, p, half-width)`` of Student's t for ``estimate`` with variance ``v`` and
-    Satterthwaite denominator ``share`` (``df = v**2 / share``): the two-sided p-value of
+    Satterthwaite denominator ``share`` (``df = max(v**2 / share, floor)``): the two-sided p-value of
     ``estimate == null`` (the smallest positive double for a nonzero difference with se 0) and
     the interval's half-width at ``confidence``; NaN where ``v`` is."""
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(v)
-        df = v**2 / np.where(share > 0, share, np.nan)
+        df = np.maximum(v**2 / np.where(share > 0, share, np.nan), floor)
         d = np.abs(np.asarray(estimate) - null)
         p = np.where(se > 0, 2.0 * stats.t.sf(d / se, df), np.where(d == 0, 1.0, 0.0))
         p = np.where(np.isnan(se), np.nan, np.clip(p, np.finfo(np.float64).tiny, 1.0))
@@ -82,23 +82,27 @@ def _t_test(estimate, v, share, confidence: float, null=0.0):
     return se, df, p, half
 
 
-def _calibrated_df(v_ep: float, w: float, runs: int, df: float, confidence: float) -> float:
+def _calibrated_df(v_ep: float, w: float, runs: int, df: float, confidence: float, units: float = np.inf) -> float:
     """One agent's degrees of freedom: Satterthwaite's ``df`` shrunk by the largest factor in (0, 1]
     for which the interval ``mean +- t(df) se`` covers at least ``confidence`` for *every* seed
     variance, under the normal model with this agent's episode term ``v_ep`` and within-run noise
-    ``w`` (:func:`_shrink_table`). Plain Satterthwaite estimates df from the same run means as the
-    standard error: a run spread small by chance makes both small, and with 2 degrees of freedom
-    that cost 2 points of coverage (7% false alarms at 5%, measured in docs/statistics.md)."""
+    ``w`` (:func:`_shrink_table`), and never below what the run means carry, ``R - 1`` (nor the
+    episode term's ``units - 1``: plain Satterthwaite never falls below the smaller, issue 34).
+    Plain Satterthwaite estimates df from the same run means as the standard error: a run spread
+    small by chance makes both small, and with 2 degrees of freedom that cost 2 points of coverage
+    (7% false alarms at 5%, measured in docs/statistics.md)."""
     if not (w > 0 and np.isfinite(df)):
         return df
-    return float(_shrink_factor(np.float64(v_ep), np.float64(w), runs, confidence) * df)
+    floor = min(runs - 1.0, units - 1.0)
+    return float(max(_shrink_factor(np.float64(v_ep), np.float64(w), runs, confidence) * df, min(floor, df)))
 
 
-def _shrink_factor(known, w, runs: int, confidence: float) -> np.ndarray:
+def _shrink_factor(known, w, runs: int, confidence: float, floor: int | None = None) -> np.ndarray:
     """The factor of :func:`_calibrated_df` for an agent with ``runs`` runs, within-run noise ``w``
     and a known part ``known`` of the variance (its episode term, which holds ``w / R``; for a pair,
-    also the other agent's seeds' term), vectorized; 1 where ``w`` is 0 or NaN."""
-    grid, factor = _shrink_table(runs, confidence)
+    also the other agent's seeds' term), vectorized; 1 where ``w`` is 0 or NaN. ``floor``: the
+    degrees of freedom the shrunk df is then kept above (default ``R - 1``)."""
+    grid, factor = _shrink_table(runs, confidence, runs - 1 if floor is None else floor)
     with np.errstate(invalid="ignore", divide="ignore"):
         c = np.maximum(known * runs / w - 1.0, 0.0)  # the known part net of the within-run noise, in w / R
     # the factor falls with c: the grid point at or above c is the conservative choice
@@ -107,15 +111,18 @@ def _shrink_factor(known, w, runs: int, confidence: float) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _shrink_table(runs: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def _shrink_table(runs: int, confidence: float, floor: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(c grid, factor)``: for an agent's episode term net of its within-run noise, ``c`` (in
     units of ``w / R``), the largest factor of Satterthwaite's df for which the coverage of the
-    interval is at least ``confidence`` at every seed variance ``rho >= w``. The coverage is exact
+    interval with ``df = max(factor * Satterthwaite, floor)`` is at least ``confidence`` at every
+    seed variance ``rho >= w``. ``floor`` (default ``R - 1``) is part of the calibration: the
+    table of issue 26 without it, floored afterwards, covered 94.72% at R = 3 (issue 34). The coverage is exact
     under the normal model: the run means' variance is ``rho chi2(R - 1) / (R - 1)``, independent
     of the mean; quadrature over 200 quantiles of chi2(R - 1) and 40 seed variances up to
     ``1e5 w``; bisection to 1e-3. The episode term's own degrees of freedom are taken as
     infinite (more units only widen the interval)."""
     k = runs - 1.0
+    floor = k if floor is None else float(floor)
     alpha = 1.0 - confidence
     u = stats.chi2.ppf((np.arange(200) + 0.5) / 200, k) / k
     rho = np.concatenate([[1.0], np.geomspace(1.01, 1e5, 39)])[:, None]
@@ -128,7 +135,7 @@ def _shrink_table(runs: int, confidence: float) -> tuple[np.ndarray, np.ndarray]
         ratio = np.sqrt(v / (c + rho))
 
         def covered(lam: float, satterthwaite=satterthwaite, ratio=ratio) -> bool:
-            t = special.stdtrit(np.maximum(lam * satterthwaite, 1e-3), 1.0 - alpha / 2.0)
+            t = special.stdtrit(np.maximum(lam * satterthwaite, max(floor, 1e-3)), 1.0 - alpha / 2.0)
             return bool((2.0 * special.ndtr(-t * ratio)).mean(axis=1).max() <= alpha)
 
         if not covered(1.0):
@@ -153,14 +160,22 @@ def _with_seeds(v, share, a, b, confidence: float):
     and shrinking both in full cost most of the power (a 5-point gap, 3 runs each, sigma 0.03:
     9% against 22%; docs/statistics.md). Without within-run noise (every episode of a run scoring
     the same) the test is Welch's on the run means, exact then: no shrink (rounding's ``w`` is not
-    noise)."""
+    noise). The tables are calibrated with the pair's floor ``min(R_a, R_b) - 1`` in place, which
+    the caller applies to the df (:func:`_pair_floor`)."""
     (va, sa, wa, s2a, ra), (vb, sb, wb, s2b, rb) = a, b
-    fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence), 1.0)
-    fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence), 1.0)
+    floor = min(ra, rb) - 1
+    fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence, floor), 1.0)
+    fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence, floor), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         lead = np.nan_to_num((sa - sb) / (sa + sb))  # +1: a's runs carry it all; -1: b's
     fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
     return v + va + vb, share + sa / fa + sb / fb
+
+
+def _pair_floor(runs_a: int, runs_b: int, units) -> np.ndarray:
+    """The fewest degrees of freedom a pair's test may have: ``min(R_a, R_b, units) - 1``, the
+    smallest of its terms' own, below which plain Satterthwaite never falls (issue 34)."""
+    return np.minimum(min(runs_a, runs_b), np.asarray(units, dtype=np.float64)) - 1.0
 
 
 def _runs_cluster_plan(clusters: Any, n: int):
@@ -251,7 +266,8 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
     share = v**2 / (units - 1.0)
     if seeds:  # a single run on either side: the episodes-only comparison
         v, share = _with_seeds(v, share, (va, sa, wa, s2a, a.shape[-1]), (vb, sb, wb, s2b, b.shape[-1]), confidence)
-    se, df, p, half = _t_test(diff, v, share, confidence)
+    floor = _pair_floor(a.shape[-1], b.shape[-1], units) if seeds else 0.0
+    se, df, p, half = _t_test(diff, v, share, confidence, floor=floor)
     out = RunsDifference(diff, se, df, p, diff - half, diff + half, seeds, units)
     if a.ndim == 2:
         out = out._replace(**{k: float(getattr(out, k)) for k in ("diff", "se", "df", "p", "lo", "hi")})
@@ -307,11 +323,12 @@ def runs_improvement(
     with np.errstate(invalid="ignore", divide="ignore"):
         value = episode.sum(axis=-1) / f.sum(axis=-1)
         v, units = _episode_variance(episode, f, cl)
-    share = v**2 / (units - 1.0)
+    share, floor = v**2 / (units - 1.0), 0.0
     if a.shape[-1] > 1 and b.shape[-1] > 1:
         (_, *ta), (_, *tb) = _agent_terms(ha, f, cl), _agent_terms(hb, f, cl)
         v, share = _with_seeds(v, share, (*ta, a.shape[-1]), (*tb, b.shape[-1]), confidence)
-    _, _, _, half = _t_test(value, v, share, confidence)
+        floor = _pair_floor(a.shape[-1], b.shape[-1], units)
+    _, _, _, half = _t_test(value, v, share, confidence, floor=floor)
     out = Intervals(value, np.clip(value - half, 0.0, 1.0), np.clip(value + half, 0.0, 1.0))
     return Intervals(*(float(x) for x in out)) if a.ndim == 2 else out
 
@@ -412,9 +429,12 @@ def _seeds_intervals(rm, groups, theta, episode_interval, clusters, confidence: 
                 var = v + gseeds[q]
                 se[q] = np.sqrt(var)
                 satt = var**2 / (v**2 / (used - 1.0) + gshare[q]) if var > 0 else np.nan
-                df[q] = _calibrated_df(v, float(w), len(g), satt, confidence)
+                df[q] = _calibrated_df(v, float(w), len(g), satt, confidence, used)
                 half = special.stdtrit(df[q], 0.5 + confidence / 2.0) * se[q] if se[q] > 0 else 0.0
                 rlo[q], rhi[q] = theta[q] - half, theta[q] + half
+                finite = runs_x[np.isfinite(runs_x)]
+                if finite.min() >= 0.0 and finite.max() <= 1.0:  # a rate: its mean lies in [0, 1]
+                    rlo[q], rhi[q] = max(rlo[q], 0.0), min(rhi[q], 1.0)
             else:
                 rlo[q] = rhi[q] = np.nan
     terms = SeedTerms(gseeds, gshare, gw, gs2, np.array([len(g) for g in groups], dtype=np.intp))
