@@ -228,3 +228,262 @@ def havln_info(folder: Path, eps: dict[str, dict], *, ckpt: int = 11, split: str
     with open(path, "w") as f:
         json.dump(info, f, indent=4)
     return path
+
+
+def navila_bench(folder: Path, eps: dict[str, dict], *, task: str = "go2_matterport_vision", run: str = "2024") -> Path:
+    """NaVILA-Bench's scripts/navila_eval.py, main: one run of the script per episode, each dumping
+    infos["measurements"] (the MeasureManager's measures in registration order: path_length,
+    distance_to_goal, success, spl, oracle_navigation_error, oracle_success) with indent=4 to
+    eval_results/{task}_loco_{run}/measurements/{int(episode_id) - 1}.json: no id inside.
+    Returns the measurements folder."""
+    out = folder / "eval_results" / f"{task}_loco_{run}" / "measurements"
+    out.mkdir(parents=True)
+    for i, m in eps.items():
+        measurements = {
+            "path_length": m["path_length"],
+            "distance_to_goal": m["distance_to_goal"],
+            "success": m["success"],
+            "spl": m["spl"],
+            "oracle_navigation_error": min(m["distance_to_goal"], m["distance_to_goal"] * 0.7),
+            "oracle_success": m["oracle_success"],
+        }
+        with open(out / f"{int(i) - 1}.json", "w") as f:
+            json.dump(measurements, f, indent=4)
+    return out
+
+
+def goat_bench(folder: Path, n: int, *, seed: int = 0, scenes: int = 3) -> tuple[Path, list[dict]]:
+    """GOAT-Bench's GoatPPOTrainer._eval_checkpoint (goat_bench/trainers/ppo_trainer_no_2d.py): per
+    finished episode the reward and habitat-baselines' _extract_scalars_from_info of its infos
+    (nested measures flattened as "measure.key", scalars as floats (booleans too), lists left out:
+    a GOAT episode has several subtasks), plus scene_id, episode_id (a string restarting at "0" in every scene),
+    subtasks, success_by_subtask, spl_by_subtaskl and actions; utils.write_json: json.dumps without
+    indent to <tensorboard_dir>/episode_metrics.json. Measures as goat_bench/measurements/nav.py
+    computes them (GoatSuccess, GoatSPL, GoatSoftSPL, GoatDistanceToGoal). Returns the file and the
+    rows written."""
+    rng = np.random.default_rng(seed)
+    modalities = ("object", "image", "description")
+    rows = []
+    for k in range(n):
+        scene = f"hm3d/val/0080{k % scenes}-SCENE{k % scenes}/SCENE{k % scenes}.basis.glb"
+        n_sub = int(rng.integers(2, 7))
+        tasks = [[f"cat{j}", modalities[int(rng.integers(0, 3))]] for j in range(n_sub)]
+        sub_success = [float(rng.random() < 0.5) for _ in range(n_sub)]
+        sub_spl = [s * float(rng.uniform(0.2, 1.0)) for s in sub_success]
+        stopped = bool(rng.random() < 0.8)
+        counts = {m: sum(t[1] == m for t in tasks) for m in modalities}
+        wins = {m: sum(s for s, t in zip(sub_success, tasks) if t[1] == m) for m in modalities}
+        info = {
+            "distance_to_goal": {"distance_to_target": float(rng.uniform(0, 8)),
+                                 "prev_distance_to_target": float(rng.uniform(0, 8)), "episode_ended": True},
+            "success": {
+                "task_success": sum(sub_success) == n_sub and stopped,
+                "composite_success": sum(sub_success) == n_sub,
+                "partial_success": sum(sub_success) / n_sub,
+                "subtask_success": sub_success,
+                **{f"{m}_success": 0.0 if wins[m] == 0 else wins[m] / counts[m] for m in modalities},
+            },
+            "spl": {"composite_spl": sum(sub_spl) / n_sub, "spl_by_subtask": sub_spl},
+            "soft_spl": {"composite_softspl": min(1.0, sum(sub_spl) / n_sub + 0.05)},
+            "goat_distance_to_goal_reward": float(rng.normal()),
+        }  # fmt: skip
+        stats = {"reward": float(rng.normal(5, 2))}
+        stats.update(_scalars(info))
+        stats.update({"scene_id": scene, "episode_id": str(k // scenes), "subtasks": tasks,
+                      "success_by_subtask": sub_success, "spl_by_subtaskl": sub_spl,
+                      "actions": [int(a) for a in rng.integers(0, 7, 5)]})  # fmt: skip
+        rows.append(stats)
+    path = folder / "episode_metrics.json"
+    with open(path, "w") as f:
+        f.write(json.dumps(rows))
+    return path, rows
+
+
+def _scalars(info: dict) -> dict:
+    """habitat-baselines' _extract_scalars_from_info: nested dicts flattened with ".", scalars (not
+    strings) as float, the rest (lists of several values) left out."""
+    out = {}
+    for k, v in info.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{sk}": sv for sk, sv in _scalars(v).items()})
+        elif not isinstance(v, (str, list)):
+            out[k] = float(v)
+    return out
+
+
+def ivlnce(
+    folder: Path, eps: dict[str, dict], *, tours: int = 4, ckpt: int = 12, split: str = "val_unseen"
+) -> tuple[Path, Path]:
+    """IVLN-CE's BaseVLNCETrainer._eval_checkpoint_iterative (ivlnce_baselines/common/base_il_trainer.py):
+    stats_tours, {tour id: {episode id: the numeric infos when the agent stops}} (the task's
+    measures: distance_to_goal, success, spl, ndtw, path_length, oracle_success, steps_taken),
+    json.dump indent=2 to iterative_all_stats_ckpt_{ckpt}_{split}.json; then the means (each
+    measure summed over every tour's episodes / the episode count) and tndtw, json.dump indent=4
+    to iterative_stats_ckpt_{ckpt}_{split}.json. Episodes go to tours in runs (a tour is a run of
+    episodes in one scene). Returns both files."""
+    ids = list(eps)
+    stats_tours: dict[str, dict[str, dict]] = {}
+    for k, i in enumerate(ids):
+        tour = str(k * tours // len(ids))
+        stats_tours.setdefault(tour, {})[i] = dict(eps[i])
+    per_episode = folder / f"iterative_all_stats_ckpt_{ckpt}_{split}.json"
+    with open(per_episode, "w") as f:
+        json.dump(stats_tours, f, indent=2)
+    aggregated: dict[str, float] = {}
+    for stats_episodes in stats_tours.values():
+        for key in next(iter(stats_episodes.values())):
+            aggregated[key] = aggregated.get(key, 0.0) + sum(v[key] for v in stats_episodes.values())
+    evaluated = sum(len(v) for v in stats_tours.values())
+    aggregated = {k: v / evaluated for k, v in aggregated.items()}
+    aggregated["tndtw"] = 0.4321  # compute_tour_ndtw over dtw_data: a figure of the split
+    means = folder / f"iterative_stats_ckpt_{ckpt}_{split}.json"
+    with open(means, "w") as f:
+        json.dump(aggregated, f, indent=4)
+    return per_episode, means
+
+
+def vlnpe(folder: Path, n: int, *, seed: int = 0, world: int = 3, task: str = "vln_pe_h1", split: str = "val_unseen"):
+    """VLN-PE in InternNav: each rank's DataCollector.save_eval_result (internnav/evaluator/utils/
+    data_collector.py) puts msgpack_numpy.packb({"info": ..., "finish_status": ..., "fail_reason": ...})
+    under the key f"{trajectory_id}_{episode_id}" into <lmdb_path>/sample_data{rank}.lmdb, and a
+    "timestamp_" key; info is VLNPEMetrics.calc (internnav/env/utils/internutopia_extension/metrics/
+    vln_pe_metrics.py): NE and TL horizontal, success and osr NE < 3 (strict), spl 0 for a path of
+    length 0, ndtw the mean of exp(-min_r |q - r|^2 / 18) over the path's points (no DTW);
+    ResultLogger.finalize_all_results (result_logger.py) then writes logs/{task}/result.json,
+    {split: means rounded to 4 decimals, FR and StR from fail_reason, Count}, indent=2. Episode k
+    goes to rank k % world. Returns (the stores' folder, result.json, the infos by episode id)."""
+    import lmdb
+    import msgpack_numpy
+
+    rng = np.random.default_rng(seed)
+    store = folder / "data" / "sample_episodes" / task
+    store.mkdir(parents=True)
+    infos = {}
+    for k in range(n):
+        ref = np.cumsum(rng.normal(0, 2, (int(rng.integers(3, 8)), 3)), axis=0)
+        traj = ref[:, :2] + rng.normal(0, 1.5, (len(ref), 2))
+        goal = ref[-1]
+        ne = np.linalg.norm(traj[-1] - goal[:2])  # numpy float64, as the metric computes it
+        closest = min(ne, float(rng.uniform(0, 6)))
+        tl = np.sum(np.linalg.norm(np.diff(traj, axis=0), axis=1)) if k % 11 else 0
+        shortest = float(rng.uniform(4, 12))
+        success = float(ne < 3.0)
+        near = [min(np.linalg.norm(q - r) for r in ref[:, :2]) for q in traj]
+        reason = ["", "fall", "stuck", ""][k % 4] if not success else ""
+        infos[str(1000 + k)] = info = {
+            "shortest_path_length": shortest,
+            "NE": ne,
+            "success": success,
+            "osr": float(closest < 3.0),
+            "TL": tl,
+            "spl": success * shortest / max(tl, shortest) if tl > 0 else 0,
+            "ndtw": sum(np.exp(-(d**2) / (2 * 3.0**2)) for d in near) / len(traj),
+            "steps": int(rng.integers(50, 400)),
+            "episode_id": 1000 + k,
+            "trajectory_id": 10 + k // 2,
+            "fail_reason": reason,
+            "reference_path": ref.tolist(),
+        }
+        env = lmdb.open(f"{store}/sample_data{k % world}.lmdb", map_size=1 << 24, max_dbs=0, lock=True)
+        with env.begin(write=True) as txn:
+            record = {"info": info, "finish_status": "success" if reason == "" else "fail", "fail_reason": reason}
+            txn.put(
+                f"{info['trajectory_id']}_{info['episode_id']}".encode(), msgpack_numpy.packb(record, use_bin_type=True)
+            )
+            txn.put(b"timestamp_", msgpack_numpy.packb({"timestamp": 1.7e9 + k}, use_bin_type=True))
+        env.close()
+    rows = list(infos.values())
+    count = len(rows)
+    result = {
+        split: {
+            "TL": round(sum(r["TL"] for r in rows) / count, 4),
+            "NE": round(sum(max(r["NE"], 0) for r in rows) / count, 4),
+            "FR": round(sum(r["fail_reason"] == "fall" for r in rows) / count, 4),
+            "StR": round(sum(r["fail_reason"] == "stuck" for r in rows) / count, 4),
+            "OS": round(sum(max(r["osr"], 0) for r in rows) / count, 4),
+            "SR": round(sum(r["success"] for r in rows) / count, 4),
+            "SPL": round(sum(r["spl"] for r in rows) / count, 4),
+            "Count": count,
+        }
+    }
+    logs = folder / "logs" / task
+    logs.mkdir(parents=True)
+    with open(logs / "result.json", "w") as f:
+        json.dump(result, f, indent=2, ensure_ascii=False)
+    return store, logs / "result.json", infos
+
+
+def uav_on(folder: Path, n: int, *, seed: int = 0, batch: int = 4, scenes: int = 2) -> tuple[Path, dict[str, dict]]:
+    """UAV-ON's closeloop (src/closeloop_util.py): EvalBatchState.check_batch_termination names a
+    finished task's folder {success_,oracle_,}<scene>/task_{task_id} (success: within 20 m of the
+    nearest goal when done; oracle: within 20 m at the last step; a collision clears both) and
+    save_to_dataset_eval / save_logs write log/trajectory.jsonl (a json.dumps line per frame: frame,
+    is_collision, action, steps_size, move_distance and distance_to_end rounded to 2, sensors),
+    object_description.json (indent=2) and prompt_info.txt. The last batch is padded with tasks
+    from the start of the reshuffled data (src/env_uav.py next_minibatch): those fly again, and a
+    re-flown task whose outcome differs lands in a second folder, written later. Returns the
+    run's folder and, per task id, the first flight's outcome and last frame."""
+    import os
+
+    rng = np.random.default_rng(seed)
+    root = folder / "eval_uav_on"
+    flights = [str(100 + k) for k in range(n)]
+    pad = (-n) % batch
+    flights += flights[:pad]  # padding: re-flown tasks
+    truth: dict[str, dict] = {}
+    for j, task in enumerate(flights):
+        scene = f"Scene{int(task) % scenes}"
+        frames = int(rng.integers(3, 12))
+        dists = np.abs(rng.normal(40, 25, frames)).tolist()
+        collided = bool(rng.random() < 0.1)
+        success = not collided and dists[-1] <= 20
+        oracle = not collided and not success and min(dists) <= 20
+        prex = "success_" if success else "oracle_" if oracle else ""
+        if j >= n and task in truth and truth[task]["prex"] == prex:
+            prex = "oracle_" if prex != "oracle_" else ""  # a re-flight that ends otherwise: a second folder
+        out = root / f"{prex}{scene}" / f"task_{task}"
+        (out / "log").mkdir(parents=True)
+        moved = np.cumsum(rng.uniform(2, 9, frames))
+        with open(out / "log" / "trajectory.jsonl", "w") as f:
+            for i in range(frames):
+                info = {"frame": i, "is_collision": collided and i == frames - 1, "action": "forward",
+                        "steps_size": 5, "move_distance": round(float(moved[i]), 2),
+                        "distance_to_end": round(dists[i], 2),
+                        "sensors": {"state": {"position": [float(i), 0.0, 5.0]}}}  # fmt: skip
+                f.write(json.dumps(info) + "\n")
+        with open(out / "object_description.json", "w") as f:
+            json.dump({"episode_id": task, "info": {"geodesic_distance": 80.0}}, f, indent=2, ensure_ascii=False)
+        (out / "prompt_info.txt").write_text("\n[STEP 0 PROMPT]\nfly\n\n")
+        stamp = 1_700_000_000 + j  # written in flight order
+        os.utime(out / "log" / "trajectory.jsonl", (stamp, stamp))
+        if task not in truth:
+            truth[task] = {"prex": prex, "success": float(success), "oracle_success": float(success or oracle),
+                           "distance_to_end": round(dists[-1], 2), "move_distance": round(float(moved[-1]), 2),
+                           "is_collision": float(collided), "steps": frames - 1}  # fmt: skip
+    return root, truth
+
+
+def traveluav(folder: Path, n: int, *, seed: int = 0) -> tuple[Path, dict[str, dict]]:
+    """TravelUAV's closeloop (src/vlnce_src/closeloop_util.py): EvalBatchState.check_batch_termination
+    names a finished trajectory's folder {success_,oracle_,}<the dataset's trajectory folder> and
+    save_to_dataset_eval writes log/{frame:06d}.json per frame (json.dump of {frame, sensors}),
+    ori_info.json (the dataset's folder) and object_description.json (copied). Returns the run's
+    folder and, per trajectory, its outcome and frame count."""
+    rng = np.random.default_rng(seed)
+    root = folder / "eval_closeloop" / "baseline"
+    truth = {}
+    for k in range(n):
+        name = f"2024_{k:03d}_Carla_Town0{k % 3}"
+        r = rng.random()
+        prex = "success_" if r < 0.3 else "oracle_" if r < 0.5 else ""
+        out = root / f"{prex}{name}"
+        (out / "log").mkdir(parents=True)
+        frames = int(rng.integers(2, 9))
+        for i in range(frames):
+            with open(out / "log" / f"{str(i).zfill(6)}.json", "w") as f:
+                json.dump({"frame": i, "sensors": {"state": {"position": [1.0 * i, 2.0, 30.0]}}}, f)
+        with open(out / "ori_info.json", "w") as f:
+            json.dump({"ori_traj_dir": f"/data/TravelUAV/{name}"}, f)
+        (out / "object_description.json").write_text('{"object": "car"}')
+        truth[name] = {"success": float(prex == "success_"), "oracle_success": float(prex != ""), "steps": frames - 1}
+    return root, truth

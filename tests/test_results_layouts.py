@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +15,18 @@ from eval_writers import (
     aerialvln,
     episodes,
     etpnav,
+    goat_bench,
     havln_info,
     havln_means,
     internnav,
+    ivlnce,
     navid,
+    navila_bench,
     streamvln,
+    traveluav,
+    uav_on,
     vlnce_means,
+    vlnpe,
 )
 
 import navdtw
@@ -419,6 +426,237 @@ def test_aerialvln_one_file_per_episode(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
+# NaVILA-Bench: measurements/{episode_id - 1}.json, no id inside
+# --------------------------------------------------------------------------------------------
+
+
+def test_navila_bench_ids_are_the_file_names_plus_one(tmp_path):
+    eps = episodes(14, seed=8)
+    folder = navila_bench(tmp_path, eps)
+    assert (folder / "0.json").is_file() and not (folder / "14.json").exists()  # episode 1 is 0.json
+    t = load_results(folder)
+    assert t.layout == "navila-bench" and sorted(t.ids, key=int) == list(eps)
+    assert "ids from the file names: {index} + 1 (NaVILA-Bench writes episode 1 to 0.json)" in t.notes[0]
+    files = sorted(folder.glob("*.json"))
+    rows = {str(int(p.stem) + 1): json.loads(p.read_text()) for p in files}
+    for metric, key in (("sr", "success"), ("spl", "spl"), ("ne", "distance_to_goal"), ("pl", "path_length"),
+                        ("osr", "oracle_success"), ("one", "oracle_navigation_error")):  # fmt: skip
+        by_id = dict(zip(t.ids, t.values[metric]))
+        assert [by_id[i] for i in rows] == [r[key] for r in rows.values()], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows.values()]), rel=1e-12)
+    # as the command reads it, the folder given as the agent's run
+    results = compare({"navila": folder}, dataset="results", progress=False, settings={"resamples": 200})
+    ds = results["datasets"]["results"]
+    assert ds["n"] == 14 and not results["failures"]
+    assert ds["agents"]["navila"]["sr"]["mean"] == pytest.approx(np.mean([r["success"] for r in rows.values()]))
+    # one file given alone is one episode, its id from its name; a file named otherwise is not this layout
+    one = load_results(folder / "4.json")
+    assert one.ids == ["5"] and one.values["ne"][0] == rows["5"]["distance_to_goal"]
+    (tmp_path / "ep.json").write_text((folder / "4.json").read_text())
+    with pytest.raises(ValueError, match=r"ep\.json: holds the evaluator's means"):
+        load_results(tmp_path / "ep.json")
+    with pytest.raises(ValueError, match=r"^ep\.json: NaVILA-Bench names each file by its episode \(\{index\}\.json"):
+        load_results(tmp_path / "ep.json", layout="navila-bench")
+
+
+def test_navila_bench_shell_glob_is_one_run(tmp_path):
+    folder = navila_bench(tmp_path, episodes(5, seed=8))
+    files = sorted(str(p) for p in folder.iterdir())
+    with pytest.raises(SuiteError, match=r"one file per episode of one run, given as 5 agents"):
+        compare(files, dataset="results", progress=False)
+
+
+# --------------------------------------------------------------------------------------------
+# GOAT-Bench: episode_metrics.json, ids restart in every scene
+# --------------------------------------------------------------------------------------------
+
+
+def test_goat_bench_ids_are_scene_and_episode(tmp_path):
+    path, rows = goat_bench(tmp_path, 30, seed=9)
+    assert len({r["episode_id"] for r in rows}) == 10  # episode ids repeat across the 3 scenes
+    t = load_results(path)
+    assert t.layout == "goat-bench" and len(t) == 30 and len(set(t.ids)) == 30
+    assert t.ids[:4] == ["SCENE0/0", "SCENE1/0", "SCENE2/0", "SCENE0/1"]
+    assert "ids are scene_id / episode_id" in t.notes[0]
+    expected = {
+        "sr": "success.task_success", "spl": "spl.composite_spl",
+        "success.partial_success": "success.partial_success",
+        "success.composite_success": "success.composite_success",
+        "success.object_success": "success.object_success",
+        "soft_spl.composite_softspl": "soft_spl.composite_softspl", "reward": "reward",
+        "distance_to_goal.distance_to_target": "distance_to_goal.distance_to_target",
+    }  # fmt: skip
+    summary = t.evaluate().summary()
+    for metric, key in expected.items():
+        assert summary[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12), metric
+    assert t.directions["success.partial_success"] is True
+    assert t.directions["distance_to_goal.distance_to_target"] is False
+    for gone in ("actions", "subtasks", "success_by_subtask", "distance_to_goal.prev_distance_to_target"):
+        assert gone not in t.values
+    # partial success is subtasks succeeded / subtasks, as GoatSuccess computes it
+    by_id = dict(zip(t.ids, t.values["success.partial_success"]))
+    for r in rows:
+        sid = r["scene_id"].rsplit("/", 1)[-1].split(".")[0] + "/" + r["episode_id"]
+        assert by_id[sid] == sum(r["success_by_subtask"]) / len(r["subtasks"])
+    results = compare({"goat": path}, dataset="results", progress=False, settings={"resamples": 200})
+    assert results["datasets"]["results"]["n"] == 30 and not results["failures"]
+    # an id column given by the user is taken as it is: episode ids alone repeat
+    with pytest.raises(ValueError, match=r"duplicate episode_id"):
+        load_results(path, id_column="episode_id")
+
+
+# --------------------------------------------------------------------------------------------
+# IVLN-CE: {tour: {episode: stats}} and the means with tndtw
+# --------------------------------------------------------------------------------------------
+
+
+def test_ivlnce_tours_of_episodes_and_means(tmp_path):
+    eps = episodes(23, seed=10, unreachable={5})
+    per_episode, means_file = ivlnce(tmp_path, eps)
+    tours = json.loads(per_episode.read_text())
+    assert len(tours) == 4 and all(isinstance(v, dict) for v in tours.values())
+    t = load_results(per_episode)
+    assert t.layout == "ivlnce" and len(t) == 23 and sorted(t.ids, key=int) == sorted(eps, key=int)
+    assert "tour_id" in t.ignored and "tour_id" not in t.values
+    rows = [r for tour in tours.values() for r in tour.values()]
+    summary = t.evaluate().summary()
+    for metric, key in (("sr", "success"), ("ndtw", "ndtw"), ("pl", "path_length"), ("osr", "oracle_success")):
+        assert summary[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12), metric
+    ne = np.array([r["distance_to_goal"] for r in rows])
+    assert math.isinf(summary["ne"]) and math.isinf(ne.mean())  # an unreachable goal, as numpy averages it
+    # the means file: its reported figures (tndtw, a figure of the split, under its own name), never a table
+    with pytest.raises(ValueError, match=r"holds the evaluator's means .*--reported-from iterative_stats_ckpt_12"):
+        load_results(means_file)
+    means = load_means(means_file)
+    assert means.layout == "ivlnce-means" and means.figures["tndtw"] == 0.4321
+    assert means.figures["sr"] == pytest.approx(summary["sr"], rel=1e-12)
+    assert means.figures["steps"] == pytest.approx(np.mean([r["steps_taken"] for r in rows]), rel=1e-12)
+    assert "ne" not in means.figures  # the plain mean is Infinity (an unreachable goal): said, not checked
+    results = compare({"ivlnce": per_episode}, dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"ivlnce": means_file})  # fmt: skip
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 23
+    assert results["datasets"]["results"]["reported"]["ivlnce"]["sr"]["gap"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_ivlnce_tours_name_their_entries(tmp_path):
+    per_episode, _ = ivlnce(tmp_path, episodes(8, seed=11), tours=2)
+    tours = json.loads(per_episode.read_text())
+    tours["1"]["5"]["success"] = 3.0
+    per_episode.write_text(json.dumps(tours, indent=2))
+    with pytest.raises(ValueError, match=r"tour_id 1 entry 0 \(episode_id 5\): 'success' is a rate"):
+        load_results(per_episode)
+
+
+# --------------------------------------------------------------------------------------------
+# VLN-PE (InternNav): per-rank LMDB stores and {split: means}
+# --------------------------------------------------------------------------------------------
+
+
+def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
+    pytest.importorskip("lmdb")
+    pytest.importorskip("msgpack_numpy")
+    store, result, infos = vlnpe(tmp_path, 26, seed=12)
+    assert sorted(p.name for p in store.iterdir()) == [f"sample_data{r}.lmdb" for r in range(3)]
+    t = load_results(store)
+    assert t.layout == "vlnpe" and len(t) == 26 and sorted(t.ids) == sorted(infos)
+    assert "3 stores of one run (ranks 0-2;" in t.notes[0]
+    assert "'ndtw' is kept as 'vlnpe_ndtw', not read as ndtw: VLNPEMetrics._calc_ndtw averages" in t.notes[0]
+    assert "ndtw" not in t.values and t.directions["vlnpe_ndtw"] is True
+    rows = [infos[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("ne", "NE"), ("pl", "TL"), ("spl", "spl"), ("osr", "osr"),
+                        ("vlnpe_ndtw", "ndtw"), ("steps", "steps")):  # fmt: skip
+        assert t.values[metric].tolist() == [float(r[key]) for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    assert t.paths == [str(r["trajectory_id"]) for r in rows]  # episodes of one trajectory resampled together
+    # the means file: one split's record, its reported figures; never a one-episode table
+    with pytest.raises(
+        ValueError, match=r"result\.json: holds the evaluator's means of the split val_unseen over 26 episodes"
+    ):
+        load_results(result)
+    means = load_means(result)
+    assert means.layout == "vlnpe-means" and means.length == 26
+    assert means.figures["sr"] == pytest.approx(np.mean([r["success"] for r in rows]), abs=5e-5)
+    assert means.figures["fall_rate"] == pytest.approx(np.mean([r["fail_reason"] == "fall" for r in rows]), abs=5e-5)
+    results = compare({"h1": store}, dataset="results", progress=False, settings={"resamples": 200},
+                      reported_from={"h1": result})  # fmt: skip
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 26
+    check = results["datasets"]["results"]["reported"]["h1"]
+    assert check["sr"]["gap"] == pytest.approx(0.0, abs=5e-5) and "ndtw" not in check
+
+
+def test_vlnpe_missing_rank_and_means_count(tmp_path):
+    pytest.importorskip("lmdb")
+    pytest.importorskip("msgpack_numpy")
+    import shutil
+
+    store, result, _ = vlnpe(tmp_path, 20, seed=13, world=4)
+    shutil.rmtree(store / "sample_data1.lmdb")
+    with pytest.raises(ValueError, match=r"sample_data1\.lmdb: missing: rank 1 of the ranks 0-3 of this run"):
+        load_results(store)
+    shutil.rmtree(store / "sample_data3.lmdb")
+    shutil.rmtree(store / "sample_data2.lmdb")  # the last ranks lost: only the means' count tells
+    kw = {"dataset": "results", "progress": False, "settings": {"resamples": 200}}
+    results = compare({"h1": store}, reported_from={"h1": result}, **kw)
+    assert "PARTIAL RESULTS: covers 5 of the 20 episodes its means file result.json" in results["failures"][0]["error"]
+    one = load_results(store / "sample_data0.lmdb")  # one store given alone: that rank
+    assert len(one) == 5
+    two = json.loads(result.read_text())
+    two["val_seen"] = two["val_unseen"]
+    result.write_text(json.dumps(two, indent=2))
+    with pytest.raises(ValueError, match=r"result\.json: holds the means of 2 splits \(val_unseen, val_seen\)"):
+        load_means(result)
+
+
+def test_vlnpe_store_without_lmdb_names_the_extra(tmp_path, monkeypatch):
+    (tmp_path / "sample_data0.lmdb").mkdir()
+    (tmp_path / "sample_data0.lmdb" / "data.mdb").write_bytes(b"\0" * 64)
+    monkeypatch.setitem(sys.modules, "lmdb", None)
+    with pytest.raises(ImportError, match=r"sample_data0\.lmdb: reading an LMDB store needs lmdb: "
+                       r'pip install "navdtw\[lmdb\]"'):  # fmt: skip
+        load_results(tmp_path)
+
+
+# --------------------------------------------------------------------------------------------
+# UAV-ON and TravelUAV: a folder per episode, the outcome in its prefix
+# --------------------------------------------------------------------------------------------
+
+
+def test_uav_on_outcome_in_the_folder_and_padding_counted_once(tmp_path):
+    root, truth = uav_on(tmp_path, 18, seed=14, batch=4)  # 18 tasks, 2 re-flown to fill the last batch of 4
+    folders = list(root.glob("*/task_*"))
+    assert len(folders) == 20 and len({p.name for p in folders}) == 18
+    t = load_results(root)
+    assert t.layout == "uav-on" and len(t) == 18 and sorted(t.ids) == sorted(truth)
+    note = t.notes[0]
+    assert "18 episode folders of one run (the folder eval_uav_on); the outcome from each folder's prefix" in note
+    assert "2 episode(s) written twice, counted once (a batch larger than one re-flies tasks" in note
+    rows = [truth[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("osr", "oracle_success"), ("ne", "distance_to_end"),
+                        ("pl", "move_distance"), ("is_collision", "is_collision"), ("steps", "steps")):  # fmt: skip
+        assert t.values[metric].tolist() == [r[key] for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    assert t.directions["is_collision"] is False
+    results = compare({"uav": root}, dataset="results", progress=False, settings={"resamples": 200})
+    assert not results["failures"] and results["datasets"]["results"]["n"] == 18
+
+
+def test_traveluav_outcome_in_the_folder(tmp_path):
+    root, truth = traveluav(tmp_path, 15, seed=15)
+    t = load_results(root)
+    assert t.layout == "traveluav" and len(t) == 15 and sorted(t.ids) == sorted(truth)
+    rows = [truth[i] for i in t.ids]
+    for metric, key in (("sr", "success"), ("osr", "oracle_success"), ("steps", "steps")):
+        assert t.values[metric].tolist() == [r[key] for r in rows], metric
+        assert t.evaluate().summary()[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12)
+    (next(root.glob("success_*")) / "log" / "000000.json").write_text('{"frame": 0}')
+    assert len(load_results(root)) == 15  # an earlier frame is not read: the last one is
+    last = sorted((next(root.glob("success_*")) / "log").glob("*.json"))[-1]
+    last.write_text('{"sensors": {}}')
+    with pytest.raises(ValueError, match=r"success_.*: \d+\.json: no 'frame': not TravelUAV's"):
+        load_results(root)
+
+
+# --------------------------------------------------------------------------------------------
 # the registry, recognition, numbers beyond float's range
 # --------------------------------------------------------------------------------------------
 
@@ -429,7 +667,18 @@ def test_registry_is_data():
     for lay in layouts.LAYOUTS:
         assert lay.holds in ("episodes", "means") and lay.writer and lay.nonfinite and lay.keys
         assert layouts.layout(lay.name) is lay
-        example = lay.pattern.format(ckpt=6, split="val_unseen", rank=0, world=4, id=17, episode_id=17)
+        example = lay.pattern.format(
+            ckpt=6,
+            split="val_unseen",
+            rank=0,
+            world=4,
+            id=17,
+            episode_id=17,
+            index=16,
+            outcome="success_",
+            scene="Town01",
+            frame="000003",
+        )
         assert lay.regex.fullmatch(example)
     assert layouts.recognise("predictions.json", {"1": None}) is None  # not a results layout: left to others
     with pytest.raises(ValueError, match=r"unknown layout 'etp'; the layouts are etpnav, "):

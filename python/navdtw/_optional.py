@@ -21,6 +21,7 @@ EXTRAS: dict[str, str] = {
     "dask": "dask",
     "distributed": "dask",
     "fsspec": "dask",
+    "lmdb": "lmdb",
 }
 
 

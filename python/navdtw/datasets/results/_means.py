@@ -72,6 +72,11 @@ def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
     """
     path = Path(path)
     raw = read_one(path, layout, None)
+    if raw.splits is not None and len(raw.splits) != 1:
+        raise ValueError(
+            f"{path.name}: holds the means of {len(raw.splits)} splits ({', '.join(raw.splits)}): the figures of "
+            "one agent on one split are one split's record; keep that split's in a file of its own"
+        )
     record = raw.means if raw.means is not None else (raw.summaries[-1][1] if raw.summaries else None)
     if record is None:
         raise ValueError(
@@ -96,7 +101,9 @@ def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
             notes.append(f"{key} is {'NaN' if math.isnan(x) else 'Infinity'}: not a figure to check against")
             continue
         figures[metric] = x
-    length = record.get("length")
+    length = record.get(
+        lay.summary.length if lay is not None and lay.summary is not None and lay.summary.length else "length"
+    )
     return EvaluatorMeans(
         path.name,
         None if lay is None else lay.name,

@@ -11,6 +11,8 @@ import csv
 import itertools
 import json
 import math
+import os
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,8 +25,9 @@ from ..._optional import import_optional
 from ..._typing import PathLike
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
-from ._cells import NUMBER_TYPES, Overflow
-from ._columns import first_column
+from ._cells import NUMBER_TYPES, Overflow, ids_of
+from ._columns import SCAN_COLUMNS, first_column
+from .shards import is_store
 
 
 @dataclass
@@ -40,6 +43,7 @@ class Raw:
     means: dict | None = None  # one object of the evaluator's means (no episode in the file)
     summaries: list[tuple[str, dict]] = field(default_factory=list)  # (where, record): the evaluator's summaries
     layout: layouts.Layout | None = None
+    splits: dict[str, dict] | None = None  # a means file of one record per split: {split: means}
     sources: tuple[str, ...] = ()  # the files read (several: one run's shards)
     how: str = ""  # "4 shards of one run (ranks 0-3 of 4)"
 
@@ -47,6 +51,8 @@ class Raw:
 def _read_raw(path: PathLike) -> Raw:
     name = Path(path).name
     path = Path(path)
+    if is_store(path):
+        return _read_lmdb(path, name)
     try:
         with open(path, "rb") as f:
             head = f.read(4)
@@ -71,6 +77,51 @@ def _json(text: str, where: str):
     return loads(text, where, parse_float=_float)
 
 
+def _read_lmdb(path: Path, name: str) -> Raw:
+    """An LMDB environment's records (:attr:`~.layouts.Layout.store`): every value but the
+    ``timestamp_`` entries unpacked with msgpack_numpy, numpy values as Python numbers and lists."""
+    lmdb = import_optional("lmdb", f"{name}: reading an LMDB store")
+    msgpack_numpy = import_optional("msgpack_numpy", f"{name}: reading an LMDB store")
+    keys: list[str] = []
+    rows: list[dict] = []
+    try:
+        env = lmdb.open(str(path), readonly=True, lock=False, subdir=True)
+    except lmdb.Error as exc:
+        raise ValueError(f"{name}: not a readable LMDB store ({' '.join(str(exc).split())})") from None
+    try:
+        with env.begin() as txn:
+            for key, value in txn.cursor():
+                text = key.decode("utf-8", "replace")
+                if text.startswith("timestamp_"):
+                    continue
+                try:
+                    record = msgpack_numpy.unpackb(value)
+                except Exception as exc:  # msgpack raises several types for a corrupt value
+                    raise ValueError(f"{name}: key {text!r}: not a msgpack record ({type(exc).__name__})") from None
+                if not isinstance(record, dict):
+                    raise ValueError(f"{name}: key {text!r}: expected a record (a map), got {type(record).__name__}")
+                keys.append(text)
+                rows.append(_plain(record))
+    finally:
+        env.close()
+    if not rows:
+        raise ValueError(f"{name}: an LMDB store without records")
+    return Raw(name, columns_of(rows), len(rows), lambda k: f"key {keys[k]!r}")
+
+
+def _plain(value):
+    """numpy scalars and arrays of an unpacked record as Python numbers and lists; bytes keys as text."""
+    if isinstance(value, dict):
+        return {(k.decode("utf-8", "replace") if isinstance(k, bytes) else k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 def _read_json(text: str, name: str) -> Raw:
     """A text that starts with ``[`` or ``{``: a JSON list, an object, or JSON Lines."""
     try:
@@ -85,12 +136,32 @@ def _read_json(text: str, name: str) -> Raw:
                 raise ValueError(f"{name}: entry {k}: expected an object (one episode), got {type(row).__name__}")
         return Raw(name, columns_of(data), len(data), lambda k: f"entry {k}")
     if data and all(isinstance(v, dict) for v in data.values()):  # {episode_id: {metric: value}}
+        lay = layouts.grouping(name)
+        if lay is not None and all(isinstance(r, dict) for v in data.values() for r in v.values()):
+            return _grouped(data, name, lay)
         keys = [str(k) for k in data]
         return Raw(name, columns_of(list(data.values())), len(keys), lambda k: f"entry {k}", keys=keys)
     raw = Raw(name, columns_of([data]), 1, lambda k: "line 1")  # one object: one JSON line
     if first_column(data, ID_COLUMNS) is None and data and all(type(v) in NUMBER_TYPES for v in data.values()):
         raw.means = data  # numbers and no id: an evaluator's means (VLN-CE's stats_ckpt_*.json)
     return raw
+
+
+def _grouped(data: dict, name: str, lay: layouts.Layout) -> Raw:
+    """``{group: {id: record}}`` (:attr:`~.layouts.Layout.grouped`) as a table keyed by id, each
+    row's group in the column ``lay.grouped``."""
+    group_key = lay.grouped or "group"
+    keys: list[str] = []
+    where: list[str] = []
+    rows: list[dict] = []
+    for group, inner in data.items():
+        for j, (i, record) in enumerate(inner.items()):
+            keys.append(str(i))
+            where.append(f"{group_key} {group} entry {j}")
+            rows.append({group_key: str(group), **record})
+    if not rows:
+        raise ValueError(f"{name}: no episodes in any {group_key.removesuffix('_id')}")
+    return Raw(name, columns_of(rows), len(rows), lambda k: where[k], keys=keys)
 
 
 def _json_lines(text: str, name: str) -> Raw:
@@ -302,12 +373,90 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     summary records taken out and its layout recognised."""
     from .shards import files_of
 
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() and not is_store(Path(path)):
+        lay = layouts.layout(layout) if layout is not None else layouts.tree_layout(path)
+        if lay is not None and lay.tree is not None:
+            return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
     parts = [read_one(p, layout, id_column) for p in files.paths]
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
-    raw.how = files.how
+    lay = raw.layout
+    words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
+    raw.how = "; ".join(w for w in (files.how, *words) if w)
     return raw
+
+
+def _read_tree(root: Path, lay: layouts.Layout) -> Raw:
+    """A run's folder of episode folders (:attr:`~.layouts.Layout.tree`): per episode its outcome
+    (the folder's prefix), its last frame's record (nested objects left out) and ``steps`` (its
+    frames - 1, the actions); an episode written twice (a re-flown padding task of a batch) counted
+    once, the first written, and said."""
+    rx = lay.tree_regex
+    assert rx is not None and lay.tree is not None
+    pattern = re.sub(r"\{\w+\}", "*", lay.tree)
+    pattern = re.sub(r"\*+", "*", pattern)
+    episodes: dict[str, tuple[str, str, list[tuple[int, Path]]]] = {}
+    for p in root.glob(pattern):
+        m = rx.fullmatch(p.relative_to(root).as_posix())
+        if m is None or not p.is_file():
+            continue
+        frame = int(m["frame"]) if m.groupdict().get("frame") is not None else -1
+        episodes.setdefault(m["episode"], (m["outcome"], m["id"], []))[2].append((frame, p))
+    if not episodes:
+        raise ValueError(f"{root.name}: no episode folder of {lay.project}'s {lay.tree} below it")
+    first: dict[str, str] = {}  # the episode folder without its outcome -> the folder kept
+    twice: list[str] = []
+    order = sorted(episodes, key=lambda e: (min(q.stat().st_mtime_ns for _, q in episodes[e][2]), e))
+    for ep in order:
+        outcome = episodes[ep][0]
+        base = ep[len(outcome) :]
+        if base in first:
+            twice.append(f"{ep} (also {first[base]}, written first: kept)")
+            continue
+        first[base] = ep
+    rows: list[dict] = []
+    where: list[str] = []
+    keys: list[str] = []
+    for _base, ep in sorted(first.items()):
+        outcome, ident, frames = episodes[ep]
+        frames.sort(key=lambda f: (f[0], f[1].name))
+        last, n = _last_frame(frames, lay)
+        record = {k: v for k, v in last.items() if not isinstance(v, dict)}  # sensors: not read
+        missing = [k for k in sorted(lay.keys) if k not in last]
+        if missing:
+            raise ValueError(f"{ep}: {frames[-1][1].name}: no {missing[0]!r}: not {lay.project}'s {lay.tree}")
+        rows.append({**lay.outcomes[outcome], **record, "steps": n - 1})
+        where.append(ep)
+        keys.append(ident)
+    raw = Raw(root.name, columns_of(rows), len(rows), lambda k: where[k], keys=keys, layout=lay)
+    raw.sources = tuple(str(p.resolve()) for ep in first.values() for _, p in episodes[ep][2][-1:])
+    how = f"{len(rows)} episode folders of one run (the folder {root.name}); the outcome from each folder's prefix"
+    if twice:
+        how += (
+            f"; {len(twice)} episode(s) written twice, counted once (a batch larger than one re-flies tasks to fill "
+            f"it): {', '.join(twice[:3])}" + (" ..." if len(twice) > 3 else "")
+        )
+    raw.how = how
+    return raw
+
+
+def _last_frame(frames: list[tuple[int, Path]], lay: layouts.Layout) -> tuple[dict, int]:
+    """An episode's last frame's record and its number of frames: the last line of its one JSON
+    Lines file, or its highest-numbered file."""
+    path = frames[-1][1]
+    if frames[-1][0] < 0:  # one JSON Lines file of frames
+        lines = [line for line in read_text(path).split("\n") if line.strip()]
+        if not lines:
+            raise ValueError(f"{path}: empty file (no frames)")
+        record = _json(lines[-1], f"{path.name}: line {len(lines)}")
+        n = len(lines)
+    else:
+        record = _json(read_text(path), path.name)
+        n = len(frames)
+    if not isinstance(record, dict):
+        raise ValueError(f"{path.name}: expected an object (a frame of {lay.project}), got {type(record).__name__}")
+    return record, n
 
 
 def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
@@ -317,10 +466,70 @@ def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
     _take_summaries(raw, id_column)
     if layout is not None:
         raw.layout = layouts.layout(layout)
-        return raw
-    record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
-    raw.layout = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+    else:
+        lay = None
+        if raw.means is not None:  # one object of numbers: an episode of a layout without an id inside?
+            lay = layouts.recognise(path.name, raw.means, "episodes")
+            lay = lay if lay is not None and lay.name_id is not None else None
+        if lay is None:
+            record = raw.means if raw.means is not None else dict.fromkeys(c.split(".", 1)[0] for c in raw.columns)
+            lay = layouts.recognise(path.name, record, "means" if raw.means is not None else "episodes")
+        if lay is None and raw.keys is not None:  # {split: means}?
+            lay = layouts.recognise(path.name, dict.fromkeys(raw.columns), "means")
+            lay = lay if lay is not None and lay.split_keyed else None
+        raw.layout = lay
+    if raw.layout is not None:
+        _layout_record(raw, raw.layout)
+    if raw.layout is not None and id_column is None:
+        _layout_ids(raw, raw.layout, path.name)
     return raw
+
+
+def _layout_record(raw: Raw, lay: layouts.Layout) -> None:
+    """A layout's record unwrapped (:attr:`~.layouts.Layout.record`), its columns renamed
+    (:attr:`~.layouts.Layout.renamed`), a ``{split: means}`` file made a means file."""
+    if lay.split_keyed and raw.keys is not None and raw.means is None:
+        records = [{c: col[k] for c, col in raw.columns.items() if col[k] is not None} for k in range(raw.n)]
+        raw.splits = dict(zip(raw.keys, records))
+        raw.means = records[0] if len(records) == 1 else {}
+        return
+    if lay.record is not None:
+        prefix = lay.record + "."
+        inner = {c[len(prefix) :]: v for c, v in raw.columns.items() if c.startswith(prefix)}
+        outer = {c: v for c, v in raw.columns.items() if not c.startswith(prefix) and c != lay.record}
+        raw.columns = {**inner, **outer}  # a key in both (fail_reason): the value's own
+    for col, (new, _) in lay.renamed.items():
+        if col in raw.columns:
+            raw.columns = {(new if c == col else c): v for c, v in raw.columns.items()}
+
+
+def _layout_ids(raw: Raw, lay: layouts.Layout, file_name: str) -> None:
+    """The ids a layout makes (:attr:`~.layouts.Layout.name_id`, :attr:`~.layouts.Layout.id_keys`),
+    put in the column ``lay.id_key``."""
+    if lay.name_id is not None and lay.id_key and raw.n == 1 and lay.id_key not in raw.columns:
+        m = lay.regex.fullmatch(file_name)
+        if m is None or "index" not in m.groupdict():
+            raise ValueError(
+                f"{file_name}: {lay.project} names each file by its episode ({lay.pattern}, the episode id "
+                f"- {lay.name_id}) and writes no id inside: this name gives none"
+            )
+        raw.columns = {lay.id_key: [str(int(m["index"]) + lay.name_id)], **raw.columns}
+        raw.means = None
+    if lay.id_keys and lay.id_key:
+        missing = [k for k in lay.id_keys if k not in raw.columns]
+        if missing:
+            raise ValueError(f"{raw.name}: no column {missing[0]!r}: {lay.project}'s ids are "
+                             f"{' / '.join(lay.id_keys)}")  # fmt: skip
+        parts = []
+        for key in lay.id_keys:
+            texts = ids_of(raw.columns[key], raw, key)
+            parts.append([_stem(t) for t in texts] if key in SCAN_COLUMNS else texts)
+        raw.columns[lay.id_key] = ["/".join(p) for p in zip(*parts)]
+
+
+def _stem(text: str) -> str:
+    """A scene path's scan (``hm3d/val/00800-TEEsavR23oF/TEEsavR23oF.basis.glb`` -> ``TEEsavR23oF``)."""
+    return text.rsplit("/", 1)[-1].split(".", 1)[0] if "/" in text or text.endswith(".glb") else text
 
 
 def _is_summary(record: Mapping) -> bool:
@@ -393,8 +602,11 @@ def means_message(raw: Raw) -> str:
     """Internal: the error for a means file given where per-episode results go."""
     lay = raw.layout or layouts.summary_layout(raw.means or {})
     who = f" ({lay.project}'s {lay.pattern})" if lay is not None else ""
-    length = (raw.means or {}).get("length")
+    count = lay.summary.length if lay is not None and lay.summary is not None and lay.summary.length else "length"
+    length = (raw.means or {}).get(count)
     over = f" over {length} episodes" if isinstance(length, int) else ""
+    if raw.splits is not None:
+        over = f" of the split{'s' if len(raw.splits) > 1 else ''} {', '.join(raw.splits)}{over}"
     return (
         f"{raw.name}: holds the evaluator's means{over}{who}, not per-episode results: give it as the agent's "
         f'reported figures (--reported-from {raw.name}; reported_from = "..." in a suite file), beside the '

@@ -23,11 +23,13 @@ __all__ = [
     "Layout",
     "Summary",
     "evaluator_mean",
+    "grouping",
     "layout",
     "policy_words",
     "recognise",
     "shard_of",
     "summary_layout",
+    "tree_layout",
 ]
 
 
@@ -102,6 +104,40 @@ class Layout:
     summary_last:
         True where the evaluator appends its summary record after the episodes once every rank has
         finished (StreamVLN): a file without one is of an unfinished evaluation, said in the notes.
+    name_id:
+        where a file holds one episode and no id (NaVILA-Bench): the id is the ``{index}`` of the
+        file name plus this number (``measurements/{episode_id - 1}.json``: 1), put under
+        ``id_key``; None: the id is in the file.
+    id_keys:
+        where an episode id alone is not unique (GOAT-Bench's ids restart in every scene): the keys
+        whose values make the id, joined with ``/`` (a scene path as its scan, the file's stem),
+        put under ``id_key``; empty: ``id_key`` alone.
+    grouped:
+        where the file nests its episodes in groups, ``{group: {id: record}}`` (IVLN-CE's tours):
+        the column that holds each row's group (``"tour_id"``); None: a flat file.
+    store:
+        ``"lmdb"`` where the file is an LMDB environment (a folder holding ``data.mdb``) whose
+        values are msgpack records (msgpack_numpy's encoding: VLN-PE), read with the ``lmdb`` and
+        ``msgpack_numpy`` packages (``pip install 'navdtw[lmdb]'``); None: a text or Parquet file.
+    record:
+        the key of each stored value that holds the episode's measures (VLN-PE's ``"info"``): its
+        keys become the columns, beside the value's other keys; None: the value is the record.
+    renamed:
+        a column -> (the name it is kept under, why): a column named as a metric it is not
+        (VLN-PE's ``ndtw`` is no DTW), never read as that metric.
+    split_keyed:
+        True for a means file that holds one record of means per split, ``{split: means}``
+        (VLN-PE's ``result.json``).
+    tree:
+        where a run is a folder of episode folders (the aerial projects): each episode's file below
+        the run's folder, with ``{outcome}`` (a key of ``outcomes``), ``{id}`` (the episode's id),
+        ``{frame}`` (digits: one file per frame) and any other field (a folder name), as
+        ``{outcome}{scene}/task_{id}/log/trajectory.jsonl``; the episode's record is its last
+        frame (the last line of a JSON Lines file, the highest-numbered file), with ``steps``,
+        the number of its frames - 1. None: a file.
+    outcomes:
+        the outcome prefixes of ``tree`` -> the columns each gives (``{"success_": {"success": 1.0,
+        "oracle_success": 1.0}, ...}``; ``""``: no prefix).
     """
 
     name: str
@@ -116,12 +152,82 @@ class Layout:
     summary: Summary | None = None
     nonfinite: str = ""
     summary_last: bool = False
+    name_id: int | None = None
+    id_keys: tuple[str, ...] = ()
+    grouped: str | None = None
+    store: str | None = None
+    record: str | None = None
+    renamed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    split_keyed: bool = False
+    tree: str | None = None
+    outcomes: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    @property
+    def id_words(self) -> str:
+        """How the reader makes the ids of this layout's rows, in words (the notes), or ``""``.
+
+        Returns
+        -------
+        str
+        """
+        if self.name_id is not None:
+            return (
+                f"ids from the file names: {{index}} + {self.name_id} ({self.project} writes episode "
+                f"{self.name_id} to {self.pattern.replace('{index}', '0')})"
+            )
+        if self.id_keys:
+            return f"ids are {' / '.join(self.id_keys)} ({self.project}'s {self.id_keys[-1]} alone repeats)"
+        return ""
+
+    @property
+    def rename_words(self) -> str:
+        """The columns this layout keeps under another name, and why, in words (the notes), or ``""``.
+
+        Returns
+        -------
+        str
+        """
+        return "; ".join(
+            f"{self.project}'s {col!r} is kept as {new!r}, not read as {col}: {why}"
+            for col, (new, why) in self.renamed.items()
+        )
+
+    @property
+    def tree_regex(self):
+        """A regular expression that matches the path of an episode's file below a run's folder
+        (:attr:`tree`, ``/``-separated), with the groups ``outcome``, ``id``, ``frame`` and the
+        episode's folder ``episode``; None for a layout of files.
+
+        Returns
+        -------
+        re.Pattern or None
+        """
+        if self.tree is None:
+            return None
+        prefixes = "|".join(re.escape(o) for o in sorted(self.outcomes, key=len, reverse=True))
+        out = []
+        for part in re.split(r"(\{\w+\})", self.tree):
+            if part == "{outcome}":
+                out.append(f"(?P<outcome>{prefixes})")
+            elif part == "{id}":
+                out.append(r"(?P<id>[^/]+)")
+            elif part == "{frame}":
+                out.append(r"(?P<frame>\d+)")
+            elif part.startswith("{"):
+                out.append(r"[^/]+")
+            else:
+                out.append(re.escape(part))
+        text = "".join(out)
+        cut = text.rfind("/", 0, text.find("(?P<id>") + len("(?P<id>[^/]+)") + 1)
+        # the episode's folder: everything up to the first / after the id
+        head, tail = text[:cut], text[cut:]
+        return re.compile(f"(?P<episode>{head}){tail}")
 
     @property
     def regex(self):
         """A regular expression that matches the layout's file names (each ``{field}`` of
-        ``pattern`` stands for any text without ``/``, ``{rank}`` and ``{world}`` for digits; a
-        trailing ``.gz`` is allowed).
+        ``pattern`` stands for any text without ``/``, ``{rank}``, ``{world}`` and ``{index}`` for
+        digits (``{index}`` as the group ``index``); a trailing ``.gz`` is allowed).
 
         Returns
         -------
@@ -129,7 +235,10 @@ class Layout:
         """
         parts = re.split(r"(\{\w+\})", self.pattern)
         out = "".join(
-            (r"\d+" if p in ("{rank}", "{world}") else r"[^/]+") if p.startswith("{") else re.escape(p) for p in parts
+            (r"(?P<index>\d+)" if p == "{index}" else r"\d+" if p in ("{rank}", "{world}") else r"[^/]+")
+            if p.startswith("{")
+            else re.escape(p)
+            for p in parts
         )
         return re.compile(out + r"(\.gz)?")
 
@@ -229,6 +338,60 @@ LAYOUTS: tuple[Layout, ...] = (
         nonfinite="as aerialvln: the same rows, one per file; the folder is one run",
     ),
     Layout(
+        "navila-bench",
+        "NaVILA-Bench",
+        "scripts/navila_eval.py, main (json.dump indent=4 of infos['measurements'], the MeasureManager's "
+        "measures of isaaclab_exts/omni.isaac.vlnce/omni/isaac/vlnce/utils/measures.py, to "
+        "eval_results/{task}_loco_{run}/measurements/{int(episode_id) - 1}.json: one run of the script per "
+        "episode, no id inside)",
+        "{index}.json",
+        "episodes",
+        frozenset({"path_length", "distance_to_goal", "success", "spl", "oracle_navigation_error", "oracle_success"}),
+        id_key="episode_id",
+        nonfinite="no NaN or infinity (distances from the robot's recorded positions); distance_to_goal is the "
+        "distance to the nearest reference waypoint plus the reference path's length from there to the goal; "
+        "success and oracle_success use d < the goal radius (strictly less)",
+        name_id=1,
+    ),
+    Layout(
+        "goat-bench",
+        "GOAT-Bench",
+        "goat_bench/trainers/ppo_trainer_no_2d.py, GoatPPOTrainer._eval_checkpoint (utils/utils.py write_json: "
+        "json.dumps of episode_metrics, a list: each episode's scalars as habitat-baselines' "
+        "_extract_scalars_from_info flattens them, measures of goat_bench/measurements/nav.py, with scene_id, "
+        "episode_id, subtasks, success_by_subtask, spl_by_subtaskl and actions)",
+        "episode_metrics.json",
+        "episodes",
+        frozenset({"scene_id", "episode_id", "subtasks", "success_by_subtask", "spl_by_subtaskl"}),
+        id_key="episode_id",
+        columns={
+            "success.task_success": "sr",
+            "success.composite_success": "+",
+            "success.partial_success": "+",
+            "success.object_success": "+",
+            "success.image_success": "+",
+            "success.description_success": "+",
+            "success.subtask_success": "ignore",
+            "spl.composite_spl": "spl",
+            "spl.spl_by_subtask": "ignore",
+            "soft_spl.composite_softspl": "+",
+            "distance_to_goal.distance_to_target": "-",
+            "distance_to_goal.prev_distance_to_target": "ignore",
+            "distance_to_goal.episode_ended": "ignore",
+            "goat_distance_to_goal_reward": "ignore",
+            "reward": "+",
+            "subtasks": "ignore",
+            "success_by_subtask": "ignore",
+            "spl_by_subtaskl": "ignore",
+            "actions": "ignore",
+        },
+        nonfinite="none written for a finished episode; task_success needs every subtask and the final stop, "
+        "composite_success every subtask, partial_success is subtasks succeeded / subtasks; composite_spl "
+        "resets the path length at each subtask; the per-subtask lists are not scalars and are left out of "
+        "the flattened measures; the means are only logged",
+        id_keys=("scene_id", "episode_id"),
+    ),
+    Layout(
         "aerialvln-means",
         "AerialVLN",
         "src/vlnce_src/train.py, eval_vlnce (results/: json.dump indent=4 of the means of every numeric field, "
@@ -251,6 +414,33 @@ LAYOUTS: tuple[Layout, ...] = (
         _HABITAT,
         summary=_HABITAT_MEANS,
         nonfinite=_PLAIN,
+    ),
+    Layout(
+        "ivlnce",
+        "IVLN-CE",
+        "ivlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint_iterative (json.dump "
+        "indent=2 of stats_tours, {tour id: {episode id: the numeric infos of the episode's end}})",
+        "iterative_all_stats_ckpt_{ckpt}_{split}.json",
+        "episodes",
+        _HABITAT | {"ndtw", "steps_taken", "tour_id"},
+        columns={"tour_id": "ignore"},
+        nonfinite="NaN / Infinity as habitat gives them; an episode is stored once, when the agent first stops "
+        "(before the oracle phase that conveys it to the goal); ndtw is habitat's per-episode nDTW, not the "
+        "tour nDTW (tndtw, in the means file only)",
+        grouped="tour_id",
+    ),
+    Layout(
+        "ivlnce-means",
+        "IVLN-CE",
+        "ivlnce_baselines/common/base_il_trainer.py, BaseVLNCETrainer._eval_checkpoint_iterative (json.dump "
+        "indent=4 of the means over every episode of every tour, and tndtw: habitat_extensions/tour_ndtw.py "
+        "compute_tour_ndtw over the tours' dtw_data)",
+        "iterative_stats_ckpt_{ckpt}_{split}.json",
+        "means",
+        _HABITAT | {"tndtw"},
+        summary=Summary({**_HABITAT_MEANS.keys, "tndtw": "tndtw"}),
+        nonfinite="plain means (sums over every tour's episodes / the episode count); tndtw is the split's "
+        "tour nDTW, weighted per tour, a figure of the split and not a mean of episodes",
     ),
     Layout(
         "streamvln",
@@ -294,6 +484,108 @@ LAYOUTS: tuple[Layout, ...] = (
         ),
         nonfinite="calc_metrics sets NaN and infinite SPL to 0 and averages NE over the finite values only "
         "(divided by their count)",
+    ),
+    Layout(
+        "vlnpe",
+        "VLN-PE (InternNav)",
+        "internnav/evaluator/utils/data_collector.py, DataCollector.save_eval_result (each rank puts "
+        "msgpack_numpy.packb({info, finish_status, fail_reason}) under the key {trajectory_id}_{episode_id} "
+        "into <lmdb_path>/sample_data{rank}.lmdb, beside a timestamp_ key); info is "
+        "internnav/env/utils/internutopia_extension/metrics/vln_pe_metrics.py VLNPEMetrics.calc",
+        "sample_data{rank}.lmdb",
+        "episodes",
+        frozenset({"info", "finish_status", "fail_reason"}),
+        id_key="episode_id",
+        columns={
+            "vlnpe_ndtw": "+",
+            "shortest_path_length": "ignore",
+            "reference_path": "ignore",
+            "finish_status": "ignore",
+            "fail_reason": "ignore",
+        },
+        nonfinite="none written; NE, TL and ndtw are horizontal (x, y only); success and osr are NE < the "
+        "success distance (3 m, strictly less); spl is 0 for a path of length 0; a rank's store that is "
+        "missing is skipped by the evaluator's means without a word",
+        store="lmdb",
+        record="info",
+        renamed={
+            "ndtw": (
+                "vlnpe_ndtw",
+                "VLNPEMetrics._calc_ndtw averages exp(-min_r |q - r|^2 / (2 * 3^2)) over the agent's points q "
+                "(the nearest reference point r, horizontal): no alignment, not DTW, so never nDTW",
+            )
+        },
+    ),
+    Layout(
+        "vlnpe-means",
+        "VLN-PE (InternNav)",
+        "internnav/evaluator/utils/result_logger.py, ResultLogger.finalize_all_results (json.dump indent=2 "
+        "to logs/{task}/result.json of {split: means}, every rank's sample_data{rank}.lmdb read, a missing "
+        "one skipped; each mean rounded to 4 decimals)",
+        "result.json",
+        "means",
+        frozenset({"TL", "NE", "FR", "StR", "OS", "SR", "SPL", "Count"}),
+        summary=Summary(
+            {"TL": "pl", "NE": "ne", "OS": "osr", "SR": "sr", "SPL": "spl", "FR": "fall_rate", "StR": "stuck_rate"},
+            length="Count",
+        ),
+        nonfinite="plain means of every episode of the split found in the stores, rounded to 4 decimals; NE and "
+        "OS below 0 count as 0; FR and StR are the shares of fail_reason 'fall' and 'stuck'",
+        split_keyed=True,
+    ),
+    Layout(
+        "uav-on",
+        "UAV-ON",
+        "src/closeloop_util.py, EvalBatchState.check_batch_termination (a finished task's folder "
+        "<eval_save_path>/{success_,oracle_,}<scene>/task_{task_id}) and save_to_dataset_eval / save_logs (a "
+        "json.dumps line per frame in log/trajectory.jsonl: frame, is_collision, action, steps_size, "
+        "move_distance and distance_to_end rounded to 2 decimals, sensors; object_description.json, "
+        "prompt_info.txt); utils/classify_metric.py reads them",
+        "{outcome}{scene}/task_{id}/log/trajectory.jsonl",
+        "episodes",
+        frozenset({"frame", "is_collision", "move_distance", "distance_to_end"}),
+        id_key="task_id",
+        columns={
+            "distance_to_end": "ne",
+            "move_distance": "pl",
+            "is_collision": "-",
+            "frame": "ignore",
+            "steps_size": "ignore",
+            "action": "ignore",
+        },
+        nonfinite="none written; the outcome is the folder's prefix (success_ within 20 m of the nearest goal "
+        "at the stop, oracle_ within 20 m at the last step; a collision ends the task as neither); "
+        "distance_to_end (3D, to the nearest goal) and move_distance are rounded to 2 decimals; SPL is not "
+        "written (classify_metric computes it from move_distance and object_description.json's "
+        "geodesic_distance)",
+        tree="{outcome}{scene}/task_{id}/log/trajectory.jsonl",
+        outcomes={
+            "success_": {"success": 1.0, "oracle_success": 1.0},
+            "oracle_": {"success": 0.0, "oracle_success": 1.0},
+            "": {"success": 0.0, "oracle_success": 0.0},
+        },
+    ),
+    Layout(
+        "traveluav",
+        "TravelUAV",
+        "src/vlnce_src/closeloop_util.py, EvalBatchState.check_batch_termination (a finished trajectory's "
+        "folder <eval_save_path>/{success_,oracle_,}<trajectory folder>) and save_to_dataset_eval / save_logs "
+        "(json.dump of {frame, sensors} per frame to log/{frame:06d}.json; ori_info.json, "
+        "object_description.json, the camera images); utils/metric.py reads them",
+        "{outcome}{id}/log/{frame}.json",
+        "episodes",
+        frozenset({"frame", "sensors"}),
+        id_key="trajectory",
+        columns={"frame": "ignore"},
+        nonfinite="none written; the outcome is the folder's prefix (success_ within 20 m at the stop, oracle_ "
+        "within 20 m at some step; a collision ends the trajectory as neither); NE and SPL are not written "
+        "(utils/metric.py computes them against the dataset's merged_data.json)",
+        tree="{outcome}{id}/log/{frame}.json",
+        outcomes={
+            "success_": {"success": 1.0, "oracle_success": 1.0},
+            "oracle_": {"success": 0.0, "oracle_success": 1.0},
+            "": {"success": 0.0, "oracle_success": 0.0},
+        },
     ),
     Layout(
         "streamvln-summary",
@@ -370,6 +662,54 @@ def recognise(file_name: str, record: Mapping | None, holds: str | None = None) 
             continue
         if lay.regex.fullmatch(file_name) and (keys is None or lay.keys <= keys):
             return lay
+    return None
+
+
+def grouping(file_name: str) -> Layout | None:
+    """The layout whose file of this name nests its episodes in groups (:attr:`Layout.grouped`:
+    IVLN-CE's ``{tour: {episode: stats}}``), or None.
+
+    Parameters
+    ----------
+    file_name : str
+        The file's name (not its folder).
+
+    Returns
+    -------
+    Layout or None
+    """
+    for lay in LAYOUTS:
+        if lay.grouped is not None and lay.regex.fullmatch(file_name):
+            return lay
+    return None
+
+
+def tree_layout(folder) -> Layout | None:
+    """The layout of a run's folder of episode folders (:attr:`Layout.tree`: UAV-ON, TravelUAV),
+    found from the paths below it, or None.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A folder.
+
+    Returns
+    -------
+    Layout or None
+    """
+    from pathlib import Path
+
+    root = Path(folder)
+    trees = [lay for lay in LAYOUTS if lay.tree is not None]
+    if not trees or not root.is_dir():
+        return None
+    for lay in trees:
+        depth = lay.tree.count("/") + 1
+        pattern = "/".join(["*"] * depth)
+        rx = lay.tree_regex
+        for p in root.glob(pattern):
+            if rx is not None and rx.fullmatch(p.relative_to(root).as_posix()):
+                return lay
     return None
 
 

@@ -18,11 +18,23 @@ from pathlib import Path
 
 from ..._messages import named, quoted
 from ..._typing import PathLike
-from .layouts import recognise, shard_of
+from .layouts import LAYOUTS, recognise, shard_of
 
 __all__ = ["Files", "files_of", "one_run_as_agents"]
 
 _GLOB = re.compile(r"[*?[]")
+#: one rank's store, ``<stem>{rank}.lmdb`` (VLN-PE's ``sample_data{rank}.lmdb``)
+_RANK_STORE = re.compile(r"(?P<stem>.*?)(?P<rank>\d+)\.lmdb")
+
+
+def is_store(path: Path) -> bool:
+    """Internal: an LMDB environment (a folder holding ``data.mdb``): one file of a run."""
+    return path.is_dir() and (path / "data.mdb").is_file()
+
+
+def _run_store(path: Path) -> bool:
+    """A store of a layout (VLN-PE's ``sample_data{rank}.lmdb``; not its training ``sample_data.lmdb``)."""
+    return is_store(path) and any(lay.store and lay.regex.fullmatch(path.name) for lay in LAYOUTS)
 
 
 @dataclass(frozen=True)
@@ -69,14 +81,22 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
         path = Path(text)
+        if is_store(path):
+            return Files((path,), path.name)
         if path.is_dir():
-            found = sorted(p for p in (path.rglob("*") if recursive else path.iterdir()) if _visible_file(p, path))
+            found = sorted(
+                p
+                for p in (path.rglob("*") if recursive else path.iterdir())
+                if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent))
+            )
             if not found:
                 more = "" if recursive else " (its subfolders are read with --recursive)"
                 raise ValueError(f"{named(path)}: a folder without files{more}")
             return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
         if _GLOB.search(text) and not path.exists():
-            found = sorted(Path(p) for p in glob.glob(text, recursive=recursive) if Path(p).is_file())
+            found = sorted(
+                Path(p) for p in glob.glob(text, recursive=recursive) if Path(p).is_file() or is_store(Path(p))
+            )
             if not found:
                 raise ValueError(f"no file matches {named(text)}")
             return _checked(tuple(found), path.name, f"{len(found)} files of one run ({path.name})")
@@ -93,7 +113,7 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
     if not paths:
         raise ValueError("an empty list of files")
     for p in paths:
-        if not p.is_file():
+        if not (p.is_file() or is_store(p)):
             raise FileNotFoundError(f"{named(p)}: no such file")
     return _checked(tuple(paths), f"{paths[0].name} and {len(paths) - 1} more" if len(paths) > 1 else paths[0].name, "")
 
@@ -128,6 +148,21 @@ def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
                 f"{named(folder / name)}: missing: rank {missing[0]} of the {world} ranks of this run "
                 f"({len(missing)} missing); a run's results are every rank's file"
             )
+    stores: dict[tuple[Path, str], set[int]] = {}
+    for p in paths:
+        m = _RANK_STORE.fullmatch(p.name)
+        if m is not None and is_store(p):
+            stores.setdefault((p.parent, m["stem"]), set()).add(int(m["rank"]))
+    for (folder, stem), ranks in stores.items():
+        missing = [r for r in range(max(ranks) + 1) if r not in ranks]
+        if missing:
+            raise ValueError(
+                f"{named(folder / f'{stem}{missing[0]}.lmdb')}: missing: rank {missing[0]} of the ranks 0-{max(ranks)} "
+                f"of this run ({len(missing)} missing); a run's results are every rank's store"
+            )
+    if len(stores) == 1 and len(paths) == len(next(iter(stores.values()))) > 1:
+        n = len(paths)
+        how = f"{n} stores of one run (ranks 0-{n - 1}; a missing last rank shows only against the means' count)"
     if len(groups) == 1 and len(paths) == len(next(iter(groups.values()))):
         world = next(iter(next(iter(groups.values())).values()))
         how = f"{world} shards of one run (ranks 0-{world - 1} of {world})" if world > 1 else ""
@@ -180,4 +215,4 @@ def _per_episode(path: Path) -> bool:
     except (OSError, ValueError, RecursionError):
         return False
     lay = recognise(path.name, record, "episodes") if isinstance(record, dict) else None
-    return lay is not None and ("{id}" in lay.pattern or "{episode_id}" in lay.pattern)
+    return lay is not None and any(f in lay.pattern for f in ("{id}", "{episode_id}", "{index}"))
