@@ -41,6 +41,7 @@ extensions = [
     "sphinx_copybutton",
     "stubs",  # _ext/stubs.py: navdtw._core's signatures from _core.pyi
     "home_refs",  # _ext/home_refs.py: a submodule's short references, to where the name is documented
+    "readme_links",  # _ext/readme_links.py: the README's links to GitHub's pages, as the site's own
     "reexported_data",  # _ext/reexported_data.py: a re-exported constant's docstring, from its home
 ]
 

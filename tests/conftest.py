@@ -11,11 +11,22 @@ from hypothesis import settings
 
 # No per-example deadline: the machines that run the tests are shared and their load varies, so a
 # deadline fails on load, not on a defect (performance lives in benchmarks/). .ci/run selects the
-# "ci" profile: the same examples on every run, so CI's verdict on a commit does not depend on
-# luck; local runs keep exploring new examples.
+# "ci" profile: the same examples on every run and no example database (a failing example saved
+# by an earlier run, or by a mutant of the mutation pass, is never replayed), so CI's verdict on a
+# commit does not depend on luck or history; local runs keep exploring new examples.
 settings.register_profile("default", deadline=None)
-settings.register_profile("ci", deadline=None, derandomize=True)
+settings.register_profile("ci", deadline=None, derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config):
+    # `--hypothesis-profile=ci` (the README's command, the wheel tests) chooses as HYPOTHESIS_PROFILE
+    # does, and wins over it: whether pytest reads this file before or after Hypothesis' plugin
+    # loads the option's profile (it depends on the arguments), the line above must not undo it
+    chosen = config.getoption("--hypothesis-profile", None)
+    if chosen:
+        settings.load_profile(chosen)
+
 
 REPO = Path(__file__).resolve().parents[1]
 

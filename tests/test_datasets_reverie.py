@@ -277,8 +277,14 @@ def test_object_keys(bench):
         np.testing.assert_allclose(d2[k], bench.evaluate(bench.match(preds(), convention="duet"), convention="duet")[k])
     # navigation only: no entry has an object key -> no rgs / rgspl, success still scored
     nav = [{k: v for k, v in e.items() if k != "predObjId"} for e in preds()]
-    s = bench.evaluate(bench.match(nav))
+    navigation = bench.match(nav)
+    s = bench.evaluate(navigation)
     assert "rgs" not in s and "rgspl" not in s and s["sr"][0] == 1.0
+    # and it says so: the note is on the navigation-only run, and on no other
+    assert navigation.notes == (
+        "<input>: no entry has a 'predObjId' (or 'pred_objid'): scored navigation-only, without RGS and RGSPL",
+    )
+    assert bench.match(preds()).notes == ()
 
 
 @pytest.mark.parametrize(

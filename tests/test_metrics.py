@@ -385,6 +385,9 @@ def test_stopped_mask():
         evaluate(refs, qrys, distances=LINE3, stopped=[True, False])
     with pytest.raises(TypeError):
         evaluate(refs, qrys, distances=LINE3, stopped=[0.5, 1.0, 1.0])
+    # integers other than 0 and 1 are not a mask: 2 is not read as "stopped"
+    with pytest.raises(TypeError, match="stopped must be a boolean mask"):
+        evaluate(refs, qrys, distances=LINE3, stopped=[1, 0, 2])
 
 
 def test_shortest_distance_overrides_l():
@@ -796,6 +799,9 @@ def test_summary_groups_and_its_table_show_rates_in_percent():
     assert ">%<" in html and ">m<" in html
     assert s.summary(percent=True) == {"ne": 1.5, "sr": 50.0}
     assert "50.00" in s.summary(percent=True)._repr_html_()  # already percent: not x100 again
+    # keyword-only: s.summary(True) must not silently mean percent (seed 20261129's survivor)
+    with pytest.raises(TypeError):
+        s.summary(True)
     by = {"all": {"ne": 1.5, "sr": 0.5}, "a": {"ne": 0.0, "sr": 1.0}, "b": {"ne": 3.0, "sr": 0.0}}
     assert s.summary(by=["b", "a"]) == by
     with pytest.raises(ValueError, match=r"no per-episode column 'language' to group by \(groups: none\)"):

@@ -117,6 +117,16 @@ def test_metric_with_extra_inputs():
             navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"fuond": found})
 
 
+def test_a_single_string_is_one_name():
+    # stats="ne" is the statistic "ne", not the letters "n" and "e"; inputs="found" likewise
+    found = np.array([True, False])
+    toy = Metric("ne_toy", "NE", lambda c: c.stat("ne") * c.input("found"), stats="ne", inputs="found")
+    assert toy.stats == ("ne",) and toy.inputs == ("found",)
+    with registry.registered(toy):
+        s = navdtw.evaluate([REF, REF], [AT, REF], distances=GRID, inputs={"found": found}, metrics=["ne_toy", "ne"])
+    np.testing.assert_array_equal(s["ne_toy"], s["ne"] * found)
+
+
 @pytest.mark.parametrize("episodes", [1, 3])
 def test_a_metric_sees_the_batch_size(episodes):
     # ctx.size is B, the second axis of the engine's [len(STATS), B] statistics, for one episode too
@@ -135,6 +145,12 @@ def test_register_errors():
         Metric("bad", "BAD", lambda c: c.stat("nope"), stats=("nope",))
     with pytest.raises(ValueError, match="lowercase identifier"):
         Metric("Bad", "BAD", lambda c: c.sr)
+    # not an identifier, though lowercase: each test of the name on its own (seed 20261129's survivor)
+    for name in ("my-metric", "1st", "", "sr at 3m"):
+        with pytest.raises(ValueError, match=f"lowercase identifier, got {name!r}"):
+            Metric(name, "BAD", lambda c: c.sr)
+    with pytest.raises(ValueError, match="lowercase identifier, got 5"):
+        Metric(5, "BAD", lambda c: c.sr)
     registry.register_metric(_toy())
     try:
         assert "toy" in navdtw.evaluate([REF], [REF], distances=GRID)

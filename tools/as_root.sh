@@ -24,7 +24,8 @@ as_root() {
 # apt_install WHO SKIPS PKG...: installs Debian packages with apt-get (options such as
 # --no-install-recommends may be among PKG). When it cannot (no apt-get, not root and no
 # passwordless sudo, or the install fails), prints "WHO: cannot install PKG (why); SKIPS" on
-# stderr and returns 1.
+# stderr and returns 1. apt runs without the caller's TMPDIR (.ci/run's private folder, which
+# apt's unprivileged _apt user cannot enter).
 apt_install() {
     local who=$1 skips=$2 why arg
     shift 2
@@ -32,8 +33,8 @@ apt_install() {
         why="no apt-get"
     elif ! can_be_root; then
         why="not root, and sudo -n is not allowed"
-    elif ! { as_root apt-get update -qq &&
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }; then
+    elif ! { as_root env -u TMPDIR apt-get update -qq &&
+        as_root env -u TMPDIR DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }; then
         why="apt-get install failed"
     else
         return 0

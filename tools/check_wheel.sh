@@ -22,11 +22,15 @@
 # 5. The oldest supported dependencies: the repaired wheel with exactly the `>=` floors of
 #    pyproject.toml's `dependencies` and of the [test] extra (which holds every other extra's
 #    requirements: matplotlib, tqdm, dask, pyarrow), binaries only, `pip check`, every one of
-#    them imported, and the whole test suite (what pip picks for their own dependencies, pandas
-#    among them, is the newest it allows: that set must work too).
+#    them imported, and the test suite less the `slow` tests (-m "not slow"), on the Python that
+#    runs this script (what pip picks for their own dependencies, pandas among them, is the newest
+#    it allows: that set must work too).
 # 6. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# The same Hypothesis examples on every run (tests/conftest.py), also when run by hand: a release
+# check does not fail on an example drawn by chance.
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 PYTHON="${PYTHON:-python3}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/navdtw-check-wheel.XXXXXX")"
 if [[ "${NAVDTW_KEEP:-0}" == 1 ]]; then

@@ -7,7 +7,10 @@ and options, the bindings as one translation unit, -O1), runs the judging tests 
 against a copy of the Python package beside that build (build/mutation/pkg-cpp), restores the file
 and prints a table. A mutant the tests reject is killed; one they pass survived; one marked
 `equivalent` states why no result can change (it is run all the same, and reported as wrongly
-marked if the tests kill it). The source tree is restored after every mutant, also on Ctrl-C.
+marked if the tests kill it). The source tree is restored after every mutant, also on Ctrl-C. The
+judges run derandomized, without Hypothesis' example database (HYPOTHESIS_PROFILE=ci), and the
+script works from a clean tree (it builds its own extension first). Needs pybind11, cmake, ninja
+and the test dependencies (pip install ".[test]").
 
     python tools/mutation/cpp_mutants.py                  # all mutants
     python tools/mutation/cpp_mutants.py --sample 10      # a seeded random 10 (CI)
@@ -23,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -452,8 +456,18 @@ def configure() -> None:
         )
     shutil.rmtree(PKG, ignore_errors=True)
     shutil.copytree(REPO / "python" / "navdtw", PKG / "navdtw", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    so = next(BUILD.glob("_core*.so"), None) or BUILD / "_core.so"
-    (PKG / "navdtw" / so.name).symlink_to(so)
+
+
+def link_core() -> None:
+    """Puts the built extension beside the copy of the package. Only once it is built: on a clean
+    tree there is nothing to link before the first build (a link made then pointed at nothing, and
+    every judge failed on "module 'navdtw' has no attribute '_core'")."""
+    so = BUILD / ("_core" + sysconfig.get_config_var("EXT_SUFFIX"))
+    if not so.is_file():
+        sys.exit(f"the extension was not built: {so} is missing")
+    link = PKG / "navdtw" / so.name
+    link.unlink(missing_ok=True)
+    link.symlink_to(so)
 
 
 def build() -> tuple[int, str]:
@@ -461,7 +475,9 @@ def build() -> tuple[int, str]:
 
 
 def judge(timeout: float) -> tuple[int, str]:
-    env = dict(os.environ, PYTHONPATH=str(PKG), PYTHONDONTWRITEBYTECODE="1")
+    # HYPOTHESIS_PROFILE=ci (tests/conftest.py): the same examples for every mutant and no example
+    # database: a failing example saved under one mutant is not replayed against the next
+    env = dict(os.environ, PYTHONPATH=str(PKG), PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_PROFILE="ci")
     env.pop("NAVDTW_SIMD", None)
     cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *JUDGES]
     return run(cmd, timeout=timeout, cwd=REPO, env=env)
@@ -501,6 +517,7 @@ def main(argv=None) -> int:
     code, out = build()
     if code:
         sys.exit("the unmutated build fails:\n" + out[-3000:])
+    link_core()
     if not args.no_baseline:
         code, out = judge(args.timeout)
         if code:

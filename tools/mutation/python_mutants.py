@@ -1,15 +1,21 @@
 """Mutation testing of navdtw's Python numbers with cosmic-ray (docs/development.md, "Mutation testing").
 
-Each row of TARGETS is a module (or the functions of one) and the test files that judge it. The
-mutants are made by cosmic-ray (every operator it has) in a copy of the package under
+Each row of TARGETS is a module (or the functions of one; a module that has become a package is all
+its files). The mutants are made by cosmic-ray (every operator it has) in a copy of the package under
 build/mutation/pkg-py/navdtw, beside a copy of the installed extension (the package is installed
 non-editable from python/navdtw, so the tests import that copy through PYTHONPATH); the source tree
-is never touched. Each mutant is judged by `pytest -x` over the row's test files only, so it costs
-seconds, not the whole suite. Mutants known to be equivalent are listed in EQUIVALENT with the reason
-and counted apart, as are the incompetent ones: mutants that do not compile (cosmic-ray turns the
-keyword-only `*` of a signature into `//`, or `==` into `is` before a literal, a SyntaxWarning that
-the tests' warnings-as-errors make an error). They are found before the run and not run: a test
-cannot notice them, so counting them killed would flatter the score.
+is never touched. Each mutant is judged by `pytest -x` over the test files that use the row's
+modules: derived from the tests, not kept by hand (`judges`: a file that imports one of the modules,
+names a function defined in one, through a helper module of tests/ or as a dotted string given to a
+call such as monkeypatch.setattr), so a
+test moved to another file keeps judging its module; the files named after the module run first.
+The judges run derandomized and without Hypothesis' example database (HYPOTHESIS_PROFILE=ci), so
+no mutant is judged by an example another mutant saved. Mutants known to be equivalent are listed
+in EQUIVALENT with the reason and counted apart, as are the incompetent ones: mutants that do not
+compile (cosmic-ray turns the keyword-only `*` of a signature into `//`, or `==` into `is` before
+a literal, a SyntaxWarning that the tests' warnings-as-errors make an error). They are found
+before the run and not run: a test cannot notice them, so counting them killed would flatter the
+score.
 
     python tools/mutation/python_mutants.py                 # every row, the sample sizes below
     python tools/mutation/python_mutants.py --rows stats --sample 0   # all of stats/'s mutants
@@ -39,58 +45,48 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "mutation"
 PKG = OUT / "pkg-py"
 
-# row -> files (relative to python/navdtw) with the functions/classes mutated (None: the whole file
-# less what other rows of the same file take), the judging test files, the default sample size
-# (0: all).
+# row -> the modules mutated (dotted, under navdtw: a module file or a whole package, so a module
+# turned into a package stays one row) with the functions/classes mutated (None: all of it less what
+# other rows of the same file take), and the default sample size (0: all). The test files that judge a
+# row are not listed here: they are derived from the tests themselves (judges: every test file that
+# imports the row's modules or names one of their functions), so a test moved to a new file keeps
+# judging its module.
 TARGETS: dict[str, dict] = {
-    "registry": {
-        "files": {"registry.py": None},
-        "tests": ["tests/test_registry.py", "tests/test_metrics.py"],
-        "sample": 50,
-    },
-    "metrics": {
-        "files": {"metrics.py": None},
-        "tests": ["tests/test_metrics.py", "tests/test_evaluator_quirks.py"],
-        "sample": 20,
-    },
+    "registry": {"modules": {"registry": None}, "sample": 50},
+    "metrics": {"modules": {"metrics": None}, "sample": 20},
     "conventions": {
-        "files": {"metrics.py": ["Convention", "CONVENTIONS", "as_convention", "_spl_length"]},
-        "tests": ["tests/test_metrics.py", "tests/test_evaluator_quirks.py"],
+        "modules": {"metrics": ["Convention", "CONVENTIONS", "as_convention", "_spl_length"]},
         "sample": 0,
     },
-    "stats": {
-        "files": {
-            f"stats/{name}.py": None for name in ("_types", "_resampling", "_paired", "_runs", "_best", "_analysis")
-        },
-        "tests": ["tests/test_stats.py"],
-        "sample": 20,
-    },
+    "stats": {"modules": {"stats": None}, "sample": 20},
     "matchers": {
-        "files": {
-            "paths.py": ["start_mismatches", "first_start_mismatch", "collapse_repeats"],
-            "datasets/r2r.py": ["match_predictions", "_instruction_index"],
-            "datasets/vlnce.py": ["match_predictions"],
-            "datasets/rxr.py": ["match_predictions"],
-            "datasets/ndh.py": ["match_predictions", "_match"],
-            "datasets/reverie.py": ["match_predictions"],
+        "modules": {
+            "paths": ["start_mismatches", "first_start_mismatch", "collapse_repeats"],
+            "datasets.r2r": ["match_predictions", "_instruction_index"],
+            "datasets.vlnce": ["match_predictions"],
+            "datasets.rxr": ["match_predictions"],
+            "datasets.ndh": ["match_predictions", "_match"],
+            "datasets.reverie": ["match_predictions"],
         },
-        "tests": [
-            "tests/test_datasets_r2r.py",
-            "tests/test_datasets_vlnce.py",
-            "tests/test_datasets_rxr.py",
-            "tests/test_datasets_ndh.py",
-            "tests/test_datasets_reverie.py",
-            "tests/test_evaluator_quirks.py",
-        ],
         "sample": 25,
     },
 }
+
+_FILL = "a, b = np.where(f[..., None] > 0, a, 0.0), np.where(f[..., None] > 0, b, 0.0)"  # stats._runs
 
 # (file, original line, mutated line) -> why the mutant cannot change any result. The lines are
 # compared stripped, as cosmic-ray's diff shows them.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("registry.py", "both = np.isinf(start) & np.isinf(final)", "both = np.isinf(start) * np.isinf(final)"): (
         "the product of two numpy bool arrays is their logical and"
+    ),
+    (
+        "registry.py",
+        'if name == "success" and self.stopped is not None:',
+        'if name >= "success" and self.stopped is not None:',
+    ): (
+        "Context._given_success is called with 'success' (sr) or 'oracle_success' (oracle success) only, and "
+        "'oracle_success' >= 'success' is False, so >= and == agree (seed 20261129)"
     ),
     (
         "stats/_analysis.py",
@@ -105,6 +101,33 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "more random bytes than needed: the first ones are the same (Generator.bytes draws in order) and only "
         "count=rows * g bits are read; each block's generator draws once and is dropped (draws)"
     ),
+    **{
+        (
+            "stats/_analysis.py",
+            "d = np.where(joint, (a - b) * sign, 0.0)",
+            f"d = np.where(joint, (a - b) * sign, {fill})",
+        ): (
+            "_improvement_columns: d's value where not joint is never read (the next line returns "
+            "np.where(joint, 0.5 + 0.5 * np.sign(d), np.inf)); the fill only keeps d finite there (seed 20261129)"
+        )
+        for fill in ("1.0", "-1.0")
+    },
+    **{
+        ("stats/_runs.py", _FILL, _FILL.replace(old, new)): (
+            "the fill of the entries left out (episodes not finite in every run of both agents) is one "
+            "constant in every run: each run mean of the agent shifts by the same amount, which the variance "
+            "of the run means and the two-way residuals (where it cancels) do not see, and everything else "
+            "is weighted by f, 0 there (the episode means, runs_improvement's kernel); any constant gives "
+            "the same results up to rounding (runs_difference and runs_improvement with -1 and +1 fills of a "
+            "and of b on 1,000 random draws with episodes left out: relative differences below 2e-13)"
+        )
+        for old, new in (
+            ("a, 0.0)", "a, -1.0)"),
+            ("a, 0.0)", "a, 1.0)"),
+            ("b, 0.0)", "b, -1.0)"),
+            ("b, 0.0)", "b, 1.0)"),
+        )
+    },
     (
         "metrics.py",
         'raise ValueError(f"shortest_distance[{int(np.argmax(np.isnan(sd) | (sd < 0)))}] is negative or NaN")',
@@ -176,14 +199,167 @@ def inside(spans, row: int, col: int) -> bool:
     return any((a, b) <= (row, col) < (c, d) for a, b, c, d in spans)
 
 
+def module_files(module: str, root: Path) -> list[str]:
+    """The files (relative to the package folder `root`) of a dotted module under navdtw: its .py file,
+    or every .py file of the package it has become."""
+    base = root.joinpath(*module.split("."))
+    if base.with_suffix(".py").is_file():
+        return [base.with_suffix(".py").relative_to(root).as_posix()]
+    if (base / "__init__.py").is_file():
+        return sorted(f.relative_to(root).as_posix() for f in base.rglob("*.py"))
+    sys.exit(f"mutation: navdtw.{module} is neither a module nor a package under {root}")
+
+
+def module_of(rel: str) -> str:
+    """The dotted name of a file of the package: datasets/r2r.py -> navdtw.datasets.r2r."""
+    name = "navdtw." + rel.removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def within(name: str, module: str) -> bool:
+    """Whether the dotted `name` is `module` or inside it (a submodule, or a name defined there)."""
+    return name == module or name.startswith(module + ".")
+
+
+def row_files(row: str, root: Path | None = None) -> dict[str, list[str] | None]:
+    """The files a row mutates (relative to the package folder) and the names mutated in each (None:
+    the whole file less what other rows take). A row names modules; a module that has become a
+    package brings all its files, and named functions are looked for in each."""
+    root = root or PKG / "navdtw"
+    out: dict[str, list[str] | None] = {}
+    for module, names in TARGETS[row]["modules"].items():
+        for rel in module_files(module, root):
+            if names is None or functions(root / rel, names):
+                out[rel] = names
+    return out
+
+
 def taken_elsewhere(rel: str, row: str) -> list[tuple[int, int]]:
     """Ranges of `rel` that other rows name explicitly (a whole-file row leaves them out)."""
     ranges = []
-    for other, spec in TARGETS.items():
-        names = spec["files"].get(rel)
-        if other != row and names:
+    for other in TARGETS:
+        names = row_files(other).get(rel) if other != row else None
+        if names:
             ranges += functions(PKG / "navdtw" / rel, names)
     return ranges
+
+
+def _references(path: Path) -> tuple[set[tuple[str, tuple[str, ...]]], set[str]]:
+    """What a test file names of navdtw, as (module, attribute chain) pairs: `from navdtw.stats import
+    x` is ("navdtw.stats", ("x",)), `navdtw.evaluate(...)` after `import navdtw` is ("navdtw",
+    ("evaluate",)), a dotted string given to a call, monkeypatch.setattr("navdtw.cli.main", ...), is
+    ("navdtw", ("cli", "main")) (a list of module names, as the docs and layer tests keep, is not a
+    use); and the local modules of tests/ it imports (helpers such as naive_metrics)."""
+    tree = ast.parse(path.read_text(), str(path))
+    aliases: dict[str, tuple[str, tuple[str, ...]]] = {}  # local name -> (module, chain)
+    refs: set[tuple[str, tuple[str, ...]]] = set()
+    local: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                top = a.name.split(".")[0]
+                if top == "navdtw":
+                    refs.add((a.name, ()))
+                    aliases[a.asname or "navdtw"] = (a.name, ()) if a.asname else ("navdtw", ())
+                else:
+                    local.add(top)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module.split(".")[0] == "navdtw":
+                for a in node.names:
+                    refs.add((node.module, (a.name,)))
+                    aliases[a.asname or a.name] = (node.module, (a.name,))
+            else:
+                local.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call):  # monkeypatch.setattr("navdtw.x.f", ...), import_module("navdtw.x")
+            for arg in node.args:
+                text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else ""
+                if text.startswith("navdtw.") and all(part.isidentifier() for part in text.split(".")):
+                    refs.add(("navdtw", tuple(text.split(".")[1:])))
+    for node in ast.walk(tree):  # attribute chains from an alias: ns.paired_test, navdtw.suite.config.x
+        if isinstance(node, ast.Attribute):
+            chain = []
+            inner = node
+            while isinstance(inner, ast.Attribute):
+                chain.append(inner.attr)
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in aliases:
+                module, first = aliases[inner.id]
+                refs.add((module, first + tuple(reversed(chain))))
+    return refs, local
+
+
+_RESOLVE = """
+import importlib, json, sys, types
+out = []
+for module, chain in json.load(sys.stdin):
+    try:
+        obj = importlib.import_module(module)
+    except Exception:
+        out.append(module)
+        continue
+    where = obj.__name__
+    for part in chain:
+        try:
+            obj = getattr(obj, part)
+        except Exception:
+            break
+        if isinstance(obj, types.ModuleType):
+            where = obj.__name__
+            continue
+        home = getattr(obj, "__module__", None)
+        if isinstance(home, str) and home.startswith("navdtw"):
+            where = home
+        break
+    out.append(where)
+json.dump(out, sys.stdout)
+"""
+
+
+def references(tests: Path, pkg: Path) -> dict[str, set[str]]:
+    """Each test file of `tests` -> the navdtw modules it uses: its own imports and names resolved to
+    the module that defines them (by importing the copy of the package in `pkg`), with those of the
+    helper modules of tests/ it imports."""
+    raw, local = {}, {}
+    for path in sorted(tests.glob("*.py")):
+        raw[path.stem], local[path.stem] = _references(path)
+    pairs = sorted({pair for refs in raw.values() for pair in refs})
+    env = dict(os.environ, PYTHONPATH=str(pkg), PYTHONDONTWRITEBYTECODE="1")
+    answer = subprocess.run(
+        [sys.executable, "-c", _RESOLVE],
+        input=json.dumps(pairs),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+        env=env,
+    ).stdout
+    where = dict(zip(pairs, json.loads(answer)))
+    direct = {stem: {where[pair] for pair in refs} | {m for m, _ in refs} for stem, refs in raw.items()}
+    closed = {}
+    for stem in direct:  # the helpers' modules too (naive_metrics, eval_writers, ...), transitively
+        seen, todo = {stem}, [stem]
+        while todo:
+            for helper in local[todo.pop()]:
+                if helper in direct and helper not in seen:
+                    seen.add(helper)
+                    todo.append(helper)
+        closed[stem] = set().union(*(direct[h] for h in seen))
+    return {f"{tests.name}/{stem}.py": mods for stem, mods in closed.items() if stem.startswith("test_")}
+
+
+def judges(modules: list[str], refs: dict[str, set[str]]) -> list[str]:
+    """The test files that use any of `modules` (dotted names), those named after one first (they
+    kill most mutants, and pytest -x stops there), then by how many of their names are in them."""
+
+    def uses(used: set[str]) -> int:
+        return sum(any(within(name, m) for m in modules) for name in used)
+
+    def named(test: str) -> bool:
+        stem = Path(test).stem.removeprefix("test_") + "_"  # test_stats_runs.py for stats, not rxrce for rxr
+        return any(stem.startswith(m.removeprefix("navdtw.").replace(".", "_") + "_") for m in modules)
+
+    chosen = [test for test, used in refs.items() if uses(used)]
+    return sorted(chosen, key=lambda t: (not named(t), -uses(refs[t]), t))
 
 
 def make_package() -> None:
@@ -229,34 +405,53 @@ def diff_lines(diff: str) -> tuple[str, str]:
 
 
 def sessions_of(row: str) -> list[tuple[str, Path, Path]]:
-    """(file, config, session database) of each file of a row."""
+    """(file, config, session database) of each file of a row: the files recorded when the row's
+    sessions were made (--resume and --report judge those), else the row's files now."""
+    saved = OUT / f"{row}.json"
+    files = json.loads(saved.read_text())["files"] if saved.is_file() else list(row_files(row))
     out = []
-    for rel in TARGETS[row]["files"]:
+    for rel in files:
         stem = rel.replace("/", "_").removesuffix(".py")
         out.append((rel, OUT / f"{row}-{stem}.toml", OUT / f"{row}-{stem}.sqlite"))
     return out
 
 
-def init_row(row: str, sample: int, seed: int, timeout: float) -> None:
-    """cosmic-ray's sessions of a row, cut down to the mutants of its functions and to the sample."""
-    spec = TARGETS[row]
-    tests = " ".join(spec["tests"])
+def write_configs(row: str, timeout: float, refs: dict[str, set[str]]) -> list[str]:
+    """Writes cosmic-ray's configuration of each session of a row, its tests the files that use the
+    row's modules now (`judges`: also on --resume, so tests added since are run), and returns them."""
+    tests = judges(sorted({module_of(rel) for rel, _, _ in sessions_of(row)}), refs)
+    if not tests:
+        sys.exit(f"mutation: no test file uses the modules of row {row}")
+    # HYPOTHESIS_PROFILE=ci (tests/conftest.py): the same examples for every mutant and no example
+    # database, so a failing example saved under one mutant is never replayed against the next
     command = (
-        f"env PYTHONPATH={PKG} PYTHONDONTWRITEBYTECODE=1 {sys.executable} -m pytest -q -x -p no:cacheprovider {tests}"
+        f"env PYTHONPATH={PKG} PYTHONDONTWRITEBYTECODE=1 HYPOTHESIS_PROFILE=ci "
+        f"{sys.executable} -m pytest -q -x -p no:cacheprovider {' '.join(tests)}"
     )
-    candidates = []  # (session, job_id)
-    in_annotations = 0
-    for rel, cfg, db in sessions_of(row):
-        names = spec["files"][rel]
-        module = PKG / "navdtw" / rel
+    for rel, cfg, _ in sessions_of(row):
         cfg.write_text(
             "[cosmic-ray]\n"
-            f'module-path = "{module}"\n'
+            f'module-path = "{PKG / "navdtw" / rel}"\n'
             f"timeout = {timeout}\n"
             "excluded-modules = []\n"
             f'test-command = "{command}"\n\n'
             '[cosmic-ray.distributor]\nname = "local"\n'
         )
+    print(f"{row}: judged by {' '.join(tests)}", flush=True)
+    return tests
+
+
+def init_row(row: str, sample: int, seed: int, timeout: float, refs: dict[str, set[str]]) -> None:
+    """cosmic-ray's sessions of a row, cut down to the mutants of its functions and to the sample,
+    judged by the test files that use the row's modules (`judges`)."""
+    files = row_files(row)
+    (OUT / f"{row}.json").unlink(missing_ok=True)
+    tests = write_configs(row, timeout, refs)
+    candidates = []  # (session, job_id)
+    in_annotations = 0
+    for rel, cfg, db in sessions_of(row):
+        names = files[rel]
+        module = PKG / "navdtw" / rel
         db.unlink(missing_ok=True)
         subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], check=True)
         keep = functions(module, names) if names else None
@@ -282,7 +477,14 @@ def init_row(row: str, sample: int, seed: int, timeout: float) -> None:
             con.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
             con.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
     mark_incompetent([c for c in candidates if c[-2:] in chosen])
-    info = {"mutants": len(chosen), "of": len(candidates), "annotations": in_annotations, "seed": seed}
+    info = {
+        "mutants": len(chosen),
+        "of": len(candidates),
+        "annotations": in_annotations,
+        "seed": seed,
+        "files": list(files),
+        "judges": tests,
+    }
     (OUT / f"{row}.json").write_text(json.dumps(info))
 
 
@@ -305,6 +507,15 @@ def mark_incompetent(chosen: list[tuple]) -> None:
             )
 
 
+def equivalent(rel: str, old: str, new: str) -> str | None:
+    """Why the mutant `old` -> `new` of file `rel` is equivalent (EQUIVALENT), or None. A listed
+    file stands for its module: the entry still holds once the module has become a package."""
+    for (file, o, n), reason in EQUIVALENT.items():
+        if o == old and n == new and within(module_of(rel), module_of(file)):
+            return reason
+    return None
+
+
 def results_of(rel: str, db: Path) -> list[tuple]:
     """(job id, outcome, reason, line, operator, old, new) of every judged mutant of a session."""
     with sqlite3.connect(db) as con:
@@ -315,7 +526,7 @@ def results_of(rel: str, db: Path) -> list[tuple]:
     out = []
     for job, worker, test, diff, operator, line in rows:
         old, new = diff_lines(diff or "")
-        reason = EQUIVALENT.get((rel, old, new))
+        reason = equivalent(rel, old, new)
         if test == "SURVIVED" or (worker == "NORMAL" and test is None):
             outcome = "equivalent" if reason else "survived"
         elif test == "INCOMPETENT":
@@ -370,11 +581,16 @@ def main(argv=None) -> int:
     os.chdir(REPO)
     if not (args.resume or args.report):
         make_package()
+    refs = None if args.report else references(REPO / "tests", PKG)
     table = []
     for row in args.rows:
         if not (args.resume or args.report):
             sample = TARGETS[row]["sample"] if args.sample is None else args.sample
-            init_row(row, sample, args.seed, args.timeout)
+            init_row(row, sample, args.seed, args.timeout, refs)
+        elif args.resume:  # the tests that use the row's modules now, new files included
+            info = json.loads((OUT / f"{row}.json").read_text())
+            info["judges"] = write_configs(row, args.timeout, refs)
+            (OUT / f"{row}.json").write_text(json.dumps(info))
         if not args.report:
             t0 = time.time()
             exec_row(row, rejudge=args.resume)
@@ -383,7 +599,8 @@ def main(argv=None) -> int:
         judged = c["killed"] + c["survived"]
         score = 100.0 * c["killed"] / judged if judged else 100.0
         table.append((row, c, score))
-        print(f"{row}: {c} score {score:.1f}%", flush=True)
+        shown = {k: v for k, v in c.items() if k not in ("files", "judges")}
+        print(f"{row}: {shown} score {score:.1f}%", flush=True)
     # "of": every mutant of the row less those inside annotations (equivalent by construction, not run);
     # the score is killed / (killed + survived): the incompetent and the equivalent are left out
     print(
