@@ -598,7 +598,7 @@ def test_benchmark_open_match_evaluate(tmp_path):
     for k in s_t:
         np.testing.assert_array_equal(trusted.evaluate(m)[k], s_t[k])
     assert bench.evaluate(bench.match(res, convention="paper"), convention="paper").convention.name == "paper"
-    with pytest.raises(ValueError, match="--goal must be one of planner, trusted"):
+    with pytest.raises(ValueError, match="--goal: must be one of planner, trusted"):
         ds.open("ndh", split=str(split), connectivity=str(conn), goal="oracle")
     with pytest.raises(ValueError, match="convention 'duet' does not apply to ndh data"):
         bench.match(res, convention="duet")

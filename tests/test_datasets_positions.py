@@ -226,7 +226,7 @@ def test_options_are_checked(tmp_path):
     flat = jsonl(tmp_path / "flat.jsonl", [{"episode_id": 1, "path": [[0, 0], [1, 1]]}])
     with pytest.raises(ValueError, match=r"--dims xz needs 3-D points; flat\.jsonl has 2-D points"):
         bench_of(flat, dims="xz")
-    with pytest.raises(ValueError, match=r"--distance must be one of euclidean, geodesic"):
+    with pytest.raises(ValueError, match=r"--distance: must be one of euclidean, geodesic"):
         bench_of(flat, distance="manhattan")
     with pytest.raises(ValueError, match=r"convention 'paper' does not apply to positions"):
         bench_of(flat).match(flat, convention="paper")

@@ -226,7 +226,7 @@ def test_match_predictions_missing_and_extra(graphs):
     with pytest.raises(
         ValueError,
         match=r"predictions: entry 3 \(instr_id 99_0\): no such instruction in the split; "
-        r"7 predictions have no instruction: 99_0, 99_1, 99_2, 99_3, 99_4, \.\.\. \(7 in all\)",
+        r"7 predictions have no instruction: 99_0, 99_1, 99_2, 99_3, 99_4, … \(7 in all\)",
     ):
         ds.match_predictions(ins, preds, graphs)
     # one such prediction: named once, without a list of one

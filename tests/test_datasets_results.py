@@ -263,7 +263,7 @@ def test_ids_are_strings_mixed_int_and_str(tmp_path):
     write(tmp_path / "d.jsonl", [{"episode_id": i % 7, "sr": 1} for i in range(20)], "jsonl")
     with pytest.raises(
         ValueError,
-        match=r"^d\.jsonl: duplicate episode_id 0, 1, 2, 3, 4, \.\.\. \(7 in all\): 0 is at line 1 and line 8",
+        match=r"^d\.jsonl: duplicate episode_id 0, 1, 2, 3, 4, … \(7 in all\): 0 is at line 1 and line 8",
     ):
         load_results(tmp_path / "d.jsonl")
 
@@ -458,7 +458,7 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
     (tmp_path / "p.parquet").write_bytes(b"PAR1" + b"\0" * 20)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    with pytest.raises(ImportError, match=r"p\.parquet: reading Parquet needs pyarrow: pip install 'navdtw\[dask\]'"):
+    with pytest.raises(ImportError, match=r'p\.parquet: reading Parquet needs pyarrow: pip install "navdtw\[dask\]"'):
         load_results(tmp_path / "p.parquet")
 
 
@@ -671,7 +671,7 @@ def test_suite_file_with_results_options(tmp_path):
         ("percent = 3", r"datasets\.ce\.percent: expected true or a list of column names, got 3"),
         ("id_column = 3", r"datasets\.ce\.id_column: expected a string"),
         # the kinds with a split file, in the registry's order (navdtw.datasets.base.SPLIT_KINDS)
-        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: expected one of r2r, r4r, r2r-ce, reverie, ndh, rxr"),
+        ('dataset_kind = "xyz"', r"datasets\.ce\.dataset_kind: must be one of r2r, r4r, r2r-ce, reverie, ndh, rxr"),
     ],
 )
 def test_suite_file_checks_the_results_options(tmp_path, extra, message):
@@ -709,7 +709,7 @@ def test_compare_command_on_results_tables(tmp_path, capsys):
     assert capsys.readouterr().err == "navdtw: error: --column: expected column mappings as NAME=VALUE, got 'x'\n"
     assert main([*args, "--dataset-kind", "nope"]) == 2
     kinds = "r2r, r4r, r2r-ce, reverie, ndh, rxr, rxr-ce, positions"  # with a split file, in the registry's order
-    assert f"--dataset-kind nope: choose one of {kinds}" in capsys.readouterr().err
+    assert f"--dataset-kind: must be one of {kinds}, got 'nope'" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a.jsonl"), "--dataset", "r2r", "--percent"]) == 2
     assert "does not take --percent" in capsys.readouterr().err
 

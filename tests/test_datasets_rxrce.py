@@ -96,7 +96,7 @@ def test_languages_choose_the_episodes(tiny):
     np.testing.assert_array_equal(s["ndtw"], all_scores["ndtw"][[0, 1, 4, 5]])
     hindi = open_rxrce(ep, gt, languages="hi-IN")
     assert hindi.match(preds["r2r"]).ids == ["2"]
-    with pytest.raises(ValueError, match=r"--languages must be one of all, en, en-US"):
+    with pytest.raises(ValueError, match=r"--languages: must be one of all, en, en-US"):
         open_rxrce(ep, gt, languages="fr-FR")
 
 

@@ -151,7 +151,7 @@ def test_predictions_of_another_split(world, capsys):
         assert code == 2
         assert err.startswith(
             "navdtw: error: val_seen.json: none of its 4 instr_ids is in the split: predictions of another split? "
-            "(its ids: 90_0, 91_0, 92_0, 93_0 (4 in all); the split's: 100_0, 100_1, 100_2, 101_0, 101_1, ... "
+            "(its ids: 90_0, 91_0, 92_0, 93_0 (4 in all); the split's: 100_0, 100_1, 100_2, 101_0, 101_1, … "
             "(120 in all))"
         )
     # some ids in the split: the reader's own message (the missing ones) stands

@@ -12,6 +12,7 @@ reported as skipped with that reason."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -39,6 +40,18 @@ BLOCKS = [(page, line, code, skip) for page in PAGES for line, code, skip in _bl
 
 def _needs_data(block: str) -> bool:
     return "data_path(" in block
+
+
+#: What a block imports that only an extra installs: (text in the block, module, the extra). The
+#: core suite runs without extras too (tools/check_habitat.sh: beside habitat-lab's numpy 1.26.4).
+EXTRAS = (("navdtw.distributed", "pyarrow", "dask"), ("navdtw.plot", "matplotlib", "plot"))
+
+
+def _missing_extra(block: str) -> str | None:
+    for text, module, extra in EXTRAS:
+        if text in block and importlib.util.find_spec(module) is None:
+            return f"needs the {extra} extra ({module} is not installed)"
+    return None
 
 
 def _claims(block: str) -> list[tuple[int, str, str]]:
@@ -103,6 +116,8 @@ def _block_id(page: Path, line: int) -> str:
 def test_block_runs_alone(page, line, block, skip, tmp_path, monkeypatch):
     if skip:
         pytest.skip(f"not run: {skip}")
+    if _missing_extra(block):
+        pytest.skip(_missing_extra(block))
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     if _needs_data(block):
         data = find_data_dir()

@@ -212,11 +212,11 @@ def _results_dataset() -> dict:
 
 @pytest.mark.parametrize(("alpha", "shown"), [(2, "2"), (0, "0"), (1.0, "1.0"), (-0.05, "-0.05"), (np.nan, "nan")])
 def test_leaderboard_marks_alpha_in_open_unit_interval(alpha, shown):
-    from navdtw import report, suite
+    from navdtw import suite
 
     for call in (
         lambda: suite.leaderboard_marks(_results_dataset(), alpha),
-        lambda: report.leaderboard_marks(_results_dataset(), {}, alpha=alpha),
+        lambda: suite.leaderboard_marks(_results_dataset(), alpha, metrics={}),
     ):
         with pytest.raises(ValueError, match=rf"^leaderboard_marks: alpha must be in \(0, 1\), got {shown}$") as exc:
             call()

@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw._messages",
             "navdtw._decisions",
             "navdtw._lazy",
+            "navdtw._optional",
         ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine")),
@@ -51,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "model",
         (
             "navdtw.registry",
+            "navdtw._context",
             "navdtw.graphs",
             "navdtw.metrics",
             "navdtw.humanaware",
@@ -77,7 +79,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.distributed",
         ),
     ),
-    ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw")),
+    # navdtw.habitat: habitat-lab's measures (imports habitat; never imported by `import navdtw`)
+    ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw", "navdtw.habitat")),
 ]
 
 
@@ -308,8 +311,16 @@ def test_a_circle_is_caught(tmp_path):
 # lazy submodules
 # --------------------------------------------------------------------------------------------
 
-LAZY = ("navdtw.suite", "navdtw.stats", "navdtw.distributed", "navdtw.plot", "navdtw.report", "navdtw.cli")
-OPTIONAL = ("matplotlib", "dask", "pyarrow", "tqdm", "pandas")
+LAZY = (
+    "navdtw.suite",
+    "navdtw.stats",
+    "navdtw.distributed",
+    "navdtw.plot",
+    "navdtw.report",
+    "navdtw.cli",
+    "navdtw.habitat",
+)
+OPTIONAL = ("matplotlib", "dask", "pyarrow", "tqdm", "pandas", "habitat", "habitat_sim")
 
 
 def _python(code: str) -> str:

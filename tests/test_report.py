@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import navdtw
-from navdtw.report import episode_scene, leaderboard_marks, render_report, scan_layout, write_report
+from navdtw.report import episode_scene, render_report, scan_layout, write_report
+from navdtw.suite import leaderboard_marks
 
 METRICS = {
     "sr": {"label": "SR", "unit": "", "rate": True, "higher_is_better": True},
@@ -237,7 +238,7 @@ def test_marks_best_and_not_significantly_different():
     }
     ds["agents"]["a"]["pl"] = {"mean": 9.0}
     metrics = {"sr": {"higher_is_better": True}, "ne": {"higher_is_better": False}, "pl": {"higher_is_better": None}}
-    marks = leaderboard_marks(ds, metrics)
+    marks = leaderboard_marks(ds, metrics=metrics)
     assert "pl" not in marks
     # d: Monte-Carlo bounds on both sides of 0.05 on SR; on NE its low end is at 0.05 (a dagger)
     assert marks["sr"] == {"best": ["a"], "tied": ["b"], "unresolved": ["d"]}
@@ -258,12 +259,12 @@ def test_one_mark_rule_with_the_suite():
         "comparisons": [{"a": "a", "b": "b", "metric": "sr", "p": 0.5}],  # no p_holm
     }
     metrics = {"sr": {"higher_is_better": True}, "ad": {"higher_is_better": False, "staying_wins": True}}
-    marks = leaderboard_marks(ds, metrics)
+    marks = leaderboard_marks(ds, metrics=metrics)
     assert marks == suite.leaderboard_marks(ds) == {"sr": {"best": ["a"], "tied": [], "unresolved": []}}
     # a lone agent is nobody's best
-    assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics) == {}
+    assert leaderboard_marks({"agents": {"a": ds["agents"]["a"]}}, metrics=metrics) == {}
     del ds["agents"]["b"]["sr"]["vs_best"]
-    assert leaderboard_marks(ds, metrics) == suite.leaderboard_marks(ds) == {}
+    assert leaderboard_marks(ds, metrics=metrics) == suite.leaderboard_marks(ds) == {}
 
 
 def test_scene_sample_is_limited_and_said(data, tmp_path):
@@ -395,6 +396,7 @@ def _numbers(texts: list[str]) -> list[float]:
 
 
 def test_report_in_a_real_browser(report, data, tmp_path):
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
@@ -411,7 +413,7 @@ def test_report_in_a_real_browser(report, data, tmp_path):
         rows = board.find_elements(By.CSS_SELECTOR, "tbody tr")
         assert [r.get_attribute("data-agent") for r in rows] == list(AGENTS)
         assert len(board.find_elements(By.CSS_SELECTOR, "tfoot tr.baseline")) == 1
-        marks = leaderboard_marks(data["results"]["datasets"]["val_unseen"], METRICS)
+        marks = leaderboard_marks(data["results"]["datasets"]["val_unseen"], metrics=METRICS)
         best_cells = board.find_elements(By.CSS_SELECTOR, "td.best")
         assert len(best_cells) == sum(len(v["best"]) for v in marks.values())
         assert len(board.find_elements(By.CSS_SELECTOR, "td.tied")) == sum(len(v["tied"]) for v in marks.values())
@@ -546,6 +548,7 @@ def test_report_in_a_real_browser(report, data, tmp_path):
 
 def test_results_only_report_in_a_real_browser(data, tmp_path):
     """Without episodes or scenes the page still shows the leaderboard and interval plots, error-free."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     path = tmp_path / "results_only.html"
@@ -566,6 +569,7 @@ def test_results_only_report_in_a_real_browser(data, tmp_path):
 def test_the_success_circle_stays_inside_its_map_in_a_real_browser(data, tmp_path):
     """The dashed success circle around a goal near the graph's edge spilt over the card and the
     controls above it (a 3 m radius on a 8 m grid); the drawing now includes it."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     results = json.loads(json.dumps(data["results"]))
@@ -591,6 +595,7 @@ def test_the_first_rows_have_their_maps_in_a_real_browser(tmp_path):
     """Issue 19: with 500 of 2,349 maps sampled evenly, 48 of the first 200 rows had a map while the
     caption said every episode had one. Now the maps go to the rows the table opens with (and the
     other end of the same sort), and the caption says how many and which."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     from navdtw.report import natural_key
@@ -639,6 +644,7 @@ def test_a_failed_metric_and_a_hostile_name_in_a_real_browser(data, tmp_path):
     """One failed metric keeps its agent in the table (a one-line "failed" cell, the reason in the
     note above and the tooltip, not the run-failure banner); a name with control characters and
     markup is shown visibly, never run."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
     from selenium.webdriver.common.by import By
 
     hostile = "evil\x1b[2J<b>x</b>\ny"

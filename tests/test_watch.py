@@ -600,6 +600,126 @@ def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
+# the order's population: results of another split, foreign ids, a worker's share (issue 36 1-3)
+# --------------------------------------------------------------------------------------------
+
+
+def ce_split_of(path, ids):
+    """An R2R-CE split whose episodes have the ids given."""
+    eps = [{"episode_id": i, "trajectory_id": i, "scene_id": "s", "instruction": {"text": f"go {i}"}} for i in ids]
+    path.write_bytes(gzip.compress(json.dumps({"episodes": eps}).encode()))
+    return path
+
+
+def rows_in(path, ids, sr=1.0):
+    path.write_text("".join(row(str(i), sr) + "\n" for i in ids))
+    return path
+
+
+def test_results_of_another_split_are_refused_not_decided_on(tmp_path, capsys):
+    # a val_seen order (ids 1-78) and val_unseen results (ids 1-184, run in their own order): the
+    # overlap 1-78 used to be decided on ("every metric known ... after 78", 106 waiting)
+    from navdtw.cli import main
+
+    seen = ce_split_of(tmp_path / "val_seen.json.gz", range(1, 79))
+    unseen = ce_split_of(tmp_path / "val_unseen.json.gz", range(1, 185))
+    assert main(["order", str(seen), "--seed", "1", "--out", str(tmp_path / "seenorder")]) == 0
+    assert main(["order", str(unseen), "--seed", "2", "--out", str(tmp_path / "unseenorder")]) == 0
+    run = rows_in(tmp_path / "mine.jsonl", load_order(tmp_path / "unseenorder" / "order.json").ids)
+    capsys.readouterr()
+    code = main(["watch", str(run), "--order", str(tmp_path / "seenorder" / "order.json"), "--width", "0.5", "--once"])
+    out, err = capsys.readouterr()
+    assert code == 19 and "decided" not in out
+    assert re.fullmatch(
+        r"navdtw watch: error: run: 106 of its 184 episode ids are not episodes of the order order.json "
+        r"\(of val_seen.json.gz\) \(first: \d+, \d+, \d+, \d+, \d+, … \(101 more\)\); more than 10 of its "
+        r"ids are not episodes of the order: .*\n",
+        err,
+    )
+    order = load_order(tmp_path / "seenorder" / "order.json")  # order.json names its split
+    assert order.split == "val_seen.json.gz" and len(order.split_sha256) == 64
+    # the same results against their own split's order: decided
+    code = main(["watch", str(run), "--order", str(tmp_path / "unseenorder" / "order.json"), "--width", "0.5"])
+    assert code == 10
+
+
+@pytest.mark.parametrize("foreign", [5, 30])
+def test_foreign_ids_are_counted_named_and_a_few_reported(tmp_path, foreign):
+    order = Order(tuple((f"e{k}",) for k in range(100)), seed=0, source="order.json")
+    f = rows_in(tmp_path / "run.jsonl", [f"e{k}" for k in range(60)] + [f"x{k}" for k in range(foreign)])
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
+    if foreign == 5:  # a few: reported in the view and the state, never waited for
+        w.poll()
+        run = w.runs["run"]
+        assert run.done == 60 and run.waiting == 0 and run.foreign == [f"x{k}" for k in range(5)]
+        text = "\n".join(w.lines())
+        assert (
+            "finished out of order wait" not in text and "5 not episodes of the order (x0, x1, x2, … (2 more))" in text
+        )
+        state = w.state()["runs"]["run"]
+        assert state["not_in_order"] == 5 and state["not_in_order_first"] == [f"x{k}" for k in range(5)]
+    else:  # too many: refused, naming how many and the first
+        from navdtw.watch import NotInOrder
+
+        with pytest.raises(NotInOrder, match=r"^run: 30 of its 90 episode ids are not episodes of the order "
+                           r"order.json \(first: x0, x1, x2, x3, x4, … \(25 more\)\); more than 10"):  # fmt: skip
+            w.poll()
+
+
+def test_an_r2r_order_for_r2r_ce_results_is_refused(tmp_path, capsys):
+    from navdtw.cli import main
+
+    assert (
+        main(["order", str(r2r_split(tmp_path / "R2R_val_unseen.json")), "--seed", "0", "--out", str(tmp_path / "o")])
+        == 0
+    )
+    run = rows_in(tmp_path / "run.jsonl", range(1, 4))  # R2R-CE episode ids: none is an R2R instruction id
+    capsys.readouterr()
+    assert main(["watch", str(run), "--order", str(tmp_path / "o" / "order.json"), "--width", "0.1", "--once"]) == 19
+    err = capsys.readouterr().err
+    assert (
+        "3 of its 3 episode ids are not episodes of the order order.json (of R2R_val_unseen.json) (first: 1, 2, 3)"
+        in err
+    )
+    assert "none of its ids is an episode of the order" in err
+
+
+def test_a_run_whose_ids_are_off_by_one_is_refused(tmp_path, capsys):
+    # the split's ids are even; the run wrote each episode's id plus one: 0 of 203 in the order,
+    # once waited for for ever ("203 finished out of order wait", mean nan)
+    from navdtw.cli import main
+
+    split = ce_split_of(tmp_path / "val_unseen.json.gz", range(2, 2 * 203 + 1, 2))
+    assert main(["order", str(split), "--seed", "4", "--out", str(tmp_path / "o")]) == 0
+    order = load_order(tmp_path / "o" / "order.json")
+    run = rows_in(tmp_path / "run.jsonl", [int(i) + 1 for i in order.ids])
+    capsys.readouterr()
+    assert main(["watch", str(run), "--order", str(tmp_path / "o" / "order.json"), "--width", "0.1", "--idle", "0.1",
+                 "--poll", "0.05"]) == 19  # fmt: skip
+    assert "203 of its 203 episode ids are not episodes of the order" in capsys.readouterr().err
+
+
+def test_one_workers_share_is_refused_as_the_order(tmp_path, capsys):
+    from navdtw.cli import main
+
+    split = ce_split(tmp_path / "val_unseen.json.gz", n=40)
+    assert main(["order", str(split), "--seed", "5", "--workers", "2", "--out", str(tmp_path / "order")]) == 0
+    share = tmp_path / "order" / "order.worker0of2.txt"
+    with pytest.raises(ValueError, match=r"^order.worker0of2.txt: one worker's share of the order \(worker 0 of 2\), "
+                       r"not the split's order: give order.json \(or the split's full order.txt\)"):  # fmt: skip
+        load_order(share)
+    renamed = tmp_path / "order" / "mine.txt"  # renamed beside its order.json: still found
+    renamed.write_text(share.read_text())
+    with pytest.raises(ValueError, match=r"^mine.txt: one worker's share of the order \(worker 0 of 2\)"):
+        load_order(renamed)
+    assert load_order(tmp_path / "order" / "order.txt").ids == load_order(tmp_path / "order" / "order.json").ids
+    run = rows_in(tmp_path / "run.jsonl", share.read_text().split())
+    capsys.readouterr()
+    assert main(["watch", str(run), "--order", str(share), "--width", "0.5", "--once"]) == 2
+    assert "one worker's share" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
 # the commands
 # --------------------------------------------------------------------------------------------
 

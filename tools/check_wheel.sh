@@ -24,7 +24,12 @@
 #    requirements: matplotlib, tqdm, dask, pyarrow), binaries only, `pip check`, every one of
 #    them imported, and the test suite less the `slow` tests (-m "not slow"), on the Python that
 #    runs this script (what pip picks for their own dependencies, pandas among them, is the newest
-#    it allows: that set must work too).
+#    it allows: that set must work too). A package named twice takes the higher floor: numpy 2.0,
+#    the extras' (the core's is lower, next step).
+# 5b. The core at its floors: the repaired wheel with `dependencies` at their floors (numpy at the
+#    oldest release >= its floor with wheels for this CPython: 1.24.0 up to CPython 3.11),
+#    the test tools at theirs and no extra, and the suite but the `slow` tests (those needing an
+#    extra skip and say so). numpy 1.26.4 beside habitat-lab is tools/check_habitat.sh's.
 # 6. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -102,7 +107,8 @@ done
 )
 
 # Each requirement of `dependencies` and [test] at its `>=` floor (`==` pins as they are).
-FLOORS="$("$TOOLS" - "$ROOT/pyproject.toml" <<'PY'
+floors() {  # the pins of `dependencies` + [test] at their floors; `floors core`: the core's
+"$TOOLS" - "$ROOT/pyproject.toml" "${1:-all}" <<'PY'
 import sys
 
 try:
@@ -113,18 +119,31 @@ from packaging.requirements import Requirement
 
 with open(sys.argv[1], "rb") as f:
     project = tomllib.load(f)["project"]
-reqs = [Requirement(d) for d in project["dependencies"] + project["optional-dependencies"]["test"]]
-pins = []
-for d in reqs:
+from packaging.version import Version
+
+core = len(sys.argv) > 2 and sys.argv[2] == "core"
+names = project["dependencies"] + ([] if core else project["optional-dependencies"]["test"])
+if core:  # the test tools come from [test] (their floors), not the extras
+    tools = ("pytest", "hypothesis", "fastdtw")
+    names += [d for d in project["optional-dependencies"]["test"] if Requirement(d).name in tools]
+pins: dict[str, tuple[Version, str]] = {}
+for d in map(Requirement, names):
     if d.marker is None or d.marker.evaluate():
         floor = [s.version for s in d.specifier if s.operator in (">=", "==")]
         if len(floor) != 1:
             sys.exit(f"check_wheel.sh: {d} has no single '>=' floor to test")
+        version = floor[0]
+        if core and d.name == "numpy":
+            # the oldest numpy >= the floor with wheels for this CPython (numpy's release notes)
+            first = {(3, 9): "1.22.4", (3, 10): "1.22.4", (3, 11): "1.23.2", (3, 12): "1.26.0"}  # first wheels
+            version = max(Version(version), Version(first.get(sys.version_info[:2], "2.1.0"))).public
         extras = f"[{','.join(sorted(d.extras))}]" if d.extras else ""
-        pins.append(f"{d.name}{extras}=={floor[0]}")
-print(" ".join(pins))
+        if d.name not in pins or Version(version) > pins[d.name][0]:  # named twice: the higher floor
+            pins[d.name] = (Version(version), f"{d.name}{extras}=={version}")
+print(" ".join(pin for _, pin in pins.values()))
 PY
-)"
+}
+FLOORS="$(floors)"
 step "fresh virtualenv without a compiler: the repaired wheel with every floor: $FLOORS"
 "$PYTHON" -m venv "$WORK/venv-floors"
 NOCC_FLOORS=(env PATH="$WORK/venv-floors/bin" CC=false CXX=false PIP_DISABLE_PIP_VERSION_CHECK=1)
@@ -142,6 +161,20 @@ NOCC_FLOORS=(env PATH="$WORK/venv-floors/bin" CC=false CXX=false PIP_DISABLE_PIP
     # runs), which fail under the load of .ci/run's other steps beside this one (13 failed in a
     # fresh-clone run at 04:37 UTC) and check the engine, not the floors; the main suite runs them.
     "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow"
+)
+
+CORE_FLOORS="$(floors core)"
+step "fresh virtualenv without a compiler: the repaired wheel, the core at its floors, no extra: $CORE_FLOORS"
+"$PYTHON" -m venv "$WORK/venv-core-floors"
+NOCC_CORE=(env PATH="$WORK/venv-core-floors/bin" CC=false CXX=false PIP_DISABLE_PIP_VERSION_CHECK=1)
+# shellcheck disable=SC2086  # CORE_FLOORS is a list of requirements
+"${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pip install --quiet --no-compile --only-binary=:all: \
+    --find-links "$WORK/deps" $CORE_FLOORS
+"${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pip install --quiet --no-compile --no-deps "$REPAIRED"
+"${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pip check
+(
+    cd "$WORK/suite"
+    "${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow"
 )
 
 step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"

@@ -17,3 +17,9 @@ DECISIONS: dict[str, tuple[int, str]] = {
     "chosen": (17, "watch with checkpoints: one remains, the others are eliminated"),
     "tied-checkpoints": (18, "watch with checkpoints: the ones remaining cannot be told apart at the width"),
 }
+
+#: How many of a run's ids that are not episodes of the order ``navdtw watch`` reports and goes on
+#: with (an evaluator's stray extra episodes); one more, or a run none of whose ids is in the order,
+#: stops it with :class:`navdtw.watch.NotInOrder`, exit status 19 (results of another split, an
+#: order of another data set, ids off by one: a decision would be on the wrong population).
+FOREIGN_LIMIT = 10

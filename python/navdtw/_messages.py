@@ -1,42 +1,74 @@
-"""Internal: how error messages show a value the caller gave."""
+"""Internal: how messages show what the caller gave, the one display rule of the package.
+
+A value (:func:`shown`, :func:`clipped`), a user's name or path (:func:`named`), several names
+(:func:`listed`, :func:`few`) and text to copy into a command line (:func:`quoted`), each on one
+line whatever it holds, with one ellipsis (:data:`ELLIPSIS`). Imports nothing heavy: the command
+line's own errors use it before numpy is loaded.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds; anything else as it is (numpy is looked up,
+    not imported: without it loaded there is no numpy scalar)."""
+    np = sys.modules.get("numpy")
+    return value.item() if np is not None and isinstance(value, np.generic) else value
 
 
 def shown(value: Any) -> str:
     """``repr(value)`` with numpy scalars (also inside a tuple or list) as the plain numbers they
     hold: ``3``, not ``np.int64(3)``; a string keeps its quotes (``'3'``), so a number given as text
     still shows as text."""
-    if isinstance(value, np.generic):
-        return repr(value.item())
     if isinstance(value, (tuple, list)):
-        items = [v.item() if isinstance(v, np.generic) else v for v in value]
+        items = [_plain(v) for v in value]
         return repr(tuple(items) if isinstance(value, tuple) else items)
-    return repr(value)
+    return repr(_plain(value))
 
 
-def listed(names: Iterable[Any], limit: int | None = None) -> str:
-    """Names joined by ", " for a message, each bare when that is unambiguous and quoted
-    (``repr``) when it is empty, holds a comma, a control character or outer spaces: a column
-    named ``"a\\nb"`` must not break a one-line message in two. ``limit`` shows the first names
-    and says how many more there are."""
-    names = list(names)
-    shown_names = names if limit is None else names[:limit]
+#: The one ellipsis of messages: what a list or a value cut short ends with.
+ELLIPSIS = "…"
 
-    def one(name: Any) -> str:
-        text = str(name)
-        plain = text and text.isprintable() and "," not in text and text == text.strip()
-        return text if plain else repr(text)
 
-    more = len(names) - len(shown_names)
-    return ", ".join(map(one, shown_names)) + (f", … ({more} more)" if more > 0 else "")
+def clipped(value: Any, width: int = 40) -> str:
+    """:func:`shown` cut to ``width`` characters, the cut marked by :data:`ELLIPSIS`: a long value
+    in a one-line message (``'goal' must be a point, got [[1, 2, 3], [4, …``)."""
+    text = shown(value)
+    return text if len(text) <= width else text[: width - 1] + ELLIPSIS
 
 
 def named(name: Any) -> str:
-    """One name as :func:`listed` shows it: bare when plain, else quoted (``'a\\nb'``)."""
-    return listed([name])
+    """A user's name or path (an id, a column, a file, an agent) as every message shows it, the
+    one display rule: bare when that is unambiguous, else quoted as Python's ``repr`` when it is
+    empty, holds a comma, a line break or another control character, or outer spaces, so a name
+    such as ``"a\nb"`` cannot break a one-line message in two nor read as two names."""
+    text = str(name)
+    plain = text and text.isprintable() and "," not in text and text == text.strip()
+    return text if plain else repr(text)
+
+
+def listed(names: Iterable[Any], limit: int | None = None) -> str:
+    """Names joined by ", " for a message, each as :func:`named` shows it. ``limit`` shows the first
+    names and says how many more there are: ``"c0, c1, … (3 more)"``."""
+    names = list(names)
+    shown_names = names if limit is None else names[:limit]
+    more = len(names) - len(shown_names)
+    return ", ".join(map(named, shown_names)) + (f", {ELLIPSIS} ({more} more)" if more > 0 else "")
+
+
+def few(names: Sequence[Any], limit: int = 5) -> str:
+    """Up to ``limit`` names and the count, as messages list the ids a problem concerns:
+    ``"7_1, 9_0 (2 in all)"``, ``"0, 1, 2, 3, 4, … (7 in all)"``."""
+    head = ", ".join(named(n) for n in names[:limit])
+    return head + (f", {ELLIPSIS}" if len(names) > limit else "") + f" ({len(names)} in all)"
+
+
+def quoted(text: str) -> str:
+    """A user's text to copy into a command line (``--column 'Oracle SR=osr'``): in single quotes,
+    as a shell reads it, when that is exact and one line; else (a quote, a line break, a control
+    character) as Python's ``repr``."""
+    return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _core
 from ._messages import shown
+from ._optional import import_optional
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import GraphSet
 from .metrics import as_convention, score_batch, wanted_metrics
@@ -493,8 +494,5 @@ class _BlockSums:
 def _progress(total: int, enabled: bool):
     if not enabled or total <= 1:
         return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="chunk", desc="random baseline")
+    tqdm = import_optional("tqdm.auto", "a progress bar", errors="ignore")
+    return None if tqdm is None else tqdm.tqdm(total=total, unit="chunk", desc="random baseline")

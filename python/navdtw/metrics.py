@@ -56,10 +56,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, registry
+from ._context import STAT_INDEX, Context, safe_ratio, spl_ratio, success
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import resolve_distances
 from .paths import as_paths, collapse_repeats, first_start_mismatch
-from .registry import STAT_INDEX, Context, Metric, safe_ratio, spl_ratio, success
+from .registry import Metric
 
 __doc__ = __doc__.replace("{metrics_table}", registry.rst_table())
 
@@ -493,10 +494,9 @@ class Scores:
         ImportError
             pandas is not installed.
         """
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas needs pandas: pip install pandas") from None
+        from ._optional import import_optional
+
+        pd = import_optional("pandas", "to_pandas")
         df = pd.DataFrame(self.to_dict())
         if self.ids is not None:
             df.insert(0, "id", self.ids)

@@ -24,8 +24,10 @@ workers running at the same pace finish, as nearly as possible, a prefix of the 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,11 +53,18 @@ class Order:
         the seed it was drawn with (None for a plain id list).
     source:
         the file it was read from, as messages name it.
+    split:
+        the name of the split file the order was drawn from (``order.json``; None for a plain id
+        list), as messages name it.
+    split_sha256:
+        that split file's SHA-256 (``order.json``; None for a plain id list).
     """
 
     units: tuple[tuple[str, ...], ...]
     seed: int | None = None
     source: str = "<order>"
+    split: str | None = None
+    split_sha256: str | None = None
 
     @property
     def ids(self) -> list[str]:
@@ -223,16 +232,17 @@ def load_order(path: PathLike) -> Order:
         text = read_text(path)  # gzipped or not
     except ValueError as exc:
         raise ValueError(f"{exc}: {what}") from None
-    seed = None
+    seed = split = digest = None
     if text.lstrip()[:1] in ("{", "["):
         try:
             doc = json.loads(text)
             units = tuple(tuple(str(i) for i in u) for u in doc["units"])
-            seed = doc.get("seed")
+            seed, split, digest = doc.get("seed"), doc.get("split"), doc.get("split_sha256")
         except (ValueError, KeyError, TypeError, IndexError, RecursionError):
             raise ValueError(f"{path.name}: not an order written by navdtw order; {what}") from None
     else:
         units = tuple((line.strip(),) for line in text.splitlines() if line.strip())
+        _not_a_share(path, [u[0] for u in units])
     if not units or any(not u for u in units):
         raise ValueError(f"{path.name}: the order is empty or has an empty unit")
     seen: set[str] = set()
@@ -241,7 +251,35 @@ def load_order(path: PathLike) -> Order:
             if i in seen:
                 raise ValueError(f"{path.name}: episode id {i!r} appears twice (unit {k})")
             seen.add(i)
-    return Order(units, seed, path.name)
+    return Order(units, seed, path.name, split if isinstance(split, str) else None, digest)
+
+
+_SHARE = re.compile(r"\.worker(\d+)of(\d+)\.txt(\.gz)?$")
+
+
+def _not_a_share(path: Path, ids: list[str]) -> None:
+    """One worker's id list (``order.worker{r}of{k}.txt`` of :func:`write_order`, or a list equal to
+    a share of the ``order.json`` beside it) is refused as an order: it is part of the split, and a
+    watch of it would decide on that part as if it were the split."""
+    found = _SHARE.search(path.name)
+    if found is None:
+        sibling = path.with_name("order.json")
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+            doc = json.loads(read_text(sibling)) if sibling.is_file() and sibling != path else {}
+            units = [[str(i) for i in u] for u in doc.get("units", [])]
+            shares = doc.get("workers") or []
+            for r, share in enumerate(shares):
+                if ids == [i for k in share for i in units[k]]:
+                    found = (r, len(shares))
+                    break
+        if found is None:
+            return
+    else:
+        found = (int(found[1]), int(found[2]))
+    raise ValueError(
+        f"{path.name}: one worker's share of the order (worker {found[0]} of {found[1]}), not the split's "
+        f"order: give order.json (or the split's full order.txt) to --order"
+    )
 
 
 def _need_file(path: Path) -> None:

@@ -5,7 +5,7 @@
 * :func:`plot_histograms` - per-episode distributions of the metrics of a scored run.
 * :func:`save` - writes a figure as PNG atomically (readers never see a half-written file).
 
-matplotlib is optional (``pip install navdtw[plot]``) and imported only when a function here is
+matplotlib is optional (``pip install "navdtw[plot]"``) and imported only when a function here is
 called. Figures are built with the Agg canvas directly (``matplotlib.figure.Figure``), not through
 ``pyplot``: nothing touches the global backend or the pyplot figure registry, so no figure needs
 closing and scripts on headless machines just work. Pass ``ax=`` to draw into your own axes.
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ._messages import shown
+from ._optional import import_optional
 
 __all__ = ["plot_alignment", "plot_histograms", "plot_pairs_grid", "save"]
 
@@ -41,14 +42,9 @@ def _record(name: str):
 
 def _mpl():
     """(Figure, FigureCanvasAgg), or an ImportError that says how to get matplotlib."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "navdtw's figures need matplotlib: pip install 'navdtw[plot]' (or pip install matplotlib)"
-        ) from exc
-    return Figure, FigureCanvasAgg
+    agg = import_optional("matplotlib.backends.backend_agg", "a figure")
+    figure = import_optional("matplotlib.figure", "a figure")
+    return figure.Figure, agg.FigureCanvasAgg
 
 
 def new_figure(figsize: tuple[float, float]):

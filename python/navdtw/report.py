@@ -81,7 +81,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_SCENES", "PAGE", "episode_scene", "leaderboard_marks", "scan_layout", "write_report"]
+__all__ = ["MAX_SCENES", "PAGE", "episode_scene", "scan_layout", "write_report"]
 
 #: Default limit on the episodes per data set whose map is embedded (about 0.4 kB each per agent).
 MAX_SCENES = 3000
@@ -143,37 +143,6 @@ def episode_scene(graph, reference, paths: dict) -> dict:
         _, pairs = warping_path(ref, q, distances=graph.distances)
         agents[agent] = {"path": q.tolist(), "alignment": pairs.tolist()}
     return {"scan": graph.name, "reference": ref.tolist(), "agents": agents}
-
-
-def leaderboard_marks(dataset: dict, metrics: dict, alpha: float = 0.05) -> dict:
-    """The leaderboard marks of one data set: the suite's one rule,
-    :func:`navdtw.suite.leaderboard_marks`, with the metrics' directions taken from ``metrics``.
-
-    Parameters
-    ----------
-    dataset : dict
-        One data set of ``results.json`` (``results["datasets"][name]``).
-    metrics : dict
-        Metric -> ``{"higher_is_better", ...}``, as the report's ``data["metrics"]``; a metric
-        without a direction, or unknown to both ``metrics`` and the registry, gets no marks.
-    alpha : float, optional
-        The significance level of the comparisons (default 0.05).
-
-    Returns
-    -------
-    dict
-        Per metric: ``{"best": [agents], "tied": [agents], "unresolved": [agents]}``.
-
-    Raises
-    ------
-    TypeError
-        An ``alpha`` that is not a number.
-    ValueError
-        An ``alpha`` outside (0, 1).
-    """
-    from .suite.marks import leaderboard_marks as marks
-
-    return marks(dataset, alpha, metrics=metrics)
 
 
 def natural_key(text: str) -> list:
@@ -411,134 +380,164 @@ def _payload(data: dict, max_scenes: int) -> dict:
     episodes = data.get("episodes") or {}
     scenes = data.get("scenes") or {}
     scans_in = scenes.get("scans") or {}
-    scene_sets = scenes.get("datasets") or {}
 
-    order: dict[str, None] = {}
-    for name in metrics:
-        order[name] = None
     used: dict[str, None] = {}
     out_sets = []
     scans_used: dict[str, None] = {}
     for name, ds in datasets.items():
-        where = f"results['datasets'][{name!r}]"
-        if not isinstance(ds, dict):
-            raise _fail(where, "expected a dict")
-        agents = list(ds.get("agents", {}))
-        names = metric_names(ds)
-        used.update(dict.fromkeys(names))
-        board = {}
-        for agent, values in ds.get("agents", {}).items():
-            row = {}
-            for m, v in values.items():
-                ci = v.get("ci") or [None, None]
-                if len(ci) != 2:
-                    raise _fail(f"{where}['agents'][{agent!r}][{m!r}]['ci']", "expected [lo, hi]")
-                row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1]), int(v.get("left_out") or 0)]
-            board[agent] = row
-        for f in results.get("failures") or []:  # one failure, one cell: "failed", with its reason
-            if isinstance(f, dict) and f.get("dataset") == name and f.get("metric") and f.get("agent") in board:
-                board[f["agent"]][str(f["metric"])] = [None, None, None, 0, str(f.get("error", ""))]
-                used.setdefault(str(f["metric"]), None)
-        baseline = {m: _finite(v.get("mean")) for m, v in (ds.get("baseline") or {}).items()}
-        comparisons = [
-            {
-                "a": c["a"],
-                "b": c["b"],
-                "metric": c["metric"],
-                "diff": _finite(c.get("diff")),
-                "ci": [_finite(x) for x in (c.get("ci") or [None, None])],
-                "p": _finite(c.get("p")),
-                "p_holm": _finite(c.get("p_holm")),
-                "test": str(c.get("test", "")),
-                "p_method": str(c.get("p_method", "")),
-                "dropped": int(c.get("dropped") or 0),
-                "over": str(c.get("over", "")),
-                "p_improvement": [_finite((c.get("p_improvement") or {}).get("value"))]
-                + [_finite(x) for x in ((c.get("p_improvement") or {}).get("ci") or [None, None])],
-            }
-            for c in ds.get("comparisons", [])
-        ]
-        reported = [
-            {
-                "agent": str(agent),
-                "metric": str(m),
-                "reported": _finite(row.get("reported")),
-                "measured": _finite(row.get("measured")),
-                "ci": [_finite(x) for x in (row.get("ci") or [None, None])],
-                "gap": _finite(row.get("gap")),
-                "verdict": str(row.get("verdict", "")),
-            }
-            for agent, rows in (ds.get("reported") or {}).items()
-            for m, row in rows.items()
-        ]
-        runs = {
-            agent: {
-                m: [_finite(x) for x in v["runs"]] + [_finite(v.get("runs_sd"))]
-                for m, v in values.items()
-                if v.get("runs")
-            }
-            for agent, values in ds.get("agents", {}).items()
-        }
-        runs = {a: r for a, r in runs.items() if r}
-        entry: dict[str, Any] = {
-            "name": str(name),
-            "dataset": str(ds.get("dataset", "")),
-            "convention": str(ds.get("convention", "")),
-            "n": ds.get("n"),
-            "threshold": _finite(ds.get("threshold", settings.get("threshold"))),
-            "agents": agents,
-            "board": board,
-            "baseline": baseline,
-            "marks": leaderboard_marks(ds, metrics, alpha),
-            "unmarked": _unmarked(ds, names, board),
-            "comparisons": comparisons,
-            "reported": reported,
-            "runs": runs,
-            "episodes": None,
-            "scenes": {},
-            "scenes_total": 0,
-            "scenes_rule": "none",
-            "explore": explore_defaults([], []),
-        }
+        entry, names = _dataset_entry(name, ds, results, metrics, alpha, used)
         if name in episodes:
             entry["episodes"] = _pack_episodes(episodes[name], f"episodes[{name!r}]")
-            ep = entry["episodes"]
-            entry["explore"] = explore_view(ep["values"], agents, names)
-        if name in scene_sets:
-            given = scene_sets[name]
-            ep = entry["episodes"]
-            ranked = ep is not None and len(given) > max_scenes
-            if ranked:  # more scenes than the limit: those the page shows first
-                priority = scene_priority(ep["ids"], ep["values"], agents, names)
-                place = {ep["ids"][k]: r for r, k in enumerate(priority)}
-                given = dict(sorted(given.items(), key=lambda kv: place.get(str(kv[0]), len(place))))
-            entry["scenes"], kept = _pack_scenes(
-                given, scans_in, max_scenes, f"scenes['datasets'][{name!r}]", ranked=ranked
-            )
-            entry["scenes_total"] = len(ep["ids"]) if ep is not None else len(scene_sets[name])
-            rule = (scenes.get("rules") or {}).get(name)
-            if len(entry["scenes"]) >= entry["scenes_total"]:
-                rule = "all"
-            elif rule is None:
-                rule = "given" if kept == len(scene_sets[name]) else "differences" if ranked else "even"
-            entry["scenes_rule"] = rule
+            entry["explore"] = explore_view(entry["episodes"]["values"], entry["agents"], names)
+        if name in (scenes.get("datasets") or {}):
+            _add_scenes(entry, names, scenes, max_scenes)
             scans_used.update(dict.fromkeys(s[0] for s in entry["scenes"].values()))
         out_sets.append(entry)
 
+    order = dict.fromkeys(metrics)
     for m in used:
         order.setdefault(m, None)
     shown = [m for m in order if m in used]
-    info = {m: _metric_info(metrics, m) for m in shown}
-    scans = {}
-    for s in scans_used:
-        scans[s] = _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]")
     # a failed metric keeps its agent in the tables (its cell says "failed"); a failed run does not
     failed = results.get("failures", [])
-    failures = [_failure(f) for f in failed if not (isinstance(f, dict) and f.get("metric"))]
-    failed_cells = [_failure(f) for f in failed if isinstance(f, dict) and f.get("metric")]
-    warned = [_failure(w) for w in results.get("warnings", [])]
-    prov = results.get("provenance") or {}
-    provenance = {
+    return {
+        "title": str(data.get("title") or "navdtw benchmark report"),
+        "version": str(results.get("navdtw_version", "")),
+        "settings": {k: v for k, v in settings.items() if isinstance(v, (str, int, float, bool)) or v is None},
+        "confidence": confidence,
+        "alpha": alpha,
+        "mark_notes": mark_notes(alpha),
+        "max_scenes": int(max_scenes),
+        "page": PAGE,
+        "failures": [_failure(f) for f in failed if not (isinstance(f, dict) and f.get("metric"))],
+        "failed_cells": [_failure(f) for f in failed if isinstance(f, dict) and f.get("metric")],
+        "warnings": [_failure(w) for w in results.get("warnings", [])],
+        "provenance": _provenance(results.get("provenance") or {}),
+        "order": shown,
+        "metrics": {m: _metric_info(metrics, m) for m in shown},
+        "datasets": out_sets,
+        "scans": {s: _pack_scan(scans_in[s], f"scenes['scans'][{s!r}]") for s in scans_used},
+    }
+
+
+def _dataset_entry(
+    name, ds, results: dict, metrics: dict, alpha: float, used: dict[str, None]
+) -> tuple[dict[str, Any], list[str]]:
+    """The page's entry of one data set of ``results`` (without its episodes and scenes), and its
+    metrics' names; the metrics it shows are added to ``used``."""
+    from .suite.marks import leaderboard_marks
+
+    where = f"results['datasets'][{name!r}]"
+    if not isinstance(ds, dict):
+        raise _fail(where, "expected a dict")
+    names = metric_names(ds)
+    used.update(dict.fromkeys(names))
+    board = _board(ds, where)
+    for f in results.get("failures") or []:  # one failure, one cell: "failed", with its reason
+        if isinstance(f, dict) and f.get("dataset") == name and f.get("metric") and f.get("agent") in board:
+            board[f["agent"]][str(f["metric"])] = [None, None, None, 0, str(f.get("error", ""))]
+            used.setdefault(str(f["metric"]), None)
+    runs = {
+        agent: {m: [*map(_finite, v["runs"]), _finite(v.get("runs_sd"))] for m, v in values.items() if v.get("runs")}
+        for agent, values in ds.get("agents", {}).items()
+    }
+    entry: dict[str, Any] = {
+        "name": str(name),
+        "dataset": str(ds.get("dataset", "")),
+        "convention": str(ds.get("convention", "")),
+        "n": ds.get("n"),
+        "threshold": _finite(ds.get("threshold", (results.get("settings") or {}).get("threshold"))),
+        "agents": list(ds.get("agents", {})),
+        "board": board,
+        "baseline": {m: _finite(v.get("mean")) for m, v in (ds.get("baseline") or {}).items()},
+        "marks": leaderboard_marks(ds, alpha, metrics=metrics),
+        "unmarked": _unmarked(ds, names, board),
+        "comparisons": [_comparison(c) for c in ds.get("comparisons", [])],
+        "reported": [
+            _reported(agent, m, row) for agent, rows in (ds.get("reported") or {}).items() for m, row in rows.items()
+        ],
+        "runs": {a: r for a, r in runs.items() if r},
+        "episodes": None,
+        "scenes": {},
+        "scenes_total": 0,
+        "scenes_rule": "none",
+        "explore": explore_defaults([], []),
+    }
+    return entry, names
+
+
+def _board(ds: dict, where: str) -> dict[str, dict[str, list]]:
+    """Agent -> metric -> ``[mean, ci low, ci high, left out]`` of one data set."""
+    board = {}
+    for agent, values in ds.get("agents", {}).items():
+        row = {}
+        for m, v in values.items():
+            ci = v.get("ci") or [None, None]
+            if len(ci) != 2:
+                raise _fail(f"{where}['agents'][{agent!r}][{m!r}]['ci']", "expected [lo, hi]")
+            row[m] = [_finite(v.get("mean")), _finite(ci[0]), _finite(ci[1]), int(v.get("left_out") or 0)]
+        board[agent] = row
+    return board
+
+
+def _comparison(c: dict) -> dict[str, Any]:
+    """One pairwise comparison of ``results.json`` as the page reads it."""
+    improvement = c.get("p_improvement") or {}
+    return {
+        "a": c["a"],
+        "b": c["b"],
+        "metric": c["metric"],
+        "diff": _finite(c.get("diff")),
+        "ci": [_finite(x) for x in (c.get("ci") or [None, None])],
+        "p": _finite(c.get("p")),
+        "p_holm": _finite(c.get("p_holm")),
+        "test": str(c.get("test", "")),
+        "p_method": str(c.get("p_method", "")),
+        "dropped": int(c.get("dropped") or 0),
+        "over": str(c.get("over", "")),
+        "p_improvement": [_finite(improvement.get("value"))]
+        + [_finite(x) for x in (improvement.get("ci") or [None, None])],
+    }
+
+
+def _reported(agent, metric, row: dict) -> dict[str, Any]:
+    """One reported-versus-measured row of ``results.json`` as the page reads it."""
+    return {
+        "agent": str(agent),
+        "metric": str(metric),
+        "reported": _finite(row.get("reported")),
+        "measured": _finite(row.get("measured")),
+        "ci": [_finite(x) for x in (row.get("ci") or [None, None])],
+        "gap": _finite(row.get("gap")),
+        "verdict": str(row.get("verdict", "")),
+    }
+
+
+def _add_scenes(entry: dict[str, Any], names: list[str], scenes: dict, max_scenes: int) -> None:
+    """The scenes (maps) of one data set into its ``entry``: at most ``max_scenes``, those with the
+    largest differences first when there are more, and the rule that chose them."""
+    name = entry["name"]
+    given = scene_sets = scenes["datasets"][name]
+    ep = entry["episodes"]
+    ranked = ep is not None and len(given) > max_scenes
+    if ranked:  # more scenes than the limit: those the page shows first
+        priority = scene_priority(ep["ids"], ep["values"], entry["agents"], names)
+        place = {ep["ids"][k]: r for r, k in enumerate(priority)}
+        given = dict(sorted(given.items(), key=lambda kv: place.get(str(kv[0]), len(place))))
+    scans_in = scenes.get("scans") or {}
+    entry["scenes"], kept = _pack_scenes(given, scans_in, max_scenes, f"scenes['datasets'][{name!r}]", ranked=ranked)
+    entry["scenes_total"] = len(ep["ids"]) if ep is not None else len(scene_sets)
+    rule = (scenes.get("rules") or {}).get(name)
+    if len(entry["scenes"]) >= entry["scenes_total"]:
+        rule = "all"
+    elif rule is None:
+        rule = "given" if kept == len(scene_sets) else "differences" if ranked else "even"
+    entry["scenes_rule"] = rule
+
+
+def _provenance(prov: dict) -> dict[str, Any]:
+    """The command, the suite file and the inputs (with their SHA-256) a run records."""
+    return {
         "command": " ".join(map(str, prov["command"])) if prov.get("command") else "",
         "suite_file": (prov.get("suite_file") or {}).get("path", ""),
         "inputs": [
@@ -552,24 +551,6 @@ def _payload(data: dict, max_scenes: int) -> dict:
             for i in prov.get("inputs", [])
             if isinstance(i, dict)
         ],
-    }
-    return {
-        "title": str(data.get("title") or "navdtw benchmark report"),
-        "version": str(results.get("navdtw_version", "")),
-        "settings": {k: v for k, v in settings.items() if isinstance(v, (str, int, float, bool)) or v is None},
-        "confidence": confidence,
-        "alpha": alpha,
-        "mark_notes": mark_notes(alpha),
-        "max_scenes": int(max_scenes),
-        "page": PAGE,
-        "failures": failures,
-        "failed_cells": failed_cells,
-        "warnings": warned,
-        "provenance": provenance,
-        "order": shown,
-        "metrics": info,
-        "datasets": out_sets,
-        "scans": scans,
     }
 
 

@@ -37,16 +37,22 @@ from typing import Any
 
 import numpy as np
 
-from ._decisions import DECISIONS
+from ._decisions import DECISIONS, FOREIGN_LIMIT
 from ._io import atomic_write_json, output_folder
-from ._messages import listed
+from ._messages import listed, named
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.layouts import shard_of
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
-__all__ = ["DECISIONS", "Episodes", "Follower", "Watch", "complete_part"]
+__all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part"]
+
+
+class NotInOrder(ValueError):
+    """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
+    or every one, are not in it (``navdtw watch`` exit status 19)."""
+
 
 # --------------------------------------------------------------------------------------------
 # reading a run as it is written
@@ -242,7 +248,7 @@ class Follower:
             self.waiting = " ".join(str(exc).split())
             self.missing = not os.path.lexists(self.source) and not glob.has_magic(self.source)
             if self.missing:  # a mistyped path, or a run not started yet: the view says which
-                self.waiting = f"{listed([self.source])} does not exist yet: waiting for it to appear"
+                self.waiting = f"{named(self.source)} does not exist yet: waiting for it to appear"
             return None
         self.missing = False
         folder = Path(self.source)
@@ -399,7 +405,8 @@ class _Run:
     name: str
     follower: Follower
     done: int = 0  # units of the order fed so far
-    waiting: int = 0  # finished episodes beyond the prefix
+    waiting: int = 0  # finished episodes of the order beyond the prefix
+    foreign: list[str] = field(default_factory=list)  # its ids that are not episodes of the order
     tracks: dict[str, _Track] = field(default_factory=dict)
     eliminated: bool = False
 
@@ -476,6 +483,7 @@ class Watch:
         # The error is shared out over the metrics (one run) or the runs (checkpoints).
         self.share = alpha / (len(runs) if self.question == "checkpoints" else len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
+        self._in_order = frozenset(order.ids)
         self._against_values: dict[str, dict[str, float]] = {}
         if against is not None:
             for m in self.metrics:
@@ -519,6 +527,9 @@ class Watch:
 
         Raises
         ------
+        NotInOrder
+            More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
+            order (the message says how many and names the first).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -529,6 +540,7 @@ class Watch:
             table = run.follower.table
             if table is None:
                 continue
+            self._check_foreign(run, table)
             self._ensure_tracks(run, table)
             values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
             have = values[self.metrics[0]]
@@ -546,11 +558,32 @@ class Watch:
                 track.cs.extend(new)
             moved |= k > run.done
             run.done = k
-            in_order = {i for u in units[:k] for i in u}
-            run.waiting = sum(1 for i in table.ids if i not in in_order)
+            fed = {i for u in units[:k] for i in u}
+            run.waiting = sum(1 for i in table.ids if i not in fed and i in self._in_order)
         if moved or self.decision == "undecided":
             self._decide()
         return moved
+
+    def _check_foreign(self, run: _Run, table: Episodes) -> None:
+        """Counts the run's ids that are not episodes of the order: a few are reported (the view,
+        the state); more than :data:`FOREIGN_LIMIT`, or every id, stop the watch."""
+        run.foreign = [i for i in table.ids if i not in self._in_order]
+        if not run.foreign:
+            return
+        n, k = len(table.ids), len(run.foreign)
+        if k <= FOREIGN_LIMIT and k < n:
+            return
+        of = f"{self.order.source}" + (f" (of {self.order.split})" if self.order.split else "")
+        why = (
+            "none of its ids is an episode of the order"
+            if k == n
+            else f"more than {FOREIGN_LIMIT} of its ids are not episodes of the order"
+        )
+        raise NotInOrder(
+            f"{run.name}: {k} of its {n} episode ids are not episodes of the order {of} "
+            f"(first: {listed(run.foreign, limit=5)}); {why}: results of another split or data set, or ids "
+            "off by one? give the order of the split the run evaluates"
+        )
 
     # -- deciding -----------------------------------------------------------------------------
 
@@ -656,6 +689,11 @@ class Watch:
             out.append(
                 f"{run.name}: {bar} {run.done}/{n} of the order ({100 * run.done / n:.1f}%)"
                 + (f", {run.waiting} finished out of order wait" if run.waiting else "")
+                + (
+                    f", {len(run.foreign)} not episodes of the order ({listed(run.foreign, limit=3)})"
+                    if run.foreign
+                    else ""
+                )
                 + (f"; waiting: {run.follower.waiting}" if run.follower.waiting else "")
                 + tag
             )
@@ -684,7 +722,13 @@ class Watch:
         """
         return {
             "navdtw_watch": 1,
-            "order": {"source": self.order.source, "seed": self.order.seed, "units": len(self.order)},
+            "order": {
+                "source": self.order.source,
+                "seed": self.order.seed,
+                "units": len(self.order),
+                "split": self.order.split,
+                "split_sha256": self.order.split_sha256,
+            },
             "question": self.question,
             "alpha": self.alpha,
             "alpha_each": self.share,
@@ -695,6 +739,8 @@ class Watch:
                 n: {
                     "in_order": r.done,
                     "waiting": r.waiting,
+                    "not_in_order": len(r.foreign),
+                    "not_in_order_first": r.foreign[:5],
                     "eliminated": r.eliminated,
                     "metrics": {
                         m: {
@@ -751,6 +797,8 @@ class Watch:
 
         Raises
         ------
+        NotInOrder
+            A run's results are not episodes of the order (see :meth:`poll`).
         ValueError
             Malformed results.
         ~navdtw.suite.OutputError

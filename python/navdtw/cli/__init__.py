@@ -55,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit status: 0 success, 1 some (agent, data set) of a suite run or compare failed,
         2 a mistake in the input, 3 an output could not be written, 5 every agent of a suite run
-        or compare failed (nothing written), 4 and 10-18 the decisions of ``navdtw watch``, 130
+        or compare failed (nothing written), 4 and 10-18 the decisions of ``navdtw watch``, 19 its
+        results not episodes of the order, 130
         interrupted (:data:`EXIT_STATUS`; each command's ``--help`` lists its own).
     """
     argv = list(sys.argv[1:] if argv is None else argv)

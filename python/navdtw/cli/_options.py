@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from . import _parser
-from ._files import need_dir, need_file
 from ._status import UserError
 
 FORCE_HELP = (
@@ -272,20 +271,10 @@ def kind_options(args: argparse.Namespace, kind) -> dict[str, Any]:
         if value is None and opt.required:
             raise UserError(f"--dataset {kind.name} needs {opt.flag} ({opt.help})")
         if value is not None:
-            if opt.kind == "file":
-                need_file(value, opt.flag)
-            elif opt.kind == "dir":
-                need_dir(value, opt.flag)
-            elif opt.kind == "path" and not Path(value).exists():
-                raise UserError(f"{opt.flag} {value}: no such file or folder")
-            elif opt.kind == "choice" and value not in opt.choices:
-                raise UserError(f"{opt.flag} {value}: choose one of {', '.join(opt.choices)}")
-            elif opt.kind in ("text", "value"):
-                try:
-                    value = opt.read(value)
-                except ValueError as exc:
-                    raise UserError(f"{opt.flag}: {exc}") from None
-            options[opt.name] = value
+            try:  # the option's one check, as the kinds and suite files (each adds its prefix)
+                options[opt.name] = opt.check(value)
+            except (ValueError, FileNotFoundError) as exc:
+                raise UserError(f"{opt.flag}: {exc}") from None
     return options
 
 

@@ -197,16 +197,16 @@ def print_suite(results: dict, out: Path | None) -> int:
 
 def plotting_available() -> bool:
     """Internal: whether matplotlib can be imported."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    from .._optional import import_optional
+
+    return import_optional("matplotlib", "figures", errors="ignore") is not None
 
 
 def skip_figures_note() -> None:
     """Internal: the note that figures are skipped without matplotlib."""
-    print(f"{PROG}: note: figures skipped (matplotlib is not installed: pip install 'navdtw[plot]')", file=sys.stderr)
+    from .._optional import install_hint
+
+    print(f"{PROG}: note: figures skipped (matplotlib is not installed: {install_hint('matplotlib')})", file=sys.stderr)
 
 
 def write_folder(

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import ClassVar
 
+from .._messages import named
 from ._status import EXIT_USAGE, status_epilog
 from .commands import COMMANDS, load
 
@@ -49,8 +50,7 @@ class Parser(argparse.ArgumentParser):
             name = token.split("=", 1)[0]
             if name.startswith("--") and name not in known and not any(k.startswith(name) for k in known):
                 close = difflib.get_close_matches(name, known, n=1)
-                name = name if name.isprintable() else repr(name)  # the message stays one line
-                return name + (f" (did you mean {close[0]}?)" if close else "")
+                return named(name) + (f" (did you mean {close[0]}?)" if close else "")
         return None
 
     def error(self, message: str):  # type: ignore[override]

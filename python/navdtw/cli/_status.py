@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import textwrap
 
-from .._decisions import DECISIONS
+from .._decisions import DECISIONS, FOREIGN_LIMIT
 
 EXIT_SUCCESS = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 3
 EXIT_ALL_FAILED = 5
+EXIT_NOT_IN_ORDER = 19
 EXIT_INTERRUPTED = 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
@@ -32,6 +33,8 @@ EXIT_STATUS = {
     "output folder is as it was)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
+    EXIT_NOT_IN_ORDER: "watch: the results are not episodes of the order (none of a run's ids is in it, or more than "
+    f"{FOREIGN_LIMIT} are not: another split's results, an order of another data set, ids off by one); nothing decided",
 }
 
 _WRITES = (EXIT_SUCCESS, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED)  # a command that writes an output folder
@@ -47,7 +50,11 @@ COMMAND_STATUS: dict[str, tuple[int, ...]] = {
     "suite": _SUITE,
     "compare": _SUITE,
     "order": _WRITES,
-    "watch": tuple(sorted({EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED, *(code for code, _ in DECISIONS.values())})),
+    "watch": tuple(
+        sorted(
+            {EXIT_USAGE, EXIT_OUTPUT, EXIT_NOT_IN_ORDER, EXIT_INTERRUPTED, *(code for code, _ in DECISIONS.values())}
+        )
+    ),
 }
 
 

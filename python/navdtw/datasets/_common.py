@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from .._messages import few, named
 from .._typing import PathLike
 from ..paths import Paths
 
@@ -77,7 +78,7 @@ def not_found(path: PathLike, kind: str) -> str:
     where a file was wanted (or the other way round). ``kind`` is the option's: ``"file"``,
     ``"dir"`` or ``"path"`` (either)."""
     path = Path(path)
-    text = str(path) if str(path).isprintable() else repr(str(path))  # the message stays one line
+    text = named(path)  # the message stays one line
     if kind == "file" and path.is_dir():
         return f"{text} is a folder, not a file"
     if kind == "dir" and path.exists():
@@ -256,19 +257,6 @@ def object_of(data, name: str, what: str) -> dict:
     if not isinstance(data, dict):
         raise ValueError(f"{name}: expected an object keyed by {what}, got {type(data).__name__}")
     return data
-
-
-def show(value) -> str:
-    """An id from a file as messages print it: as it is when it is plain text, else its ``repr``,
-    so a line break or a control character in an id cannot break a message in two."""
-    text = str(value)
-    return text if text.isprintable() else repr(text)
-
-
-def few(items: Sequence[str]) -> str:
-    """Up to five ids and the count: ``"7_1, 9_0 (2 in all)"``."""
-    shown = ", ".join(show(i) for i in items[:5])
-    return shown + (f", ... ({len(items)} in all)" if len(items) > 5 else f" ({len(items)} in all)")
 
 
 def points_array(value, where: str, key: str) -> np.ndarray:
@@ -526,7 +514,7 @@ class MatchedEpisodes:
         ids = [str(self.ids[k]) for k in bad.tolist()]
         return (
             f"{source}: {len(ids)} of {len(self)} trajectories do not start at their reference's start "
-            f"({show(self.id_name)} {few(ids)}); they are scored as they are (--strict refuses them)"
+            f"({named(self.id_name)} {few(ids)}); they are scored as they are (--strict refuses them)"
         )
 
     @property

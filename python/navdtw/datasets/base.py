@@ -17,12 +17,14 @@ one line in ``navdtw/datasets/__init__.py`` that registers the record in :data:`
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._messages import named, shown
 from ._common import Document, MatchedEpisodes, SplitIndex, not_found, read_document
 
 __all__ = ["DATASETS", "SPLIT_KINDS", "Benchmark", "DatasetKind", "IdShape", "Option", "SplitReader", "split_index"]
@@ -41,13 +43,13 @@ class Option:
     kind:
         ``"file"``, ``"dir"`` or ``"path"`` (a file or a folder) (paths, relative to the suite
         file in suite runs), ``"choice"``, ``"text"`` (any string) or ``"value"`` (a string,
-        number, list or table that ``check`` reads).
+        number, list or table that ``parse`` reads); :meth:`check` checks a value of any kind.
     required:
         whether the data set cannot be opened without it.
     choices, default:
         for ``"choice"`` options.
-    check:
-        for ``"value"`` options: ``check(value) -> value`` reads what a suite file, the command
+    parse:
+        for ``"value"`` options: ``parse(value) -> value`` reads what a suite file, the command
         line or Python gave (and its own result again) or raises ``ValueError`` saying what is wrong.
     cli:
         for ``"value"`` options: the command-line flags, ``((flag, argparse keywords), ...)``, all
@@ -65,7 +67,7 @@ class Option:
     required: bool = True
     choices: tuple[str, ...] = ()
     default: Any = None
-    check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    parse: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
     cli: tuple[tuple[str, Mapping[str, Any]], ...] = field(default=(), compare=False, repr=False)
     shapes: tuple[str, ...] = ()
 
@@ -73,29 +75,47 @@ class Option:
     def flag(self) -> str:
         return self.cli[0][0] if self.cli else "--" + self.name.replace("_", "-")
 
-    def read(self, value) -> Any:
-        """A ``"text"`` or ``"value"`` option's value, checked; other kinds' values are returned as
-        they are.
+    def check(self, value) -> Any:
+        """The option's one validator: ``value`` checked, as every caller takes it.
+
+        :meth:`DatasetKind.open`, the suite file and the command line all call it, each putting
+        only its own prefix before the message (the flag, ``--goal: ``, or the suite key,
+        ``suite.toml: datasets.val.goal: ``), so one bad value reads the same wherever it is given.
 
         Parameters
         ----------
         value : object
-            What a suite file, the command line or Python gave.
+            What a suite file, the command line or Python gave (not None); a suite file's paths
+            are already resolved against its folder.
 
         Returns
         -------
         object
-            The value, as ``check`` reads it (``"value"`` options).
+            The value: a :class:`~pathlib.Path` for ``"file"``, ``"dir"`` and ``"path"`` options;
+            as ``parse`` reads it for ``"value"`` options; else as given.
 
         Raises
         ------
         ValueError
-            A ``"text"`` value that is not a string, or what ``check`` refuses (naming the problem).
+            A path or text that is not a string, a choice not among :attr:`choices`, or what
+            ``parse`` refuses (naming the problem).
+        FileNotFoundError
+            A file or folder that does not exist (or a folder where a file is wanted, or the
+            other way round).
         """
+        if self.kind in ("file", "dir", "path"):
+            if not isinstance(value, (str, os.PathLike)):
+                raise ValueError(f"expected a string, got {type(value).__name__}")
+            path = Path(value)
+            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[self.kind]():
+                raise FileNotFoundError(not_found(path, self.kind))
+            return path
+        if self.kind == "choice" and value not in self.choices:
+            raise ValueError(f"must be one of {', '.join(self.choices)}, got {shown(value)}")
         if self.kind == "text" and not isinstance(value, str):
             raise ValueError(f"expected a string, got {type(value).__name__}")
-        if self.kind == "value" and self.check is not None:
-            return self.check(value)
+        if self.kind == "value" and self.parse is not None:
+            return self.parse(value)
         return value
 
 
@@ -272,7 +292,7 @@ class DatasetKind:
         ------
         ValueError
             An unknown or missing option (naming it), a choice not among the option's choices, a
-            value its ``check`` refuses, or a malformed file (naming the file and the entry).
+            value its ``parse`` refuses, or a malformed file (naming the file and the entry).
         FileNotFoundError
             A file or folder option that does not exist.
         """
@@ -287,17 +307,11 @@ class DatasetKind:
                 if opt.required:
                     raise ValueError(f"data set {self.name!r} needs {name} ({opt.flag}): {opt.help}")
                 value = opt.default
-            elif opt.kind in ("file", "dir", "path"):
-                path = Path(value)
-                exists = {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]()
-                if not exists:
-                    raise FileNotFoundError(f"{opt.flag}: {not_found(path, opt.kind)}")
-                value = path
-            elif opt.kind == "choice" and value not in opt.choices:
-                raise ValueError(f"{opt.flag} must be one of {', '.join(opt.choices)}, got {value!r}")
-            elif opt.kind in ("text", "value"):
+            else:
                 try:
-                    value = opt.read(value)
+                    value = opt.check(value)
+                except FileNotFoundError as exc:
+                    raise FileNotFoundError(f"{opt.flag}: {exc}") from None
                 except ValueError as exc:
                     raise ValueError(f"{opt.flag}: {exc}") from None
             values[name] = value
@@ -331,8 +345,7 @@ class DatasetKind:
                 hint = f"give it as {owners}"
             else:
                 hint = "an agent's output: give it as --predictions" if shape.kinds else shape.advice
-            name = path.name if path.name.isprintable() else repr(path.name)  # the message stays one line
-            return f"{opt.flag} {name} holds {shape.what}, not {opt.help}; {hint}"
+            return f"{opt.flag} {named(path.name)} holds {shape.what}, not {opt.help}; {hint}"
         return None
 
     def split_index(self, split) -> SplitIndex:

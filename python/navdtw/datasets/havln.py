@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
+from .._messages import named
 from .._typing import PathLike
-from ._common import is_int, is_real, object_of, show, source
+from ._common import is_int, is_real, object_of, source
 
 __all__ = ["load_havln_collisions"]
 
@@ -50,10 +51,10 @@ def load_havln_collisions(path: PathLike | dict) -> dict[str, int]:
     for k, (eid, n) in enumerate(data.items()):
         integral = is_int(n) or (is_real(n) and math.isfinite(n) and float(n).is_integer())
         if not integral or n < 0:
-            where = f"{name}: entry {k} (episode_id {show(eid)})"
+            where = f"{name}: entry {k} (episode_id {named(eid)})"
             raise ValueError(f"{where}: collision count must be an integer >= 0, got {n!r}")
         if n >= 2**63:  # counts are int64 in navdtw.humanaware
-            where = f"{name}: entry {k} (episode_id {show(eid)})"
+            where = f"{name}: entry {k} (episode_id {named(eid)})"
             raise ValueError(f"{where}: collision count {n!r} is too large (counts must be below 2**63)")
         out[str(eid)] = int(n)
     return out

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .._messages import named
 from .._typing import PathLike
 from ..engine import MAX_COORDINATE
 from ..graphs import GraphSet, NavGraph
-from ._common import read_json, show
+from ._common import read_json
 
 __all__ = ["SUFFIX", "load_connectivity", "load_navgraph"]
 
@@ -209,6 +210,6 @@ def load_scan_graphs(connectivity: PathLike, entries: Sequence[dict], where: Cal
             if not _plain_name(scan):  # "../x" would read a file outside the folder
                 raise ValueError(f"{where(k)}: scan {scan!r} is not a scan id (a file name without a folder)")
             if not (conn / f"{scan}{SUFFIX}").is_file():
-                raise ValueError(f"{where(k)}: unknown scan {scan!r} (no {show(scan + SUFFIX)} in {show(conn)})")
+                raise ValueError(f"{where(k)}: unknown scan {scan!r} (no {named(scan + SUFFIX)} in {named(conn)})")
             scans.append(scan)
     return load_connectivity(conn, scans=scans)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._messages import few
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -36,7 +37,6 @@ from ._common import (
     MatchedEpisodes,
     SplitIndex,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._messages import clipped, few, named
 from ..baseline import score_random_positions
 from ..engine import MAX_COORDINATE
 from ..metrics import evaluate
@@ -49,14 +50,12 @@ from ._common import (
     MatchedEpisodes,
     SplitIndex,
     Stop,
-    few,
     is_int,
     is_path,
     is_real,
     make_split_index,
     malformed,
     read_text,
-    show,
     stop_rule,
 )
 from .base import Benchmark, DatasetKind, Option, SplitReader
@@ -206,7 +205,7 @@ def _entries(path_or_obj) -> tuple[list[tuple[str, Any]], str]:
             if isinstance(value, dict):
                 if "episode_id" in value and str(value["episode_id"]) != str(key):
                     raise ValueError(
-                        f"{name}: entry {k} (key {show(key)}): 'episode_id' {value['episode_id']!r} differs"
+                        f"{name}: entry {k} (key {named(key)}): 'episode_id' {value['episode_id']!r} differs"
                     )
                 value = {**value, "episode_id": key}
             else:
@@ -253,7 +252,7 @@ def _record(entry, at: str) -> dict[str, Any]:
     if "goal" in entry:
         goal = entry["goal"]
         if not (isinstance(goal, list) and len(goal) in (2, 3) and all(is_real(x) for x in goal)):
-            raise ValueError(f"{where}: 'goal' must be a point [x, y] or [x, y, z], got {show(str(goal)[:40])}")
+            raise ValueError(f"{where}: 'goal' must be a point [x, y] or [x, y, z], got {clipped(goal)}")
         try:
             rec["goal"] = np.array(goal, dtype=np.float64)
         except OverflowError:

@@ -13,8 +13,6 @@ connectivity graphs (:mod:`navdtw.datasets.matterport`).
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import paths
-from .._io import atomic_write_bytes
+from .._messages import few, named
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -32,16 +30,14 @@ from ._common import (
     MatchedEpisodes,
     SplitIndex,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,
     list_of,
     make_split_index,
-    show,
     source,
-    trajectory_viewpoints,
 )
+from ._r2r_predictions import load_predictions, read_predictions, write_predictions
 from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
@@ -125,7 +121,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         if not isinstance(e, dict):
             raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
         pid = e.get("path_id")
-        where = f"{name}: entry {k} (path_id {show(pid)})" if "path_id" in e else f"{name}: entry {k}"
+        where = f"{name}: entry {k} (path_id {named(pid)})" if "path_id" in e else f"{name}: entry {k}"
         if "path_id" not in e:
             raise ValueError(f"{where}: missing 'path_id'")
         if not (is_int(pid) or isinstance(pid, str)):
@@ -152,7 +148,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
             m = e["num_instructions"]
             if not is_int(m) or not 0 <= m <= MAX_INSTRUCTIONS:
                 raise ValueError(
-                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {show(m)}"
+                    f"{where}: 'num_instructions' must be an integer in [0, {MAX_INSTRUCTIONS}], got {named(m)}"
                 )
         else:
             raise ValueError(f"{where}: needs 'instructions' (list of strings) or 'num_instructions'")
@@ -207,7 +203,7 @@ def instructions(split) -> list[dict[str, Any]]:
         elif "num_instructions" in e:
             count = int(e["num_instructions"])
         else:
-            where = f"split entry {k} (path_id {show(e['path_id'])})"
+            where = f"split entry {k} (path_id {named(e['path_id'])})"
             raise ValueError(f"{where}: needs 'instructions' or 'num_instructions'")
         base = {key: val for key, val in e.items() if key not in ("instructions", "num_instructions")}
         for j in range(count):
@@ -274,142 +270,6 @@ def _instruction_count(entry: Mapping[str, Any]) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------
-# predictions (R2R results format)
-# --------------------------------------------------------------------------------------------
-
-
-def load_predictions(path_or_list, *, duplicates: str = "error") -> dict[str, list[str]]:
-    """Reads R2R results: ``[{"instr_id": "<path_id>_<k>", "trajectory": [[viewpoint, heading,
-    elevation], ...]}, ...]`` -> ``{instr_id: [viewpoint, ...]}`` in file order.
-
-    Viewpoints are kept exactly as listed, including the repeats an agent writes while turning in
-    place (:func:`match_predictions` can collapse them). A step may also be a bare viewpoint
-    string. Integer ``instr_id`` values are turned into strings. Empty or malformed trajectories
-    raise ``ValueError`` naming the entry; so does a duplicated ``instr_id`` unless
-    ``duplicates="first"``, which keeps the first entry of an id as the R2R evaluator does.
-
-    Parameters
-    ----------
-    path_or_list : str, os.PathLike or list
-        The results file (gzipped or not), or its parsed list.
-    duplicates : str, optional
-        ``"error"`` (default) or ``"first"``.
-
-    Returns
-    -------
-    dict[str, list of str]
-        ``instr_id`` -> viewpoints, in file order.
-
-    Raises
-    ------
-    ValueError
-        A malformed file or entry (naming the file and the entry): an ``instr_id`` that is not a
-        string or integer, an empty or malformed trajectory, a duplicated ``instr_id`` (with
-        ``duplicates="error"``); a ``duplicates`` other than ``"error"`` or ``"first"``.
-    FileNotFoundError
-        A file name that does not exist.
-    """
-    data, name = source(path_or_list)
-    return _read_predictions(data, name, duplicates)[0]
-
-
-def _read_predictions(data, name: str, duplicates: str = "error"):
-    """``({instr_id: viewpoints}, {instr_id: entry index}, [ids of the later duplicates dropped])``."""
-    if duplicates not in ("error", "first"):
-        raise ValueError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
-    data = list_of(data, name, "predictions")
-    out: dict[str, list[str]] = {}
-    first: dict[str, int] = {}
-    dropped: list[str] = []
-    for k, e in enumerate(data):
-        if not isinstance(e, dict):
-            raise ValueError(f"{name}: entry {k}: expected an object, got {type(e).__name__}")
-        iid = e.get("instr_id")
-        if not (isinstance(iid, str) or is_int(iid)):
-            raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
-        iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {show(iid)})"
-        if iid in first:
-            if duplicates == "first":
-                dropped.append(iid)
-                continue
-            raise ValueError(f"{where}: duplicate instr_id (also entry {first[iid]})")
-        first[iid] = k
-        out[iid] = trajectory_viewpoints(e.get("trajectory"), where)
-    return out, first, dropped
-
-
-def _steps_for_writing(traj, where: str) -> list:
-    if isinstance(traj, str) or not isinstance(traj, (list, tuple)):
-        raise ValueError(f"{where}: trajectory must be a list of viewpoints")
-    if not traj:
-        raise ValueError(f"{where}: trajectory is empty")
-    steps = []
-    for j, step in enumerate(traj):
-        if isinstance(step, str):
-            # heading / elevation unknown: written as 0.0 (the R2R evaluators read only step[0])
-            steps.append([step, 0.0, 0.0])
-        elif isinstance(step, (list, tuple)) and step and isinstance(step[0], str):
-            rest = list(step[1:])
-            if not all(finite_real(x) for x in rest):
-                raise ValueError(f"{where}: trajectory[{j}] has a non-numeric or non-finite heading/elevation")
-            steps.append([step[0]] + [float(x) for x in rest])
-        else:
-            raise ValueError(f"{where}: trajectory[{j}] must be a viewpoint id or [viewpoint, heading, elevation]")
-    return steps
-
-
-def write_predictions(path: PathLike, predictions) -> None:
-    """Writes predictions in the R2R results format, atomically.
-
-    ``predictions``: a mapping ``instr_id -> trajectory`` where a trajectory is a list of viewpoint
-    ids (written as ``[viewpoint, 0.0, 0.0]``) or of ``[viewpoint, heading, elevation]`` steps; or
-    a list of ``{"instr_id", "trajectory"}`` records. The JSON goes to a temporary file in the
-    target's folder that then replaces the target (``os.replace``), so readers never see a
-    half-written file. A name ending in ``.gz`` is gzip-compressed.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file to write (replaced if it exists; its folder is created).
-    predictions : mapping or list of dict
-        ``{instr_id: trajectory}``, or ``[{"instr_id", "trajectory"}, ...]``.
-
-    Raises
-    ------
-    ValueError
-        A record without ``instr_id`` and ``trajectory``, an ``instr_id`` that is not a string or
-        integer, a duplicated ``instr_id``, an empty trajectory, or a step that is not a viewpoint
-        id or ``[viewpoint, heading, elevation]`` with finite numbers (naming the index).
-    OSError
-        The file cannot be written (:class:`~navdtw.suite.OutputError`, naming ``path``).
-    """
-    path = Path(path)
-    if isinstance(predictions, Mapping):
-        items = list(predictions.items())
-    else:
-        items = []
-        for k, e in enumerate(predictions):
-            if not isinstance(e, Mapping) or "instr_id" not in e or "trajectory" not in e:
-                raise ValueError(f"predictions[{k}]: expected {{'instr_id', 'trajectory'}}")
-            items.append((e["instr_id"], e["trajectory"]))
-    records = []
-    seen = set()
-    for k, (iid, traj) in enumerate(items):
-        if not (isinstance(iid, str) or is_int(iid)):
-            raise ValueError(f"predictions[{k}]: instr_id must be a string, got {iid!r}")
-        iid = str(iid)
-        if iid in seen:
-            raise ValueError(f"predictions[{k}]: duplicate instr_id {show(iid)}")
-        seen.add(iid)
-        records.append({"instr_id": iid, "trajectory": _steps_for_writing(traj, f"predictions[{k}] ({iid})")})
-    payload = json.dumps(records, allow_nan=False).encode("utf-8")
-    if path.name.endswith(".gz"):
-        payload = gzip.compress(payload, mtime=0)
-    atomic_write_bytes(path, payload)
-
-
-# --------------------------------------------------------------------------------------------
 # matching a split with predictions
 # --------------------------------------------------------------------------------------------
 
@@ -450,9 +310,48 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     if not entries:
         raise ValueError(f"{name}: the split is empty")
     graphs = load_scan_graphs(
-        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {show(entries[k]['path_id'])})"
+        connectivity, entries, lambda k: f"{name}: entry {k} (path_id {named(entries[k]['path_id'])})"
     )
     return _read_split(data, name, graphs), graphs  # names viewpoints that are not in their scan
+
+
+def _split_ids(records: list) -> list[str]:
+    """The instruction ids of split records, in order, checked: each record has what matching
+    needs, and no id is there twice."""
+    ids: list[str] = []
+    seen = set()
+    for k, r in enumerate(records):
+        if not isinstance(r, dict) or "instr_id" not in r or "scan" not in r or "path" not in r:
+            raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
+        iid = str(r["instr_id"])
+        if iid in seen:
+            raise ValueError(f"split record {k}: duplicate instr_id {named(iid)}")
+        seen.add(iid)
+        ids.append(iid)
+    return ids
+
+
+def _r2r_id_set(records: list, ids: list[str], predictions, dropped: list[str]):
+    """``(records, ids, left_out, notes)`` under ``id_set="r2r"``: the instructions the R2R
+    evaluator scores (0..2 of each path), the others left out, and the notes saying what was left
+    out, which predictions were ignored and which duplicates were dropped (``dropped``)."""
+    keep = [_instruction_index(r, k) < R2R_EVALUATOR_INSTRUCTIONS for k, r in enumerate(records)]
+    left_out = [i for i, kept in zip(ids, keep) if not kept]
+    records = [r for r, kept in zip(records, keep) if kept]
+    ids = [i for i, kept in zip(ids, keep) if kept]
+    scored = set(ids)
+    ignored = [i for i in predictions if i not in scored]
+    notes = []
+    if left_out:
+        notes.append(
+            f"r2r: the R2R evaluator scores instructions 0..{R2R_EVALUATOR_INSTRUCTIONS - 1} of each path "
+            f"only; left out {few(left_out)}"
+        )
+    if ignored:
+        notes.append(f"r2r: ignored the predictions of ids the R2R evaluator does not score: {few(ignored)}")
+    if dropped:
+        notes.append(f"r2r: kept the first entry of duplicated ids (as the R2R evaluator), ignored {few(dropped)}")
+    return records, ids, left_out, notes
 
 
 def match_predictions(
@@ -541,51 +440,29 @@ def match_predictions(
     dropped: list[str] = []
     if not isinstance(predictions, Mapping):
         data, file_name = source(predictions)
-        predictions, entry, dropped = _read_predictions(data, file_name, "first" if id_set == "r2r" else "error")
+        predictions, entry, dropped = read_predictions(data, file_name, "first" if id_set == "r2r" else "error")
     else:
         keyed: dict[str, Any] = {}
         for key, traj in predictions.items():
             if str(key) in keyed:
-                raise ValueError(f"{src}: instr_id {show(key)} appears twice (as {key!r} and a string)")
+                raise ValueError(f"{src}: instr_id {named(key)} appears twice (as {key!r} and a string)")
             keyed[str(key)] = traj
         predictions = keyed
         entry = {iid: k for k, iid in enumerate(predictions)}
 
     def where(iid: str) -> str:
-        return f"{src}: entry {entry[iid]} (instr_id {show(iid)})"
+        return f"{src}: entry {entry[iid]} (instr_id {named(iid)})"
 
-    ids: list[str] = []
-    seen = set()
-    for k, r in enumerate(records):
-        if not isinstance(r, dict) or "instr_id" not in r or "scan" not in r or "path" not in r:
-            raise ValueError(f"split record {k}: needs 'instr_id', 'scan' and 'path'")
-        iid = str(r["instr_id"])
-        if iid in seen:
-            raise ValueError(f"split record {k}: duplicate instr_id {show(iid)}")
-        seen.add(iid)
-        ids.append(iid)
+    ids = _split_ids(records)
     wrong = other_split(src, list(predictions), "the split", ids, "instr_id")
     if wrong:
         raise ValueError(wrong)
     notes: list[str] = []
     left_out: list[str] = []
     if id_set == "r2r":
-        keep = [_instruction_index(r, k) < R2R_EVALUATOR_INSTRUCTIONS for k, r in enumerate(records)]
-        left_out = [i for i, kept in zip(ids, keep) if not kept]
-        records = [r for r, kept in zip(records, keep) if kept]
-        ids = [i for i, kept in zip(ids, keep) if kept]
-        scored = set(ids)
-        ignored = [i for i in predictions if i not in scored]
-        if left_out:
-            notes.append(
-                f"r2r: the R2R evaluator scores instructions 0..{R2R_EVALUATOR_INSTRUCTIONS - 1} of each path "
-                f"only; left out {few(left_out)}"
-            )
-        if ignored:
-            notes.append(f"r2r: ignored the predictions of ids the R2R evaluator does not score: {few(ignored)}")
-        if dropped:
-            notes.append(f"r2r: kept the first entry of duplicated ids (as the R2R evaluator), ignored {few(dropped)}")
+        records, ids, left_out, notes = _r2r_id_set(records, ids, predictions, dropped)
     else:
+        seen = set(ids)
         extra = [i for i in predictions if i not in seen]
         if extra:
             more = f"; {len(extra)} predictions have no instruction: {few(extra)}" if len(extra) > 1 else ""
@@ -653,7 +530,7 @@ def _instruction_index(record, k: int) -> int:
         return int(str(record["instr_id"]).rsplit("_", 1)[1])
     except (IndexError, ValueError):
         raise ValueError(
-            f"split record {k}: instr_id {show(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
+            f"split record {k}: instr_id {named(record['instr_id'])} is not '<path_id>_<k>' (the r2r id set needs k)"
         ) from None
 
 

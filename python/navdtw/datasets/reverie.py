@@ -24,37 +24,30 @@ and hands them to ``navdtw.evaluate`` as the inputs ``success``, ``oracle_succes
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import warnings
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._messages import few, named
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
 from ..paths import Paths, collapse_repeats, first_start_mismatch
 from ._common import (
-    INPUT,
     Document,
     MatchedEpisodes,
     SplitIndex,
     check_viewpoints,
-    few,
     finite_real,
     is_int,
     is_path,
     list_of,
     make_split_index,
-    object_of,
-    read_json,
-    read_text,
-    show,
     source,
 )
+from ._reverie_objects import VisibleObjects, goal_table, load_objects, object_id, visibility
 from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
 from .matterport import load_scan_graphs
 from .shapes import other_split, routed
@@ -87,17 +80,6 @@ OBJECT_KEYS = ("predObjId", "pred_objid")
 # --------------------------------------------------------------------------------------------
 # split
 # --------------------------------------------------------------------------------------------
-
-
-def _object_id(value, where: str, key: str) -> str:
-    """An object id as the evaluators compare it (a string); integral floats as integers."""
-    if is_int(value):
-        return str(int(value))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value == int(value):
-        return str(int(value))
-    raise ValueError(f"{where}: {key!r} must be an object id (an integer or a string), got {value!r}")
 
 
 def load_reverie(path_or_list, *, graphs: GraphSet | None = None) -> list[dict[str, Any]]:
@@ -142,7 +124,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
         eid = e.get("id")
         if not isinstance(eid, str) or not eid:
             raise ValueError(f"{name}: entry {k}: 'id' must be a non-empty string like '4634_215', got {eid!r}")
-        where = f"{name}: entry {k} (id {show(eid)})"
+        where = f"{name}: entry {k} (id {named(eid)})"
         if eid in seen:
             raise ValueError(f"{where}: duplicate id (also entry {seen[eid]})")
         seen[eid] = k
@@ -159,7 +141,7 @@ def _read_split(data, name: str, graphs: GraphSet | None) -> list[dict[str, Any]
                 raise ValueError(f"{where}: path[{j}] must be a viewpoint id string, got {v!r}")
         if "objId" not in e:
             raise ValueError(f"{where}: missing 'objId' (the target object)")
-        _object_id(e["objId"], where, "objId")
+        object_id(e["objId"], where, "objId")
         ins = e.get("instructions")
         if not isinstance(ins, list) or not ins or not all(isinstance(s, str) for s in ins):
             raise ValueError(f"{where}: 'instructions' must be a non-empty list of strings")
@@ -253,244 +235,6 @@ def split_index(document: Document, kind: str = "reverie") -> SplitIndex | None:
 
 
 # --------------------------------------------------------------------------------------------
-# object boxes
-# --------------------------------------------------------------------------------------------
-
-
-class VisibleObjects:
-    """Per scan and viewpoint, the ids (strings) of the objects visible there (``visible_pos``
-    non-empty), as read by :func:`~navdtw.datasets.load_objects`.
-
-    Parameters
-    ----------
-    scans : dict[str, dict[str, frozenset]]
-        scan -> viewpoint -> the ids of the objects visible there.
-    source : str, optional
-        Names the box file or folder in messages (default ``<input>``).
-    """
-
-    def __init__(self, scans: dict[str, dict[str, frozenset]], source: str = "<input>") -> None:
-        self._scans = scans
-        self.source = source
-
-    @property
-    def scans(self) -> list[str]:
-        return list(self._scans)
-
-    def __contains__(self, scan) -> bool:
-        return scan in self._scans
-
-    def __repr__(self) -> str:
-        n = sum(len(v) for v in self._scans.values())
-        return f"VisibleObjects({len(self._scans)} scans, {n} viewpoints, from {self.source})"
-
-    def viewpoints(self, scan: str) -> dict[str, frozenset]:
-        """The viewpoints the boxes list in ``scan``.
-
-        Parameters
-        ----------
-        scan : str
-            A scan id.
-
-        Returns
-        -------
-        dict[str, frozenset]
-            viewpoint -> the ids of the objects visible from it.
-
-        Raises
-        ------
-        KeyError
-            A scan the boxes do not list (naming the box file).
-        """
-        try:
-            return self._scans[scan]
-        except KeyError:
-            raise KeyError(f"{self.source}: no viewpoint of scan {scan!r}") from None
-
-    def visible(self, scan: str, viewpoint: str) -> frozenset:
-        """The objects visible from a viewpoint.
-
-        Parameters
-        ----------
-        scan : str
-            A scan id.
-        viewpoint : str
-            A viewpoint id of that scan.
-
-        Returns
-        -------
-        frozenset
-            The object ids (empty when the boxes do not list the viewpoint).
-
-        Raises
-        ------
-        KeyError
-            A scan the boxes do not list.
-        """
-        return self.viewpoints(scan).get(viewpoint, frozenset())
-
-    def goals(self, scan: str, object_id) -> list[str]:
-        """The viewpoints from which an object is visible.
-
-        Parameters
-        ----------
-        scan : str
-            A scan id.
-        object_id : int or str
-            The object (compared as a string).
-
-        Returns
-        -------
-        list of str
-            The viewpoints, sorted.
-
-        Raises
-        ------
-        KeyError
-            A scan the boxes do not list.
-        """
-        obj = str(object_id)
-        return sorted(vp for vp, objs in self.viewpoints(scan).items() if obj in objs)
-
-
-def _visible_in(content, where: str, vp: str) -> frozenset:
-    """The visible object ids of one viewpoint's box entry ``{vp: {objId: {visible_pos, ...}}}``."""
-    if not isinstance(content, dict) or list(content) != [vp]:
-        raise ValueError(f"{where}: expected {{{vp!r}: {{objId: {{visible_pos, ...}}}}}}")
-    objs = content[vp]
-    if not isinstance(objs, dict):
-        raise ValueError(f"{where}: expected the objects of viewpoint {vp!r} keyed by objId")
-    out = []
-    for obj, box in objs.items():
-        vis = box.get("visible_pos") if isinstance(box, dict) else None
-        if not isinstance(vis, list):
-            raise ValueError(f"{where}: object {show(obj)}: 'visible_pos' must be a list of view indices")
-        if vis:
-            out.append(obj)
-    return frozenset(out)
-
-
-# The 2-D boxes are not needed and are most of the text: dropped before parsing (3x faster).
-_BBOX2D = re.compile(r'"bbox2d":\s*\[[\[\]\d,.\s+eE-]*\]\s*,?')
-
-
-def _read_boxes(path: Path):
-    text = read_text(path)
-    try:
-        return json.loads(_BBOX2D.sub("", text))
-    except (ValueError, RecursionError):
-        return read_json(path)  # not the usual layout: parse it whole (errors name the file)
-
-
-def load_objects(path_or_dict, *, scans=None) -> VisibleObjects:
-    """Reads REVERIE object boxes: which objects are visible from which viewpoint.
-
-    ``path_or_dict``: the merged box file (``BBox_val_scans.json.gz``: ``{"<scan>_<vp>": {vp:
-    {objId: {name, visible_pos, bbox2d}}}}``, gzipped or not), a folder of the upstream
-    ``<scan>_<vp>.json`` files (``BBox/``), or the parsed merged object. An object counts as
-    visible from a viewpoint when its ``visible_pos`` there is non-empty (the evaluator's
-    per-viewpoint object lists hold exactly these ids).
-
-    Parameters
-    ----------
-    path_or_dict : str, os.PathLike or dict
-        The merged box file, a folder of box files, or the parsed merged object.
-    scans : iterable of str, optional
-        Keep only these scans (default all).
-
-    Returns
-    -------
-    VisibleObjects
-        The visible objects per scan and viewpoint.
-
-    Raises
-    ------
-    ValueError
-        A malformed file, key or entry (naming the file and the key), or a folder without box
-        files.
-    FileNotFoundError
-        A file name that does not exist.
-    """
-    keep = None if scans is None else set(scans)
-    out: dict[str, dict[str, frozenset]] = {}
-
-    def add(key: str, content, where: str) -> None:
-        scan, sep, vp = key.partition("_")
-        if not sep or not scan or not vp:
-            raise ValueError(f"{where}: key must be '<scan>_<viewpoint>', got {key!r}")
-        if keep is not None and scan not in keep:
-            return
-        out.setdefault(scan, {})[vp] = _visible_in(content, where, vp)
-
-    if is_path(path_or_dict) and Path(path_or_dict).is_dir():
-        folder = Path(path_or_dict)
-        files = sorted(folder.glob("*_*.json"))
-        if not files:
-            raise ValueError(f"{folder}: no <scan>_<viewpoint>.json box files")
-        for f in files:
-            if keep is None or f.stem.partition("_")[0] in keep:  # read only the scans kept
-                add(f.stem, read_json(f), f"{folder.name}/{f.name}")
-        name = str(folder)
-    else:
-        if is_path(path_or_dict):
-            data, name = _read_boxes(Path(path_or_dict)), Path(path_or_dict).name
-        else:
-            data, name = path_or_dict, INPUT
-        data = object_of(data, name, "'<scan>_<viewpoint>'")
-        for key, content in data.items():
-            add(key, content, f"{name}: {show(key)}")
-    return VisibleObjects(out, name)
-
-
-def _goal_table(entries, graphs: GraphSet, objects: VisibleObjects, name: str):
-    """For every split entry, its goal nodes as one flat boolean table: ``(flat, base)`` with
-    ``flat[base[e] + node]`` True where entry ``e``'s target is visible from ``node`` of its scan.
-    Entries with the same (scan, target) share a row. Errors name the split file and entry."""
-    rows: dict[tuple[str, str], int] = {}
-    chunks: list[np.ndarray] = []
-    base = np.empty(len(entries), dtype=np.int64)
-    size = 0
-    by_object: dict[str, dict[str, list[str]]] = {}
-    for k, e in enumerate(entries):
-        scan, obj = e["scan"], _object_id(e["objId"], "", "objId")
-        key = (scan, obj)
-        if key not in rows:
-            where = f"{name}: entry {k} (id {show(e['id'])})"
-            if scan not in objects:
-                raise ValueError(f"{objects.source}: no viewpoint of scan {scan!r}, which {where} needs")
-            if scan not in by_object:
-                inverse: dict[str, list[str]] = {}
-                for vp, objs in objects.viewpoints(scan).items():
-                    for o in objs:
-                        inverse.setdefault(o, []).append(vp)
-                by_object[scan] = inverse
-            vps = by_object[scan].get(obj)
-            if not vps:
-                raise ValueError(
-                    f"{where}: target object {show(obj)} is visible from no viewpoint of scan {scan!r} "
-                    f"in {objects.source}"
-                )
-            index = graphs[scan].index
-            row = np.zeros(graphs[scan].num_nodes, dtype=bool)
-            row[[index[v] for v in vps if v in index]] = True
-            rows[key] = size
-            chunks.append(row)
-            size += len(row)
-        base[k] = rows[key]
-    flat = np.concatenate(chunks) if chunks else np.zeros(0, dtype=bool)
-    return flat, base
-
-
-def _visibility(flat: np.ndarray, base: np.ndarray, paths: Paths) -> tuple[np.ndarray, np.ndarray]:
-    """(success, oracle success) of every path: its goal row (``base`` per path) at the last node,
-    and at any node (every path is non-empty)."""
-    lengths = paths.lengths
-    hits = flat[np.repeat(base, lengths) + paths.values]
-    oracle = np.logical_or.reduceat(hits, paths.offsets[:-1]) if len(hits) else np.zeros(0, dtype=bool)
-    return flat[base + paths.last()], oracle
-
-
-# --------------------------------------------------------------------------------------------
 # predictions
 # --------------------------------------------------------------------------------------------
 
@@ -568,12 +312,12 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
         if not (isinstance(iid, str) or is_int(iid)):
             raise ValueError(f"{name}: entry {k}: 'instr_id' must be a string, got {iid!r}")
         iid = str(iid)
-        where = f"{name}: entry {k} (instr_id {show(iid)})"
+        where = f"{name}: entry {k} (instr_id {named(iid)})"
         vps = _viewpoints(e.get("trajectory"), where)
         found = [(key, e[key]) for key in OBJECT_KEYS if key in e]
-        objs = [None if v is None else _object_id(v, where, key) for key, v in found]
+        objs = [None if v is None else object_id(v, where, key) for key, v in found]
         if len(objs) == 2 and objs[0] != objs[1]:
-            raise ValueError(f"{where}: 'predObjId' ({show(objs[0])}) and 'pred_objid' ({show(objs[1])}) differ")
+            raise ValueError(f"{where}: 'predObjId' ({named(objs[0])}) and 'pred_objid' ({named(objs[1])}) differ")
         out.append((iid, Prediction(vps, objs[0] if objs else None, found[0][0] if found else "", k)))
     return out
 
@@ -581,6 +325,28 @@ def load_predictions(path_or_list) -> list[tuple[str, Prediction]]:
 # --------------------------------------------------------------------------------------------
 # matching
 # --------------------------------------------------------------------------------------------
+
+
+def _chosen(predictions, expected: set[str], src: str, *, first_wins: bool) -> tuple[dict[str, Prediction], list[str]]:
+    """``({instr_id: prediction}, ignored ids)``: the prediction of each instruction of the split
+    (``expected``). An id not in the split or repeated is ignored under the conventions whose
+    evaluator keeps the first (``first_wins``), else a ``ValueError`` naming the entry."""
+    chosen: dict[str, Prediction] = {}
+    ignored: list[str] = []
+    for iid, p in predictions:
+        where = f"{src}: entry {p.entry} (instr_id {named(iid)})"
+        if iid not in expected:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: no such instruction in the split")
+        if iid in chosen:
+            if first_wins:
+                ignored.append(iid)
+                continue
+            raise ValueError(f"{where}: duplicate instr_id (also entry {chosen[iid].entry})")
+        chosen[iid] = p
+    return chosen, ignored
 
 
 def match_predictions(
@@ -665,22 +431,7 @@ def match_predictions(
     wrong = other_split(src, [iid for iid, _ in predictions], "the split", ids, "instr_id")
     if wrong:
         raise ValueError(wrong)
-    chosen: dict[str, Prediction] = {}
-    ignored: list[str] = []
-    first_wins = conv.name in _FIRST_WINS
-    for iid, p in predictions:
-        where = f"{src}: entry {p.entry} (instr_id {show(iid)})"
-        if iid not in expected:
-            if first_wins:
-                ignored.append(iid)
-                continue
-            raise ValueError(f"{where}: no such instruction in the split")
-        if iid in chosen:
-            if first_wins:
-                ignored.append(iid)
-                continue
-            raise ValueError(f"{where}: duplicate instr_id (also entry {chosen[iid].entry})")
-        chosen[iid] = p
+    chosen, ignored = _chosen(predictions, expected, src, first_wins=conv.name in _FIRST_WINS)
     missing = [i for i in ids if i not in chosen]
     if missing:
         raise ValueError(f"{src}: no prediction for instr_id {few(missing)}; the split has {len(ids)} instructions")
@@ -698,7 +449,7 @@ def match_predictions(
         for iid, p in zip(ids, preds):
             if not p.object_key:
                 raise ValueError(
-                    f"{src}: entry {p.entry} (instr_id {show(iid)}): no 'predObjId' (or 'pred_objid'), which "
+                    f"{src}: entry {p.entry} (instr_id {named(iid)}): no 'predObjId' (or 'pred_objid'), which "
                     f"the {conv.name} convention needs (the REVERIE evaluator raises KeyError)"
                 )
 
@@ -712,7 +463,7 @@ def match_predictions(
             for j, v in enumerate(p.trajectory):
                 if v not in index:
                     raise ValueError(
-                        f"{src}: entry {p.entry} (instr_id {show(iid)}): viewpoint {v!r} (trajectory, step {j}) "
+                        f"{src}: entry {p.entry} (instr_id {named(iid)}): viewpoint {v!r} (trajectory, step {j}) "
                         f"is not in scan {scan!r}"
                     ) from None
         raise
@@ -720,17 +471,17 @@ def match_predictions(
         k = first_start_mismatch(refs, qrys)
         if k >= 0:
             raise ValueError(
-                f"{src}: entry {preds[k].entry} (instr_id {show(ids[k])}): trajectory starts at "
+                f"{src}: entry {preds[k].entry} (instr_id {named(ids[k])}): trajectory starts at "
                 f"{preds[k].trajectory[0]!r}, but the reference starts at {records[k]['path'][0]!r} (strict)"
             )
     if conv.collapse_repeats:
         qrys = collapse_repeats(qrys)
 
-    flat, base = _goal_table(records, graphs, objects, "split")
-    success, oracle = _visibility(flat, base, qrys)
+    flat, base = goal_table(records, graphs, objects, "split")
+    success, oracle = visibility(flat, base, qrys)
     extra: dict[str, Any] = {"success": success, "oracle_success": oracle}
     if not navigation_only:
-        targets = [_object_id(r["objId"], "", "objId") for r in records]
+        targets = [object_id(r["objId"], "", "objId") for r in records]
         extra["object_found"] = np.array([p.object_id == t for p, t in zip(preds, targets)], dtype=bool)
 
     start, goal = refs.first(), refs.last()
@@ -787,7 +538,7 @@ def load_split_graphs(split, connectivity: PathLike) -> tuple[list[dict[str, Any
     entries = _read_split(data, name, None)
     if not entries:
         raise ValueError(f"{name}: the split is empty")
-    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {show(entries[k]['id'])})")
+    graphs = load_scan_graphs(connectivity, entries, lambda k: f"{name}: entry {k} (id {named(entries[k]['id'])})")
     return _read_split(data, name, graphs), graphs
 
 
@@ -819,7 +570,7 @@ class REVERIEBenchmark(Benchmark):
         self.objects = objects if isinstance(objects, VisibleObjects) else load_objects(objects, scans=scans)
         name = Path(split).name if is_path(split) else "<input>"
         # checks every target against the boxes once (errors name the split entry)
-        self._goals = _goal_table(self.entries, self.graphs, self.objects, name)
+        self._goals = goal_table(self.entries, self.graphs, self.objects, name)
 
     @property
     def n(self) -> int:
@@ -868,7 +619,7 @@ class REVERIEBenchmark(Benchmark):
         flat, base = self._goals
 
         def inputs(walks: Paths, ref_of: np.ndarray) -> dict[str, np.ndarray]:
-            success, oracle = _visibility(flat, base[ref_of], walks)
+            success, oracle = visibility(flat, base[ref_of], walks)
             return {"success": success, "oracle_success": oracle}
 
         scans, refs = [e["scan"] for e in self.entries], [e["path"] for e in self.entries]

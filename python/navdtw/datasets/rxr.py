@@ -29,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._messages import named
 from .._typing import PathLike
 from ..baseline import score_random_walks
 from ..graphs import GraphSet
@@ -45,7 +46,6 @@ from ._common import (
     loads,
     make_split_index,
     read_text,
-    show,
     trajectory_viewpoints,
 )
 from .base import Benchmark, DatasetKind, IdShape, Option, SplitReader
@@ -287,7 +287,7 @@ def load_rxr_predictions(path_or_list) -> dict[str, list[str]]:
             key = e["instr_id"]
             if not (isinstance(key, str) or is_int(key)):
                 raise ValueError(f"{at}: 'instr_id' must be a string, got {key!r}")
-            key, where = str(key), f"{at} (instr_id {show(key)})"
+            key, where = str(key), f"{at} (instr_id {named(key)})"
             vps = trajectory_viewpoints(e.get("trajectory"), where)
         elif "instruction_id" in e:
             key = e["instruction_id"]

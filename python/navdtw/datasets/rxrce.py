@@ -35,7 +35,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path, show
+from .._messages import named
+from ._common import INPUT, MatchedEpisodes, finite_real, is_int, is_path
 from .base import DatasetKind, Option, SplitReader
 from .shapes import routed
 from .vlnce import (
@@ -102,7 +103,7 @@ def load_rxrce_episodes(path) -> list[dict[str, Any]]:
     episodes = load_vlnce_episodes(path)
     seen: dict[str, int] = {}
     for k, e in enumerate(episodes):
-        where = f"{name}: episode {k} (episode_id {show(e['episode_id'])})"
+        where = f"{name}: episode {k} (episode_id {named(e['episode_id'])})"
         ins = e.get("instruction")
         if not isinstance(ins, dict):
             raise ValueError(f"{where}: missing the 'instruction' object")
@@ -110,7 +111,7 @@ def load_rxrce_episodes(path) -> list[dict[str, Any]]:
         if not (is_int(iid) or (isinstance(iid, str) and iid)):
             raise ValueError(f"{where}: 'instruction' has no 'instruction_id' (an integer or a string)")
         if str(iid) in seen:
-            raise ValueError(f"{where}: duplicate instruction_id {show(iid)} (also episode {seen[str(iid)]})")
+            raise ValueError(f"{where}: duplicate instruction_id {named(iid)} (also episode {seen[str(iid)]})")
         seen[str(iid)] = k
         lang = ins.get("language")
         if not isinstance(lang, str) or not lang.strip():

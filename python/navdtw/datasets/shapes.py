@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._common import ID_COLUMNS, few, is_path, is_real, read_text, show
+from .._messages import few, named
+from ._common import ID_COLUMNS, is_path, is_real, read_text
 
 __all__ = [
     "COMMANDS",
@@ -411,7 +412,7 @@ def other_split(name: str, ids: Sequence[Any], split_name: str, split_ids: Seque
     if not mine or theirs.intersection(mine):
         return None
     return (
-        f"{name}: none of its {len(mine)} {show(id_name)}{'' if len(mine) == 1 else 's'} is in {split_name}: "
+        f"{name}: none of its {len(mine)} {named(id_name)}{'' if len(mine) == 1 else 's'} is in {split_name}: "
         "predictions of another split? "
         f"(its ids: {few(mine)}; the split's: {few([str(i) for i in split_ids])})"
     )

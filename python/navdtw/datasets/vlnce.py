@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._messages import listed, named
 from .._typing import PathLike
 from ..baseline import score_random_positions
 from ..paths import as_paths
@@ -38,7 +39,6 @@ from ._common import (
     malformed,
     points_array,
     read_text,
-    show,
     source,
     stop_rule,
 )
@@ -100,7 +100,7 @@ def load_vlnce_episodes(path) -> list[dict[str, Any]]:
         eid = e.get("episode_id")
         if not (is_int(eid) or isinstance(eid, str)):
             raise ValueError(f"{name}: episode {k}: 'episode_id' must be an integer or a string")
-        where = f"{name}: episode {k} (episode_id {show(eid)})"
+        where = f"{name}: episode {k} (episode_id {named(eid)})"
         if str(eid) in seen:
             raise ValueError(f"{where}: duplicate episode_id (also episode {seen[str(eid)]})")
         seen[str(eid)] = k
@@ -199,7 +199,7 @@ def load_vlnce_gt(path) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{name}: expected an object keyed by episode id, got {type(data).__name__}")
     out: dict[str, dict[str, Any]] = {}
     for k, (eid, e) in enumerate(data.items()):
-        where = f"{name}: entry {k} (episode_id {show(eid)})"
+        where = f"{name}: entry {k} (episode_id {named(eid)})"
         if not isinstance(e, dict):
             raise ValueError(f"{where}: expected an object, got {type(e).__name__}")
         if "locations" not in e:
@@ -280,7 +280,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
         records.append(_record(data, f"{name}: line 1"))
     elif isinstance(data, dict):
         for k, (eid, steps) in enumerate(data.items()):
-            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {show(eid)})", ""))
+            records.append((str(eid), steps, f"{name}: entry {k} (episode_id {named(eid)})", ""))
     elif isinstance(data, list):
         for k, rec in enumerate(data):
             records.append(_record(rec, f"{name}: entry {k}"))
@@ -292,7 +292,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     first: dict[str, str] = {}
     for key, steps, where, id_key in records:
         if key in out:
-            raise ValueError(f"{where}: duplicate id {show(key)} (also {first[key]})")
+            raise ValueError(f"{where}: duplicate id {named(key)} (also {first[key]})")
         first[key] = where.split(": ", 1)[1]
         if id_key:
             keys[key] = id_key
@@ -328,8 +328,8 @@ def _record(rec, where: str) -> tuple[str, Any, str, str]:
     if key is None or isinstance(key, (bool, dict, list)):
         raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
     if "path" not in rec:
-        raise ValueError(f"{where} (id {show(key)}): missing 'path'")
-    return str(key), rec["path"], f"{where} (id {show(key)})", id_key
+        raise ValueError(f"{where} (id {named(key)}): missing 'path'")
+    return str(key), rec["path"], f"{where} (id {named(key)})", id_key
 
 
 def shortest_distances(episodes, references) -> np.ndarray:
@@ -461,9 +461,9 @@ def match_predictions(
             extra = sum(1 for p in predictions if episode_of(str(p)) is None)
             more = f" ({extra} such entries)" if extra > 1 else ""
             what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
-            raise ValueError(f"{pred_name}: entry {k} ({what} {show(key)}): no such episode in {ep_name}{more}")
+            raise ValueError(f"{pred_name}: entry {k} ({what} {named(key)}): no such episode in {ep_name}{more}")
         if eid in keyed:
-            raise ValueError(f"{pred_name}: entry {k} (id {show(key)}): a second prediction for episode {show(eid)}")
+            raise ValueError(f"{pred_name}: entry {k} (id {named(key)}): a second prediction for episode {named(eid)}")
         keyed[eid] = pts
         if key in stops:
             stop_of[eid] = stops[key]
@@ -472,9 +472,8 @@ def match_predictions(
         episodes = [e for e, i in zip(episodes, ids) if i in keyed]
         ids = [i for i in ids if i in keyed]
     elif missing:
-        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         raise ValueError(
-            f"{pred_name}: no prediction for episode_id {shown} ({len(missing)} of the "
+            f"{pred_name}: no prediction for episode_id {listed(missing, 5)} ({len(missing)} of the "
             f"{len(ids)} episodes of {ep_name})"
         )
     refs = ground_truth(episodes, gt, gt_name, ep_name)
@@ -502,7 +501,7 @@ def ground_truth(episodes, gt, gt_name: str, ep_name: str) -> list[np.ndarray]:
     no_gt = [i for i in ids if i not in gt]
     if no_gt:
         raise ValueError(
-            f"{gt_name}: no ground truth for episode_id {', '.join(map(show, no_gt[:5]))} "
+            f"{gt_name}: no ground truth for episode_id {listed(no_gt, 5)} "
             f"({len(no_gt)} of the {len(ids)} episodes of {ep_name})"
         )
     return [gt[i]["locations"] for i in ids]

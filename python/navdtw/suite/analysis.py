@@ -158,16 +158,30 @@ def analyze_dataset(
                 "p_bounds": [json_number(b.lo[q]), json_number(b.hi[q])],
                 "resamples": int(b.resamples[q]),
             }
+    higher = [info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs]
+    result["comparisons"] = _comparisons(res, pairs, columns, infinite, result["units"], resamples)
+    for entry, better in zip(result["comparisons"], higher):
+        _with_runs(entry, run, clusters, settings, better)
+    _holm(result["comparisons"], family)
+    result["reported"] = reported_check(result, reported or {}, settings["confidence"])
+    return result
+
+
+def _comparisons(res, pairs, columns, infinite: np.ndarray, units: int, resamples: int) -> list[dict[str, Any]]:
+    """The ``results.json`` entries of the pairwise comparisons of :func:`navdtw.stats.analyze`'s
+    result ``res``: pair ``q`` compares figures ``pairs[q]`` (columns ``(agent, metric)``), over
+    episodes; ``p_holm`` is left None (:func:`_holm` fills it per family)."""
     c = res.comparisons
     # which rule gave p (stats.analyze): every sign flip, random flips, or the tail bound where no
     # random flip was as extreme; and where the exact p-value lies given the Monte-Carlo draws
     floor = 1.0 / (resamples + 1.0)
-    if 2 ** result["units"] <= resamples:
+    if 2**units <= resamples:
         methods = np.full(len(pairs), "exact", dtype=object)
     else:
         methods = np.where(c.p_permutation < floor, "tail bound", "monte carlo").astype(object)
     lo_p, hi_p = p_bounds(c.p_permutation, methods, resamples)
     improve = res.improvement
+    out = []
     for q, (x, y) in enumerate(pairs):
         p = c.p_permutation[q]
         entry = {
@@ -190,11 +204,8 @@ def analyze_dataset(
             "over": OVER_EPISODES,
             "df": None,
         }
-        _with_runs(entry, run, clusters, settings, info[columns[x][1]]["higher_is_better"] is not False)
-        result["comparisons"].append(entry)
-    _holm(result["comparisons"], family)
-    result["reported"] = reported_check(result, reported or {}, settings["confidence"])
-    return result
+        out.append(entry)
+    return out
 
 
 #: What a comparison covers (``results.json``'s ``"over"``): both agents scored in several runs,

@@ -270,7 +270,7 @@ def _run_table(value: Mapping, root: Path, expand) -> tuple[Any, Any]:
             raise ValueError(f"reported_from: expected a file name, got {text!r}")
         path = (root / expand(text)).resolve()
         if not path.is_file():
-            raise ValueError(f"reported_from: file not found: {_path_text(path)}")
+            raise ValueError(f"reported_from: file not found: {named(path)}")
         evaluator = load_means(path)
     if "file" in value:
         return value["file"], evaluator
@@ -292,7 +292,7 @@ def shards_run(value, root: Path, expand=lambda v: v) -> Shards | Path:
         if path.is_dir():
             return path.resolve()
         files = expand_runs(text, root, check_shards=False)
-        return Shards(files, _path_text(text))
+        return Shards(files, named(text))
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
         files = expand_runs(list(value), root, expand, check_shards=False)
         return Shards(files, f"{Path(files[0]).name} and {len(files) - 1} more" if len(files) > 1 else files[0].name)
@@ -351,16 +351,16 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
             matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
             found = [p for p in matched if p.is_file()] or [p for p in matched if p.is_dir() and check_shards]
             if not found:
-                raise ValueError(f"no file matches {item!r} (in {_path_text(pattern.parent)})")
+                raise ValueError(f"no file matches {item!r} (in {named(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
         if not (path.is_file() or (check_shards and path.is_dir())):
-            raise ValueError(f"predictions file not found: {_path_text(path)}")
+            raise ValueError(f"predictions file not found: {named(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]
     if twice:
-        raise ValueError(f"{_path_text(twice[0])} is named twice (each run is one file)")
+        raise ValueError(f"{named(twice[0])} is named twice (each run is one file)")
     return tuple(_one_per_run(out)) if check_shards else tuple(out)
 
 
@@ -409,13 +409,6 @@ def _runs_of_tables(value: list, root: Path, expand) -> tuple:
     if len(set(names)) != len(names):
         raise ValueError("a run is named twice in the list of runs")
     return tuple(runs)
-
-
-def _path_text(path) -> str:
-    """A path as messages print it: as it is, or its ``repr`` when it holds a line break or a
-    control character (a message stays one line)."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
 
 
 def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
@@ -712,25 +705,12 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
             if opt.required:
                 raise SuiteError(f"{where}: missing {opt.name!r} ({opt.help})")
             continue
-        if opt.kind == "value":  # a table, list, flag or string, read by the kind's own check
-            try:
-                options[opt.name] = opt.read(value)
-            except ValueError as exc:
-                raise SuiteError(f"{where}.{opt.name}: {exc}") from None
-            continue
-        if not isinstance(value, str):
-            raise SuiteError(f"{where}.{opt.name}: expected a string, got {type(value).__name__}")
-        if opt.kind in ("file", "dir", "path"):
-            path = (base / _expand(value, f"{where}.{opt.name}")).resolve()
-            if not {"file": path.is_file, "dir": path.is_dir, "path": path.exists}[opt.kind]():
-                from ..datasets._common import not_found
-
-                raise SuiteError(f"{where}.{opt.name}: {not_found(path, opt.kind)}")
-            options[opt.name] = path
-        else:
-            if opt.kind == "choice" and value not in opt.choices:
-                raise SuiteError(f"{where}.{opt.name}: expected one of {', '.join(opt.choices)}, got {value!r}")
-            options[opt.name] = value
+        if opt.kind in ("file", "dir", "path") and isinstance(value, str):  # relative to the suite file
+            value = (base / _expand(value, f"{where}.{opt.name}")).resolve()
+        try:
+            options[opt.name] = opt.check(value)  # the option's one check, as the kinds and the CLI
+        except (ValueError, FileNotFoundError) as exc:
+            raise SuiteError(f"{where}.{opt.name}: {exc}") from None
     try:
         convention = kind.check_convention(raw.get("convention"))
     except ValueError as exc:

@@ -2,8 +2,8 @@
 told apart from the best (:func:`navdtw.stats.compare_with_best`); what the marks mean, in one
 sentence each; and what each metric is (label, unit, direction) for the marks and the tables.
 
-:func:`leaderboard_marks` is the one rule: the text, Markdown, CSV, LaTeX and HTML tables and
-``report.html`` (:func:`navdtw.report.leaderboard_marks`) all draw their marks from it.
+:func:`leaderboard_marks` is the one rule, defined here only: the text, Markdown, CSV, LaTeX and
+HTML tables and ``report.html`` (:mod:`navdtw.report`) all draw their marks from it.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._io import MANIFEST, check_replaceable, commit_outputs, protected, read_manifest, sha256_of
+from .._optional import import_optional
 from .config import Suite
 from .scoring import DatasetRun, warning_record
 from .tables import csv_cell, format_leaderboard_csv, format_leaderboard_md, format_leaderboard_tex
@@ -133,11 +134,8 @@ def _report_module():
 
 
 def _episodes_name() -> str:
-    try:
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:
-        return "episodes.csv"
-    return "episodes.parquet"
+    parquet = import_optional("pyarrow.parquet", "episodes.parquet", errors="ignore")
+    return "episodes.csv" if parquet is None else "episodes.parquet"
 
 
 def _stale(out: Path, names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -193,9 +191,8 @@ def _episodes_bytes(runs: Sequence[DatasetRun], *, parquet: bool) -> bytes:
     an infinite distance is ``inf``, a metric the agent lacks is empty."""
     cols = _episode_columns(runs)
     if parquet:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        pa = import_optional("pyarrow", "episodes.parquet")
+        pq = import_optional("pyarrow.parquet", "episodes.parquet")
         table = pa.table({k: pa.array(v) for k, v in cols.items()})
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._io import check_writable
+from .._optional import import_optional
 from .analysis import analyze_dataset
 from .baselines import BASELINE_ROW, cached_baseline
 from .config import SuiteError, load_suite
@@ -519,12 +520,9 @@ class _Bar:
 
     def __init__(self, total: int, desc: str, enabled: bool) -> None:
         self._bar = None
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError:
-                return
-            self._bar = tqdm(total=total, desc=desc, unit="run", leave=False, file=sys.stderr)
+        tqdm = import_optional("tqdm.auto", "a progress bar", errors="ignore") if enabled else None
+        if tqdm is not None:
+            self._bar = tqdm.tqdm(total=total, desc=desc, unit="run", leave=False, file=sys.stderr)
 
     def step(self, text: str = "") -> None:
         if self._bar is not None:

@@ -107,7 +107,7 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
     What the matchers say becomes a :func:`warning_record` in ``warned``. ``step(text)`` is
     called once per run file (progress).
     """
-    from ..datasets._common import few
+    from .._messages import few
 
     spec = run.spec
     ids_of: dict[str, list[str]] = {}
@@ -314,7 +314,7 @@ def _align(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures
     """Every agent's values on the same episodes. An agent that misses episodes the others have
     fails, naming the count and the first ids, unless ``settings.episodes = "shared"``: then all are
     compared on the episodes every agent has, with a warning per agent that lost some."""
-    from ..datasets._common import few
+    from .._messages import few
 
     spec = run.spec
     first = next(iter(ids_of.values()))

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ... import registry
-from ..._messages import listed
-from .._common import ID_COLUMNS, few, show
+from ..._messages import clipped, few, listed, named, quoted
+from .._common import ID_COLUMNS
 from . import layouts
-from ._cells import NUMBER_TYPES, all_missing, classify, ids_of, shown, text_of
+from ._cells import NUMBER_TYPES, all_missing, classify, ids_of, text_of
 from ._columns import (
     ALIASES,
     DIRECTIONS,
@@ -55,7 +55,7 @@ def build(
     _check_unique(ids, raw, id_name)
 
     def entry(k: int) -> str:
-        return f"{raw.entry(k)} ({show(id_name)} {show(ids[k])})"
+        return f"{raw.entry(k)} ({named(id_name)} {named(ids[k])})"
 
     labels = _labels(raw, id_name, select, path_column)
     mapping, settings = _layout_columns(raw, mapping, labels.reserved, entry, notes)
@@ -115,7 +115,7 @@ def _select_rows(raw: Raw, select: Mapping[str, str]) -> Raw:
         hit = text == want
         if not hit.any():
             values = listed(sorted(set(text.tolist())), 8)
-            raise ValueError(f"{raw.name}: no row has {show(col)} = {want!r} ({show(col)} values: {values})")
+            raise ValueError(f"{raw.name}: no row has {named(col)} = {want!r} ({named(col)} values: {values})")
         keep &= hit
     if not keep.any():
         raise ValueError(f"{raw.name}: no row matches every selection ({select})")
@@ -204,7 +204,7 @@ def _layout_columns(
         if col in cols and col not in given:
             settings[setting] = _setting(cols[col], col, setting, raw, entry)
             reserved.add(col)
-            notes.append(f"{setting} {settings[setting]:g} from the file's {show(col)} ({lay.project}), recorded")
+            notes.append(f"{setting} {settings[setting]:g} from the file's {named(col)} ({lay.project}), recorded")
     return mapping, settings
 
 
@@ -244,19 +244,19 @@ def _values(
         if parsed.overflow:
             bad = parsed.bad or 0
             raise ValueError(
-                f"{name}: {entry(bad)}: {col!r} is {shown(str(cols[col][bad]))}, beyond float's range: a corrupt "
+                f"{name}: {entry(bad)}: {col!r} is {clipped(str(cols[col][bad]))}, beyond float's range: a corrupt "
                 "value (only the evaluators' Infinity token, inf in CSV, means an unreachable goal)"
             )
         if parsed.values is None:
             if strict:
                 bad = parsed.bad or 0
                 value = cols[col][bad]
-                raise ValueError(f"{name}: {entry(bad)}: {col!r} must be a number, got {shown(value)}")
+                raise ValueError(f"{name}: {entry(bad)}: {col!r} must be a number, got {clipped(value)}")
             out.ignored.append(col)
             if not parsed.text:
                 notes.append(
                     f"column {col!r} mixes numbers and text ({entry(parsed.bad or 0)}: "
-                    f"{shown(cols[col][parsed.bad or 0])}): ignored (map it with --column {_option(col, 'METRIC')})"
+                    f"{clipped(cols[col][parsed.bad or 0])}): ignored (map it with --column {quoted(col + '=METRIC')})"
                 )
             continue
         v = parsed.values
@@ -438,7 +438,7 @@ def _check_unique(ids: list[str], raw: Raw, id_name: str) -> None:
         several = " and ".join(m + "s" for m in multi)
         hint = f"; the table holds several {several}: choose rows with " + " ".join(f"--select {m}=NAME" for m in multi)
     raise ValueError(
-        f"{raw.name}: duplicate {show(id_name)} {few(dups)}: {show(dups[0])} is at {raw.entry(first)} and "
+        f"{raw.name}: duplicate {named(id_name)} {few(dups)}: {named(dups[0])} is at {raw.entry(first)} and "
         f"{raw.entry(second)}; each episode needs one row{hint}"
     )
 
@@ -474,7 +474,7 @@ def _targets(
         if len(top) > 1:
             raise ValueError(
                 f"{name}: columns {top[0]!r} and {top[1]!r} both give {target}; leave one out with "
-                f"--column {_option(top[1], 'ignore')} (or map it to another metric)"
+                f"--column {quoted(top[1] + '=ignore')} (or map it to another metric)"
             )
         direction, rate = _direction_rate(target)
         out[top[0]] = (target, direction, rate, True)
@@ -486,13 +486,6 @@ def _targets(
             out[col] = (col, direction, rate, True)
     order = {c: k for k, c in enumerate(candidates)}
     return dict(sorted(out.items(), key=lambda kv: order[kv[0]]))
-
-
-def _option(col: str, value: str) -> str:
-    """A command-line option's value naming a column (``'NAME=VALUE'``), quoted for the shell; a
-    name with a line break or a quote is shown as a Python string, so a message stays one line."""
-    text = f"{col}={value}"
-    return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
 
 
 def _direction_rate(target: str) -> tuple[bool | None, bool]:
@@ -520,7 +513,7 @@ def _fraction(
         k = int(bad[0])
         x = float(v[k]) * (100.0 if in_percent else 1.0)
         if not in_percent and 1.0 < x <= 100.0:
-            more = "" if percent_given else f" --percent (or --percent-columns {show(col)})"
+            more = "" if percent_given else f" --percent (or --percent-columns {named(col)})"
             raise ValueError(
                 f"{name}: {entry(k)}: {col!r} is a rate and must be a fraction in [0, 1], got {x:g}: "
                 f"a percentage? Say so with{more or ' the percent option for this column'}"
@@ -554,7 +547,7 @@ def _formula_nans(
         where=entry,
         columns={k: repr(c) for k, c in col_of.items()},
         indicators=None if plain is None else {"sr": ("success", plain)},
-        hint=lambda k: f"--column {_option(col_of[k], 'ignore')} leaves the column out",
+        hint=lambda k: f"--column {quoted(col_of[k] + '=ignore')} leaves the column out",
         nan="NaN or missing",
         errors=errors,
     )

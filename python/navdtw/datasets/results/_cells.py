@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._messages import clipped
+
 #: Internal: the Python types of a JSON cell that holds a number (None: missing).
 NUMBER_TYPES = frozenset({int, float, bool, type(None)})
 
@@ -103,12 +105,6 @@ def _no_numbers(values: Sequence[str]) -> bool:
     return True
 
 
-def shown(v) -> str:
-    """Internal: a value as a message shows it (its ``repr``, cut at 40 characters)."""
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def ids_of(raw, raw_table, column: str) -> list[str]:
     """Internal: the ids of the column ``raw`` of a table as read (``raw_table``, a
     :class:`~navdtw.datasets.results._readers.Raw`: its name, entries and whether its cells are
@@ -134,7 +130,7 @@ def ids_of(raw, raw_table, column: str) -> list[str]:
             out.append(str(int(v)))
             continue
         where = f"{name}: {raw_table.entry(k)}"
-        raise ValueError(f"{where}: {column!r} must be a string or an integer id, got {shown(v)}")
+        raise ValueError(f"{where}: {column!r} must be a string or an integer id, got {clipped(v)}")
     return out
 
 

@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..._messages import few, named
 from ...metrics import Scores
-from .._common import few, show
 from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
@@ -223,7 +223,7 @@ class ResultsBenchmark(Benchmark):
         if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
             raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
-            raise ValueError(f"{table.source}: {show(table.id_name)} {few(unknown)}: not episodes of {split.name}")
+            raise ValueError(f"{table.source}: {named(table.id_name)} {few(unknown)}: not episodes of {split.name}")
         if len(set(ids)) != len(ids):
             twice = [i for i, c in Counter(ids).items() if c > 1]
             raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")
@@ -323,7 +323,7 @@ RESULTS = DatasetKind(
             "a column's metric (NAME=osr), direction (NAME=+ or NAME=-) or NAME=ignore; repeatable",
             kind="value",
             required=False,
-            check=parse_columns,
+            parse=parse_columns,
             cli=(("--column", {"action": "append", "metavar": "NAME=METRIC"}),),
         ),
         Option(
@@ -332,7 +332,7 @@ RESULTS = DatasetKind(
             kind="value",
             required=False,
             default=False,
-            check=parse_percent,
+            parse=parse_percent,
             cli=(  # one option, two flags: each says what it does
                 ("--percent", {"action": "store_const", "const": True, "help": "every rate column is in percent"}),
                 ("--percent-columns", {"metavar": "NAME,...", "help": "these rate columns are in percent (spl,ndtw)"}),
@@ -351,7 +351,7 @@ RESULTS = DatasetKind(
             kind="value",
             required=False,
             default=False,
-            check=lambda v: _flag(v, "recursive"),
+            parse=lambda v: _flag(v, "recursive"),
             cli=(("--recursive", {"action": "store_const", "const": True}),),
         ),
         Option(
@@ -360,7 +360,7 @@ RESULTS = DatasetKind(
             kind="value",
             required=False,
             default=False,
-            check=lambda v: _flag(v, "partial"),
+            parse=lambda v: _flag(v, "partial"),
             cli=(("--partial", {"action": "store_const", "const": True}),),
         ),
         Option("id_column", "the id column (default: episode_id, instr_id, ...)", kind="text", required=False),
@@ -370,7 +370,7 @@ RESULTS = DatasetKind(
             "keep only the rows whose COLUMN holds VALUE (a suite's episodes file: agent=NAME); repeatable",
             kind="value",
             required=False,
-            check=parse_select,
+            parse=parse_select,
             cli=(("--select", {"action": "append", "metavar": "COLUMN=VALUE"}),),
         ),
     ),

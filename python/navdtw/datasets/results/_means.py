@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import registry
+from ..._messages import clipped
 from ..._typing import PathLike
 from . import layouts
-from ._cells import NUMBER_TYPES, Overflow, shown
+from ._cells import NUMBER_TYPES, Overflow
 from ._columns import ALIASES, EXTRA_COLUMNS, norm
 from ._readers import read_one
 
@@ -85,7 +86,7 @@ def load_means(path: PathLike, *, layout: str | None = None) -> EvaluatorMeans:
     notes: list[str] = []
     for key, value in record.items():
         if type(value) is Overflow:
-            raise ValueError(f"{path.name}: {key!r} is {shown(str(value))}, beyond float's range: a corrupt value")
+            raise ValueError(f"{path.name}: {key!r} is {clipped(str(value))}, beyond float's range: a corrupt value")
         if key in skip or type(value) not in NUMBER_TYPES or value is None:
             continue
         n = norm(key)

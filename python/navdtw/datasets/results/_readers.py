@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._optional import import_optional
 from ..._typing import PathLike
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
@@ -268,13 +269,8 @@ def _filled(row: list[str]) -> bool:
 
 
 def _read_parquet(path: Path, name: str) -> Raw:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportError(
-            f"{name}: reading Parquet needs pyarrow: pip install 'navdtw[dask]' (or pip install pyarrow)"
-        ) from None
+    pa = import_optional("pyarrow", f"{name}: reading Parquet")
+    pq = import_optional("pyarrow.parquet", f"{name}: reading Parquet")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:

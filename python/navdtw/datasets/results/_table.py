@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from ... import registry
-from ..._messages import listed
+from ..._messages import few, listed, named
 from ..._typing import PathLike
 from ...metrics import Scores
 from ...registry import Metric
-from .._common import INPUT, few, is_path, show
+from .._common import INPUT, is_path
 from ..shapes import refuse_other_shape, routed
 from . import layouts
 from ._build import build
@@ -225,7 +225,7 @@ class ResultsTable:
         pos = {i: k for k, i in enumerate(self.ids)}
         missing = [i for i in ids if i not in pos]
         if missing:
-            raise ValueError(f"{self.source}: no row for {show(self.id_name)} {few(missing)}")
+            raise ValueError(f"{self.source}: no row for {named(self.id_name)} {few(missing)}")
         idx = np.fromiter((pos[i] for i in ids), dtype=np.intp, count=len(ids))
         return replace(
             self,
@@ -381,8 +381,10 @@ def align(tables: Sequence[ResultsTable]) -> list[str]:
         have = set(t.ids)
         missing = [i for i in first.ids if i not in have]
         if missing:
-            raise ValueError(f"{t.source}: no row for {show(t.id_name)} {few(missing)}, which {first.source} has")
+            raise ValueError(f"{t.source}: no row for {named(t.id_name)} {few(missing)}, which {first.source} has")
         extra = [i for i in t.ids if i not in ref]
         if extra:
-            raise ValueError(f"{t.source}: rows for {show(t.id_name)} {few(extra)}, which {first.source} does not have")
+            raise ValueError(
+                f"{t.source}: rows for {named(t.id_name)} {few(extra)}, which {first.source} does not have"
+            )
     return list(first.ids)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._messages import named, quoted
 from ..._typing import PathLike
 from .layouts import recognise, shard_of
 
@@ -41,11 +42,6 @@ class Files:
     paths: tuple[Path, ...]
     label: str
     how: str = ""
-
-
-def _text(path) -> str:
-    text = str(path)
-    return text if text.isprintable() else repr(text)
 
 
 def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) -> Files:
@@ -77,15 +73,15 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
             found = sorted(p for p in (path.rglob("*") if recursive else path.iterdir()) if _visible_file(p, path))
             if not found:
                 more = "" if recursive else " (its subfolders are read with --recursive)"
-                raise ValueError(f"{_text(path)}: a folder without files{more}")
+                raise ValueError(f"{named(path)}: a folder without files{more}")
             return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
         if _GLOB.search(text) and not path.exists():
             found = sorted(Path(p) for p in glob.glob(text, recursive=recursive) if Path(p).is_file())
             if not found:
-                raise ValueError(f"no file matches {_text(text)}")
+                raise ValueError(f"no file matches {named(text)}")
             return _checked(tuple(found), path.name, f"{len(found)} files of one run ({path.name})")
         if not path.is_file():
-            raise FileNotFoundError(f"{_text(path)}: no such file")
+            raise FileNotFoundError(f"{named(path)}: no such file")
         shard = shard_of(path.name)
         if shard is None:
             return Files((path,), path.name)
@@ -98,7 +94,7 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
         raise ValueError("an empty list of files")
     for p in paths:
         if not p.is_file():
-            raise FileNotFoundError(f"{_text(p)}: no such file")
+            raise FileNotFoundError(f"{named(p)}: no such file")
     return _checked(tuple(paths), f"{paths[0].name} and {len(paths) - 1} more" if len(paths) > 1 else paths[0].name, "")
 
 
@@ -110,7 +106,7 @@ def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
     resolved = [p.resolve() for p in paths]
     twice = [p for p, n in Counter(resolved).items() if n > 1]  # counted once each: a folder may hold thousands
     if twice:
-        raise ValueError(f"{_text(twice[0])} is named twice")
+        raise ValueError(f"{named(twice[0])} is named twice")
     groups: dict[tuple[Path, str, str], dict[int, int]] = {}
     for p in paths:
         shard = shard_of(p.name)
@@ -129,7 +125,7 @@ def _checked(paths: tuple[Path, ...], label: str, how: str) -> Files:
         if missing:
             name = f"{stem}_r{missing[0]}_w{world}{ext}"
             raise ValueError(
-                f"{_text(folder / name)}: missing: rank {missing[0]} of the {world} ranks of this run "
+                f"{named(folder / name)}: missing: rank {missing[0]} of the {world} ranks of this run "
                 f"({len(missing)} missing); a run's results are every rank's file"
             )
     if len(groups) == 1 and len(paths) == len(next(iter(groups.values()))):
@@ -164,14 +160,14 @@ def one_run_as_agents(paths: Sequence[PathLike]) -> str | None:
         ranks = [shard_of(p.name) for p in group]
         stems = {(r[0], r[2], r[3]) for r in ranks if r is not None}
         if any(sum(r is not None and (r[0], r[2], r[3]) == st for r in ranks) > 1 for st in stems):
-            what, fix = "the rank files of one run", f"give one of them (every rank is read): {_text(group[0])}"
+            what, fix = "the rank files of one run", f"give one of them (every rank is read): {named(group[0])}"
         elif _per_episode(group[0]) and _per_episode(group[1]):
             what = "one file per episode of one run"
-            fix = f"give the folder ({_text(folder)}) or --shards NAME='{_text(folder / '*')}' (quoted)"
+            fix = f"give the folder ({named(folder)}) or --shards NAME={quoted(str(folder / '*'))} (quoted)"
         else:
             continue
         more = f" and {len(group) - 2} more" if len(group) > 2 else ""
-        return f"{_text(group[0])}, {_text(group[1])}{more}: {what}, given as {len(group)} agents; {fix}"
+        return f"{named(group[0])}, {named(group[1])}{more}: {what}, given as {len(group)} agents; {fix}"
     return None
 
 
