@@ -1046,3 +1046,58 @@ def test_a_file_given_to_the_wrong_option_is_named(tiny, capsys):
     assert main([*pos, "--out", str(tmp / "o")]) == 2
     line = _one_error_line(capsys)
     assert "--references split.json holds an R2R-format split" in line and line.endswith("give it as --split")
+
+
+def _tables(tmp: Path) -> list[str]:
+    """Two agents' results tables (sr, ndtw and a column of their own, tcr) on 12 episodes."""
+    files = []
+    for name, shift in (("mine", 0), ("base", 1)):
+        rows = [{"episode_id": i, "sr": (i + shift) % 2, "ndtw": 0.5, "tcr": 0.25} for i in range(12)]
+        path = tmp / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(str(path))
+    return files
+
+
+def test_metrics_of_results_tables_unknown_is_named(tmp_path, capsys):
+    """issue 36 item 8: on results tables a chosen metric must be the registry's or a column of the
+    tables read: a typo is an error naming it and the closest name (it was dropped silently, or
+    failed with "need at least one array to concatenate"); a column of the tables is chosen."""
+    base = ["compare", *_tables(tmp_path), "--dataset", "results", "--no-progress", "--resamples", "50"]
+    for chosen in ("sr,ndwt", "ndwt"):
+        assert main([*base, "--metrics", chosen]) == 2
+        line = _one_error_line(capsys, "unknown metric 'ndwt' (did you mean ndtw?)", "known: pl, ne,", "tcr")
+        assert "concatenate" not in line
+    assert main([*base, "--metrics", "sr,tcrr"]) == 2
+    _one_error_line(capsys, "unknown metric 'tcrr' (did you mean tcr?)")
+    assert main([*base, "--metrics", "sr,tcr"]) == 0
+    out = capsys.readouterr().out
+    assert "tcr" in out.lower() and "nDTW" not in out
+
+
+@pytest.mark.parametrize("kind", ["demo", "score", "baseline"])
+def test_an_unwritable_output_folder_fails_before_the_work(tiny, capsys, monkeypatch, kind):
+    """issue 36 item 10: an output folder that cannot be written fails with one line before any
+    work (nothing scored, no table printed), as a suite run does; root ignores permissions, so a
+    read-only folder is simulated."""
+    import errno
+    import os
+    import tempfile
+
+    out = tiny["tmp"] / "ro"
+    out.mkdir()
+    real = tempfile.mkstemp
+
+    def mkstemp(*args, **kw):
+        if Path(kw.get("dir", "")) == out:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(out / "x.tmp"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    args, _ = _command(kind, tiny, out)
+    assert main(args) == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no work done, no table printed
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and f"{out}: cannot write into the output folder: Read-only file system" in err[0], err
+    assert list(out.iterdir()) == []

@@ -158,6 +158,29 @@ def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -
             )
 
 
+def check_writable(out: Path, names: Sequence[str] = (), *, force: bool = False, files: Sequence[str] = ()) -> None:
+    """Creates ``out`` (and its parents) and proves that a file can be created in it, that none of
+    ``names`` and ``files`` is a folder there, and that every file of ``names`` (and the manifest)
+    that exists there may be replaced (:func:`check_replaceable`): before a command spends its time.
+
+    Raises
+    ------
+    OutputError
+        naming the folder or the file.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".navdtw-probe.", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(exc.errno, f"{out}: cannot write into the output folder: {exc.strerror or exc}") from None
+    for name in dict.fromkeys([*files, *names]):
+        if (out / name).exists() and not (out / name).is_file():
+            raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
+    check_replaceable(out, names, force=force)
+
+
 _FORCE = "move it away, or replace it with --force (Python: force=True)"
 
 

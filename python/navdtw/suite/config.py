@@ -553,16 +553,43 @@ def _check_metrics(value, where: str, datasets: Mapping[str, DatasetSpec] | None
     tables = any(spec.kind.name == "results" for spec in (datasets or {}).values())
     for v in value:
         if v not in known and not tables:
-            from difflib import get_close_matches
-
-            close = get_close_matches(v.lower(), known, n=1, cutoff=0.75)
-            raise SuiteError(
-                f"{where}: unknown metric {v!r}{f' (did you mean {close[0]}?)' if close else ''}; known: "
-                f"{', '.join(known)} (and, with a results data set, its tables' own columns)"
-            )
+            raise SuiteError(unknown_selected(v, known, where))
     if len(set(value)) != len(value):
         raise SuiteError(f"{where}: a metric is named twice in {list(value)}")
     return tuple(value)
+
+
+def unknown_selected(name: str, known: Sequence[str], where: str, columns: Sequence[str] | None = None) -> str:
+    """The message for a chosen metric (``metrics``, ``--metrics``) that is not known: the closest
+    known name when it looks like a typo (``ndwt``: did you mean ndtw?) and the known names.
+
+    Parameters
+    ----------
+    name : str
+        The name as chosen.
+    known : sequence of str
+        The registry's metrics.
+    where : str
+        Where the name was given (``--metrics``, ``suite.toml: metrics``).
+    columns : sequence of str, optional
+        The own columns of the results tables read; None before any table is read (they may then
+        name a column).
+
+    Returns
+    -------
+    str
+        The one-line message.
+    """
+    from difflib import get_close_matches
+
+    extra = [c for c in columns or () if c not in known]
+    close = get_close_matches(name.lower(), [*known, *extra], n=1, cutoff=0.75)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    if columns is None:
+        also = " (and, with a results data set, its tables' own columns)"
+    else:
+        also = f"; the tables' own columns: {', '.join(extra)}" if extra else " (the tables read have no other columns)"
+    return f"{where}: unknown metric {name!r}{hint}; known: {', '.join(known)}{also}"
 
 
 def _check_latex(value, where: str) -> str:

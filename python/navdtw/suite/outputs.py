@@ -7,9 +7,9 @@ the manifest ``.navdtw-outputs.json`` (what this run wrote, with each file's SHA
 
 A user's files are never replaced: an output may replace a file of the same name only when the
 manifest says navdtw wrote it and its SHA-256 still matches (a file the user edited since is theirs
-now), and never a read-only file (:func:`check_writable`; ``force`` replaces the others).
+now), and never a read-only file (:func:`navdtw._io.check_writable`; ``force`` replaces the others).
 
-All or nothing: the folder is checked before the run does any work (:func:`check_writable`) and
+All or nothing: the folder is checked before the run does any work (:func:`navdtw._io.check_writable`) and
 again at the end; then every file is rendered in memory and switched in as one step
 (:func:`navdtw._io.commit_outputs`): after any failure the folder holds the previous run's files, unchanged, and the
 error names the real output (:class:`navdtw._io.OutputError`, an ``OSError``); a switch cut
@@ -23,19 +23,16 @@ file is never touched (a warning lists it). Internal to :mod:`navdtw.suite`
 from __future__ import annotations
 
 import csv
-import errno
 import hashlib
 import io
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._io import MANIFEST, OutputError, check_replaceable, commit_outputs, protected, read_manifest, sha256_of
+from .._io import MANIFEST, check_replaceable, commit_outputs, protected, read_manifest, sha256_of
 from .._optional import import_optional
 from .config import Suite
 from .scoring import DatasetRun, warning_record
@@ -61,23 +58,6 @@ def output_names(report: bool) -> list[str]:
     if report and _report_module() is not None:
         names.append("report.html")
     return names
-
-
-def check_writable(out: Path, names: Sequence[str] = (), *, force: bool = False) -> None:
-    """Creates ``out`` (and its parents) and proves that a file can be created in it, and that
-    every file of ``names`` (and the manifest) that exists there may be replaced (:func:`navdtw._io.check_replaceable`),
-    before a run spends its time; :class:`OutputError` naming the folder or the file otherwise."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".navdtw-probe.", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise OutputError(exc.errno, f"{out}: cannot write into the output folder: {exc.strerror or exc}") from None
-    for name in OUTPUTS:
-        if (out / name).exists() and not (out / name).is_file():
-            raise OutputError(errno.EISDIR, f"{out / name}: cannot write: it exists and is not a file")
-    check_replaceable(out, names, force=force)
 
 
 def plan_outputs(out: Path, results: dict, report: bool) -> list[str]:

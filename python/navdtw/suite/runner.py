@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._io import check_writable
 from .._optional import import_optional
 from .analysis import analyze_dataset
 from .baselines import BASELINE_ROW, cached_baseline
 from .config import SuiteError, load_suite
 from .marks import leaderboard_marks
-from .outputs import check_writable, output_names, plan_outputs, write_outputs
+from .outputs import OUTPUTS, output_names, plan_outputs, write_outputs
 from .results import SuiteResults
 from .scoring import DatasetRun, coverage_unchecked, failure_record, score_agents, warning_record
 from .tables import term_escape
@@ -103,13 +104,14 @@ def run(
     settings = suite.settings
     out = None if out_dir is None else Path(out_dir)
     if out is not None:
-        check_writable(out, output_names(report), force=force)
+        check_writable(out, output_names(report), force=force, files=OUTPUTS)
     cache = Path(cache_dir) if cache_dir is not None else (None if out is None else out / ".cache")
     failures: list[dict[str, Any]] = []
     warned: list[dict[str, Any]] = []
     runs: list[DatasetRun] = []
     total = sum(len(paths) for files in suite.agents.values() for paths in files.values())
     bar = _Bar(total + len(suite.datasets), "suite", progress)
+    last_tables = next((s.name for s in reversed(suite.datasets.values()) if s.kind.reads_scores), None)
     t = (time.perf_counter(), time.process_time())
     try:
         for spec in suite.datasets.values():
@@ -128,6 +130,8 @@ def run(
             t = _timed(timings, "load", t)
             score_agents(r, suite, failures, warned, bar.step)
             coverage_unchecked(r, suite, warned)
+            if spec.kind.reads_scores and spec.name == last_tables:
+                _check_chosen(suite, runs)
             _select(r, suite.metrics)
             t = _timed(timings, "score", t)
             try:
@@ -208,6 +212,24 @@ def _known_reported(reported: dict[str, dict[str, float]], r: DatasetRun, failur
         else:
             failures.append(failure_record(agent, r.spec.name, None, ValueError(f"reported figures: {message}")))
     return out
+
+
+def _check_chosen(suite, runs: Sequence[DatasetRun]) -> None:
+    """Once every results data set's tables are read: a chosen metric (``metrics``) must be the
+    registry's or a column of those tables; :class:`SuiteError` naming it (and the closest known
+    name) otherwise. Without a table read (every agent failed there) their failures say why."""
+    from .. import registry
+    from .config import unknown_selected
+
+    if suite.metrics is None:
+        return
+    columns = [*dict.fromkeys(m for r in runs if r.spec.kind.reads_scores for m in r.info)]
+    if not columns:
+        return
+    known = registry.names()
+    for m in suite.metrics:
+        if m not in known and m not in columns:
+            raise SuiteError(unknown_selected(m, known, f"{suite.source}: metrics", columns))
 
 
 def _select(r: DatasetRun, chosen: Sequence[str] | None) -> None:

@@ -69,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
     """Internal: scores the random walks, prints their means (beside the paper's Table 2 row on R2R
     val unseen under its convention) and writes baseline.json."""
     from ... import __version__, registry
-    from ..._io import check_replaceable
+    from ..._io import check_writable
 
     out = Path(args.out)
     check_out(out, ["baseline.json"], _options.dataset_values(args))
-    check_replaceable(out, ["baseline.json"], force=args.force)
+    check_writable(out, ["baseline.json"], force=args.force)
     kind, bench = _options.open_dataset(args, _walkable())
     try:
         convention = kind.check_convention(args.convention)

@@ -47,13 +47,13 @@ def run(args: argparse.Namespace) -> int:
     """Internal: scores the pairs, prints the table by kind of pair and writes the outputs."""
     import numpy as np
 
-    from ..._io import check_replaceable
+    from ..._io import check_writable
     from ...metrics import evaluate
     from ...synthetic import PAIR_KINDS, SyntheticWorld
 
     out = Path(args.out)
     check_out(out, [], [])
-    check_replaceable(out, OUTPUTS, force=args.force)
+    check_writable(out, OUTPUTS, force=args.force)
     t0 = time.perf_counter()
     world = SyntheticWorld.generate(seed=args.seed)
     refs, queries = world.sample_pairs(args.pairs, seed=args.seed)

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     """Internal: matches and scores the predictions, prints the means (by group too: RxR's languages)
     and writes summary.json, episodes.csv and the histograms."""
     from ... import __version__
-    from ..._io import check_replaceable
+    from ..._io import check_writable
     from ...datasets import DATASETS
     from ...metrics import CONVENTIONS
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     pred_file = need_file(args.predictions, "--predictions")
     out = Path(args.out)
     check_out(out, OUTPUTS, [pred_file, *_options.dataset_values(args)])
-    check_replaceable(out, OUTPUTS, force=args.force)
+    check_writable(out, OUTPUTS, force=args.force)
     t0 = time.perf_counter()
     kind, bench = _options.open_dataset(args, _options.all_kinds())
     try:
