@@ -79,8 +79,8 @@ class Option:
         """The option's one validator: ``value`` checked, as every caller takes it.
 
         :meth:`DatasetKind.open`, the suite file and the command line all call it, each putting
-        only its own prefix before the message (the flag, ``--goal: ``, or the suite key,
-        ``suite.toml: datasets.val.goal: ``), so one bad value reads the same wherever it is given.
+        only its own prefix before the message (the flag, ``--goal:``, or the suite key,
+        ``suite.toml: datasets.val.goal:``), so one bad value reads the same wherever it is given.
 
         Parameters
         ----------
@@ -97,7 +97,7 @@ class Option:
         Raises
         ------
         ValueError
-            A path or text that is not a string, a choice not among :attr:`choices`, or what
+            A path or text that is not a string, a choice not among the option's ``choices``, or what
             ``parse`` refuses (naming the problem).
         FileNotFoundError
             A file or folder that does not exist (or a folder where a file is wanted, or the
