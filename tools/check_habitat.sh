@@ -61,7 +61,7 @@ PY
 # The suite outside the source tree (as check_wheel.sh: tests/, pyproject.toml, README.md,
 # CITATION.cff and docs/ for the documentation tests).
 mkdir -p "$WORK/suite"
-cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
+cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CHANGELOG.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
 find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
 if [[ -z "${NAVDTW_DATA:-}" && -d "$ROOT/../shared/data" ]]; then
     NAVDTW_DATA="$(cd "$ROOT/../shared/data" && pwd)"
