@@ -73,7 +73,7 @@ step "repaired wheel: $(basename "$REPAIRED")"
 # The suite outside the source tree: tests/ plus the files tests read (pytest settings in
 # pyproject.toml, README.md, CITATION.cff and docs/ for the documentation tests). No python/ or cpp/.
 mkdir -p "$WORK/suite"
-cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
+cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CHANGELOG.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
 find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
 # conftest finds the real data beside the repository; the copy is elsewhere, so say where.
 if [[ -z "${NAVDTW_DATA:-}" && -d "$ROOT/../shared/data" ]]; then
