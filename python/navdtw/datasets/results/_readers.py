@@ -371,14 +371,21 @@ def is_path_list(obj) -> bool:
 def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> Raw:
     """Internal: one run's files (:func:`~navdtw.datasets.results.shards.files_of`) read as one table, each file's
     summary records taken out and its layout recognised."""
-    from .shards import files_of
+    from .shards import check_formats, distinct_names, files_of
 
     if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() and not is_store(Path(path)):
         lay = layouts.layout(layout) if layout is not None else layouts.tree_layout(path)
         if lay is not None and lay.tree is not None:
             return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
-    parts = [read_one(p, layout, id_column) for p in files.paths]
+    check_formats(files.paths, files.label)
+    parts = [
+        gather(p, layout, recursive, id_column) if p.is_dir() and not is_store(p) else read_one(p, layout, id_column)
+        for p in files.paths
+    ]  # a folder among the files: a chunk's folder of episode folders, read by its layout
+    if len(parts) > 1:
+        for part, name in zip(parts, distinct_names(files.paths)):
+            part.name = name  # entries name their file: chunk0/log/stats_7.json where chunk1/log has one too
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
     lay = raw.layout
