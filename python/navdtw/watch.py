@@ -43,7 +43,7 @@ from ._messages import listed, named
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.layouts import shard_of
-from .order import Order
+from .order import Order, off_by_one
 from .sequential import ConfidenceSequence, Interval, paired_bounds
 
 __all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part"]
@@ -51,7 +51,8 @@ __all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "
 
 class NotInOrder(ValueError):
     """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
-    or every one, are not in it (``navdtw watch`` exit status 19)."""
+    or every one, are not in it, or its ids look off by one (:func:`navdtw.order.off_by_one`)
+    (``navdtw watch`` exit status 19)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -568,6 +569,10 @@ class Watch:
         """Counts the run's ids that are not episodes of the order: a few are reported (the view,
         the state); more than :data:`FOREIGN_LIMIT`, or every id, stop the watch."""
         run.foreign = [i for i in table.ids if i not in self._in_order]
+        if 2 * run.done < len(table.ids):  # most of it out of order: ids off by one? (else not looked at)
+            shifted = off_by_one(self.order, table.ids)
+            if shifted is not None:
+                raise NotInOrder(f"{run.name}: {shifted}")
         if not run.foreign:
             return
         n, k = len(table.ids), len(run.foreign)

@@ -56,6 +56,7 @@ from ._common import (
     make_split_index,
     malformed,
     read_text,
+    shifted_ids_hint,
     stop_rule,
 )
 from .base import Benchmark, DatasetKind, Option, SplitReader
@@ -609,7 +610,8 @@ def match_predictions(
     unknown = [r for r in records if r["episode_id"] not in index]
     if unknown:
         more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
-        raise ValueError(f"{unknown[0]['where']}: no such episode in {bench.name}{more}")
+        hint = shifted_ids_hint([r["episode_id"] for r in records], bench.ids)
+        raise ValueError(f"{unknown[0]['where']}: no such episode in {bench.name}{more}{hint}")
     d = records[0]["path"].shape[1]
     if d != bench.dim:
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
