@@ -110,6 +110,9 @@ def test_a_folder_of_several_formats_is_one_message(tmp_path, monkeypatch, capsy
     monkeypatch.chdir(tmp_path)
     main(["compare", "mixed", "--dataset", "results", "--no-progress"])
     assert want in capsys.readouterr().err
+    (tmp_path / "order.txt").write_text("".join(f"{k}\n" for k in range(1, 4)))
+    assert main(["watch", "mixed", "--order", "order.txt", "--width", "0.5", "--once"]) == 2  # watch: the same
+    assert "the files of one run are in different formats (JSON: a.jsonl; CSV: b.csv" in capsys.readouterr().err
     (folder / "README.txt").unlink()
     with pytest.raises(ValueError, match=r"different formats \(JSON: a\.jsonl; CSV: b\.csv\)"):
         load_results(folder)
