@@ -69,7 +69,10 @@ def _links(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-PAGES = sorted([*DOCS.rglob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"])
+PAGES = sorted(p for p in [*DOCS.rglob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"] if p.is_file())
+#: a source tree (else the suite's copy beside an installed wheel: tools/suite_copy.sh copies
+#: README.md and docs/ but not every file they link to, so a missing target is not judged there)
+SOURCE = (ROOT / "python" / "navdtw").is_dir()
 
 
 def _target(page: Path, link: str) -> tuple[Path, str] | None:
@@ -92,7 +95,8 @@ def test_every_link_lands_on_a_file_and_a_heading_of_it(page):
             continue
         file, anchor = target
         if not file.exists():
-            bad.append(f"line {line}: {link}: no such file")
+            if SOURCE:
+                bad.append(f"line {line}: {link}: no such file")
         elif anchor and file.suffix == ".md" and anchor not in anchors(file):
             bad.append(f"line {line}: {link}: {file.name} has no heading #{anchor} of its own")
     assert not bad, f"{page.relative_to(ROOT)}: " + "; ".join(bad)
