@@ -194,6 +194,7 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets.positions",
     "navdtw.datasets.r2r",
     "navdtw.datasets.results",
+    "navdtw.datasets.results.episode_log",
     "navdtw.datasets.results.layouts",
     "navdtw.datasets.results.shards",
     "navdtw.datasets.reverie",

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from ._config import show_config as show_config
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
+    from .datasets.results.episode_log import EpisodeLog as EpisodeLog
     from .engine import dtw as dtw
     from .engine import dtw_anchored as dtw_anchored
     from .engine import dtw_anchored_batch as dtw_anchored_batch
@@ -81,6 +82,7 @@ _NAMES = {
     "show_config": "._config",
     "load_connectivity": ".datasets.matterport",
     "random_baseline": ".datasets.r2r",
+    "EpisodeLog": ".datasets.results.episode_log",
     **dict.fromkeys(
         (
             "dtw",
@@ -115,6 +117,7 @@ __all__ = [
     "METRICS",
     "Convention",
     "DistanceField",
+    "EpisodeLog",
     "GraphSet",
     "NDTWReward",
     "NavGraph",
