@@ -8,7 +8,6 @@ import gzip
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -124,8 +123,9 @@ def test_bad_arguments_are_named(tmp_path):
     for bad in ([1, 2, 3], [[0, 0, float("nan")]], [], [[1, 2, 3, 4]]):
         with pytest.raises(ValueError, match=r"episode 3: path"):
             log.write("3", {}, path=bad)
-    with pytest.raises(ValueError, match="another process is writing this log"):
-        EpisodeLog(tmp_path)  # one writer per log
+    if sys.platform != "win32":  # an flock: POSIX only
+        with pytest.raises(ValueError, match="another process is writing this log"):
+            EpisodeLog(tmp_path)  # one writer per log
     log.close()
     with pytest.raises(ValueError, match="the log is closed"):
         log.write("4", {})
@@ -180,6 +180,13 @@ def test_the_metadata_names_the_order_and_split_and_a_reopened_log_appends(tmp_p
                    success_distance=3.0)  # fmt: skip
     with pytest.raises(ValueError, match=r"success distance 3.0\); this loop runs .* success distance 2.5\)"):
         EpisodeLog(folder, rank=0, world_size=2, order=order, convention="vlnce", success_distance=2.5)
+    with (
+        EpisodeLog(tmp_path / "mine", order=order) as log,
+        pytest.raises(
+            ValueError, match=r"episode 21 is not an episode of the order the order order.json \(seed 7, 20 units\)"
+        ),
+    ):
+        log.write(21, {"success": 1.0})  # ids 1-20: another split's episode, refused as the loop writes it
     seen = ce_split(tmp_path / "val_seen.json.gz", range(1, 21), scene="t")
     with pytest.raises(ValueError, match=r"split val_seen.json.gz: not the split of the order order.json"):
         EpisodeLog(tmp_path / "new", order=order, split=seen)
@@ -345,6 +352,18 @@ def test_compare_names_a_log_of_another_split(tmp_path, capsys):
     assert main([*args, "--split", str(unseen), "--force"]) == 0
     out = capsys.readouterr().out
     assert "40" in out and "a" in out and "b" in out
+    # without a split: two agents' logs of different splits are named, never compared as one split's
+    write_order(seen, tmp_path / "os", seed=3)
+    two_ranks(tmp_path / "c", load_order(tmp_path / "os" / "order.json"), sr=[1.0] * 40)
+    bench = open_dataset("results")
+    bench.match(tmp_path / "a")
+    differ = (
+        r"^episodes_r0_w2.jsonl: a log of the split val_seen.json.gz .* not of a/'s split, the split "
+        r"val_unseen.json.gz .*: the agents compared ran different splits"
+    )
+    with pytest.raises(ValueError, match=differ):
+        bench.match(tmp_path / "c")
+    assert len(open_dataset("results").match(tmp_path / "c")) == 40
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,7 +397,7 @@ def _kill_at_random(folder: Path, script: Path, seed: int, rng: np.random.Genera
     )
     start = int(proc.stdout.readline())  # the log is open: the episodes start now
     time.sleep(float(rng.uniform(0.0, 0.3)))
-    proc.send_signal(signal.SIGKILL)
+    proc.kill()  # SIGKILL (TerminateProcess on Windows)
     proc.wait()
     proc.stdout.close()
     return start

@@ -21,7 +21,7 @@ from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
 from ._table import ResultsTable, load_results
-from .episode_log import log_meta
+from .episode_log import LogMeta, log_meta
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
 
@@ -108,6 +108,7 @@ class ResultsBenchmark(Benchmark):
         self.split = None if split is None else DATASETS[dataset_kind].split_index(split)
         self._split_file = None if split is None else Path(split)
         self._split_sha256: str | None = None
+        self._first_log: tuple[LogMeta, str] | None = None  # without a split: the first agent's log
         self.options: dict[str, Any] = {
             "columns": parse_columns(columns),
             "percent": parse_percent(percent),
@@ -179,17 +180,24 @@ class ResultsBenchmark(Benchmark):
         return table
 
     def _check_logs(self, table: ResultsTable) -> None:
-        """A navdtw episode log written for another split than the one given: named, never read
-        as this split's (its metadata's SHA-256 against the split file's)."""
-        if self._split_file is None:
-            return
+        """A navdtw episode log written for another split than the one given (its metadata's
+        SHA-256 against the split file's), or without a split, for another split than the first
+        agent's log: named, never compared as if of one split."""
         for source in table.sources:
             meta = log_meta(source)
             if meta is None:
                 continue
-            if self._split_sha256 is None:
-                self._split_sha256 = sha256_of(self._split_file)
-            wrong = meta.against_split(self._split_file.name, self._split_sha256)
+            if self._split_file is not None:
+                if self._split_sha256 is None:
+                    self._split_sha256 = sha256_of(self._split_file)
+                wrong = meta.against_split(self._split_file.name, self._split_sha256)
+            elif self._first_log is None or not self._first_log[0].split_sha256:
+                self._first_log = (meta, table.source)
+                wrong = None
+            else:
+                first, whose = self._first_log
+                wrong = meta.against_split(first.split or "", first.split_sha256 or "", given=f"{whose}'s split")
+                wrong = wrong and f"{wrong}: the agents compared ran different splits"
             if wrong:
                 raise ValueError(wrong)
 

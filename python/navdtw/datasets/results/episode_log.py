@@ -207,7 +207,7 @@ class LogMeta:
             )
         return None
 
-    def against_split(self, name: str, sha256: str) -> str | None:
+    def against_split(self, name: str, sha256: str, *, given: str = "the split given") -> str | None:
         """Why this log is not of the split ``name``, or None.
 
         Parameters
@@ -216,6 +216,8 @@ class LogMeta:
             The split file's name.
         sha256 : str
             Its SHA-256.
+        given : str, optional
+            What that split is, for the message (``"the split given"``).
 
         Returns
         -------
@@ -225,7 +227,7 @@ class LogMeta:
         if not self.split_sha256 or self.split_sha256 == sha256:
             return None
         return (
-            f"{self.log}: a log of {_split_words(self.split, self.split_sha256)}, not of the split given, "
+            f"{self.log}: a log of {_split_words(self.split, self.split_sha256)}, not of {given}, "
             f"{_split_words(name, sha256)}"
         )
 
@@ -518,6 +520,7 @@ class EpisodeLog:
         )
         self.done: set[str] = set()
         self.dropped: set[str] = set()
+        self._in_order = None if order is None else frozenset(i for unit in order.units for i in unit)
         self._fd: int | None = None
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -625,8 +628,9 @@ class EpisodeLog:
         Raises
         ------
         ValueError
-            An id that is not a string or an integer, an episode already logged, an ``info`` whose
-            ``episode_id`` is another, a malformed ``path``, a closed log.
+            An id that is not a string or an integer, an episode already logged, an episode that
+            is not in the log's order, an ``info`` whose ``episode_id`` is another, a malformed
+            ``path``, a closed log.
         navdtw.suite.OutputError
             The line cannot be written (a full disk: the log holds the lines before it).
         """
@@ -639,6 +643,11 @@ class EpisodeLog:
             raise ValueError(
                 f"{named(self.path)}: episode {named(eid)} is logged already; a resumed loop skips the episodes "
                 "in log.done"
+            )
+        if self._in_order is not None and eid not in self._in_order:
+            raise ValueError(
+                f"{named(self.path)}: episode {named(eid)} is not an episode of the order {self.meta.what()}: "
+                "the loop runs another split, or ids of another form?"
             )
         values, dropped = scalars(info or {})
         given = (info or {}).get("episode_id")
