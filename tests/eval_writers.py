@@ -342,6 +342,35 @@ def ivlnce(
     return per_episode, means
 
 
+def ivlnce_dtw_data(
+    folder: Path,
+    tours: dict[str, list[dict]],
+    gt: dict[str, dict[str, list[dict]]],
+    *,
+    ckpt: int = 12,
+    split: str = "val_unseen",
+) -> tuple[Path, Path]:
+    """IVLN-CE's files for scripts/t-ndtw.py: the agent's path as BaseVLNCETrainer._eval_checkpoint_iterative
+    (ivlnce_baselines/common/base_il_trainer.py) writes it, dtw_data = defaultdict(list) extended per
+    tour with each env's info["dtw_data"] (environments.py, append_dtw_step: {"position":
+    agent_state.position.tolist(), "phase", "episode_id"} per step), json.dump indent=2 to
+    dtw_data_ckpt_{ckpt}_{split}.json; and the ground truth as the trainer reads it
+    (EVAL.ITERATIVE_GT_PATHS, data/gt_ndtw.json: {split: {tour_id: [steps]}}). Returns both files."""
+    from collections import defaultdict
+
+    dtw_data: dict[str, list] = defaultdict(list)
+    for tour_id, steps in tours.items():
+        for s in steps:  # info["dtw_data"] of each episode, in the order the env ran it
+            dtw_data[tour_id].append({"position": s["position"], "phase": s["phase"], "episode_id": s["episode_id"]})
+    agent = folder / f"dtw_data_ckpt_{ckpt}_{split}.json"
+    with open(agent, "w") as f:
+        json.dump(dtw_data, f, indent=2)
+    gt_file = folder / "gt_ndtw.json"
+    with open(gt_file, "w") as f:
+        json.dump(gt, f)
+    return agent, gt_file
+
+
 def vlnpe(folder: Path, n: int, *, seed: int = 0, world: int = 3, task: str = "vln_pe_h1", split: str = "val_unseen"):
     """VLN-PE in InternNav: each rank's DataCollector.save_eval_result (internnav/evaluator/utils/
     data_collector.py) puts msgpack_numpy.packb({"info": ..., "finish_status": ..., "fail_reason": ...})

@@ -192,6 +192,7 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets.matterport",
     "navdtw.datasets.ndh",
     "navdtw.datasets.positions",
+    "navdtw.datasets.ivlnce",
     "navdtw.datasets.r2r",
     "navdtw.datasets.results",
     "navdtw.datasets.results.layouts",

@@ -116,6 +116,14 @@ class Metric:
     staying_wins : bool, optional
         A path that never leaves its start scores the best value (AD, MD: the start lies on the
         reference), so "best" on this metric says nothing alone (no leaderboard marks).
+    weight : str or None, optional
+        How the metric aggregates over episodes. None (the default): the mean of the per-episode
+        values. A metric name: the per-episode column (in the same :class:`navdtw.Scores`, or the
+        same results table) whose values weight it, so the figure is the pooled ratio
+        ``sum(w * v) / sum(w)`` (LH-VLN's ISR, successes over subtasks: each episode's rate weighted
+        by its number of subtasks; IVLN-CE's t-nDTW: tours weighted by their episodes). Its
+        interval and paired tests resample episodes and recompute the ratio (``navdtw.stats``,
+        ``weights=``); an episode of weight 0 counts in neither sum.
 
     Raises
     ------
@@ -141,6 +149,7 @@ class Metric:
     description: str = ""
     zero_without: str | None = None
     staying_wins: bool = False
+    weight: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name != self.name.lower():
@@ -166,6 +175,10 @@ class Metric:
             )
         if "" in self.inputs:
             raise ValueError(f"metric {self.name!r}: an input name is empty")
+        if self.weight is not None and (
+            not isinstance(self.weight, str) or not self.weight.isidentifier() or self.weight == self.name
+        ):
+            raise ValueError(f"metric {self.name!r}: weight must name another metric's column, got {self.weight!r}")
 
     @property
     def header(self) -> str:
@@ -189,6 +202,17 @@ class Metric:
             False for a node-only metric on coordinates or a missing input.
         """
         return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    """Internal: ``sum(w * v) / sum(w)`` over the episodes of positive weight (a metric with a
+    :attr:`~navdtw.registry.Metric.weight`); NaN when no weight is positive."""
+    w = np.asarray(weights, dtype=np.float64)
+    use = w > 0
+    total = float(w[use].sum())
+    if total == 0:
+        return float("nan")
+    return float((np.asarray(values, dtype=np.float64)[use] * w[use]).sum() / total)
 
 
 _REGISTRY: dict[str, Metric] = {}
