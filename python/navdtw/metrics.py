@@ -361,7 +361,7 @@ class Scores:
             A dict (shown in Jupyter as a table with units): ``{metric: mean}``, or with ``by``
             ``{"all": means, label: means, ...}``, the overall means and the means over each
             label's episodes (labels as strings, sorted). A mean over no episodes is NaN. A metric
-            with a :attr:`~navdtw.registry.Metric.weight` whose column is here is its pooled
+            with a ``weight`` (:class:`~navdtw.registry.Metric`) whose column is here is its pooled
             ratio ``sum(w * v) / sum(w)`` (NaN when no weight is positive).
 
         Raises

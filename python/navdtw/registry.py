@@ -206,7 +206,7 @@ class Metric:
 
 def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
     """Internal: ``sum(w * v) / sum(w)`` over the episodes of positive weight (a metric with a
-    :attr:`~navdtw.registry.Metric.weight`); NaN when no weight is positive."""
+    ``weight``); NaN when no weight is positive."""
     w = np.asarray(weights, dtype=np.float64)
     use = w > 0
     total = float(w[use].sum())

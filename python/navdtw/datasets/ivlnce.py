@@ -16,7 +16,7 @@ The files are the ones ``scripts/t-ndtw.py`` reads (IVLN-CE@6d06e2be):
 The agent's tours must be the ground truth's (the evaluator: ``tours are different``). Each tour is
 one row of the episode table (its t-nDTW, its constrained DTW, its weight in the split's score);
 the summary's ``tndtw`` is the split's t-nDTW, the tours weighted as the convention weighs them
-(:attr:`navdtw.registry.Metric.weight`). Conventions: ``ivln-ce`` (the evaluator as written, its
+(the ``weight`` of its :class:`navdtw.registry.Metric` record). Conventions: ``ivln-ce`` (the evaluator as written, its
 quirks included) and ``ivln-ce-corrected`` (:func:`navdtw.tour_ndtw`'s ``"corrected"``).
 """
 
@@ -51,8 +51,8 @@ __all__ = [
     "load_tours",
 ]
 
-#: The conventions of the kind: IVLN-CE's evaluator as written, and the
-#: corrected definition (:func:`navdtw.tour_ndtw`'s ``"ivln-ce"`` and ``"corrected"``).
+#: The kind's conventions, IVLN-CE's evaluator as written and the corrected definition
+#: (:func:`navdtw.tour_ndtw`'s ``"ivln-ce"`` and ``"corrected"``).
 CONVENTIONS: tuple[str, ...] = ("ivln-ce", "ivln-ce-corrected")
 #: The default convention: IVLN-CE's evaluator as written.
 DEFAULT_CONVENTION = "ivln-ce"
