@@ -531,6 +531,60 @@ _BUILTIN_RECORDS = (
         description="rgs * l / max(pl, l), l as in spl",
         zero_without="rgs",
     ),
+    # LH-VLN (HCPLab-SYSU/LH-VLN utils/metrics.py): chains of subtasks; the data set gives the
+    # per-episode values (navdtw.subtasks.lhvln_episodes), ISR and TAR are pooled over subtasks
+    Metric(
+        "isr",
+        "ISR",
+        lambda c: safe_ratio(c.input("subtasks_succeeded"), c.input("subtasks"), both_zero=0.0),
+        rate=True,
+        higher_is_better=True,
+        inputs=("subtasks_succeeded", "subtasks"),
+        weight="subtasks",
+        description="independent success rate: subtasks succeeded / subtasks, pooled over episodes (LH-VLN)",
+    ),
+    Metric(
+        "subtasks",
+        "subtasks",
+        lambda c: c.input("subtasks").astype(np.float64),
+        inputs=("subtasks",),
+        description="the episode's number of subtasks: ISR's weight (LH-VLN)",
+    ),
+    Metric(
+        "csr",
+        "CSR",
+        lambda c: c.input("csr").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("csr",),
+        description="conditional success rate: a subtask's success counts more after a success (LH-VLN)",
+    ),
+    Metric(
+        "cgt",
+        "CGT",
+        lambda c: c.input("cgt").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("cgt",),
+        description="CSR with each subtask weighted by its ground-truth steps (LH-VLN)",
+    ),
+    Metric(
+        "tar",
+        "TAR",
+        lambda c: c.input("tar").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("tar", "tar_subtasks"),
+        weight="tar_subtasks",
+        description="target approach rate: 1 - max(e - 1, 0) / max(e, g) per subtask, pooled over subtasks (LH-VLN)",
+    ),
+    Metric(
+        "tar_subtasks",
+        "TAR subtasks",
+        lambda c: c.input("tar_subtasks").astype(np.float64),
+        inputs=("tar_subtasks",),
+        description="the episode's subtasks with a ground-truth length: TAR's weight (LH-VLN)",
+    ),
 )
 
 for _m in _BUILTIN_RECORDS:
