@@ -5,7 +5,9 @@ list of files. One run written in chunks (``chunk0/log``, ``chunk1/log``) is a l
 pattern that matches folders (``"chunk*/log"``): each folder's files are the run's, each read with
 its layout. A file named ``<stem>_r{rank}_w{world}<ext>`` is one DDP rank's share of a run (ETPNav
 writes one per rank): the run is every rank's file, so naming one rank names them all, and a missing
-rank is an error that names it.
+rank is an error that names it. navdtw's own per-episode log
+(:mod:`~navdtw.datasets.results.episode_log`) is named so; the metadata file beside each rank's log
+(``..._r{rank}_w{world}.meta.json``) is not results, and a folder or a pattern passes over it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from ..._messages import listed, named, quoted
 from ..._typing import PathLike
+from .episode_log import is_meta_file
 from .layouts import LAYOUTS, recognise, shard_of, tree_layout
 
 __all__ = ["Files", "files_of", "one_run_as_agents"]
@@ -90,7 +93,7 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
             return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
         if _GLOB.search(text) and not path.exists():
             matched = sorted(Path(p) for p in glob.glob(text, recursive=recursive))
-            found = [p for p in matched if p.is_file() or is_store(p)]
+            found = [p for p in matched if (p.is_file() and not is_meta_file(p)) or is_store(p)]
             if not found and any(p.is_dir() for p in matched):  # chunks' folders: "chunk*/log"
                 return _of_folders([p for p in matched if p.is_dir()], recursive, named(text))
             if not found:
@@ -121,7 +124,7 @@ def _folder_files(path: Path, recursive: bool) -> list[Path]:
     found = sorted(
         p
         for p in (path.rglob("*") if recursive else path.iterdir())
-        if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent))
+        if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent) and not is_meta_file(p))
     )
     if not found:
         more = "" if recursive else " (its subfolders are read with --recursive)"
