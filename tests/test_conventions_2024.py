@@ -342,3 +342,35 @@ def test_vlnpe_twin():
     # a fall does not clear success (VLNPEMetrics.calc: success = NE < 3 whatever the fail_reason)
     fell = scores["fall_rate"] == 1
     assert (scores["sr"][fell] == 1).any()
+
+
+def test_score_takes_the_conventions_threshold(tmp_path, capsys):
+    import json
+
+    from navdtw.cli import main
+
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(json.dumps({"episode_id": "a", "path": [[0, 0, 0], [0, 0, 60]], "goals": [[0, 0, 60], [50, 0, 0]]}))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"episode_id": "a", "path": [[0, 0, 0], [35, 0, 0]], "collided": True}))
+    args = ["score", "--dataset", "positions", "--references", str(refs), "--predictions", str(preds), "--no-figures"]
+    assert main([*args, "--convention", "uav-on", "--out", str(tmp_path / "uav")]) == 0
+    summary = json.loads((tmp_path / "uav" / "summary.json").read_text())
+    assert summary["threshold"] == 20.0 and "threshold 20 m" in capsys.readouterr().out
+    assert summary["means"]["sr"] == 0.0 and summary["means"]["collision_rate"] == 1.0  # the collision fails it
+    assert main([*args, "--convention", "openfly", "--threshold", "16", "--out", str(tmp_path / "fly")]) == 0
+    summary = json.loads((tmp_path / "fly" / "summary.json").read_text())
+    assert summary["threshold"] == 16.0 and summary["means"]["sr"] == 1.0  # 15 m from the nearest goal
+    assert main([*args, "--out", str(tmp_path / "r2r")]) == 0  # r2r: no threshold of its own, 3.0
+    assert json.loads((tmp_path / "r2r" / "summary.json").read_text())["threshold"] == 3.0
+
+
+def test_suite_takes_the_conventions_threshold(tmp_path):
+    from navdtw.suite.config import load_suite
+
+    (tmp_path / "refs.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 60]]}\n')
+    (tmp_path / "a.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 50]]}\n')
+    text = '[datasets.fly]\ndataset = "positions"\nreferences = "refs.jsonl"\nconvention = "{}"\n{}\n[agents.a]\nfly = "a.jsonl"\n'
+    for convention, line, want in (("openfly", "", 20.0), ("openfly", "threshold = 5.0", 5.0), ("r2r", "", 3.0)):
+        (tmp_path / "suite.toml").write_text(text.format(convention, line))
+        assert load_suite(tmp_path / "suite.toml").datasets["fly"].threshold == want
