@@ -370,7 +370,8 @@ def test_suite_takes_the_conventions_threshold(tmp_path):
 
     (tmp_path / "refs.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 60]]}\n')
     (tmp_path / "a.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 50]]}\n')
-    text = '[datasets.fly]\ndataset = "positions"\nreferences = "refs.jsonl"\nconvention = "{}"\n{}\n[agents.a]\nfly = "a.jsonl"\n'
+    text = '[datasets.fly]\ndataset = "positions"\nreferences = "refs.jsonl"\nconvention = "{}"\n{}\n'
+    text += '[agents.a]\nfly = "a.jsonl"\n'
     for convention, line, want in (("openfly", "", 20.0), ("openfly", "threshold = 5.0", 5.0), ("r2r", "", 3.0)):
         (tmp_path / "suite.toml").write_text(text.format(convention, line))
         assert load_suite(tmp_path / "suite.toml").datasets["fly"].threshold == want
