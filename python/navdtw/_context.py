@@ -304,13 +304,13 @@ def soft_spl(ne: np.ndarray, length: np.ndarray, pl: np.ndarray) -> np.ndarray:
     return soft * spl_ratio(np.asarray(pl, dtype=np.float64), length)
 
 
-#: GOAT-Bench's goal modalities, in the order of the input ``subtasks``' modality index.
+#: GOAT-Bench's goal modalities, in the order of the input ``goat_subtasks``' modality index.
 GOAT_MODALITIES: tuple[str, str, str] = ("object", "image", "description")
 
 
 def goat_measures(ctx: Context) -> dict[str, np.ndarray]:
     """GOAT-Bench's episode measures (``goat_bench/measurements/nav.py``) from the input
-    ``subtasks``: per episode a float64 ``[K, 4]`` table, one row per subtask (modality index
+    ``goat_subtasks``: per episode a float64 ``[K, 4]`` table, one row per subtask (modality index
     into :data:`GOAT_MODALITIES`, d_0 the distance from the subtask's start to its goals, d_T
     the distance from its subtask_stop's point, NaN when never called, p the path length from
     its start to that stop). With s_k = 1[d_T within d_th] (the convention's comparison):
@@ -327,7 +327,7 @@ def goat_measures(ctx: Context) -> dict[str, np.ndarray]:
     """
 
     def make() -> dict[str, np.ndarray]:
-        tables = ctx.input("subtasks")
+        tables = ctx.input("goat_subtasks")
         n = len(tables)
         out = {k: np.zeros(n) for k in ("task_success", "composite_success", "partial_success", "composite_spl",
                                        "composite_softspl", *(f"{m}_success" for m in GOAT_MODALITIES))}  # fmt: skip

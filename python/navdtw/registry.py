@@ -124,6 +124,14 @@ class Metric:
         The conventions under which it is computed by default (``metrics=None``); empty (the
         default): every one. Asked for by name it is computed under any convention (``softspl``:
         habitat's ObjectNav conventions report it).
+    weight : str or None, optional
+        How the metric aggregates over episodes. None (the default): the mean of the per-episode
+        values. A metric name: the per-episode column (in the same :class:`navdtw.Scores`, or the
+        same results table) whose values weight it, so the figure is the pooled ratio
+        ``sum(w * v) / sum(w)`` (LH-VLN's ISR, successes over subtasks: each episode's rate weighted
+        by its number of subtasks; IVLN-CE's t-nDTW: tours weighted by their episodes). Its
+        interval and paired tests resample episodes and recompute the ratio (``navdtw.stats``,
+        ``weights=``); an episode of weight 0 counts in neither sum.
 
     Raises
     ------
@@ -150,6 +158,7 @@ class Metric:
     zero_without: str | None = None
     staying_wins: bool = False
     conventions: tuple[str, ...] = ()
+    weight: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name != self.name.lower():
@@ -175,6 +184,10 @@ class Metric:
             )
         if "" in self.inputs:
             raise ValueError(f"metric {self.name!r}: an input name is empty")
+        if self.weight is not None and (
+            not isinstance(self.weight, str) or not self.weight.isidentifier() or self.weight == self.name
+        ):
+            raise ValueError(f"metric {self.name!r}: weight must name another metric's column, got {self.weight!r}")
 
     @property
     def header(self) -> str:
@@ -203,6 +216,17 @@ class Metric:
         if self.conventions and convention not in self.conventions:
             return False
         return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    """Internal: ``sum(w * v) / sum(w)`` over the episodes of positive weight (a metric with a
+    ``weight``); NaN when no weight is positive."""
+    w = np.asarray(weights, dtype=np.float64)
+    use = w > 0
+    total = float(w[use].sum())
+    if total == 0:
+        return float("nan")
+    return float((np.asarray(values, dtype=np.float64)[use] * w[use]).sum() / total)
 
 
 _REGISTRY: dict[str, Metric] = {}
@@ -562,7 +586,7 @@ _BUILTIN_RECORDS = (
         inputs=("stuck",),
         description="the robot got stuck (VLN-PE fail_reason 'stuck')",
     ),
-    # GOAT-Bench (Ram81/goat-bench goat_bench/measurements/nav.py): from the input `subtasks`, which
+    # GOAT-Bench (Ram81/goat-bench goat_bench/measurements/nav.py): from the input `goat_subtasks`, which
     # the positions data set gives under the goat convention
     *(
         Metric(
@@ -571,7 +595,7 @@ _BUILTIN_RECORDS = (
             (lambda key: lambda c: goat_measures(c)[key])(name),
             rate=True,
             higher_is_better=True,
-            inputs=("subtasks",),
+            inputs=("goat_subtasks",),
             description=desc,
         )
         for name, label, desc in (
@@ -584,6 +608,60 @@ _BUILTIN_RECORDS = (
             ("composite_spl", "CompSPL", "mean over subtasks of s_k * d_0 / max(d_0, p), p reset at each subtask"),
             ("composite_softspl", "CompSoftSPL", "mean over subtasks of SoftSPL, p reset at each subtask"),
         )
+    ),
+    # LH-VLN (HCPLab-SYSU/LH-VLN utils/metrics.py): chains of subtasks; the data set gives the
+    # per-episode values (navdtw.subtasks.lhvln_episodes), ISR and TAR are pooled over subtasks
+    Metric(
+        "isr",
+        "ISR",
+        lambda c: safe_ratio(c.input("subtasks_succeeded"), c.input("subtasks"), both_zero=0.0),
+        rate=True,
+        higher_is_better=True,
+        inputs=("subtasks_succeeded", "subtasks"),
+        weight="subtasks",
+        description="independent success rate: subtasks succeeded / subtasks, pooled over episodes (LH-VLN)",
+    ),
+    Metric(
+        "subtasks",
+        "subtasks",
+        lambda c: c.input("subtasks").astype(np.float64),
+        inputs=("subtasks",),
+        description="the episode's number of subtasks: ISR's weight (LH-VLN)",
+    ),
+    Metric(
+        "csr",
+        "CSR",
+        lambda c: c.input("csr").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("csr",),
+        description="conditional success rate: a subtask's success counts more after a success (LH-VLN)",
+    ),
+    Metric(
+        "cgt",
+        "CGT",
+        lambda c: c.input("cgt").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("cgt",),
+        description="CSR with each subtask weighted by its ground-truth steps (LH-VLN)",
+    ),
+    Metric(
+        "tar",
+        "TAR",
+        lambda c: c.input("tar").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("tar", "tar_subtasks"),
+        weight="tar_subtasks",
+        description="target approach rate: 1 - max(e - 1, 0) / max(e, g) per subtask, pooled over subtasks (LH-VLN)",
+    ),
+    Metric(
+        "tar_subtasks",
+        "TAR subtasks",
+        lambda c: c.input("tar_subtasks").astype(np.float64),
+        inputs=("tar_subtasks",),
+        description="the episode's subtasks with a ground-truth length: TAR's weight (LH-VLN)",
     ),
 )
 

@@ -29,7 +29,7 @@ def project(points: np.ndarray, axes: tuple[int, int] | None) -> np.ndarray:
 
 
 #: GOAT-Bench's goal modalities (``GoatSuccess``: ``object_success``, ``image_success``,
-#: ``description_success``), in the order of the ``subtasks`` input's modality index.
+#: ``description_success``), in the order of the ``goat_subtasks`` input's modality index.
 MODALITIES: tuple[str, str, str] = GOAT_MODALITIES
 
 
@@ -102,7 +102,7 @@ def stop_on_success(paths: list[np.ndarray], goal_sets: list[np.ndarray], conv) 
 
 
 def subtask_table(bench, chosen, ordered, paths, axes: tuple[int, int] | None, name: str) -> np.ndarray:
-    """GOAT-Bench's per-subtask quantities of each episode, the input ``subtasks`` of the
+    """GOAT-Bench's per-subtask quantities of each episode, the input ``goat_subtasks`` of the
     ``goat_*`` metrics: an object array of float64 ``[K, 4]`` tables, one row per subtask:
     modality index (:data:`MODALITIES`), d_0 (from the subtask's start: the path's start, then
     the previous subtask_stop's point, to its goals), d_T (from its subtask_stop's point; NaN

@@ -812,7 +812,7 @@ def match_predictions(
         for reason, key in FAIL_REASONS.items():
             extra[key] = np.array([r.get("fail_reason") == reason for r in ordered])
     if convention == "goat":
-        extra["subtasks"] = subtask_table(bench, chosen, ordered, paths, frame.axes, pred_name)
+        extra["goat_subtasks"] = subtask_table(bench, chosen, ordered, paths, frame.axes, pred_name)
     if conv.spl_max is False:
         short = int(sum(path_length(q) + conv.spl_path_offset < l for q, l in zip(paths, frame.length[chosen])))
         notes.append(

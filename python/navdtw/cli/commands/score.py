@@ -73,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     from ... import __version__
     from ..._io import check_writable
     from ...datasets import DATASETS
-    from ...metrics import CONVENTIONS
 
     if args.dataset is not None and DATASETS[args.dataset].reads_scores:
         raise UserError(
@@ -90,7 +89,10 @@ def run(args: argparse.Namespace) -> int:
         convention = kind.check_convention(args.convention)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    args.threshold = CONVENTIONS[convention].default_threshold(args.threshold)  # the convention's, else 3.0
+    from ...metrics import CONVENTIONS
+
+    own = CONVENTIONS.get(convention)  # a kind's own convention (ivln-ce) has no threshold of its own
+    args.threshold = own.default_threshold(args.threshold) if own else (args.threshold or 3.0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         matched = bench.match(pred_file, convention=convention, strict=args.strict)
@@ -99,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         )
     said = _warnings(caught, matched, scores, pred_file, args.strict)
     means = scores.summary()
-    conv = CONVENTIONS[convention]
+    conv = scores.convention  # navdtw.CONVENTIONS[convention], or the kind's own record
     print(
         f"navdtw score: {kind.title}, {len(scores)} episodes, convention {convention!r} ({conv.source}), "
         f"threshold {args.threshold:g} m. {scale_note('summary.json and episodes.csv')}"
