@@ -375,3 +375,13 @@ def test_suite_takes_the_conventions_threshold(tmp_path):
     for convention, line, want in (("openfly", "", 20.0), ("openfly", "threshold = 5.0", 5.0), ("r2r", "", 3.0)):
         (tmp_path / "suite.toml").write_text(text.format(convention, line))
         assert load_suite(tmp_path / "suite.toml").datasets["fly"].threshold == want
+
+
+def test_baseline_walks_in_the_conventions_plane_and_threshold():
+    refs = [{"episode_id": str(k), "path": [[0, 0, 0], [30.0 + k, 40.0, 50.0 * k]]} for k in range(4)]
+    bench = PositionsBenchmark(refs)
+    bench.kind = datasets.DATASETS["positions"]
+    flat = bench.baseline(200, seed=3, convention="citynav", progress=False)
+    assert flat["sr"] > 0  # 20 m in x-y: some walks end near the goals' horizontal position
+    walks3d = bench.baseline(200, seed=3, convention="r4r", progress=False, threshold=20.0)
+    assert flat["ne"] < walks3d["ne"]  # x-y distances are shorter than the 3-D ones of the same setup

@@ -717,13 +717,15 @@ class PositionsBenchmark(Benchmark):
             :func:`navdtw.baseline.score_random_positions`.
         """
         conv = self.kind.check_convention(convention)
+        frame = self._frame_of(conv)  # the convention's plane
+        skip = as_convention(conv).oracle_skips_start
         return score_random_positions(
-            self.references,
+            frame.references,
             n,
             seed=seed,
             convention=conv,
-            shortest_distance=self.length,
-            inputs=lambda walks, ref_of: self.goal_inputs(walks, ref_of),
+            shortest_distance=frame.length,
+            inputs=lambda walks, ref_of: self.goal_inputs(walks, ref_of, frame=frame, skip_start=skip),
             **kwargs,
         )
 
