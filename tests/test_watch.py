@@ -415,6 +415,37 @@ def test_per_episode_trajectory_files_in_a_folder(tmp_path):
         fol.poll()
 
 
+def test_vlnce_own_form_appended_one_episode_a_line(tmp_path):
+    """VLN-CE's ``{episode_id: [{"position", "heading", "stop"}, ...]}`` appended one episode per
+    line (issue 36 item 7: "entry 0: needs 'episode_id' or 'instruction_id'" before), followed
+    and scored as the whole file is, stop flags included."""
+    from synthetic_suite import continuous_files
+
+    continuous_files(tmp_path)
+    bench = ds.open("r2r-ce", vlnce_episodes=tmp_path / "val.json", vlnce_gt=tmp_path / "val_gt.json")
+    exact = json.loads((tmp_path / "exact.json").read_text())
+    own = {
+        str(r["episode_id"]): [
+            {"position": p, "heading": 0.0, "stop": k == len(r["path"]) - 1} for k, p in enumerate(r["path"])
+        ]
+        for r in exact[:6]
+    }
+    own["5"][-1]["stop"] = False  # never stopped: no success under VLN-CE's measures
+    f = tmp_path / "preds.jsonl"
+    lines = [json.dumps({i: steps}) + "\n" for i, steps in own.items()]
+    f.write_text("".join(lines[:3]) + lines[3][:20])
+    fol = Follower(f, name="run", bench=bench)
+    assert fol.poll() and fol.table.ids == ["0", "1", "2"]
+    with f.open("a") as h:
+        h.write(lines[3][20:] + "".join(lines[4:]))
+    assert fol.poll() and fol.table.ids == ["0", "1", "2", "3", "4", "5"]
+    assert fol.table.values["sr"].tolist() == [1.0] * 5 + [0.0]
+    (tmp_path / "whole.json").write_text(json.dumps(own))
+    whole = bench.evaluate(bench.match(tmp_path / "whole.json", partial=True))
+    for m in ("sr", "ndtw", "spl"):
+        np.testing.assert_array_equal(fol.table.values[m], whole[m], err_msg=m)
+
+
 def _subset(bench, preds: list, keep, folder, id_key="episode_id"):
     """(partial match of the kept records, the full match) of one benchmark, read from files."""
     (folder / "part.json").write_text(json.dumps([r for r in preds if keep(str(r[id_key]))]))
