@@ -789,7 +789,7 @@ class Watch:
             Replace such a file (never a read-only one).
         clock, sleep : callable, optional
             The clock ``idle`` is measured with and the wait between looks (default:
-            :func:`time.monotonic`, :func:`time.sleep`; tests fake them).
+            ``time.monotonic``, ``time.sleep``; tests fake them).
 
         Returns
         -------
