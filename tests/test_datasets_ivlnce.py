@@ -172,3 +172,24 @@ def test_no_warping_path_is_the_evaluators_error(tmp_path):
         bench.evaluate(matched)
     fixed = bench.evaluate(matched, convention="ivln-ce-corrected")
     assert math.isfinite(fixed.summary()["tndtw"])
+
+
+def test_suite_weighs_tours_as_the_evaluator(tmp_path):
+    agent, gt = _split(37, 30)
+    moved = {t: [{**s, "position": [x + 0.4 for x in s["position"]]} for s in steps] for t, steps in agent.items()}
+    (tmp_path / "b").mkdir()
+    first, gt_file = eval_writers.ivlnce_dtw_data(tmp_path, agent, {"val_unseen": gt})
+    second, _ = eval_writers.ivlnce_dtw_data(tmp_path / "b", moved, {"val_unseen": gt})
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f'[settings]\nresamples = 300\n\n[datasets.ivln]\ndataset = "ivln-ce"\ntours = "{gt_file}"\n\n'
+        f'[agents.first]\nivln = "{first}"\n[agents.second]\nivln = "{second}"\n'
+    )
+    navdtw.suite.run(suite, tmp_path / "out", progress=False, report=False)
+    result = json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]["ivln"]
+    assert result["metrics"]["tndtw"]["weight"] == "tour_weight"
+    for name, steps in (("first", agent), ("second", moved)):
+        want = naive_tours.split_score(naive_tours.tour_scores(steps, gt), gt)
+        got = result["agents"][name]["tndtw"]
+        assert abs(got["mean"] - want) <= 1e-9
+        assert got["ci"][0] <= want <= got["ci"][1]
