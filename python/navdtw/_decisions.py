@@ -29,3 +29,6 @@ FOREIGN_LIMIT = 10
 #: the ids are off by one (false alarms on real runs: benchmarks/bench_off_by_one.py).
 OFF_BY_ONE_MIN = 20
 OFF_BY_ONE_SHARE = 0.8
+
+#: The exit status of a ``navdtw watch`` ended by Ctrl-C (the ``exit_status`` of the state it writes).
+INTERRUPTED = 130
