@@ -44,14 +44,29 @@ from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.layouts import shard_of
 from .order import Order
-from .sequential import ConfidenceSequence, Interval, paired_bounds
+from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, paired_bounds
 
-__all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part"]
+__all__ = [
+    "DECISIONS",
+    "FOREIGN_LIMIT",
+    "Episodes",
+    "Follower",
+    "NotInOrder",
+    "NotRandomOrder",
+    "Watch",
+    "complete_part",
+]
 
 
 class NotInOrder(ValueError):
     """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
     or every one, are not in it (``navdtw watch`` exit status 19)."""
+
+
+class NotRandomOrder(ValueError):
+    """A run's values are shown not to be in a uniformly random order
+    (:attr:`navdtw.sequential.ConfidenceSequence.broken`; ``navdtw watch`` exit status 20): the
+    intervals would be wrong, so nothing is decided."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,8 +495,10 @@ class Watch:
             raise ValueError("no metric to decide on (--metric)")
         if width is not None and not width > 0:
             raise ValueError(f"--width must be > 0, not {width}")
-        # The error is shared out over the metrics (one run) or the runs (checkpoints).
+        # The error is shared out over the metrics (one run) or the runs (checkpoints); the check of
+        # the order's (CHECK_ALPHA) over every sequence.
         self.share = alpha / (len(runs) if self.question == "checkpoints" else len(self.metrics))
+        self.check_share = CHECK_ALPHA / (len(runs) * len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
         self._in_order = frozenset(order.ids)
         self._against_values: dict[str, dict[str, float]] = {}
@@ -515,7 +532,8 @@ class Watch:
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)
-            run.tracks[m] = _Track(m, ConfidenceSequence(n, bounds=bounds, alpha=self.share), self.share)
+            cs = ConfidenceSequence(n, bounds=bounds, alpha=self.share, check_alpha=self.check_share)
+            run.tracks[m] = _Track(m, cs, self.share)
 
     def poll(self) -> bool:
         """Reads every run's new results and feeds the new complete prefix of the order.
@@ -530,6 +548,9 @@ class Watch:
         NotInOrder
             More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
             order (the message says how many and names the first).
+        NotRandomOrder
+            A run's values are shown not to be in a uniformly random order (the message says what
+            was seen, after how many units, and which order was given).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -558,11 +579,27 @@ class Watch:
                 track.cs.extend(new)
             moved |= k > run.done
             run.done = k
+            self._check_order(run)
             fed = {i for u in units[:k] for i in u}
             run.waiting = sum(1 for i in table.ids if i not in fed and i in self._in_order)
         if moved or self.decision == "undecided":
             self._decide()
         return moved
+
+    def _check_order(self, run: _Run) -> None:
+        """Stops the watch when a run's values are shown not to be in a uniformly random order."""
+        signs = [(t.cs.broken, m) for m, t in run.tracks.items() if t.cs.broken is not None]
+        if not signs:
+            return
+        broken, m = min(signs, key=lambda s: s[0].count)
+        seed = f"seed {self.order.seed}" if self.order.seed is not None else "an id list without a seed"
+        of = f"{self.order.source} ({seed}" + (f", of {self.order.split})" if self.order.split else ")")
+        raise NotRandomOrder(
+            f"{run.name}: the values are not in a uniformly random order: on {m}, {broken.describe()} of the "
+            f"order {of}; its intervals would be wrong, so nothing is decided (under a random order this is said "
+            f"with probability at most {CHECK_ALPHA:g}): give an order written by navdtw order and run the "
+            "episodes in it"
+        )
 
     def _check_foreign(self, run: _Run, table: Episodes) -> None:
         """Counts the run's ids that are not episodes of the order: a few are reported (the view,
@@ -659,12 +696,21 @@ class Watch:
                 self.runs[n].eliminated = True
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
+        # what the choice targets, and what it cost: checkpoints within 2 points of each other take
+        # 95-98% of all their episodes (benchmarks/bench_checkpoints.py, docs/stopping.md)
+        done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
+        cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated"
         if len(live) == 1:
-            self._set("chosen", f"{live[0]} is the best on {m} ({share}): " + _show({n: ivs[n] for n in ivs}))
+            self._set(
+                "chosen",
+                f"{live[0]} is the best on {m} on this split (the highest mean over all its episodes; {share}); "
+                f"{cost}: " + _show({n: ivs[n] for n in ivs}),
+            )
         elif self.width is not None and max(ivs[n].upper for n in live) - min(ivs[n].lower for n in live) <= self.width:
             self._set(
                 "tied-checkpoints",
-                f"{', '.join(live)} are within {self.width:g} on {m} ({share}): " + _show({n: ivs[n] for n in live}),
+                f"{', '.join(live)} are within {self.width:g} on {m} on this split ({share}); {cost} "
+                "(checkpoints within 2 points take 95-98%): " + _show({n: ivs[n] for n in live}),
             )
 
     def _set(self, decision: str, message: str) -> None:
