@@ -148,9 +148,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sorted", type=int, default=10, help="sorted and reversed orders per population (10 each)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--quick", action="store_true", help="50 random, 20 grouped, 2 sorted orders per population")
+    ap.add_argument("--tiny", action="store_true", help="1 order of each kind (checks the script runs)")
     args = ap.parse_args(argv)
     if args.quick:
         args.random, args.grouped, args.sorted = 50, 20, 2
+    if args.tiny:
+        args.random, args.grouped, args.sorted = 1, 1, 1
     data = data_dir()
     if data is None:
         print("no shared data (NAVDTW_DATA): nothing to measure", file=sys.stderr)

@@ -697,7 +697,7 @@ class Watch:
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
         # what the choice targets, and what it cost: checkpoints within 2 points of each other take
-        # 95-98% of all their episodes (benchmarks/bench_checkpoints.py, docs/stopping.md)
+        # 97-99% of all their episodes (benchmarks/bench_checkpoints.py, docs/stopping.md)
         done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
         cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated"
         if len(live) == 1:
@@ -710,7 +710,7 @@ class Watch:
             self._set(
                 "tied-checkpoints",
                 f"{', '.join(live)} are within {self.width:g} on {m} on this split ({share}); {cost} "
-                "(checkpoints within 2 points take 95-98%): " + _show({n: ivs[n] for n in live}),
+                "(checkpoints within 2 points take 97-99%): " + _show({n: ivs[n] for n in live}),
             )
 
     def _set(self, decision: str, message: str) -> None:
