@@ -89,9 +89,7 @@ void init_sequential(py::module_& m) {
         .def("interval", &LiveSequence::interval)
         .def_property_readonly("count", &LiveSequence::count)
         .def_property_readonly("sum", &LiveSequence::sum)
-        .def_property_readonly("emptied", &LiveSequence::emptied,
-                               "The count at which no mean was left, the grid's interval apart from the range the "
-                               "unseen values allow (0: never).");
+        .def_property_readonly("emptied", &LiveSequence::emptied);
     m.def("wor_confidence_path", &wor_path, py::arg("x"), py::kw_only(), py::arg("population"), py::arg("alpha"),
           py::arg("grid"),
           "The confidence sequence's (lower, upper) after each value of x, in [0, 1], and the count at which no "

@@ -211,8 +211,9 @@ class ConfidenceSequence:
         ----------
         value : float
             The next episode's value, within the bounds.
-        group : hashable, optional
-            Its episode's group (scene): required when the sequence was given ``groups``.
+        group : object, optional
+            Its episode's group (scene; any hashable value): required when the sequence was given
+            ``groups``.
 
         Raises
         ------
