@@ -586,6 +586,9 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     w = Watch(order, runs, metrics=["sr"])
     assert w.run(once=True) == "chosen" and w.message.startswith("c2 is the best")
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
+    # what the choice targets, and what it cost: (300 + 500 + 200) / (3 x 1000) of the episodes
+    assert "on sr on this split (the highest mean over all its episodes;" in w.message
+    assert "; 33% of all the checkpoints' episodes evaluated: " in w.message
 
 
 def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
