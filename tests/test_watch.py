@@ -1059,7 +1059,7 @@ def test_the_stopping_page_commands_run_as_written(tmp_path, monkeypatch, capsys
 )
 def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
     from navdtw.cli import main
-    from navdtw.watch import NotRandomOrder
+    from navdtw.sequential import NotRandomOrder
 
     ids = [f"e{k}" for k in range(300)]
     sr = [0.0] * 120 + [1.0] * 180  # the evaluator's own order: every failure first

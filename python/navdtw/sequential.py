@@ -42,6 +42,7 @@ __all__ = [
     "BrokenOrder",
     "ConfidenceSequence",
     "Interval",
+    "NotRandomOrder",
     "broken_order",
     "confidence_path",
     "eliminated",
@@ -100,6 +101,11 @@ class BrokenOrder(NamedTuple):
             "widened": "the interval widened again after it had narrowed",
         }[self.reason]
         return f"{what}, after {self.count} values"
+
+
+class NotRandomOrder(ValueError):
+    """Values shown not to be in a uniformly random order (:attr:`ConfidenceSequence.broken`): an
+    interval would be wrong, so nothing is decided (``navdtw watch`` exit status 20)."""
 
 
 def _check_bounds(bounds: tuple[float, float]) -> tuple[float, float]:

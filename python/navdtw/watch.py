@@ -45,30 +45,15 @@ from .datasets.results import ResultsTable
 from .datasets.results.episode_log import LogMeta, log_meta
 from .datasets.results.layouts import shard_of
 from .order import Order
-from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, paired_bounds
+from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, NotRandomOrder, paired_bounds
 
-__all__ = [
-    "DECISIONS",
-    "FOREIGN_LIMIT",
-    "Episodes",
-    "Follower",
-    "NotInOrder",
-    "NotRandomOrder",
-    "Watch",
-    "complete_part",
-]
+__all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part"]
 
 
 class NotInOrder(ValueError):
     """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
     or every one, are not in it, or its navdtw episode log was written for another order or split
     (``navdtw watch`` exit status 19)."""
-
-
-class NotRandomOrder(ValueError):
-    """A run's values are shown not to be in a uniformly random order
-    (:attr:`navdtw.sequential.ConfidenceSequence.broken`; ``navdtw watch`` exit status 20): the
-    intervals would be wrong, so nothing is decided."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -572,9 +557,8 @@ class Watch:
             More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
             order (the message says how many and names the first), or a run's navdtw episode log
             was written for another order or split (the message names both).
-        NotRandomOrder
-            A run's values are shown not to be in a uniformly random order (the message says what
-            was seen, after how many units, and which order was given).
+        ~navdtw.sequential.NotRandomOrder
+            A run's values are not in a uniformly random order (the message says what, when, which order).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -618,12 +602,12 @@ class Watch:
             return
         broken, m = min(signs, key=lambda s: s[0].count)
         seed = f"seed {self.order.seed}" if self.order.seed is not None else "an id list without a seed"
-        of = f"{self.order.source} ({seed}" + (f", of {self.order.split})" if self.order.split else ")")
+        split = f", of {self.order.split}" if self.order.split else ""
         raise NotRandomOrder(
             f"{run.name}: the values are not in a uniformly random order: on {m}, {broken.describe()} of the "
-            f"order {of}; its intervals would be wrong, so nothing is decided (under a random order this is said "
-            f"with probability at most {CHECK_ALPHA:g}): give an order written by navdtw order and run the "
-            "episodes in it"
+            f"order {self.order.source} ({seed}{split}); its intervals would be wrong, so nothing is decided (under a "
+            f"random order this is said with probability at most {CHECK_ALPHA:g}): give an order written by navdtw "
+            "order and run the episodes in it"
         )
 
     def _check_logs(self, run: _Run) -> None:
@@ -729,8 +713,7 @@ class Watch:
                 self.runs[n].eliminated = True
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
-        # what the choice targets, and what it cost: checkpoints within 2 points of each other take
-        # 97-99% of all their episodes (benchmarks/bench_checkpoints.py, docs/stopping.md)
+        # what it targets and cost; within 2 points: 97-99% of all (benchmarks/bench_checkpoints.py)
         done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
         cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated"
         if len(live) == 1:

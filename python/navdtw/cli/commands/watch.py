@@ -177,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     """Internal: follows the runs until the decision; its exit status is the decision's."""
     from ...datasets import DATASETS
     from ...order import load_order
-    from ...watch import Follower, NotInOrder, NotRandomOrder, Watch
+    from ...sequential import NotRandomOrder
+    from ...watch import Follower, NotInOrder, Watch
 
     kind = DATASETS.get(args.dataset)
     if kind is None:
