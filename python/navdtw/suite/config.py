@@ -337,6 +337,8 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
         that matches nothing, or a file named twice.
     """
+    from ..datasets.results.episode_log import is_meta_file
+
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
         raise ValueError(f"expected a predictions file name or a list of them (one per run), got {value!r}")
@@ -349,7 +351,10 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
             pattern = Path(text) if Path(text).is_absolute() else root / text
             anchor = Path(pattern.anchor)
             matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
-            found = [p for p in matched if p.is_file()] or [p for p in matched if p.is_dir() and check_shards]
+            # a navdtw episode log's metadata beside its ranks' files is not results
+            found = [p for p in matched if p.is_file() and not is_meta_file(p)] or [
+                p for p in matched if p.is_dir() and check_shards
+            ]
             if not found:
                 raise ValueError(f"no file matches {item!r} (in {named(pattern.parent)})")
             out += found
@@ -715,7 +720,10 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         convention = kind.check_convention(raw.get("convention"))
     except ValueError as exc:
         raise SuiteError(f"{where}.convention: {exc}") from None
-    threshold = raw.get("threshold", 3.0)
+    from ..metrics import CONVENTIONS  # the convention's threshold when the suite gives none (else 3.0)
+
+    own = CONVENTIONS[convention].threshold if convention in CONVENTIONS else None
+    threshold = raw.get("threshold", 3.0 if own is None else own)
     try:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise ValueError

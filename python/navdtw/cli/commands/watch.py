@@ -136,8 +136,9 @@ def _runs(args: argparse.Namespace, follower) -> dict:
     return runs
 
 
-def _against(args: argparse.Namespace, follower):
-    """--against: the other agent's complete table, read once."""
+def _against(args: argparse.Namespace, follower, order):
+    """--against: the other agent's complete table, read once, and why it is not of the order's
+    split (a navdtw episode log of another split: its metadata says), or ``""``."""
     import glob
 
     from ...datasets._common import not_found
@@ -148,7 +149,11 @@ def _against(args: argparse.Namespace, follower):
     base.poll()
     if base.table is None:
         raise UserError(f"--against {args.against}: {base.waiting or 'no episodes'}")
-    return base.table
+    for meta in base.logs() if order.split_sha256 else ():
+        wrong = meta.against_split(order.split or "", order.split_sha256, given=f"the split of {order.source}")
+        if wrong:
+            return base.table, f"--against {wrong}"
+    return base.table, ""
 
 
 def _viewer(runs: dict, *, live: bool, once: bool):
@@ -202,10 +207,19 @@ def run(args: argparse.Namespace) -> int:
     if args.reported:
         reported = _options.reported_figures(_split_pairs(args.reported), columns=kind.reads_scores)
     metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
-    against = _against(args, follower) if args.against else None
+    try:
+        order = load_order(args.order)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    against = None
+    if args.against:
+        against, wrong = _against(args, follower, order)
+        if wrong:  # another split's results: refused, never compared with
+            print(term(f"{PROG} watch: error: {wrong}"), file=sys.stderr)
+            return EXIT_NOT_IN_ORDER
     try:
         watch = Watch(
-            load_order(args.order),
+            order,
             runs,
             metrics=metrics,
             alpha=args.alpha,
