@@ -107,6 +107,38 @@ class NotRandomOrder(ValueError):
     """Values shown not to be in a uniformly random order (:attr:`ConfidenceSequence.broken`): an
     interval would be wrong, so nothing is decided (``navdtw watch`` exit status 20)."""
 
+    @classmethod
+    def check(cls, name: str, sequences: Mapping[str, ConfidenceSequence], order: object) -> None:
+        """Raises it when one of a run's sequences was shown a broken order (the earliest sign).
+
+        Parameters
+        ----------
+        name : str
+            The run's name in the message.
+        sequences : Mapping[str, ConfidenceSequence]
+            The run's sequence per metric.
+        order : navdtw.order.Order
+            The order given (its ``source``, ``seed`` and ``split`` are named).
+
+        Raises
+        ------
+        NotRandomOrder
+            A sequence's :attr:`~ConfidenceSequence.broken` is set.
+        """
+        signs = [(cs.broken, m) for m, cs in sequences.items() if cs.broken is not None]
+        if not signs:
+            return
+        broken, m = min(signs, key=lambda s: s[0].count)
+        seed = getattr(order, "seed", None)
+        split = f", of {order.split}" if getattr(order, "split", None) else ""
+        given = f"seed {seed}" if seed is not None else "an id list without a seed"
+        raise cls(
+            f"{name}: the values are not in a uniformly random order: on {m}, {broken.describe()} of the order "
+            f"{getattr(order, 'source', order)} ({given}{split}); its intervals would be wrong, so nothing is "
+            f"decided (under a random order this is said with probability at most {CHECK_ALPHA:g}): give an "
+            "order written by navdtw order and run the episodes in it"
+        )
+
 
 def _check_bounds(bounds: tuple[float, float]) -> tuple[float, float]:
     lo, hi = (float(b) for b in bounds)
