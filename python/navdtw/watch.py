@@ -193,6 +193,23 @@ class Follower:
         The convention scored (default: the kind's).
     threshold : float, optional
         The success distance in metres for trajectories (default 3.0).
+    incremental : bool, optional
+        Read results tables as they grow (default): what was appended to a JSON Lines file since
+        the last look (by byte offset; an incomplete last line is read again from its start next
+        time) and the files added to a folder, each shard by its own state; a file truncated or
+        rewritten, and a change a whole read decides from every row, read the run whole
+        (:class:`navdtw.datasets.results.ResultsBenchmark`'s ``follow``). False: every change
+        reads the run whole (the reference the incremental reading is tested against).
+    restat : int, optional
+        A folder's files whose contents were complete are looked at again this many a look (in
+        turn), besides the files added and those still being written: a file rewritten in place
+        is seen within ``files / restat`` looks (default 512; every look for a smaller folder).
+
+    Attributes
+    ----------
+    added : Episodes or None
+        After a :meth:`poll` that changed the run: the episodes it added, every earlier one
+        unchanged (an incremental read); None when the run was read whole.
 
     Raises
     ------
@@ -208,6 +225,8 @@ class Follower:
         bench: Benchmark | None = None,
         convention: str | None = None,
         threshold: float = 3.0,
+        incremental: bool = True,
+        restat: int = 512,
     ) -> None:
         from .datasets import DATASETS
         from .datasets import open as open_dataset
@@ -233,6 +252,15 @@ class Follower:
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
         self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
         self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+        self.added: Episodes | None = None
+        self._grow = incremental and kind.reads_scores  # results tables: read as they grow
+        self.restat = max(1, int(restat))
+        self._listing: Any = None  # a folder's files, listed as they are added (shards.Listing)
+        self._tails: dict[Path, Any] = {}  # JSON Lines files read by offset: their Tail
+        self._pending: set[Path] = set()  # a folder's files with nothing complete yet
+        self._copies: list[Path] = []  # the folder's mirrored files, sorted
+        self._turn = 0  # where the next look's re-check of a folder's files starts
+        self._growing: Any = None  # GrowingResults of the mirror
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
@@ -269,6 +297,9 @@ class Follower:
             or entry, an id in two shards, an episode not in the split (the message names the file
             and the entry).
         """
+        self.added = None
+        if self._grow:
+            return self._poll_grown()
         found = self._files()
         if found is None:
             return False
@@ -320,6 +351,151 @@ class Follower:
             raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
         return True
 
+    def _files_grown(self) -> tuple[list[Path] | tuple[Path, ...], Path | None] | None:
+        """The run's files, a folder's listed as files are added (:class:`~.datasets.results.shards.Listing`)."""
+        from .datasets.results.shards import Listing
+
+        folder = Path(self.source)
+        recursive = bool(getattr(self.bench, "options", {}).get("recursive"))
+        if recursive or not folder.is_dir() or (folder / "data.mdb").is_file():
+            return self._files()
+        if self._listing is None:
+            self._listing = Listing(folder)
+        try:
+            files = self._listing.files()
+        except (ValueError, OSError) as exc:
+            self.waiting = " ".join(str(exc).split())
+            self.missing = False
+            return None
+        self.missing = False
+        return files.paths, folder
+
+    def _looked_at(self, files: Sequence[Path], folder: Path | None) -> list[Path]:
+        """The files whose change this look can see: every file of a few; of a folder's, the files
+        added, those still being written, JSON Lines files read by offset, and ``restat`` others
+        in turn."""
+        if folder is None or self._listing is None or len(files) <= self.restat:
+            return list(files)
+        look = dict.fromkeys([*self._listing.added, *self._pending, *self._tails])
+        start = self._turn % len(files)
+        look.update(dict.fromkeys(files[start : start + self.restat]))
+        self._turn = start + self.restat
+        return list(look)
+
+    def _poll_grown(self) -> bool:
+        """:meth:`poll` of a results table read as it grows: the complete lines appended to each
+        file since the last look, and the files added, put into the mirror (appended), and the
+        mirror read by :class:`~.datasets.results.GrowingResults`; a file rewritten is mirrored
+        whole and the run read whole."""
+        import bisect
+
+        from .datasets.results._readers import Reread, Tail, read_appended
+        from .datasets.results.shards import Files
+
+        found = self._files_grown()
+        if found is None:
+            return False
+        files, folder = found
+        base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
+        changed, rewritten = [], False
+        for f in self._looked_at(files, folder):
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+            if self._seen.get(f) == stamp:
+                continue
+            self._seen[f] = stamp
+            copy = self._mirror.get(f) or self._root / base.name / f.resolve().relative_to(base)
+            tail = self._tails.get(f)
+            if tail is not None and f in self._mirror:
+                try:
+                    after, data, pending = read_appended(f, tail)
+                except Reread:
+                    pass  # truncated or rewritten: mirrored whole below
+                else:
+                    if not (pending.strip() and _whole_json(pending)):  # else complete_part takes it: whole
+                        self._tails[f] = after
+                        if data:
+                            with open(copy, "ab") as out:
+                                out.write(data)
+                            changed.append(copy)
+                        continue
+            data = f.read_bytes()
+            part = complete_part(data)
+            if part is None:
+                self._tails.pop(f, None)
+                if f not in self._mirror:
+                    self._pending.add(f)
+                continue  # nothing complete yet, or being rewritten: its last complete copy stays
+            self._pending.discard(f)
+            tail = Tail.of(part) if data[:2] != b"\x1f\x8b" else None
+            if tail is None:
+                self._tails.pop(f, None)
+            else:
+                self._tails[f] = tail
+            if f in self._mirror and copy.read_bytes() == part:
+                continue
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(part)
+            if f in self._mirror:
+                rewritten = True
+            else:
+                self._mirror[f] = copy
+                bisect.insort(self._copies, copy)
+            changed.append(copy)
+        special = self._listing is None or self._listing.special
+        pending = [f for f in files if f not in self._mirror and shard_of(f.name) is not None] if special else []
+        if pending:  # one rank's file is one run with its siblings: all of them, or none
+            self.waiting = f"{pending[0].name}: nothing complete yet"
+            return False
+        self.waiting = "" if self._mirror else "nothing complete yet"
+        if not self._mirror or not (changed or self._growing is None):
+            return False
+        source = self._mirror_source(files, folder, base)
+        if self._growing is None or source != self._growing.path:  # a list of files: one more shard
+            self._growing = self.bench.follow(source)
+        mirror_files = None
+        if folder is not None and self._listing is not None and not self._listing.special:
+            n, name = len(self._copies), base.name
+            mirror_files = Files(tuple(self._copies), f"{name}/", f"{n} files of one run (the folder {name})")
+        if rewritten:
+            self._growing.reset()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # a part of the split: that is the point
+                matched = self.bench.match_grown(self._growing, mirror_files, changed)
+                added, rows = self._growing.added, self._growing.rows
+                table = self._episodes(matched)
+        except ValueError as exc:  # the copies' folder named as the run's own
+            self._growing.reset()
+            raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
+        fresh = None
+        if added is not None and self.table is not None:
+            if not added:
+                return False  # nothing new
+            idx = np.asarray(rows, dtype=np.intp)
+            fresh = Episodes(
+                table.source,
+                [table.ids[r] for r in rows],
+                {m: v[idx] for m, v in table.values.items()},
+                table.rates,
+                table.unscored,
+                table.notes,
+            )
+        self.table, self.added = table, fresh
+        return True
+
+    def _mirror_source(self, files: Sequence[Path], folder: Path | None, base: Path) -> Any:
+        """What the mirror is read as: its folder, its one file (one rank's names its siblings, as
+        in compare), or the list of its files."""
+        if folder is not None:
+            return str(self._root / base.name)
+        if Path(self.source).is_file():
+            return str(self._root / base.name / Path(self.source).resolve().relative_to(base))
+        return [str(self._mirror[f]) for f in files if f in self._mirror]
+
     def _score_file(self, f: Path, part: bytes) -> None:
         """Trajectories of one file: the JSON lines added since the last look matched and scored on
         their own (each episode once); a whole document, a file rewritten otherwise, or lines that
@@ -365,13 +541,20 @@ class Follower:
 
     def _read(self, what: Any) -> Episodes:
         """The mirrored files through the data set's reader and scorer, as ``navdtw compare``."""
-        from .registry import nonfinite_policy
-
         bench = self.bench
         partial = {"partial": True} if bench.matches_partial else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a part of the split: that is the point
             matched = bench.match(what, convention=self.convention, **partial)
+            return self._episodes(matched)
+
+    def _episodes(self, matched: Any) -> Episodes:
+        """The episodes of what the data set's matcher gave, scored."""
+        from .registry import nonfinite_policy
+
+        bench = self.bench
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
             scores = bench.evaluate(matched, convention=self.convention, threshold=self.threshold)
         ids = [str(i) for i in matched.ids]
         values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=self.name)
@@ -409,6 +592,9 @@ class _Run:
     foreign: list[str] = field(default_factory=list)  # its ids that are not episodes of the order
     tracks: dict[str, _Track] = field(default_factory=dict)
     eliminated: bool = False
+    values: dict[str, dict[str, float]] | None = None  # metric -> id -> value, of the table read
+    in_order: int = 0  # its ids that are episodes of the order
+    fed: int = 0  # its ids in the units fed
 
 
 def _unit_value(values: Mapping[str, float], unit: Sequence[str]) -> float:
@@ -484,6 +670,7 @@ class Watch:
         self.share = alpha / (len(runs) if self.question == "checkpoints" else len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
         self._in_order = frozenset(order.ids)
+        self._unit_of = {i: k for k, u in enumerate(order.units) for i in u}
         self._against_values: dict[str, dict[str, float]] = {}
         if against is not None:
             for m in self.metrics:
@@ -540,9 +727,22 @@ class Watch:
             table = run.follower.table
             if table is None:
                 continue
-            self._check_foreign(run, table)
-            self._ensure_tracks(run, table)
-            values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+            fresh = run.follower.added
+            if fresh is not None and run.values is not None:  # episodes added, the others unchanged
+                foreign = [i for i in fresh.ids if i not in self._in_order]
+                if foreign:
+                    self._check_foreign(run, table)
+                for m in self.metrics:
+                    run.values[m].update(zip(fresh.ids, fresh.values[m].tolist()))
+                run.in_order += len(fresh.ids) - len(foreign)
+                run.fed += sum(1 for i in fresh.ids if self._unit_of.get(i, len(self.order)) < run.done)
+            else:
+                self._check_foreign(run, table)
+                self._ensure_tracks(run, table)
+                run.values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+                run.in_order = len(table.ids) - len(run.foreign)
+                run.fed = -1  # counted below
+            values = run.values
             have = values[self.metrics[0]]
             k = run.done
             units = self.order.units
@@ -556,10 +756,13 @@ class Watch:
                     base = self._against_values[m]
                     new = [v - _unit_value(base, u) for v, u in zip(new, units[run.done : k])]
                 track.cs.extend(new)
+            if run.fed < 0:
+                run.fed = sum(1 for u in units[:k] for i in u if i in have)
+            else:
+                run.fed += sum(1 for u in units[run.done : k] for i in u if i in have)
             moved |= k > run.done
             run.done = k
-            fed = {i for u in units[:k] for i in u}
-            run.waiting = sum(1 for i in table.ids if i not in fed and i in self._in_order)
+            run.waiting = run.in_order - run.fed
         if moved or self.decision == "undecided":
             self._decide()
         return moved

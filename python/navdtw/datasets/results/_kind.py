@@ -19,7 +19,7 @@ from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
-from ._table import ResultsTable, load_results
+from ._table import GrowingResults, ResultsTable, load_results
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
 
@@ -156,7 +156,56 @@ class ResultsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        table = load_results(predictions, **self.options, errors=errors)
+        return self._checked(load_results(predictions, **self.options, errors=errors))
+
+    def follow(self, predictions) -> GrowingResults:
+        """Internal (``navdtw watch``): one agent's results table, read as its files grow
+        (:meth:`match_grown`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            The agent's results files.
+
+        Returns
+        -------
+        GrowingResults
+
+        Raises
+        ------
+        ValueError
+            An unknown layout in the options.
+        """
+        return GrowingResults(predictions, **self.options)
+
+    def match_grown(self, growing: GrowingResults, files=None, changed=None) -> ResultsTable:
+        """Internal (``navdtw watch``): :meth:`match` of a run read as it grows: what was appended or
+        added since the last call read (:meth:`GrowingResults.read`), the same table and checks.
+
+        Parameters
+        ----------
+        growing : GrowingResults
+            From :meth:`follow`.
+        files, changed : optional
+            As :meth:`GrowingResults.read`.
+
+        Returns
+        -------
+        ResultsTable
+            As :meth:`match`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`match`.
+        """
+        table = self._checked(growing.read(files, changed))
+        if self.split is not None:
+            growing.added = None  # the rows are put in split order: not an append
+        return table
+
+    def _checked(self, table: ResultsTable) -> ResultsTable:
+        """The table checked against the evaluator's count and the split, in split order."""
         if table.expected is not None:
             self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
