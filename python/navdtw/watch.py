@@ -261,6 +261,7 @@ class Follower:
         self._copies: list[Path] = []  # the folder's mirrored files, sorted
         self._turn = 0  # where the next look's re-check of a folder's files starts
         self._growing: Any = None  # GrowingResults of the mirror
+        self._base: Any = None  # (files, the folder mirrored, what the mirror is read as)
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
@@ -396,8 +397,11 @@ class Follower:
         if found is None:
             return False
         files, folder = found
-        base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
-        changed, rewritten = [], False
+        if self._base is None or self._base[0] != files:  # the folder the mirror copies, as named
+            base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
+            self._base = (files, base, self._mirror_source(files, folder, base))
+        base = self._base[1]
+        changed, rewritten, new_copy = [], False, False
         for f in self._looked_at(files, folder):
             try:
                 st = f.stat()
@@ -444,6 +448,7 @@ class Follower:
             else:
                 self._mirror[f] = copy
                 bisect.insort(self._copies, copy)
+                new_copy = True
             changed.append(copy)
         special = self._listing is None or self._listing.special
         pending = [f for f in files if f not in self._mirror and shard_of(f.name) is not None] if special else []
@@ -453,7 +458,9 @@ class Follower:
         self.waiting = "" if self._mirror else "nothing complete yet"
         if not self._mirror or not (changed or self._growing is None):
             return False
-        source = self._mirror_source(files, folder, base)
+        if new_copy:  # a list of files names the copies
+            self._base = (files, base, self._mirror_source(files, folder, base))
+        source = self._base[2]
         if self._growing is None or source != self._growing.path:  # a list of files: one more shard
             self._growing = self.bench.follow(source)
         mirror_files = None
@@ -556,7 +563,7 @@ class Follower:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             scores = bench.evaluate(matched, convention=self.convention, threshold=self.threshold)
-        ids = [str(i) for i in matched.ids]
+        ids = matched.ids if bench.kind.reads_scores else [str(i) for i in matched.ids]  # a table's are str
         values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=self.name)
         unscored = frozenset() if bench.kind.reads_scores else frozenset(map(str, matched.left_out))
         return Episodes(
