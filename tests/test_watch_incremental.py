@@ -25,9 +25,14 @@ from navdtw.order import Order
 from navdtw.watch import Follower, Watch
 
 N = 30  # episodes of the order
+KIND = ["results"]  # what the runs hold: results, or trajectories of the kind positions
 
 
 def record(i, rng: random.Random, **more) -> dict:
+    if KIND[0] == "positions":  # a trajectory: its end within 3 m of the reference's, or not
+        out = {"episode_id": i, "path": [[0.0, 0.0], [5.0 + 4.0 * rng.random(), 1.0]]}
+        out.update({k: ([[0.0, v]] if k in ("spl", "ndtw") else v) for k, v in more.items() if k != "success"})
+        return out
     sr = float(rng.random() < 0.5)
     out = {"episode_id": i, "success": sr, "spl": rng.random() if sr else math.nan, "ndtw": rng.random()}
     out.update(more)
@@ -76,7 +81,11 @@ class Run:
             for rec in recs:
                 i = rec.get("episode_id", "x")
                 f = self.root / "log" / f"stats_{i}.json"
-                text = json.dumps({"id": i, **{k: v for k, v in rec.items() if k != "episode_id"}}, indent=4).encode()
+                if KIND[0] == "positions":
+                    text = json.dumps([rec], indent=4).encode()
+                else:
+                    text = json.dumps({"id": i, **{k: v for k, v in rec.items() if k != "episode_id"}}, indent=4)
+                    text = text.encode()
                 if partial:
                     cut = self.rng.randint(1, len(text) - 1)
                     f.write_bytes(text[:cut])
@@ -158,11 +167,11 @@ def outcome(watch: Watch):
     return ("ok", json.dumps(watch.state(), sort_keys=True, default=str), watch.lines(), episodes)
 
 
-def watches(source: str, question: dict):
+def watches(source: str, question: dict, bench=None):
     order = Order(tuple((f"e{k}",) for k in range(N)), seed=0, source="order.json")
     out = []
     for incremental in (True, False):
-        follower = Follower(source, name="run", incremental=incremental)
+        follower = Follower(source, name="run", incremental=incremental, bench=bench)
         out.append(Watch(order, {"run": follower}, metrics=["sr"], alpha=0.1, **question))
     return out
 
@@ -175,17 +184,47 @@ def watches(source: str, question: dict):
     question=st.sampled_from([{"width": 0.9}, {"width": 0.3}, {"reported": {"sr": 0.9}, "width": 0.5}]),
 )
 def test_incremental_reads_decide_as_whole_reads(layout, seed, ops, question):
+    KIND[0] = "results"
     with tempfile.TemporaryDirectory(prefix="navdtw-incr-") as tmp:
         run = Run(Path(tmp), layout, seed)
         fast, whole = watches(run.source, question)
-        for op in ["append", *ops]:
-            run.step(op)
-            a, b = outcome(fast), outcome(whole)
-            assert a == b, (op, a, b)
-            if a[0] == "error":
-                break
-        for w in (fast, whole):
-            next(iter(w.runs.values())).follower.close()
+        _follow(run, fast, whole, ops)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    layout=st.sampled_from(["jsonl", "glob", "folder"]),
+    seed=st.integers(0, 2**31),
+    ops=st.lists(st.sampled_from(OPS), min_size=1, max_size=10),
+)
+def test_trajectories_scored_as_they_grow_decide_as_whole_reads(layout, seed, ops):
+    """The same for trajectories (the kind positions): the lines appended are matched and scored
+    on their own, the episodes joined to the run's."""
+    import navdtw.datasets as ds
+
+    KIND[0] = "positions"
+    try:
+        with tempfile.TemporaryDirectory(prefix="navdtw-incr-") as tmp:
+            refs = Path(tmp) / "refs.json"
+            refs.write_text(json.dumps([{"episode_id": f"e{k}", "path": [[0, 0], [8, 1]]} for k in range(N)]))
+            (Path(tmp) / "run").mkdir()
+            run = Run(Path(tmp) / "run", layout, seed)
+            fast, whole = watches(run.source, {"width": 0.3}, bench=ds.open("positions", references=refs))
+            _follow(run, fast, whole, ops)
+    finally:
+        KIND[0] = "results"
+
+
+def _follow(run: Run, fast: Watch, whole: Watch, ops: list[str]) -> None:
+    """Each step of the run, then a look of each watch: the same outcome, until an error."""
+    for op in ["append", *ops]:
+        run.step(op)
+        a, b = outcome(fast), outcome(whole)
+        assert a == b, (op, a, b)
+        if a[0] == "error":
+            break
+    for w in (fast, whole):
+        next(iter(w.runs.values())).follower.close()
 
 
 def test_a_look_after_an_append_reads_only_the_lines_appended(tmp_path):

@@ -172,7 +172,11 @@ class Follower:
     one file per episode, StreamVLN's summary line, ...); trajectories through their kind's
     matcher and :func:`navdtw.evaluate`, file by file: the lines appended to a JSON Lines file are
     matched and scored on their own (each episode once), any other change reads the file again
-    whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
+    whole. A look reads only what was written since the last one (``incremental``): the lines
+    appended to each JSON Lines file (by byte offset) and the files added to a folder, put into
+    the copies and read by :meth:`~navdtw.datasets.results.ResultsBenchmark.follow`'s reader, or
+    matched and scored on their own and joined to the run's episodes; a file truncated or
+    rewritten is read whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
     so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
     complete yet, and a rank's file not written yet, are waited for.
 
@@ -203,7 +207,7 @@ class Follower:
     restat : int, optional
         A folder's files whose contents were complete are looked at again this many a look (in
         turn), besides the files added and those still being written: a file rewritten in place
-        is seen within ``files / restat`` looks (default 512; every look for a smaller folder).
+        is seen within ``files / restat`` looks (default 256; every look for a smaller folder).
 
     Attributes
     ----------
@@ -226,7 +230,7 @@ class Follower:
         convention: str | None = None,
         threshold: float = 3.0,
         incremental: bool = True,
-        restat: int = 512,
+        restat: int = 256,
     ) -> None:
         from .datasets import DATASETS
         from .datasets import open as open_dataset
@@ -251,9 +255,16 @@ class Follower:
         self._seen: dict[Path, tuple[int, int, int]] = {}
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
         self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
-        self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+        self._taken: dict[Path, bytes | bytearray] = {}  # trajectories: each file's complete part scored so far
         self.added: Episodes | None = None
-        self._grow = incremental and kind.reads_scores  # results tables: read as they grow
+        self._grow = incremental  # read as the run grows
+        self._backlog: dict[Path, bytes] = {}  # trajectories: lines appended, not scored yet
+        self._owner: dict[str, Path] | None = None  # trajectories: each episode's file, as joined
+        self._notes: dict[str, None] = {}  # trajectories: the notes of the parts joined, in order
+        self._joined_files: list[Path] = []  # trajectories: the files joined, in reading order
+        self._joined_counts: list[int] = []  # ... and their episodes
+        self._file_ids: dict[Path, set[str]] = {}  # trajectories: each file's episodes scored
+        self._joined_ordered = False
         self.restat = max(1, int(restat))
         self._listing: Any = None  # a folder's files, listed as they are added (shards.Listing)
         self._tails: dict[Path, Any] = {}  # JSON Lines files read by offset: their Tail
@@ -402,6 +413,8 @@ class Follower:
             self._base = (files, base, self._mirror_source(files, folder, base))
         base = self._base[1]
         changed, rewritten, new_copy = [], False, False
+        scores = self.bench.kind.reads_scores
+        whole: dict[Path, bytes] = {}  # trajectories: files scored whole
         for f in self._looked_at(files, folder):
             try:
                 st = f.stat()
@@ -419,11 +432,19 @@ class Follower:
                 except Reread:
                     pass  # truncated or rewritten: mirrored whole below
                 else:
-                    if not (pending.strip() and _whole_json(pending)):  # else complete_part takes it: whole
+                    whole_tail = bool(pending.strip()) and _whole_json(pending)  # complete_part takes it
+                    if scores and not whole_tail:
                         self._tails[f] = after
                         if data:
                             with open(copy, "ab") as out:
                                 out.write(data)
+                            changed.append(copy)
+                        continue
+                    more = self._appended_part(f, tail, data + (pending if whole_tail else b"")) if not scores else None
+                    if more is not None:  # trajectories: matched and scored on their own, below
+                        self._tails[f] = after
+                        if more:
+                            self._backlog[f] = self._backlog.get(f, b"") + more
                             changed.append(copy)
                         continue
             data = f.read_bytes()
@@ -434,11 +455,20 @@ class Follower:
                     self._pending.add(f)
                 continue  # nothing complete yet, or being rewritten: its last complete copy stays
             self._pending.discard(f)
-            tail = Tail.of(part) if data[:2] != b"\x1f\x8b" else None
+            # trajectories: a file of one JSON value is read as that value, not as a list of lines
+            tail = Tail.of(part) if data[:2] != b"\x1f\x8b" and (scores or not _whole_json(part)) else None
             if tail is None:
                 self._tails.pop(f, None)
             else:
                 self._tails[f] = tail
+            if not scores:
+                self._backlog.pop(f, None)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                self._mirror[f] = copy
+                if self._taken.get(f) != part:
+                    whole[f] = part
+                    changed.append(copy)
+                continue
             if f in self._mirror and copy.read_bytes() == part:
                 continue
             copy.parent.mkdir(parents=True, exist_ok=True)
@@ -456,6 +486,8 @@ class Follower:
             self.waiting = f"{pending[0].name}: nothing complete yet"
             return False
         self.waiting = "" if self._mirror else "nothing complete yet"
+        if not scores:
+            return self._scored_grown(files, base, whole) if changed and self._mirror else False
         if not self._mirror or not (changed or self._growing is None):
             return False
         if new_copy:  # a list of files names the copies
@@ -494,6 +526,149 @@ class Follower:
         self.table, self.added = table, fresh
         return True
 
+    def _scored_grown(self, files: Sequence[Path], base: Path, whole: dict[Path, bytes]) -> bool:
+        """Trajectories read as they grow: the files changed whole scored whole, the lines appended
+        matched and scored on their own (an error, or an episode of the file's earlier lines: the
+        file scored whole), and the episodes joined to the run's (:meth:`_join_more`)."""
+        from .datasets.results._readers import Tail
+
+        fresh: list[tuple[Path, Episodes]] = []
+        rejoin = self.table is None or self._owner is None
+        if self._listing is not None:  # a file removed from the folder: its episodes go
+            rejoin |= self._listing.removed
+            self._listing.removed = False
+        elif not rejoin:
+            rejoin = not set(self._joined_files) <= set(files)
+        try:
+            for f, part in whole.items():
+                rejoin |= f in self._parts  # scored before: its episodes may have changed
+                self._score_file(f, part)  # as a whole look scores it (its lines appended on their own)
+                self._file_ids.pop(f, None)
+                fresh.append((f, self._parts[f][0]))
+            for f, data in list(self._backlog.items()):
+                del self._backlog[f]
+                chunk = self._score_more(f, data)
+                if chunk is not None:
+                    fresh.append((f, chunk))
+                    continue
+                part = complete_part(f.read_bytes()) or b""
+                tail = Tail.of(part) if not _whole_json(part) else None
+                if tail is None:
+                    self._tails.pop(f, None)
+                else:
+                    self._tails[f] = tail
+                self._score_whole(f, part)
+                rejoin = True
+            table, added = (self._joined(files), None) if rejoin else self._join_more(files, fresh)
+        except ValueError as exc:  # the copies' folder named as the run's own
+            raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
+        self.table, self.added = table, added
+        return True
+
+    def _appended_part(self, f: Path, tail: Any, suffix: bytes) -> bytes | None:
+        """Trajectories: what a whole look would score on its own of a file read up to ``tail``
+        whose complete part now ends with ``suffix`` (the lines appended, and a last line without
+        its newline that is a whole JSON value): the part beyond the one scored so far, or None
+        when that part is not a prefix of the file's (the file is scored whole)."""
+        taken = self._taken.get(f, b"")
+        if len(taken) < tail.offset or not suffix.startswith(taken[tail.offset :]):
+            return None
+        more = suffix[len(taken) - tail.offset :]
+        if not isinstance(taken, bytearray):
+            taken = self._taken[f] = bytearray(taken)
+        taken += more  # the file's complete part taken, as a whole look compares it
+        return more
+
+    def _score_whole(self, f: Path, part: bytes) -> None:
+        """Trajectories: a file matched and scored whole (JSON Lines given as a list)."""
+        copy = self._mirror[f]
+        copy.write_bytes(_lines_as_list(part) if not _whole_json(part) else part)
+        self._parts[f] = [self._read(str(copy))]
+        self._taken[f] = bytearray(part)  # grows with the lines appended (_score_more)
+        self._file_ids.pop(f, None)
+
+    def _score_more(self, f: Path, data: bytes) -> Episodes | None:
+        """Trajectories: the lines appended to a file matched and scored on their own; None when
+        they cannot be (an error: the file is read whole, whose message numbers its entries; an
+        episode of the file's earlier lines)."""
+        copy = self._mirror[f]
+        copy.write_bytes(_lines_as_list(data))
+        try:
+            chunk = self._read(str(copy))
+        except ValueError:
+            return None
+        if f not in self._parts or not self._ids_of(f).isdisjoint(chunk.ids):
+            return None
+        self._parts[f].append(chunk)
+        self._file_ids[f].update(chunk.ids)
+        return chunk
+
+    def _ids_of(self, f: Path) -> set[str]:
+        if f not in self._file_ids:
+            self._file_ids[f] = {i for p in self._parts.get(f, ()) for i in p.ids}
+        return self._file_ids[f]
+
+    def _join_more(self, files: Sequence[Path], fresh: list[tuple[Path, Episodes]]) -> tuple[Episodes, Episodes | None]:
+        """Trajectories: the run's episodes with the parts scored at this look put in their files'
+        places, when that is what :meth:`_joined` gives (the same metrics, rates and notes, no
+        episode twice); else :meth:`_joined` (which names an episode in two files)."""
+        from bisect import bisect_left
+
+        table = self.table
+        assert table is not None and self._owner is not None
+        if not fresh:
+            return table, Episodes(self.name, [], {m: v[:0] for m, v in table.values.items()}, table.rates)
+        keys, new_ids = set(table.values), set()
+        for _, chunk in fresh:
+            if (
+                not keys <= set(chunk.values)
+                or not chunk.rates <= table.rates
+                or any(n not in self._notes for n in chunk.notes)
+                or not new_ids.isdisjoint(chunk.ids)
+                or any(i in self._owner for i in chunk.ids)
+            ):
+                return self._joined(files), None
+            new_ids.update(chunk.ids)
+        ordered = self._joined_ordered
+        cuts: list[tuple[int, int]] = []
+        parts: Any = []
+        for f, chunk in sorted(fresh, key=lambda fc: self._place(fc[0], files, ordered)):
+            if ordered:
+                k = bisect_left(self._joined_files, f)
+            else:
+                k = next((j for j, g in enumerate(self._joined_files) if g == f), -1)
+            if not (0 <= k < len(self._joined_files) and self._joined_files[k] == f):
+                j = bisect_left(files, f) if ordered else -1
+                if not (0 <= j < len(files) and files[j] == f):  # the files not in order: joined whole
+                    return self._joined(files), None
+                self._joined_files.insert(k, f)
+                self._joined_counts.insert(k, 0)
+            cuts.append((sum(self._joined_counts[: k + 1]), len(chunk.ids)))  # a row of the table before
+            parts.append((f, chunk))
+        for f, chunk in parts:  # counted once every cut is placed
+            k = bisect_left(self._joined_files, f) if ordered else self._joined_files.index(f)
+            self._joined_counts[k] += len(chunk.ids)
+            for i in chunk.ids:
+                self._owner[i] = f
+        parts = [chunk for _, chunk in parts]
+        from .datasets.results._table import spliced
+
+        ids = [i for c in parts for i in c.ids]
+        values = {m: np.concatenate([c.values[m] for c in parts]) for m in table.values}
+        unscored = table.unscored.union(*(c.unscored for c in parts))
+        joined = Episodes(
+            self.name,
+            spliced(table.ids, cuts, ids),
+            {m: spliced(v, cuts, values[m]) for m, v in table.values.items()},
+            table.rates,
+            unscored,
+            table.notes,
+        )
+        return joined, Episodes(self.name, ids, values, table.rates, unscored, table.notes)
+
+    def _place(self, f: Path, files: Sequence[Path], ordered: bool) -> Any:
+        return f if ordered else list(files).index(f)
+
     def _mirror_source(self, files: Sequence[Path], folder: Path | None, base: Path) -> Any:
         """What the mirror is read as: its folder, its one file (one rank's names its siblings, as
         in compare), or the list of its files."""
@@ -528,6 +703,7 @@ class Follower:
     def _joined(self, files: list[Path]) -> Episodes:
         """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
         owner: dict[str, Path] = {}
+        self._owner = None
         parts = [(f, p) for f in files for p in self._parts.get(f, ())]
         if not parts:
             return Episodes(self.name, [], {}, frozenset())
@@ -536,6 +712,11 @@ class Follower:
                 if i in owner:
                     raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
                 owner[i] = f
+        self._owner, self._notes = owner, dict.fromkeys(n for _, p in parts for n in p.notes)
+        self._joined_files = [f for f in files if f in self._parts]
+        self._joined_counts = [sum(len(p.ids) for p in self._parts[f]) for f in self._joined_files]
+        self._joined_ordered = self._joined_files == sorted(self._joined_files)  # a folder's, a glob's
+        self._file_ids = {}
         common = set.intersection(*(set(p.values) for _, p in parts))
         return Episodes(
             self.name,

@@ -605,11 +605,11 @@ class GrowingResults:
         for i, rows in zip(order, parts):
             cuts.append((sum(st.counts[: i + 1]), rows.n))
         f = dict(st.fields)
-        f["ids"] = _spliced(st.fields["ids"], cuts, part["ids"])
-        f["values"] = {k: _spliced(v, cuts, part["values"][k]) for k, v in st.fields["values"].items()}
-        f["scans"] = _spliced(st.fields["scans"], cuts, part["scans"])
-        f["paths"] = None if f["paths"] is None else _spliced(st.fields["paths"], cuts, part["paths"])
-        f["groups"] = {g: _spliced(v, cuts, part["groups"][g]) for g, v in st.fields["groups"].items()}
+        f["ids"] = spliced(st.fields["ids"], cuts, part["ids"])
+        f["values"] = {k: spliced(v, cuts, part["values"][k]) for k, v in st.fields["values"].items()}
+        f["scans"] = spliced(st.fields["scans"], cuts, part["scans"])
+        f["paths"] = None if f["paths"] is None else spliced(st.fields["paths"], cuts, part["paths"])
+        f["groups"] = {g: spliced(v, cuts, part["groups"][g]) for g, v in st.fields["groups"].items()}
         f["notes"], f["sources"] = part["notes"], raw.sources
         for i, rows in zip(order, parts):
             st.counts[i] += rows.n
@@ -634,7 +634,7 @@ def _stamp(path) -> tuple[int, int, int] | None:
         return None
 
 
-def _spliced(old, cuts: list[tuple[int, int]], new):
+def spliced(old, cuts: list[tuple[int, int]], new):
     """``old`` with ``new``'s items put in at the cuts (``(position in old, how many)``, in order):
     lists or arrays."""
     out, start, k = [], 0, 0

@@ -228,6 +228,8 @@ class Listing:
     ----------
     added:
         the files added at the last :meth:`files` (all of them at the first).
+    removed:
+        True once a file was removed (the files are then listed whole).
     special:
         how many of its files are a rank's file, a store, or a second name of a file: with any,
         the files are checked as :func:`files_of` checks them, all of them at every change.
@@ -245,6 +247,7 @@ class Listing:
         self.special = 0  # rank files, stores and links to one file: checked as files_of checks them
         self._resolved: set[Path] = set()
         self.added: list[Path] = []
+        self.removed = False
 
     def files(self) -> Files:
         """The folder's files now (as :func:`files_of` gives them).
@@ -268,13 +271,12 @@ class Listing:
         self.added = []
         if stamp == self._stamp and self._files is not None:
             return self._files
-        names = os.listdir(self.folder)
-        if len(names) < len(self._names) or (self._names and not self._names.issubset(names)):
+        names = set(os.listdir(self.folder))
+        if not self._names <= names:
+            self.removed = True
             self._names, self._paths, self.special = set(), [], 0  # a file removed: from the start
             self._resolved = set()
-        for name in names:
-            if name in self._names:
-                continue
+        for name in sorted(names - self._names):
             self._names.add(name)
             p = self.folder / name
             if _run_store(p) or (not name.startswith(".") and p.is_file() and not is_store(self.folder)):
