@@ -304,3 +304,82 @@ def test_a_folder_look_reads_only_the_files_added(tmp_path):
     assert follower.poll() and follower.added.ids == ["40"] and len(follower.table.ids) == 41
     assert follower.table.ids == load_results(folder).ids
     assert not follower.poll()  # nothing new
+
+
+def _states(project: str, tmp: Path) -> tuple[str, list[dict[str, bytes]]]:
+    """A project's run as a running evaluation leaves it after each episode (tests/eval_writers.py):
+    the source watch is given (relative) and, per step, the files written (relative path -> bytes)."""
+    import eval_writers as w
+
+    eps = w.episodes(24, seed=5, unreachable=(4,))
+    ids = list(eps)
+
+    def written(k: int, write) -> dict[str, bytes]:
+        stage = tmp / f"stage{project}{k}"
+        stage.mkdir()
+        write(stage, {i: eps[i] for i in ids[:k]})
+        return {p.relative_to(stage).as_posix(): p.read_bytes() for p in sorted(stage.rglob("*")) if p.is_file()}
+
+    if project in ("streamvln", "internnav"):  # a JSON line appended per episode
+        write = {
+            "streamvln": lambda d, e: w.streamvln(d, e, summary=False),
+            "internnav": lambda d, e: w.internnav(d, "M", e),
+        }[project]
+        final = {k: v for k, v in written(len(ids), write).items() if not k.endswith("/result.json")}
+        ((name, data),) = final.items()
+        lines = data.splitlines(keepends=True)
+        return name, [{name: b"".join(lines[:k])} for k in range(1, len(lines) + 1)]
+    if project in ("navid", "navila-bench"):  # a file per episode
+        write = {"navid": w.navid, "navila-bench": w.navila_bench}[project]
+        final = written(len(ids), write)
+        folder = next(iter(final)).rsplit("/", 1)[0]
+        return folder, [dict([item]) for item in final.items()]
+    write = {  # a document dumped whole (every rank's, with ETPNav)
+        "etpnav": w.etpnav,
+        "aerialvln": lambda d, e: w.aerialvln(d, e),
+        "goat-bench": lambda d, e: w.goat_bench(d, len(e)),
+        "havln-info": w.havln_info,
+    }[project]
+    states = [
+        {k: v for k, v in written(k, write).items() if not k.startswith("results/")} for k in range(8, len(ids) + 1)
+    ]
+    source = {
+        "etpnav": "stats_ep_ckpt_6_val_unseen_r0_w4.json",
+        "aerialvln": "intermediate_results/stats_ckpt_3_val_unseen.json",
+        "goat-bench": "episode_metrics.json",
+        "havln-info": "stats_ckpt_11_val_unseen_info.json",
+    }[project]
+    return source, states
+
+
+@pytest.mark.parametrize(
+    "project", ["streamvln", "internnav", "navid", "navila-bench", "etpnav", "aerialvln", "goat-bench", "havln-info"]
+)
+def test_every_layout_is_read_as_it_grows_or_whole_as_its_grows_says(tmp_path, project):
+    """Each project's run, written episode by episode as its code writes it: the watch on
+    incremental reads reads the same table as the one reading whole at every look, and it reads
+    incrementally exactly the layouts that grow by lines or by files (``Layout.grows``)."""
+    from navdtw.datasets.results.layouts import layout
+
+    source, states = _states(project, tmp_path)
+    live = tmp_path / "live"
+    followers = [Follower(live / source, name=project, incremental=inc) for inc in (True, False)]
+    added = []
+    for k, state in enumerate(states):
+        for name, data in state.items():
+            (live / name).parent.mkdir(parents=True, exist_ok=True)
+            (live / name).write_bytes(data)
+        polled = [f.poll() for f in followers]
+        fast, whole = (f.table for f in followers)
+        assert polled[0] == polled[1] or k == 0, k
+        assert fast.ids == whole.ids and fast.notes == whole.notes, k
+        assert fast.values.keys() == whole.values.keys()
+        assert all(np.array_equal(fast.values[m], whole.values[m]) for m in whole.values), k
+        added.append(followers[0].added)
+    grows = layout(project).grows
+    assert f"layout {project})" in " ".join(fast.notes)
+    if grows in ("lines", "files"):  # whole at the first look, and at the second (one row before: the
+        # columns that are the same in every row, left out, are known from two)
+        assert added[0] is None and all(a is not None and len(a.ids) == 1 for a in added[2:]), grows
+    else:
+        assert grows == "whole" and all(a is None for a in added), grows

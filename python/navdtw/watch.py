@@ -174,7 +174,7 @@ class Follower:
     matched and scored on their own (each episode once), any other change reads the file again
     whole. A look reads only what was written since the last one (``incremental``): the lines
     appended to each JSON Lines file (by byte offset) and the files added to a folder, put into
-    the copies and read by :meth:`~navdtw.datasets.results.ResultsBenchmark.follow`'s reader, or
+    the copies and read by the results reader that follows them (``ResultsBenchmark.follow``), or
     matched and scored on their own and joined to the run's episodes; a file truncated or
     rewritten is read whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
     so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
