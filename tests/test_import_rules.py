@@ -73,6 +73,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.sequential",
             "navdtw.order",
             "navdtw.watch",
+            "navdtw._following",
             "navdtw.suite",
             "navdtw.report",
             "navdtw.plot",
