@@ -193,6 +193,8 @@ NUMPYDOC_MODULES = (
     "navdtw.datasets.matterport",
     "navdtw.datasets.ndh",
     "navdtw.datasets.positions",
+    "navdtw.datasets.ivlnce",
+    "navdtw.subtasks",
     "navdtw.datasets.r2r",
     "navdtw.datasets.results",
     "navdtw.datasets.results.layouts",

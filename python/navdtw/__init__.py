@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from . import registry as registry
     from . import report as report
     from . import stats as stats
+    from . import subtasks as subtasks
     from . import suite as suite
     from . import tours as tours
     from ._config import show_config as show_config
@@ -71,6 +72,7 @@ _SUBMODULES = (
     "registry",
     "report",
     "stats",
+    "subtasks",
     "suite",
     "tours",
 )
@@ -140,6 +142,7 @@ __all__ = [
     "sdtw",
     "sdtw_batch",
     "show_config",
+    "subtasks",
     "tour_ndtw",
     "tours",
     "warping_path",

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..._optional import import_optional
 from ..._typing import PathLike
+from ...subtasks import COMPUTATIONS
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
 from ._cells import NUMBER_TYPES, Overflow, ids_of
@@ -530,6 +531,22 @@ def _layout_record(raw: Raw, lay: layouts.Layout) -> None:
     for col, (new, _) in lay.renamed.items():
         if col in raw.columns:
             raw.columns = {(new if c == col else c): v for c, v in raw.columns.items()}
+    if lay.computed is not None:
+        _computed(raw, lay)
+
+
+def _computed(raw: Raw, lay: layouts.Layout) -> None:
+    """The metric columns a layout's computation (:attr:`~.layouts.Layout.computed`) makes of each
+    record's fields, in place of them."""
+    fields, compute = COMPUTATIONS[lay.computed]  # type: ignore[index]
+    missing = [f for f in fields if f not in raw.columns]
+    if missing:
+        raise ValueError(f"{raw.name}: no column {missing[0]!r}: {lay.project}'s records hold {', '.join(fields)}")
+    cols = {f: raw.columns[f] for f in fields}
+    records = [{f: _plain(cols[f][k]) for f in fields} for k in range(raw.n)]
+    values = compute(records, where=lambda k: f"{raw.name}: {raw.entry(k)}")
+    rest = {c: v for c, v in raw.columns.items() if c not in fields}
+    raw.columns = {**rest, **{c: v.tolist() for c, v in values.items()}}
 
 
 def _layout_ids(raw: Raw, lay: layouts.Layout, file_name: str) -> None:
