@@ -197,6 +197,7 @@ NUMPYDOC_MODULES = (
     "navdtw.subtasks",
     "navdtw.datasets.r2r",
     "navdtw.datasets.results",
+    "navdtw.datasets.results.episode_log",
     "navdtw.datasets.results.layouts",
     "navdtw.datasets.results.shards",
     "navdtw.datasets.reverie",

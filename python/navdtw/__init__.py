@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from .anchored import dtw_anchored_batch as dtw_anchored_batch
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
+    from .datasets.results.episode_log import EpisodeLog as EpisodeLog
     from .engine import dtw as dtw
     from .engine import dtw_batch as dtw_batch
     from .engine import dtw_matrix as dtw_matrix
@@ -83,6 +84,7 @@ _NAMES = {
     "show_config": "._config",
     "load_connectivity": ".datasets.matterport",
     "random_baseline": ".datasets.r2r",
+    "EpisodeLog": ".datasets.results.episode_log",
     **dict.fromkeys(
         (
             "dtw",
@@ -116,6 +118,7 @@ __all__ = [
     "METRICS",
     "Convention",
     "DistanceField",
+    "EpisodeLog",
     "GraphSet",
     "NDTWReward",
     "NavGraph",

@@ -392,3 +392,30 @@ class Growing:
         if Path(self.source).is_file():
             return str(self._root / base.name / Path(self.source).resolve().relative_to(base))
         return [str(self._mirror[f]) for f in files if f in self._mirror]
+
+    def _joined(self, files: list[Path]) -> Any:
+        """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
+        owner: dict[str, Path] = {}
+        self._owner = None
+        parts = [(f, p) for f in files for p in self._parts.get(f, ())]
+        if not parts:
+            return self._Episodes(self.name, [], {}, frozenset())
+        for f, part in parts:
+            for i in part.ids:
+                if i in owner:
+                    raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
+                owner[i] = f
+        self._owner, self._notes = owner, dict.fromkeys(n for _, p in parts for n in p.notes)
+        self._joined_files = [f for f in files if f in self._parts]
+        self._joined_counts = [sum(len(p.ids) for p in self._parts[f]) for f in self._joined_files]
+        self._joined_ordered = self._joined_files == sorted(self._joined_files)  # a folder's, a glob's
+        self._file_ids = {}
+        common = set.intersection(*(set(p.values) for _, p in parts))
+        return self._Episodes(
+            self.name,
+            [i for _, p in parts for i in p.ids],
+            {m: np.concatenate([p.values[m] for _, p in parts]) for m in common},
+            frozenset(m for _, p in parts for m in p.rates),
+            frozenset(i for _, p in parts for i in p.unscored),
+            tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
+        )

@@ -28,6 +28,7 @@ from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
 from ._cells import NUMBER_TYPES, Overflow, ids_of
 from ._columns import SCAN_COLUMNS, first_column
+from .episode_log import LogMeta, cut_tail, log_meta, one_run
 from .shards import is_store
 
 
@@ -47,9 +48,10 @@ class Raw:
     splits: dict[str, dict] | None = None  # a means file of one record per split: {split: means}
     sources: tuple[str, ...] = ()  # the files read (several: one run's shards)
     how: str = ""  # "4 shards of one run (ranks 0-3 of 4)"
+    tail: str = ""  # a navdtw log's last line cut short, left out: "<file>: its last line ..."
 
 
-def _read_raw(path: PathLike) -> Raw:
+def _read_raw(path: PathLike, log: bool = False) -> Raw:
     name = Path(path).name
     path = Path(path)
     if is_store(path):
@@ -62,10 +64,15 @@ def _read_raw(path: PathLike) -> Raw:
     if head == b"PAR1":
         return _read_parquet(path, name)
     text = read_text(path)
+    tail = ""
+    if log:  # navdtw's episode log: a last line cut short is the one being written (or lost in a kill)
+        text, tail = cut_tail(text)
     if not text.strip():
-        raise ValueError(f"{name}: empty file (no rows)")
+        raise ValueError(f"{name}: empty file (no rows)" + (f"; {tail}" if tail else ""))
     if text.lstrip()[0] in "[{":
-        return _read_json(text, name)
+        raw = _read_json(text, name)
+        raw.tail = f"{name}: {tail}" if tail else ""
+        return raw
     return _read_csv(text, name, tab=name.lower().removesuffix(".gz").endswith(".tsv"))
 
 
@@ -381,35 +388,66 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None, kee
         if lay is not None and lay.tree is not None:
             return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
+    metas = {p: log_meta(p) for p in files.paths}
+    logs = [m for m in metas.values() if m is not None]
+    mixed = one_run(logs)
+    if mixed:
+        raise ValueError(mixed)
     if keep is None:
-        parts = [read_one(p, layout, id_column) for p in files.paths]
+        parts = [read_one(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
     else:
-        kept = [read_kept(p, layout, id_column) for p in files.paths]
+        kept = [read_kept(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
         parts = [part for part, _ in kept]
-        keep.update(files=files, parts=parts, tails=[tail for _, tail in kept])
+        keep.update(files=files, parts=parts, tails=[tail for _, tail in kept], metas=list(metas.values()))
     raw = parts[0] if len(parts) == 1 else concat_parts(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
-    raw.how = how_of(files.how, raw.layout, id_column)
+    cut = [part.tail for part in parts if part.tail]
+    raw.how = how_of(files.how, raw.layout, id_column, logs, len(files.paths), cut)
     return raw
 
 
-def how_of(how: str, lay: layouts.Layout | None, id_column: str | None) -> str:
-    """Internal: how a run's files were read, in words (its files, the layout's ids and renames)."""
+def how_of(
+    how: str,
+    lay: layouts.Layout | None,
+    id_column: str | None,
+    logs: list[LogMeta] | tuple = (),
+    files: int = 0,
+    cut: list[str] | tuple = (),
+) -> str:
+    """Internal: how a run's files were read, in words (its files, the layout's ids and renames,
+    its navdtw episode logs, their last lines cut short)."""
     words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
-    return "; ".join(w for w in (how, *words) if w)
+    log_words = [_log_words(list(logs), files)] if logs else []
+    return "; ".join(w for w in (how, *words, *log_words, *cut) if w)
 
 
-def read_kept(path: Path, layout: str | None, id_column: str | None) -> tuple[Raw, Tail | None]:
+def read_kept(path: Path, layout: str | None, id_column: str | None, log: bool = False) -> tuple[Raw, Tail | None]:
     """Internal: :func:`read_one`, and the file's :class:`Tail` when it is JSON Lines that did not
     change while it was read (None: read whole when it changes)."""
     if is_store(path):
-        return read_one(path, layout, id_column), None
+        return read_one(path, layout, id_column, log), None
     with open(path, "rb") as f:
         data = f.read()
         before = stamp_of(os.fstat(f.fileno()))
-    raw = read_one(path, layout, id_column)
+    raw = read_one(path, layout, id_column, log)
     after = stamp_of(os.stat(path))
     return raw, Tail.of(data, after) if after == before and after[0] == len(data) else None
+
+
+def _log_words(logs: list[LogMeta], files: int) -> str:
+    """A navdtw episode log's metadata, for the notes."""
+    meta = logs[0]
+    settings = ", ".join(
+        w
+        for w in (
+            f"convention {meta.convention}" if meta.convention else "",
+            f"success distance {meta.success_distance:g} m" if meta.success_distance is not None else "",
+        )
+        if w
+    )
+    without = f" ({files - len(logs)} of the files without)" if len(logs) < files else ""
+    head = f"navdtw episode log{'s' if len(logs) > 1 else ''} of {meta.what()}"
+    return head + (f", {settings}" if settings else "") + without
 
 
 def _read_tree(root: Path, lay: layouts.Layout) -> Raw:
@@ -484,10 +522,10 @@ def _last_frame(frames: list[tuple[int, Path]], lay: layouts.Layout) -> tuple[di
     return record, n
 
 
-def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
+def read_one(path: Path, layout: str | None, id_column: str | None, log: bool = False) -> Raw:
     """Internal: one file read, its summary records taken out, its layout given (a name) or
-    recognised."""
-    return finish(_read_raw(path), Path(path), layout, id_column)
+    recognised; ``log``: a navdtw episode log, whose last line cut short is left out."""
+    return finish(_read_raw(path, log), Path(path), layout, id_column)
 
 
 def finish(raw: Raw, path: Path, layout: str | None, id_column: str | None) -> Raw:

@@ -38,6 +38,7 @@ from ._readers import (
     read_kept,
     stamp_of,
 )
+from .episode_log import log_meta
 
 __all__ = ["ResultsTable", "align", "load_results"]
 
@@ -426,6 +427,7 @@ class _Grown:
     sources: list[str]
     seen: set[str]
     ordered: bool  # paths sorted (a folder, a glob): a new file's place found by bisection
+    metas: list  # each file's navdtw episode log metadata (LogMeta), or None
 
 
 class GrowingResults:
@@ -516,14 +518,14 @@ class GrowingResults:
         if "fields" not in keep:  # a folder of episode folders: read whole at every change
             return table
         parts, fields = keep["parts"], keep["fields"]
-        plain = all(p.keys is None and not p.text_parsed and p.means is None for p in parts)
+        plain = all(p.keys is None and not p.text_parsed and p.means is None and not p.tail for p in parts)
         counts = [p.n for p in parts]
         if plain and sum(counts) == len(fields["ids"]):
             paths = list(keep["files"].paths)
             self._state = _Grown(
                 keep["files"], paths, counts, list(keep["tails"]),
                 [None if p.layout is None else p.layout.name for p in parts], fields, keep["how"], keep["layout"],
-                keep["columns"], list(keep["sources"]), set(fields["ids"]), paths == sorted(paths),
+                keep["columns"], list(keep["sources"]), set(fields["ids"]), paths == sorted(paths), list(keep["metas"]),
             )  # fmt: skip
         return table
 
@@ -561,15 +563,23 @@ class GrowingResults:
             else:
                 raise Reread("a file added to a list")
         for p in sorted(new_paths):  # placed in reading order, as files_of lists them
+            if log_meta(p) is not None:  # a navdtw episode log: whole (its metadata checked with the others')
+                raise Reread("a log added")
             try:
                 raw, tail = read_kept(p, o["layout"], o["id_column"])
             except ValueError as exc:
                 raise Reread(str(exc)) from None
-            if raw.keys is not None or raw.text_parsed or raw.means is not None or raw.summaries:
+            if raw.keys is not None or raw.text_parsed or raw.means is not None or raw.summaries or raw.tail:
                 raise Reread("a file of another form")
             i = bisect_left(st.paths, p)
             st.paths.insert(i, p)  # from here on the state is the new files': a Reread starts again
-            for lst, value in ((st.counts, 0), (st.tails, None), (st.layouts, None), (st.sources, "")):
+            for lst, value in (
+                (st.counts, 0),
+                (st.tails, None),
+                (st.layouts, None),
+                (st.sources, ""),
+                (st.metas, None),
+            ):
                 lst.insert(i, value)
             found = {(k + 1 if k >= i else k): v for k, v in found.items()}
             found[i] = (p, raw, tail, True)
@@ -599,18 +609,13 @@ class GrowingResults:
             parts.append(raw)
         raw = parts[0] if len(st.paths) == 1 else concat_parts(parts, files.label)
         raw.layout, raw.sources = st.layout, tuple(st.sources)
-        raw.how = how_of(files.how, st.layout, o["id_column"])
+        logs = [m for m in st.metas if m is not None]
+        raw.how = how_of(files.how, st.layout, o["id_column"], logs, len(st.paths))
         part = extend(st.fields, raw, st.how, o["columns"], o["percent"], o["id_column"], o["path_column"], st.seen)
         cuts = []  # (row of the table read before, rows added there)
         for i, rows in zip(order, parts):
             cuts.append((sum(st.counts[: i + 1]), rows.n))
-        f = dict(st.fields)
-        f["ids"] = spliced(st.fields["ids"], cuts, part["ids"])
-        f["values"] = {k: spliced(v, cuts, part["values"][k]) for k, v in st.fields["values"].items()}
-        f["scans"] = spliced(st.fields["scans"], cuts, part["scans"])
-        f["paths"] = None if f["paths"] is None else spliced(st.fields["paths"], cuts, part["paths"])
-        f["groups"] = {g: spliced(v, cuts, part["groups"][g]) for g, v in st.fields["groups"].items()}
-        f["notes"], f["sources"] = part["notes"], raw.sources
+        f = _joined_fields(st.fields, cuts, part, raw.sources)
         for i, rows in zip(order, parts):
             st.counts[i] += rows.n
             st.tails[i] = found[i][2]
@@ -623,6 +628,18 @@ class GrowingResults:
             self.rows += range(pos + shift, pos + shift + n)
             shift += n
         return ResultsTable(**f)
+
+
+def _joined_fields(before: dict[str, Any], cuts: list[tuple[int, int]], part: dict[str, Any], sources) -> dict:
+    """A table's fields with the rows of ``part`` put in at the cuts (:func:`spliced`)."""
+    f = dict(before)
+    f["ids"] = spliced(before["ids"], cuts, part["ids"])
+    f["values"] = {k: spliced(v, cuts, part["values"][k]) for k, v in before["values"].items()}
+    f["scans"] = spliced(before["scans"], cuts, part["scans"])
+    f["paths"] = None if f["paths"] is None else spliced(before["paths"], cuts, part["paths"])
+    f["groups"] = {g: spliced(v, cuts, part["groups"][g]) for g, v in before["groups"].items()}
+    f["notes"], f["sources"] = part["notes"], sources
+    return f
 
 
 def _stamp(path) -> tuple[int, int, int] | None:
