@@ -76,6 +76,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.order",
             "navdtw.watch",
             "navdtw._following",
+            "navdtw._watch_view",
             "navdtw.suite",
             "navdtw.report",
             "navdtw.plot",

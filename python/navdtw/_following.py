@@ -133,6 +133,11 @@ class Growing:
                     pass  # truncated or rewritten: mirrored whole below
                 else:
                     whole_tail = bool(pending.strip()) and whole_json(pending)  # complete_part takes it
+                    self._unfinished[f] = (
+                        f"a last line being written ({len(pending)} bytes, no newline yet)"
+                        if pending.strip() and not whole_tail
+                        else ""
+                    )  # as unfinished() says it of the whole file
                     if scores and not whole_tail:
                         self._tails[f] = after
                         if data:
@@ -149,6 +154,7 @@ class Growing:
                         continue
             data = f.read_bytes()
             part = self._complete_part(data)
+            self._unfinished[f] = self._unfinished_of(data, part)
             if part is None:
                 self._tails.pop(f, None)
                 if f not in self._mirror:
@@ -185,7 +191,7 @@ class Growing:
         if pending:  # one rank's file is one run with its siblings: all of them, or none
             self.waiting = f"{pending[0].name}: nothing complete yet"
             return False
-        self.waiting = "" if self._mirror else "nothing complete yet"
+        self.waiting = self._being_written(files) or ("" if self._mirror else "nothing complete yet")
         if not scores:
             return self._scored_grown(files, base, whole) if changed and self._mirror else False
         if not self._mirror or not (changed or self._growing is None):
@@ -419,3 +425,25 @@ class Growing:
             frozenset(i for _, p in parts for i in p.unscored),
             tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
         )
+
+    def _score_file(self, f: Path, part: bytes) -> None:
+        """Trajectories of one file: the JSON lines added since the last look matched and scored on
+        their own (each episode once); a whole document, a file rewritten otherwise, or lines that
+        repeat an episode of the earlier ones, read again whole (as ``navdtw compare`` reads it)."""
+        copy = self._mirror[f]
+        before = self._taken.get(f, b"")
+        lines = not whole_json(part)
+        if lines and before and part.startswith(before) and not whole_json(before):
+            copy.write_bytes(lines_as_list(part[len(before) :]))
+            try:
+                chunk = self._read(str(copy))
+            except ValueError:
+                chunk = None  # read whole below: its message numbers the entries as the file does
+            seen = {i for p in self._parts[f] for i in p.ids}
+            if chunk is not None and not seen & set(chunk.ids):
+                self._parts[f].append(chunk)
+                self._taken[f] = part
+                return
+        copy.write_bytes(lines_as_list(part) if lines else part)
+        self._parts[f] = [self._read(str(copy))]
+        self._taken[f] = part

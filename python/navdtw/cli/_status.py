@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .._decisions import DECISIONS, FOREIGN_LIMIT
+from .._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
 
 EXIT_SUCCESS = 0
 EXIT_FAILED = 1
@@ -19,7 +19,7 @@ EXIT_USAGE = 2
 EXIT_OUTPUT = 3
 EXIT_ALL_FAILED = 5
 EXIT_NOT_IN_ORDER = 19
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = INTERRUPTED  # 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {

@@ -7,7 +7,8 @@ frame.
 
 * References (``--references``) and predictions (``--predictions``): JSON Lines (one record per
   line), a JSON list of records, or a JSON object keyed by episode id whose values are records
-  or bare paths; gzipped or not. A record is ``{"episode_id": ..., "path": [[x, y, z], ...]}``
+  or bare paths (whole, or an episode a line: ``{episode_id: path}`` per line); gzipped or not.
+  A record is ``{"episode_id": ..., "path": [[x, y, z], ...]}``
   with, for a reference, the optional ``goal`` ([x, y, z]: where success is measured; default the
   path's last point), ``geodesic_distance`` (the start-to-goal shortest distance, metres, or
   ``Infinity``), ``path_id`` (episodes of one path share it) and ``scene``; for a prediction, the
@@ -218,24 +219,35 @@ def _entries(path_or_obj) -> tuple[list[tuple[str, Any]], str]:
     else:
         data, name = path_or_obj, INPUT
     if isinstance(data, list):
-        return [(f"{name}: entry {k}", e) for k, e in enumerate(data)], name
+        return _unkeyed([(f"{name}: entry {k}", e) for k, e in enumerate(data)]), name
     if isinstance(data, dict):
-        out = []
-        for k, (key, value) in enumerate(data.items()):
-            if isinstance(value, dict):
-                if "episode_id" in value and str(value["episode_id"]) != str(key):
-                    raise ValueError(
-                        f"{name}: entry {k} (key {named(key)}): 'episode_id' {value['episode_id']!r} differs"
-                    )
-                value = {**value, "episode_id": key}
-            else:
-                value = {"episode_id": key, "path": value}
-            out.append((f"{name}: entry {k}", value))
-        return out, name
+        return [_keyed(key, value, f"{name}: entry {k}") for k, (key, value) in enumerate(data.items())], name
     raise ValueError(
         f"{name}: expected JSON Lines of records, a JSON list of records or an object keyed by "
         f"episode_id, got {type(data).__name__}"
     )
+
+
+def _keyed(key, value, at: str) -> tuple[str, Any]:
+    """One entry of the object form ``{episode_id: record or path}`` as a record."""
+    if isinstance(value, dict):
+        if "episode_id" in value and str(value["episode_id"]) != str(key):
+            raise ValueError(f"{at} (key {named(key)}): 'episode_id' {value['episode_id']!r} differs")
+        return at, {**value, "episode_id": key}
+    return at, {"episode_id": key, "path": value}
+
+
+def _unkeyed(entries: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The entries of JSON Lines or of a list, with a line of the object form (VLN-CE's
+    ``{episode_id: [steps]}`` written an episode a line) read as its records."""
+    out = []
+    for at, e in entries:
+        keyed = isinstance(e, dict) and e and not {"episode_id", "path"} & e.keys()
+        if keyed and all(isinstance(v, (list, dict)) for v in e.values()):
+            out += [_keyed(key, value, at) for key, value in e.items()]
+            continue
+        out.append((at, e))
+    return out
 
 
 def _json_lines(text: str, name: str) -> list[tuple[str, Any]]:
@@ -249,7 +261,7 @@ def _json_lines(text: str, name: str) -> list[tuple[str, Any]]:
             raise ValueError(f"{name}: line {n}: malformed JSON at column {exc.colno}: {exc.msg}") from None
         except (RecursionError, ValueError):
             raise ValueError(f"{name}: line {n}: JSON nested too deeply or a number with too many digits") from None
-    return out
+    return _unkeyed(out)
 
 
 def _record(entry, at: str) -> dict[str, Any]:

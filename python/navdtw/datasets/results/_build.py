@@ -72,6 +72,7 @@ def build(
         constants = _constants(read.values, read.kept, read.directions, read.rates, mapping, raw.n, notes)
     as_read = {k: v.copy() for k, v in read.values.items()}
     kept = _policy(read.values, read.kept, raw, entry, ids, errors)
+    _unweighted(read.values, notes)
     checks, expected, summary = _cross_check(raw, as_read, read.values, notes)
     return {
         "source": raw.name,
@@ -428,6 +429,18 @@ def extend(
     if not seen.isdisjoint(part["ids"]):
         raise Reread("an id read before")
     return part
+
+
+def _unweighted(values: Mapping[str, np.ndarray], notes: list[str]) -> None:
+    """The note on a pooled ratio whose weight column the table lacks (a table's ``isr`` without
+    ``subtasks``): its mean can only be the rows' plain mean, not the evaluator's ratio."""
+    for m in values:
+        rec = registry.get(m) if m in registry.names() else None
+        if rec is not None and rec.weight is not None and rec.weight not in values:
+            notes.append(
+                f"{m!r} is a pooled ratio weighted by {rec.weight!r}, which the table lacks: its mean is the plain "
+                "mean of the rows, not the evaluator's ratio"
+            )
 
 
 def _cross_check(
