@@ -617,6 +617,9 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     w = Watch(order, runs, metrics=["sr"])
     assert w.run(once=True) == "chosen" and w.message.startswith("c2 is the best")
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
+    # what the choice targets, and what it cost: (300 + 500 + 200) / (3 x 1000) of the episodes
+    assert "on sr on this split (the highest mean over all episodes;" in w.message
+    assert "; 33% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
 
 
 def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
@@ -1311,3 +1314,39 @@ def test_a_path_not_yet_complete_is_not_out_of_order(tmp_path):
         h.write(row("505_0", 1) + "\n")
     w.poll()
     assert "1 finished out of order wait" in "\n".join(w.lines())
+
+
+# --------------------------------------------------------------------------------------------
+# a broken order (issue 34): said, with exit status 20, never decided on
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("navdtw._core", fromlist=["x"]).WorConfidenceSequence, "emptied"),
+    reason="a stale build of the compiled core (without `emptied`): rebuild navdtw",
+)
+def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
+    from navdtw.cli import main
+    from navdtw.sequential import NotRandomOrder
+
+    ids = [f"e{k}" for k in range(300)]
+    sr = [0.0] * 120 + [1.0] * 180  # the evaluator's own order: every failure first
+    (tmp_path / "order.txt").write_text("\n".join(ids) + "\n")  # an id list in that order, no seed
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(row(i, v) + "\n" for i, v in zip(ids, sr)))
+    w = Watch(load_order(tmp_path / "order.txt"), {"run": Follower(run, name="run")}, metrics=["sr"], width=0.02)
+    with pytest.raises(NotRandomOrder, match=r"^run: the values are not in a uniformly random order: on sr, no "
+                       r"candidate mean is left \(every split mean is ruled out\), after 1\d\d values of the order "
+                       r"order.txt \(an id list without a seed\); its intervals would be wrong"):  # fmt: skip
+        w.poll()
+    assert w.decision == "undecided"
+    capsys.readouterr()
+    code = main(["watch", str(run), "--order", str(tmp_path / "order.txt"), "--width", "0.02", "--once"])
+    out, err = capsys.readouterr()
+    assert code == 20 and "decided" not in out
+    assert err.startswith("navdtw watch: error: run: the values are not in a uniformly random order")
+    assert err.count("\n") == 1 and err.endswith("\n")  # one line
+    # the same values in a random order of navdtw order: no such word, and decided as before
+    order = random_order(300, 11)
+    (tmp_path / "random.txt").write_text("\n".join(ids[k] for k in order) + "\n")
+    assert main(["watch", str(run), "--order", str(tmp_path / "random.txt"), "--width", "0.5", "--once"]) == 10

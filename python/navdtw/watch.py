@@ -47,7 +47,7 @@ from .datasets.results import ResultsTable
 from .datasets.results.episode_log import LogMeta, log_meta
 from .datasets.results.layouts import shard_of
 from .order import Order
-from .sequential import ConfidenceSequence, Interval, paired_bounds
+from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, NotRandomOrder, paired_bounds
 
 __all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part", "unfinished"]
 
@@ -521,8 +521,9 @@ class Watch:
             raise ValueError("no metric to decide on (--metric)")
         if width is not None and not width > 0:
             raise ValueError(f"--width must be > 0, not {width}")
-        # The error is shared out over the metrics (one run) or the runs (checkpoints).
+        # The error is shared out over the metrics (one run) or the runs (checkpoints); the order's check over all.
         self.share = alpha / (len(runs) if self.question == "checkpoints" else len(self.metrics))
+        self.check_share = CHECK_ALPHA / (len(runs) * len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
         self._in_order = frozenset(order.ids)
         self._unit_of = {i: k for k, u in enumerate(order.units) for i in u}
@@ -559,7 +560,8 @@ class Watch:
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)
-            run.tracks[m] = _Track(m, ConfidenceSequence(n, bounds=bounds, alpha=self.share), self.share)
+            cs = ConfidenceSequence(n, bounds=bounds, alpha=self.share, check_alpha=self.check_share)
+            run.tracks[m] = _Track(m, cs, self.share)
 
     def poll(self) -> bool:
         """Reads every run's new results and feeds the new complete prefix of the order.
@@ -575,6 +577,8 @@ class Watch:
             More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
             order (the message says how many and names the first), or a run's navdtw episode log
             was written for another order or split (the message names both).
+        ~navdtw.sequential.NotRandomOrder
+            A run's values are not in a uniformly random order (the message says what, when, which order).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -621,6 +625,7 @@ class Watch:
                 run.fed += sum(1 for u in units[run.done : k] for i in u if i in have)
             moved |= k > run.done
             run.done = k
+            NotRandomOrder.check(run.name, {m: t.cs for m, t in run.tracks.items()}, self.order)
             run.next_unit = sum(1 for i in units[k] if i in have) if k < len(units) else 0
             run.waiting = run.in_order - run.fed
         if moved or self.decision == "undecided":
@@ -740,12 +745,15 @@ class Watch:
                 self.runs[n].eliminated = True
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
+        done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
+        cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%)"
         if len(live) == 1:
-            self._set("chosen", f"{live[0]} is the best on {m} ({share})", _show({n: ivs[n] for n in ivs}))
+            head = f"{live[0]} is the best on {m} on this split (the highest mean over all episodes; {share}); {cost}"
+            self._set("chosen", head, _show({n: ivs[n] for n in ivs}))
         elif self.width is not None and max(ivs[n].upper for n in live) - min(ivs[n].lower for n in live) <= self.width:
             self._set(
                 "tied-checkpoints",
-                f"{', '.join(live)} are within {self.width:g} on {m} ({share})",
+                f"{', '.join(live)} are within {self.width:g} on {m} on this split ({share}); {cost}",
                 _show({n: ivs[n] for n in live}),
             )
 

@@ -13,7 +13,7 @@ from .. import _options, _parser
 from .._files import same
 from .._output import term
 from .._parser import PROG
-from .._status import EXIT_NOT_IN_ORDER, UserError
+from .._status import EXIT_NOT_IN_ORDER, EXIT_NOT_RANDOM, UserError
 
 DESCRIPTION = (
     "Follow the results (or the trajectories) an evaluation is writing, in the order of navdtw order,\n"
@@ -247,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
     """Internal: follows the runs until the decision; its exit status is the decision's."""
     from ...datasets import DATASETS
     from ...order import load_order
+    from ...sequential import NotRandomOrder
     from ...watch import Follower, NotInOrder, Watch
 
     kind = DATASETS.get(args.dataset)
@@ -309,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
     except NotInOrder as exc:  # the wrong population: refused, never decided on
         print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
         return EXIT_NOT_IN_ORDER
+    except NotRandomOrder as exc:  # the intervals' condition fails: never decided on
+        print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
+        return EXIT_NOT_RANDOM
     except ValueError as exc:
         raise UserError(_watch_hint(args, exc)) from None
     except KeyboardInterrupt:
