@@ -39,6 +39,7 @@ def test_every_script_is_checked():
         "bench_startup.py",
         "bench_stats.py",
         "bench_suite.py",
+        "bench_watch.py",
     ]
 
 

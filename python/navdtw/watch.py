@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
+from ._following import Growing, whole_json
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named
 from ._watch_view import state, summary, view
@@ -94,14 +95,14 @@ def complete_part(data: bytes) -> bytes | None:
         with contextlib.suppress(ValueError, RecursionError):
             return data if json.loads(data) else None  # a whole document; an empty one holds nothing yet
         first = head.split(b"\n", 1)
-        if len(first) < 2 or not _whole_json(first[0]):
+        if len(first) < 2 or not whole_json(first[0]):
             return None  # a document being written (its first line is not a whole value)
     else:
         rows = [line for line in data.split(b"\n")[:-1] if line.strip()]
         return data[: data.rfind(b"\n") + 1] if len(rows) > 1 else None  # CSV: a header alone holds nothing yet
     cut = data.rfind(b"\n") + 1
     tail = data[cut:]
-    return data if tail.strip() and _whole_json(tail) else (data[:cut] or None)
+    return data if tail.strip() and whole_json(tail) else (data[:cut] or None)
 
 
 def unfinished(data: bytes, part: bytes | None) -> str:
@@ -126,22 +127,6 @@ def unfinished(data: bytes, part: bytes | None) -> str:
         return "nothing complete yet (a first line or a document being written)" if data.strip() else ""
     tail = data[len(part) :] if data.startswith(part) else b""
     return f"a last line being written ({len(tail)} bytes, no newline yet)" if tail.strip() else ""
-
-
-def _lines_as_list(part: bytes) -> bytes:
-    """JSON Lines as a JSON list of the same records (the readers of trajectories take lists)."""
-    with contextlib.suppress(ValueError, RecursionError):
-        json.loads(part)
-        return part  # a whole document already
-    return b"[" + b",\n".join(line for line in part.split(b"\n") if line.strip()) + b"]"
-
-
-def _whole_json(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 @dataclass(frozen=True)
@@ -188,7 +173,7 @@ class Episodes:
         return cls(table.source, list(table.ids), dict(table.values), frozenset(table.rates), notes=table.notes)
 
 
-class Follower:
+class Follower(Growing):
     """One run, read as it is written: its results (or its trajectories, scored) so far.
 
     Every look mirrors the complete part of the run's files (:func:`complete_part`) into a private
@@ -198,7 +183,11 @@ class Follower:
     one file per episode, StreamVLN's summary line, ...); trajectories through their kind's
     matcher and :func:`navdtw.evaluate`, file by file: the lines appended to a JSON Lines file are
     matched and scored on their own (each episode once), any other change reads the file again
-    whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
+    whole. A look reads only what was written since the last one (``incremental``): the lines
+    appended to each JSON Lines file (by byte offset) and the files added to a folder, put into
+    the copies and read by the results reader that follows them (``ResultsBenchmark.follow``), or
+    matched and scored on their own and joined to the run's episodes; a file truncated or
+    rewritten is read whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
     so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
     complete yet, and a rank's file not written yet, are waited for.
 
@@ -219,12 +208,33 @@ class Follower:
         The convention scored (default: the kind's).
     threshold : float, optional
         The success distance in metres for trajectories (default 3.0).
+    incremental : bool, optional
+        Read results tables as they grow (default): what was appended to a JSON Lines file since
+        the last look (by byte offset; an incomplete last line is read again from its start next
+        time) and the files added to a folder, each shard by its own state; a file truncated or
+        rewritten, and a change a whole read decides from every row, read the run whole
+        (:class:`navdtw.datasets.results.ResultsBenchmark`'s ``follow``). False: every change
+        reads the run whole (the reference the incremental reading is tested against).
+    restat : int, optional
+        A folder's files whose contents were complete are looked at again this many a look (in
+        turn), besides the files added and those still being written: a file rewritten in place
+        is seen within ``files / restat`` looks (default 256; every look for a smaller folder).
+
+    Attributes
+    ----------
+    added : Episodes or None
+        After a :meth:`poll` that changed the run: the episodes it added, every earlier one
+        unchanged (an incremental read); None when the run was read whole.
 
     Raises
     ------
     ValueError
         A kind that cannot score a part of its split.
     """
+
+    _Episodes = Episodes
+    _complete_part = staticmethod(complete_part)
+    _unfinished_of = staticmethod(unfinished)
 
     def __init__(
         self,
@@ -234,6 +244,8 @@ class Follower:
         bench: Benchmark | None = None,
         convention: str | None = None,
         threshold: float = 3.0,
+        incremental: bool = True,
+        restat: int = 256,
     ) -> None:
         from .datasets import DATASETS
         from .datasets import open as open_dataset
@@ -258,9 +270,10 @@ class Follower:
         self._seen: dict[Path, tuple[int, int, int]] = {}
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
         self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
-        self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+        self._taken: dict[Path, bytes | bytearray] = {}  # trajectories: each file's complete part scored so far
         self._unfinished: dict[Path, str] = {}  # a file's part still being written, for the view
         self._logs: dict[Path, LogMeta | None] = {}  # each file's navdtw log metadata (None: not a log)
+        self._start_growing(incremental, restat)
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
@@ -317,6 +330,9 @@ class Follower:
             or entry, an id in two shards, an episode not in the split (the message names the file
             and the entry).
         """
+        self.added = None
+        if self._grow:
+            return self._poll_grown()
         found = self._files()
         if found is None:
             return False
@@ -376,60 +392,24 @@ class Follower:
         more = f" (and {len(notes) - 2} more files)" if len(notes) > 2 else ""
         return "; ".join(notes[:2]) + more
 
-    def _score_file(self, f: Path, part: bytes) -> None:
-        """Trajectories of one file: the JSON lines added since the last look matched and scored on
-        their own (each episode once); a whole document, a file rewritten otherwise, or lines that
-        repeat an episode of the earlier ones, read again whole (as ``navdtw compare`` reads it)."""
-        copy = self._mirror[f]
-        before = self._taken.get(f, b"")
-        lines = not _whole_json(part)
-        if lines and before and part.startswith(before) and not _whole_json(before):
-            copy.write_bytes(_lines_as_list(part[len(before) :]))
-            try:
-                chunk = self._read(str(copy))
-            except ValueError:
-                chunk = None  # read whole below: its message numbers the entries as the file does
-            seen = {i for p in self._parts[f] for i in p.ids}
-            if chunk is not None and not seen & set(chunk.ids):
-                self._parts[f].append(chunk)
-                self._taken[f] = part
-                return
-        copy.write_bytes(_lines_as_list(part) if lines else part)
-        self._parts[f] = [self._read(str(copy))]
-        self._taken[f] = part
-
-    def _joined(self, files: list[Path]) -> Episodes:
-        """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
-        owner: dict[str, Path] = {}
-        parts = [(f, p) for f in files for p in self._parts.get(f, ())]
-        if not parts:
-            return Episodes(self.name, [], {}, frozenset())
-        for f, part in parts:
-            for i in part.ids:
-                if i in owner:
-                    raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
-                owner[i] = f
-        common = set.intersection(*(set(p.values) for _, p in parts))
-        return Episodes(
-            self.name,
-            [i for _, p in parts for i in p.ids],
-            {m: np.concatenate([p.values[m] for _, p in parts]) for m in common},
-            frozenset(m for _, p in parts for m in p.rates),
-            frozenset(i for _, p in parts for i in p.unscored),
-            tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
-        )
-
     def _read(self, what: Any) -> Episodes:
         """The mirrored files through the data set's reader and scorer, as ``navdtw compare``."""
-        from .registry import nonfinite_policy
-
         bench = self.bench
         partial = {"partial": True} if bench.matches_partial else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a part of the split: that is the point
             matched = bench.match(what, convention=self.convention, **partial)
+            return self._episodes(matched)
+
+    def _episodes(self, matched: Any) -> Episodes:
+        """The episodes of what the data set's matcher gave, scored."""
+        from .registry import nonfinite_policy
+
+        bench = self.bench
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
             scores = bench.evaluate(matched, convention=self.convention, threshold=self.threshold)
-        ids = [str(i) for i in matched.ids]
+        ids = matched.ids if bench.kind.reads_scores else [str(i) for i in matched.ids]  # a table's are str
         values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=self.name)
         unscored = frozenset() if bench.kind.reads_scores else frozenset(map(str, matched.left_out))
         return Episodes(
@@ -466,6 +446,9 @@ class _Run:
     foreign: list[str] = field(default_factory=list)  # its ids that are not episodes of the order
     tracks: dict[str, _Track] = field(default_factory=dict)
     eliminated: bool = False
+    values: dict[str, dict[str, float]] | None = None  # metric -> id -> value, of the table read
+    in_order: int = 0  # its ids that are episodes of the order
+    fed: int = 0  # its ids in the units fed
 
 
 def _unit_value(values: Mapping[str, float], unit: Sequence[str]) -> float:
@@ -542,6 +525,7 @@ class Watch:
         self.check_share = CHECK_ALPHA / (len(runs) * len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
         self._in_order = frozenset(order.ids)
+        self._unit_of = {i: k for k, u in enumerate(order.units) for i in u}
         self._against_values: dict[str, dict[str, float]] = {}
         if against is not None:
             for m in self.metrics:
@@ -605,9 +589,22 @@ class Watch:
             table = run.follower.table
             if table is None:
                 continue
-            self._check_foreign(run, table)
-            self._ensure_tracks(run, table)
-            values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+            fresh = run.follower.added
+            if fresh is not None and run.values is not None:  # episodes added, the others unchanged
+                foreign = [i for i in fresh.ids if i not in self._in_order]
+                if foreign:
+                    self._check_foreign(run, table)
+                for m in self.metrics:
+                    run.values[m].update(zip(fresh.ids, fresh.values[m].tolist()))
+                run.in_order += len(fresh.ids) - len(foreign)
+                run.fed += sum(1 for i in fresh.ids if self._unit_of.get(i, len(self.order)) < run.done)
+            else:
+                self._check_foreign(run, table)
+                self._ensure_tracks(run, table)
+                run.values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+                run.in_order = len(table.ids) - len(run.foreign)
+                run.fed = -1  # counted below
+            values = run.values
             have = values[self.metrics[0]]
             k = run.done
             units = self.order.units
@@ -621,12 +618,15 @@ class Watch:
                     base = self._against_values[m]
                     new = [v - _unit_value(base, u) for v, u in zip(new, units[run.done : k])]
                 track.cs.extend(new)
+            if run.fed < 0:
+                run.fed = sum(1 for u in units[:k] for i in u if i in have)
+            else:
+                run.fed += sum(1 for u in units[run.done : k] for i in u if i in have)
             moved |= k > run.done
             run.done = k
             NotRandomOrder.check(run.name, {m: t.cs for m, t in run.tracks.items()}, self.order)
             run.next_unit = sum(1 for i in units[k] if i in have) if k < len(units) else 0
-            fed = {i for u in units[:k] for i in u}
-            run.waiting = sum(1 for i in table.ids if i not in fed and i in self._in_order)
+            run.waiting = run.in_order - run.fed
         if moved or self.decision == "undecided":
             self._decide()
         return moved

@@ -490,6 +490,8 @@ class PositionsBenchmark(Benchmark):
         if self.axes is not None and max(self.axes) >= self.dim:
             raise ValueError(f"--dims {dims} needs 3-D points; {self.name} has {self.dim}-D points")
         self.ids = [r["episode_id"] for r in self.records]
+        #: each episode id's position in ``ids`` (a watch matches a few episodes at a time)
+        self.index = {eid: k for k, eid in enumerate(self.ids)}
         for r in self.records:
             sets = [r["goals"]] if "goals" in r else [sub["goals"] for sub in r.get("subtasks", ())]
             for g in sets:
@@ -783,10 +785,12 @@ def match_predictions(
     """
     pred_name = Path(predictions).name if is_path(predictions) else INPUT
     records = load_positions(predictions)
-    index = {eid: k for k, eid in enumerate(bench.ids)}
-    wrong = other_split(pred_name, [r["episode_id"] for r in records], bench.name, bench.ids, "episode_id")
-    if wrong:
-        raise ValueError(wrong)
+    index = bench.index
+    # some id of the references: not another split's (other_split's answer, without its set of every id)
+    if not any(r["episode_id"] in index for r in records):
+        wrong = other_split(pred_name, [r["episode_id"] for r in records], bench.name, bench.ids, "episode_id")
+        if wrong:
+            raise ValueError(wrong)
     unknown = [r for r in records if r["episode_id"] not in index]
     if unknown:
         more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
@@ -796,12 +800,13 @@ def match_predictions(
     if d != bench.dim:
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
     by_id = {r["episode_id"]: r for r in records}
-    missing = [eid for eid in bench.ids if eid not in by_id]
-    if missing and not partial:
+    missing = [] if partial else [eid for eid in bench.ids if eid not in by_id]
+    if missing:
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {few(missing)} of the {len(bench.ids)} episodes of {bench.name}"
         )
-    chosen = np.array([k for k, eid in enumerate(bench.ids) if eid in by_id], dtype=np.int64)
+    # the references predicted, in the references' order (a part of them: what is new in a watch)
+    chosen = np.array(sorted(index[eid] for eid in by_id), dtype=np.int64)
     ordered = [by_id[bench.ids[k]] for k in chosen]
     conv = as_convention(convention)
     frame = bench._frame_of(convention)
