@@ -100,7 +100,7 @@ def test_positions_predictions_off_by_one(tmp_path):
     bench = ds.open("positions", references=tmp_path / "refs.json")
     shifted = [{"episode_id": str(int(r["episode_id"]) + 1), "path": r["path"]} for r in refs]
     (tmp_path / "run.json").write_text(json.dumps(shifted))
-    with pytest.raises(ValueError, match=r"no such episode in refs.json; the split's first episode 1 has no row"):
+    with pytest.raises(ValueError, match=r"no such episode in refs.json"):
         bench.match(tmp_path / "run.json")
     # a run of the same ids as the split's, each trajectory its neighbour's: the starts say it
     (tmp_path / "run.json").write_text(json.dumps([{**s, "episode_id": str(int(s["episode_id"]) % 30 + 1)}

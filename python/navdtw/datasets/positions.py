@@ -57,7 +57,6 @@ from ._common import (
     make_split_index,
     malformed,
     read_text,
-    shifted_ids_hint,
     stop_rule,
 )
 from ._goals import MODALITIES, goal_list, path_length, point_goal_distances, stop_on_success, subtask_table
@@ -794,8 +793,7 @@ def match_predictions(
     unknown = [r for r in records if r["episode_id"] not in index]
     if unknown:
         more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
-        hint = shifted_ids_hint([r["episode_id"] for r in records], bench.ids)
-        raise ValueError(f"{unknown[0]['where']}: no such episode in {bench.name}{more}{hint}")
+        raise ValueError(f"{unknown[0]['where']}: no such episode in {bench.name}{more}")
     d = records[0]["path"].shape[1]
     if d != bench.dim:
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
