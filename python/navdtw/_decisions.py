@@ -24,5 +24,11 @@ DECISIONS: dict[str, tuple[int, str]] = {
 #: order of another data set, ids off by one: a decision would be on the wrong population).
 FOREIGN_LIMIT = 10
 
+#: ``navdtw.order.off_by_one`` and the start check of trajectories: the fewest integer ids judged,
+#: and the share of them that must fit the neighbouring episodes (id minus or plus one) to say
+#: the ids are off by one (false alarms on real runs: benchmarks/bench_off_by_one.py).
+OFF_BY_ONE_MIN = 20
+OFF_BY_ONE_SHARE = 0.8
+
 #: The exit status of a ``navdtw watch`` ended by Ctrl-C (the ``exit_status`` of the state it writes).
 INTERRUPTED = 130

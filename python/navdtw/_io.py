@@ -127,6 +127,103 @@ def atomic_write_json(path: PathLike, obj: Any, *, indent: int = 2) -> Path:
 #: The manifest of an output folder: the files navdtw last wrote there and their SHA-256.
 MANIFEST = ".navdtw-outputs.json"
 
+#: Windows only: the file locked for the folder (POSIX locks the folder itself, leaving no file).
+LOCK = ".navdtw-outputs.lock"
+
+_held: dict[str, int] = {}  # the folders this process has locked -> how deep (the lock is re-entrant)
+
+
+@contextlib.contextmanager
+def folder_lock(out: PathLike) -> Iterator[None]:
+    """Holds the output folder ``out`` for this process while it checks and switches files (the
+    manifest and the outputs): a second navdtw command writing into the same folder at the same
+    time waits, with an :class:`OutputWarning` saying so, and goes on when the first is done, so
+    that neither reads the other's switch half done (nor undoes it as a cut-short one).
+
+    POSIX: an exclusive ``flock`` on the folder itself (released by the system when the process
+    ends, even when killed; advisory: only navdtw takes it). Windows: ``msvcrt.locking`` of the
+    first byte of :data:`LOCK` in the folder, retried every 0.1 s (released likewise when the
+    process ends). Where neither can be taken (a file system without locks), nothing is held.
+    Re-entrant within a process."""
+    key = os.path.abspath(os.fspath(out))
+    if _held.get(key):
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
+    release = _acquire(Path(key))
+    _held[key] = 1
+    try:
+        yield
+    finally:
+        _held.pop(key, None)
+        release()
+
+
+def _waiting(out: Path) -> None:
+    warnings.warn(
+        f"{out}: another navdtw command is writing into this output folder; waiting for it to finish",
+        OutputWarning,
+        stacklevel=4,
+    )
+
+
+def _acquire(out: Path):
+    """Takes the folder's lock (waiting, and saying so, when another process holds it); returns
+    what releases it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return _acquire_windows(out)
+    try:
+        fd = os.open(out, os.O_RDONLY)
+    except OSError:
+        return lambda: None  # no folder yet (it is made later), or not openable: nothing to hold
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _waiting(out)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:  # a file system without flock: go on unlocked, as before
+        os.close(fd)
+        return lambda: None
+    except BaseException:
+        os.close(fd)
+        raise
+    return lambda: os.close(fd)  # closing the last descriptor releases the lock
+
+
+def _acquire_windows(out: Path):  # pragma: no cover - Windows
+    import msvcrt
+    import time
+
+    try:
+        f = open(out / LOCK, "a+b")  # noqa: SIM115 - held open until released
+    except OSError:
+        return lambda: None
+    said = False
+    while True:
+        try:
+            f.seek(0)
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+            break
+        except OSError:
+            if not said:
+                _waiting(out)
+                said = True
+            time.sleep(0.1)
+
+    def release() -> None:
+        with contextlib.suppress(OSError):
+            f.seek(0)
+            msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
+        f.close()
+
+    return release
+
 
 def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -> None:
     """Refuses to replace a file the user owns: of ``names`` (and the manifest), a file that
@@ -144,9 +241,14 @@ def check_replaceable(out: Path, names: Sequence[str], *, force: bool = False) -
     OutputWarning
         when an earlier switch into ``out`` was cut short and is undone first (:func:`recover_switch`).
     """
+    with folder_lock(out):
+        _check_replaceable(out, names, force)
+
+
+def _check_replaceable(out: Path, names: Sequence[str], force: bool) -> None:
     note = recover_switch(out)
     if note:
-        warnings.warn(note, OutputWarning, stacklevel=2)
+        warnings.warn(note, OutputWarning, stacklevel=3)
     listed = read_manifest(out)
     for name in [MANIFEST, *names]:
         path = out / name
@@ -255,7 +357,13 @@ def commit_outputs(out: Path, data: dict[str, bytes], remove: Sequence[str] = ()
     """Switches ``data`` (name -> bytes, the manifest last) into ``out`` and removes ``remove``, as
     one step: on any failure (a write, a rename, an interruption) ``out`` is left as it was, and
     the :class:`OutputError` names the real output; after a kill, the next call of
-    :func:`check_replaceable` on ``out`` puts it back (:data:`JOURNAL`)."""
+    :func:`check_replaceable` on ``out`` puts it back (:data:`JOURNAL`). Holds the folder's lock
+    (:func:`folder_lock`)."""
+    with folder_lock(out):
+        return _commit_outputs(out, data, remove)
+
+
+def _commit_outputs(out: Path, data: dict[str, bytes], remove: Sequence[str]) -> list[Path]:
     umask = os.umask(0)
     os.umask(umask)
     token = secrets.token_hex(4)  # in the names of this switch's temporary files: .NAME.TOKEN.*.tmp
@@ -413,18 +521,19 @@ def output_folder(out: PathLike, *, force: bool = False) -> Iterator[Path]:
     try:
         yield stage
         names = sorted(p.name for p in stage.iterdir() if p.is_file() and p.name != MANIFEST)
-        check_replaceable(out, names, force=force)
-        data = {n: (stage / n).read_bytes() for n in names}
-        files = {
-            n: h
-            for n, h in (read_manifest(out) or {}).items()
-            if n not in data and (out / n).is_file() and sha256_of(out / n) == h
-        }
-        files.update({n: hashlib.sha256(b).hexdigest() for n, b in data.items()})
-        from . import __version__
+        with folder_lock(out):  # the check, the manifest read and the switch: no other command between
+            check_replaceable(out, names, force=force)
+            data = {n: (stage / n).read_bytes() for n in names}
+            files = {
+                n: h
+                for n, h in (read_manifest(out) or {}).items()
+                if n not in data and (out / n).is_file() and sha256_of(out / n) == h
+            }
+            files.update({n: hashlib.sha256(b).hexdigest() for n, b in data.items()})
+            from . import __version__
 
-        manifest = {"navdtw_version": __version__, "files": files}
-        data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
-        commit_outputs(out, data)
+            manifest = {"navdtw_version": __version__, "files": files}
+            data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
+            commit_outputs(out, data)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

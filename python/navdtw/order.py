@@ -33,12 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ._decisions import OFF_BY_ONE_MIN, OFF_BY_ONE_SHARE
 from ._io import atomic_write_bytes, atomic_write_json, atomic_write_text, check_replaceable, output_folder
 from ._typing import PathLike
 from .datasets import SplitIndex, split_index
 from .datasets._common import not_found, read_text
 
-__all__ = ["Order", "load_order", "random_order", "write_order"]
+__all__ = ["Order", "load_order", "off_by_one", "random_order", "write_order"]
 
 
 @dataclass(frozen=True)
@@ -291,3 +292,59 @@ def _need_file(path: Path) -> None:
 def positions(order: Order) -> dict[str, int]:
     """Each episode id's unit position in the order."""
     return {i: k for k, unit in enumerate(order.units) for i in unit}
+
+
+def off_by_one(order: Order, ids, *, done: int = 0) -> str | None:
+    """Whether a run that follows ``order`` writes its episode ids shifted by one (a 0-based
+    counter written as a 1-based id, or the reverse): then its results are another episode's, yet
+    with the ranges overlapping (ids 2..N+1 for an order of 1..N) nearly every id is an episode of
+    the order. A run that follows the order holds mostly the order's first episodes; shifted by
+    one, its ids are mostly *not* among them, while each id minus (or plus) one is.
+
+    Judged on integer ids only, and only where it can be: at least 20 ids and fewer than the whole
+    order (a complete run's ids, shifted or not, cover the same range). The prefix looked at is
+    the order's first ``1.25 n + 10`` episodes (workers finish out of order). It says so when at
+    least 80% of the ids shifted by one fall in that prefix and fewer than half as many as written
+    do (false alarms on real runs: ``benchmarks/bench_off_by_one.py``).
+
+    Parameters
+    ----------
+    order : Order
+        The order the run follows.
+    ids : iterable of str
+        The run's episode ids so far.
+    done : int, optional
+        The units of the order the run has finished as a prefix: when they are half its ids or
+        more, most of it is in order and nothing is looked at (the cheap case of every look).
+
+    Returns
+    -------
+    str or None
+        What was found (``"its ids look off by one: 57 of its 60 ids, each minus 1, are among
+        the order's first 85 episodes, against 3 as written; ..."``), or None.
+    """
+    ids = list(ids)
+    if 2 * done >= len(ids):
+        return None
+    present = [int(i) for i in map(str, ids) if _is_int(i)]
+    every = order.ids
+    n = len(present)
+    if n < OFF_BY_ONE_MIN or n >= len(every) or not all(_is_int(i) for i in every[: min(len(every), 50)]):
+        return None
+    m = min(len(every), int(1.25 * n) + 10)
+    prefix = {int(i) for i in every[:m] if _is_int(i)}
+    as_written = sum(1 for i in present if i in prefix)
+    for d in (1, -1):
+        shifted = sum(1 for i in present if i - d in prefix)
+        if shifted >= OFF_BY_ONE_SHARE * n and as_written < 0.5 * shifted:
+            return (
+                f"its ids look off by one: {shifted} of its {n} ids, each {'minus' if d > 0 else 'plus'} 1, are "
+                f"among the order's first {m} episodes, against {as_written} as written; results written under "
+                "the next (or previous) episode's id would be decided on the wrong episodes: fix the ids the "
+                "evaluator writes (a 0-based counter against 1-based ids?)"
+            )
+    return None
+
+
+def _is_int(text: str) -> bool:
+    return isinstance(text, str) and text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")

@@ -46,16 +46,15 @@ from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.episode_log import LogMeta, log_meta
 from .datasets.results.layouts import shard_of
-from .order import Order
+from .order import Order, off_by_one
 from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, NotRandomOrder, paired_bounds
 
 __all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part", "unfinished"]
 
 
 class NotInOrder(ValueError):
-    """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
-    or every one, are not in it, or its navdtw episode log was written for another order or split
-    (``navdtw watch`` exit status 19)."""
+    """A run's results are not episodes of the order (``navdtw watch`` exit status 19): foreign ids,
+    ids off by one (:func:`navdtw.order.off_by_one`), a log of another order or split."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -644,10 +643,10 @@ class Watch:
         """Counts the run's ids that are not episodes of the order: a few are reported (the view,
         the state); more than :data:`FOREIGN_LIMIT`, or every id, stop the watch."""
         run.foreign = [i for i in table.ids if i not in self._in_order]
-        if not run.foreign:
-            return
+        if (shifted := off_by_one(self.order, table.ids, done=run.done)) is not None:
+            raise NotInOrder(f"{run.name}: {shifted}")
         n, k = len(table.ids), len(run.foreign)
-        if k <= FOREIGN_LIMIT and k < n:
+        if k == 0 or (k <= FOREIGN_LIMIT and k < n):
             return
         of = f"{self.order.source}" + (f" (of {self.order.split})" if self.order.split else "")
         why = (

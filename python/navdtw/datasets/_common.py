@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from .._decisions import OFF_BY_ONE_SHARE
 from .._messages import few, named
 from .._typing import PathLike
 from ..paths import Paths
@@ -519,7 +520,38 @@ class MatchedEpisodes:
         return (
             f"{source}: {len(ids)} of {len(self)} trajectories do not start at their reference's start "
             f"({named(self.id_name)} {few(ids)}); they are scored as they are (--strict refuses them)"
+            + self._shifted_starts(bad)
         )
+
+    def _shifted_starts(self, bad: np.ndarray) -> str:
+        """When most trajectories start elsewhere and, with integer ids, at least 80% of those start
+        where the episode whose id is one less (or more) starts: the ids are off by one (each
+        trajectory is the neighbouring episode's), said; else ``""``."""
+        if len(bad) < max(10, len(self) // 2):
+            return ""
+        index = {}
+        for k, i in enumerate(self.ids):
+            text = str(i)
+            if not (text.isascii() and text.isdigit()):
+                return ""
+            index[int(text)] = k
+        r0, q0 = self.references.first(), self.queries.first()
+        for d in (1, -1):
+            pairs = [(k, index[int(str(self.ids[k])) - d]) for k in bad.tolist() if int(str(self.ids[k])) - d in index]
+            if len(pairs) < OFF_BY_ONE_SHARE * len(bad):
+                continue
+            k, j = (np.array(v, dtype=np.intp) for v in zip(*pairs))
+            if self.references.is_nodes:
+                same = r0[j] == q0[k]
+            else:
+                same = np.linalg.norm(r0[j].astype(np.float64) - q0[k], axis=1) <= 1e-6
+            if int(same.sum()) >= OFF_BY_ONE_SHARE * len(bad):
+                side = "less" if d > 0 else "more"
+                return (
+                    f"; {int(same.sum())} of them start where the episode whose id is one {side} starts: ids off "
+                    "by one? (each trajectory would be scored against another episode's reference)"
+                )
+        return ""
 
     @property
     def distances(self) -> list[np.ndarray] | None:
@@ -598,3 +630,27 @@ def trajectory_viewpoints(traj, where: str) -> list[str]:
         else:
             raise ValueError(f"{where}: trajectory[{j}] must be [viewpoint, heading, elevation], got {step!r}")
     return vps
+
+
+def shifted_ids_hint(ids, split_ids) -> str:
+    """Internal: the end of a message about ids that are not episodes of a split, when they look
+    shifted by one (a run's ids 2..N+1 for a split of 1..N: every row another episode's): with
+    integer ids, each id that is not an episode is one more (or less) than an episode, and the
+    split's first (or last) id has no row. ``""`` otherwise."""
+    ids = [str(i) for i in ids]
+    split = [str(i) for i in split_ids]
+    if not all(i.isascii() and i.isdigit() for i in ids) or not all(i.isascii() and i.isdigit() for i in split):
+        return ""
+    known = {int(i) for i in split}
+    have = {int(i) for i in ids}
+    unknown = have - known
+    if not known or not unknown:
+        return ""
+    for d, end in ((1, min(known)), (-1, max(known))):
+        if end not in have and all(u - d in known for u in unknown):
+            what, side = ("first", "more") if d > 0 else ("last", "less")
+            return (
+                f"; the split's {what} episode {end} has no row and each id that is not an episode is one {side} "
+                "than one: ids off by one? (every row would be another episode's)"
+            )
+    return ""

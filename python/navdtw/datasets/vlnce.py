@@ -39,6 +39,7 @@ from ._common import (
     malformed,
     points_array,
     read_text,
+    shifted_ids_hint,
     source,
     stop_rule,
 )
@@ -476,7 +477,8 @@ def match_predictions(
             extra = sum(1 for p in predictions if episode_of(str(p)) is None)
             more = f" ({extra} such entries)" if extra > 1 else ""
             what = "instruction_id" if id_keys.get(key) == "instruction_id" else "id"
-            raise ValueError(f"{pred_name}: entry {k} ({what} {named(key)}): no such episode in {ep_name}{more}")
+            hint = shifted_ids_hint(predictions, ids) if what == "id" else ""
+            raise ValueError(f"{pred_name}: entry {k} ({what} {named(key)}): no such episode in {ep_name}{more}{hint}")
         if eid in keyed:
             raise ValueError(f"{pred_name}: entry {k} (id {named(key)}): a second prediction for episode {named(eid)}")
         keyed[eid] = pts

@@ -323,8 +323,8 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
     expand : callable, optional
         ``expand(text)`` expands variables in each name (default: none).
     check_shards : bool, optional
-        Take the rank shards of one run as one run (default True); False keeps every file (the
-        files of one run: ``shards``).
+        Take the rank shards of one run as one run (default True); False keeps every file and
+        folder (the files and chunks' folders of one run: ``shards``).
 
     Returns
     -------
@@ -351,16 +351,15 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
             pattern = Path(text) if Path(text).is_absolute() else root / text
             anchor = Path(pattern.anchor)
             matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
-            # a navdtw episode log's metadata beside its ranks' files is not results
-            found = [p for p in matched if p.is_file() and not is_meta_file(p)] or [
-                p for p in matched if p.is_dir() and check_shards
-            ]
+            # a navdtw episode log's metadata beside its ranks' files is not results; folders: runs (or
+            # the chunks' folders of one run: shards)
+            found = [p for p in matched if p.is_file() and not is_meta_file(p)] or [p for p in matched if p.is_dir()]
             if not found:
                 raise ValueError(f"no file matches {item!r} (in {named(pattern.parent)})")
             out += found
             continue
         path = (root / text).resolve()
-        if not (path.is_file() or (check_shards and path.is_dir())):
+        if not (path.is_file() or path.is_dir()):
             raise ValueError(f"predictions file not found: {named(path)}")
         out.append(path)
     twice = [p for p in dict.fromkeys(out) if out.count(p) > 1]

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._io import MANIFEST, check_replaceable, commit_outputs, protected, read_manifest, sha256_of
+from .._io import MANIFEST, check_replaceable, commit_outputs, folder_lock, protected, read_manifest, sha256_of
 from .._optional import import_optional
 from .config import Suite
 from .scoring import DatasetRun, warning_record
@@ -121,8 +121,9 @@ def write_outputs(
         "files": {n: hashlib.sha256(b).hexdigest() for n, b in data.items()},
     }
     data[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
-    check_replaceable(out, names, force=force)
-    return commit_outputs(out, data, results["outputs"]["removed"])
+    with folder_lock(out):  # another navdtw command writing here waits (and says so)
+        check_replaceable(out, names, force=force)
+        return commit_outputs(out, data, results["outputs"]["removed"])
 
 
 def _report_module():

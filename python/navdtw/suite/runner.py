@@ -110,7 +110,8 @@ def run(
     warned: list[dict[str, Any]] = []
     runs: list[DatasetRun] = []
     total = sum(len(paths) for files in suite.agents.values() for paths in files.values())
-    bar = _Bar(total + len(suite.datasets), "suite", progress)
+    who = command[1] if command is not None and len(command) > 1 else "suite"  # the bar names the command
+    bar = _Bar(total + len(suite.datasets), f"navdtw {who}" if command else who, progress)
     last_tables = next((s.name for s in reversed(suite.datasets.values()) if s.kind.reads_scores), None)
     t = (time.perf_counter(), time.process_time())
     try:
@@ -516,13 +517,16 @@ def _is_glob(text: str) -> bool:
 
 
 class _Bar:
-    """A tqdm progress bar when tqdm is installed and ``enabled``, else nothing."""
+    """A tqdm progress bar when tqdm is installed and ``enabled``, else nothing. On a terminal it is
+    cleared when done; elsewhere (``2>&1 | tee log``) its last state stays and ends its line, so
+    what is printed next starts a line of its own."""
 
     def __init__(self, total: int, desc: str, enabled: bool) -> None:
         self._bar = None
         tqdm = import_optional("tqdm.auto", "a progress bar", errors="ignore") if enabled else None
         if tqdm is not None:
-            self._bar = tqdm.tqdm(total=total, desc=desc, unit="run", leave=False, file=sys.stderr)
+            tty = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+            self._bar = tqdm.tqdm(total=total, desc=desc, unit="run", leave=not tty, file=sys.stderr)
 
     def step(self, text: str = "") -> None:
         if self._bar is not None:

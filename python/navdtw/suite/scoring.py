@@ -47,6 +47,9 @@ class DatasetRun:
         against the rows (:func:`summary_record`; ``results.json``'s ``evaluator_summaries``).
     baseline: the random-walk baseline's means (empty without one).
     result: this data set's entry of ``results.json`` (empty when it failed).
+    tables: the (agent, file) of every results table read.
+    lacking: a column mapped by ``columns`` -> the (agent, file, table) of the tables that lack it
+        (:attr:`navdtw.datasets.results.ResultsTable.unmapped`).
     """
 
     spec: DatasetSpec
@@ -63,6 +66,8 @@ class DatasetRun:
     summaries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     result: dict[str, Any] = field(default_factory=dict)
+    tables: list[tuple[str, Path]] = field(default_factory=list)
+    lacking: dict[str, list[tuple[str, Path, Any]]] = field(default_factory=dict)
 
 
 def one_line(text: str) -> str:
@@ -160,6 +165,7 @@ def score_agents(run: DatasetRun, suite: Suite, failures: list, warned: list, st
                     run.values[agent] = {m: _mean_over_runs(x) for m, x in stacked.items()}
                 ids_of[agent] = ids
                 scans_of[agent] = scans
+    _unmapped(run, suite, ids_of, scans_of, failures, warned)
     if ids_of:
         _align(run, suite, ids_of, scans_of, failures, warned)
     keys: dict[str, None] = {}
@@ -265,6 +271,10 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
     except (ValueError, KeyError, OSError) as exc:
         failures.append(failure_record(agent, spec.name, file, exc))
         return None
+    if spec.kind.reads_scores:
+        run.tables.append((agent, file))
+        for col in getattr(matched, "unmapped", ()):
+            run.lacking.setdefault(col, []).append((agent, file, matched))
     notes = [*matched.notes, *(str(w.message) for w in caught if issubclass(w.category, UserWarning))]
     if suite.path is not None:
         notes = [_in_suite_words(n, spec.kind) for n in notes]
@@ -279,6 +289,42 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
         if k not in run.info:
             run.info[k] = metric_info(k) if k in _registry_names() or k not in scores else record_info(scores.metric(k))
     return file, matched, ids, values, list(matched.scans)
+
+
+def _unmapped(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures: list, warned: list) -> None:
+    """The ``columns`` mappings applied where a table has the column: the tables that lack one are
+    said once per column (a warning); a column that no table read has fails the data set, once,
+    naming the first table's columns (its agents are not scored)."""
+    from .._messages import listed, named
+
+    spec = run.spec
+    if not run.lacking:
+        return
+    option = "columns" if suite.path is not None else "--column"  # a suite file's key, or the option
+    none = [c for c, where in run.lacking.items() if len(where) == len(run.tables)]
+    if none:
+        agent, file, table = run.lacking[none[0]][0]
+        have = [*table.columns, *table.ignored]
+        more = f" (nor {listed(none[1:])})" if len(none) > 1 else ""
+        message = (
+            f"{option}: no table has the column {named(none[0])}{more}; {agent}'s {file.name} has {listed(have, 12)}"
+        )
+        failures.append(failure_record(None, spec.name, None, ValueError(message)))
+        for agent in list(run.values):  # nothing is compared on a mapping that applies nowhere
+            for d in (run.values, run.matched, run.files, run.runs, ids_of, scans_of):
+                d.pop(agent, None)
+        return
+    for col, where in run.lacking.items():
+        names = [f"{agent} ({file.name})" for agent, file, _ in where]
+        warned.append(
+            warning_record(
+                None,
+                spec.name,
+                None,
+                f"{option}: the column {named(col)} is mapped in the tables that have it; {len(where)} of the "
+                f"{len(run.tables)} tables lack it: {listed(names, 5)}",
+            )
+        )
 
 
 def _in_suite_words(note: str, kind) -> str:

@@ -61,6 +61,8 @@ def build(
         return f"{raw.entry(k)} ({named(id_name)} {named(ids[k])})"
 
     labels = _labels(raw, id_name, select, path_column)
+    unmapped = tuple(c for c in mapping if c not in raw.columns) if errors is not None else ()
+    mapping = {c: t for c, t in mapping.items() if c not in unmapped}  # a suite says which tables lack it
     mapping, settings = _layout_columns(raw, mapping, labels.reserved, entry, notes)
     targets = _targets(_candidates(raw.columns, labels.reserved, mapping, notes), mapping, raw.name, notes)
     read = _values(raw, targets, percent, entry, notes)
@@ -94,6 +96,7 @@ def build(
         "checks": tuple(checks),
         "expected": expected,
         "summary": summary,
+        "unmapped": unmapped,
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..._io import sha256_of
 from ..._messages import few, named
 from ...metrics import Scores
+from .._common import shifted_ids_hint
 from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
@@ -308,7 +309,10 @@ class ResultsBenchmark(Benchmark):
         if len(unknown) == len(ids) > 1:  # a table of another split (val_seen given with val_unseen)
             raise ValueError(other_split(table.source, table.ids, split.name, split.ids, table.id_name))
         if unknown:
-            raise ValueError(f"{table.source}: {named(table.id_name)} {few(unknown)}: not episodes of {split.name}")
+            raise ValueError(
+                f"{table.source}: {named(table.id_name)} {few(unknown)}: not episodes of {split.name}"
+                + shifted_ids_hint(ids, split.ids)
+            )
         if len(set(ids)) != len(ids):
             twice = [i for i, c in Counter(ids).items() if c > 1]
             raise ValueError(f"{table.source}: episodes of {split.name} with two rows (under two ids): {few(twice)}")

@@ -380,25 +380,35 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None, kee
     """Internal: one run's files (:func:`~navdtw.datasets.results.shards.files_of`) read as one table, each file's
     summary records taken out and its layout recognised. ``keep`` (reading a run as it grows): a
     dict given the files, each file's table and :class:`Tail` (None: read whole when it changes);
-    left empty for a folder of episode folders (read whole at every change)."""
-    from .shards import files_of
+    left empty for a folder of episode folders, or chunks' folders among the files (read whole at
+    every change)."""
+    from .shards import check_formats, distinct_names, files_of
 
     if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() and not is_store(Path(path)):
         lay = layouts.layout(layout) if layout is not None else layouts.tree_layout(path)
         if lay is not None and lay.tree is not None:
             return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
-    metas = {p: log_meta(p) for p in files.paths}
+    check_formats(files.paths, files.label)
+    metas = {p: None if p.is_dir() else log_meta(p) for p in files.paths}
     logs = [m for m in metas.values() if m is not None]
     mixed = one_run(logs)
     if mixed:
         raise ValueError(mixed)
-    if keep is None:
-        parts = [read_one(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
+    if keep is None or any(p.is_dir() and not is_store(p) for p in files.paths):
+        parts = [
+            gather(p, layout, recursive, id_column)
+            if p.is_dir() and not is_store(p)
+            else read_one(p, layout, id_column, log=metas[p] is not None)
+            for p in files.paths
+        ]  # a folder among the files: a chunk's folder of episode folders, read by its layout
     else:
         kept = [read_kept(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
         parts = [part for part, _ in kept]
         keep.update(files=files, parts=parts, tails=[tail for _, tail in kept], metas=list(metas.values()))
+    if len(parts) > 1:
+        for part, name in zip(parts, distinct_names(files.paths)):
+            part.name = name  # entries name their file: chunk0/log/stats_7.json where chunk1/log has one too
     raw = parts[0] if len(parts) == 1 else concat_parts(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
     cut = [part.tail for part in parts if part.tail]

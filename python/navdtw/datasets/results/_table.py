@@ -99,6 +99,10 @@ class ResultsTable:
     summary:
         the evaluator's summary record checked: ``{"where"`` (its file and line), ``"layout"``,
         ``"project"``, ``"length"}``, or None when the file has none.
+    unmapped:
+        the columns of ``columns`` (the option) this table lacks, left unapplied: only when read
+        with ``errors`` (a suite says once which tables lack a column, and fails when none has it);
+        without ``errors`` a missing column is an error.
     """
 
     source: str
@@ -121,6 +125,7 @@ class ResultsTable:
     checks: tuple[dict[str, Any], ...] = ()
     expected: int | None = None
     summary: dict[str, Any] | None = None
+    unmapped: tuple[str, ...] = ()
 
     #: no graphs and no paths: a results table holds scores, not trajectories
     graphs = None
@@ -304,7 +309,9 @@ def load_results(
     errors:
         if given, a column whose values break the non-finite policy (a NaN no formula defines) is
         left out of the table and its message stored here (``{metric: message}``) instead of
-        raised, as :func:`navdtw.registry.nonfinite_policy` does (a suite fails that column only).
+        raised, as :func:`navdtw.registry.nonfinite_policy` does (a suite fails that column only);
+        a column of ``columns`` the table lacks is then not an error either: it is listed in the
+        table's ``unmapped`` (a suite maps it where a table has it).
 
     Returns
     -------

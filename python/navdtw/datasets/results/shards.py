@@ -1,7 +1,9 @@
 """One run's results from several files: which files a source names, and whether they are one run.
 
 A source is one file, a folder (its files; its subfolders' only when asked), a glob pattern, or a
-list of files. A file named ``<stem>_r{rank}_w{world}<ext>`` is one DDP rank's share of a run (ETPNav
+list of files. One run written in chunks (``chunk0/log``, ``chunk1/log``) is a list of folders, or a
+pattern that matches folders (``"chunk*/log"``): each folder's files are the run's, each read with
+its layout. A file named ``<stem>_r{rank}_w{world}<ext>`` is one DDP rank's share of a run (ETPNav
 writes one per rank): the run is every rank's file, so naming one rank names them all, and a missing
 rank is an error that names it. navdtw's own per-episode log
 (:mod:`~navdtw.datasets.results.episode_log`) is named so; the metadata file beside each rank's log
@@ -18,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..._messages import named, quoted
+from ..._messages import listed, named, quoted
 from ..._typing import PathLike
 from .episode_log import is_meta_file
-from .layouts import LAYOUTS, recognise, shard_of
+from .layouts import LAYOUTS, recognise, shard_of, tree_layout
 
 __all__ = ["Files", "files_of", "one_run_as_agents"]  # Listing: internal (navdtw watch)
 
@@ -87,23 +89,15 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
         if is_store(path):
             return Files((path,), path.name)
         if path.is_dir():
-            found = sorted(
-                p
-                for p in (path.rglob("*") if recursive else path.iterdir())
-                if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent) and not is_meta_file(p))
-            )
-            if not found:
-                more = "" if recursive else " (its subfolders are read with --recursive)"
-                raise ValueError(f"{named(path)}: a folder without files{more}")
+            found = _folder_files(path, recursive)
             return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
         if _GLOB.search(text) and not path.exists():
-            found = sorted(
-                Path(p)
-                for p in glob.glob(text, recursive=recursive)
-                if (Path(p).is_file() and not is_meta_file(p)) or is_store(Path(p))
-            )
+            matched = sorted(Path(p) for p in glob.glob(text, recursive=recursive))
+            found = [p for p in matched if (p.is_file() and not is_meta_file(p)) or is_store(p)]
+            if not found and any(p.is_dir() for p in matched):  # chunks' folders: "chunk*/log"
+                return _of_folders([p for p in matched if p.is_dir()], recursive, named(text))
             if not found:
-                raise ValueError(f"no file matches {named(text)}")
+                raise ValueError(f"no file or folder matches {named(text)}")
             return _checked(tuple(found), path.name, f"{len(found)} files of one run ({path.name})")
         if not path.is_file():
             raise FileNotFoundError(f"{named(path)}: no such file")
@@ -118,9 +112,128 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
     if not paths:
         raise ValueError("an empty list of files")
     for p in paths:
-        if not (p.is_file() or is_store(p)):
-            raise FileNotFoundError(f"{named(p)}: no such file")
+        if not (p.is_file() or p.is_dir()):
+            raise FileNotFoundError(f"{named(p)}: no such file or folder")
+    if any(p.is_dir() and not is_store(p) for p in paths):  # chunks' folders (and files) of one run
+        return _of_folders(paths, recursive, "")
     return _checked(tuple(paths), f"{paths[0].name} and {len(paths) - 1} more" if len(paths) > 1 else paths[0].name, "")
+
+
+def _folder_files(path: Path, recursive: bool) -> list[Path]:
+    """A folder's files (and stores), sorted; its subfolders' only when ``recursive``."""
+    found = sorted(
+        p
+        for p in (path.rglob("*") if recursive else path.iterdir())
+        if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent) and not is_meta_file(p))
+    )
+    if not found:
+        more = "" if recursive else " (its subfolders are read with --recursive)"
+        raise ValueError(f"{named(path)}: a folder without files{more}")
+    return found
+
+
+def _of_folders(paths: Sequence[Path], recursive: bool, label: str) -> Files:
+    """One run in several folders (and files): each folder's files, in order; a folder of episode
+    folders (:func:`~.layouts.tree_layout`) stays a folder, read whole by its layout."""
+    found: list[Path] = []
+    folders = [p for p in paths if p.is_dir() and not is_store(p)]
+    for p in paths:
+        if p.is_dir() and not is_store(p) and tree_layout(p) is None:
+            found += _folder_files(p, recursive)
+        else:
+            found.append(p)
+    names = distinct_names(folders)
+    if not label:
+        label = " and ".join(f"{n}/" for n in names) if len(names) <= 2 else f"{names[0]}/ and {len(paths) - 1} more"
+    how = f"{len(found)} files of one run in {len(folders)} folders ({listed(names, 4)})"
+    return _checked(tuple(found), label, how)
+
+
+def distinct_names(paths: Sequence[PathLike]) -> list[str]:
+    """Internal: how messages name each of several files: the shortest end of its path that no other file's
+    path ends with (``stats_7.json``; ``chunk0/log/stats_7.json`` where ``chunk1/log`` has one too).
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files.
+
+    Returns
+    -------
+    list of str
+        One name per file, in order, ``/``-separated.
+    """
+    parts = [Path(os.path.abspath(p)).parts for p in paths]
+    depth = [1] * len(parts)
+    while True:
+        ends = [tuple(q[-d:]) for q, d in zip(parts, depth)]
+        counts = Counter(ends)
+        grow = [k for k, e in enumerate(ends) if counts[e] > 1 and depth[k] < len(parts[k])]
+        if not grow:
+            return ["/".join(e) if e[0] != os.sep else os.sep + "/".join(e[1:]) for e in ends]
+        for k in grow:
+            depth[k] += 1
+
+
+#: a file's format as the readers find it from its first bytes (what one run's files must share)
+_FORMATS = {"PAR1": "Parquet", "[": "JSON", "{": "JSON"}
+
+
+def _format_of(path: Path) -> str:
+    if is_store(path):
+        return "LMDB"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return "unreadable"
+    if head[:4] == b"PAR1":
+        return "Parquet"
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not text:
+        return "empty"
+    if text[0] in "[{":
+        return "JSON"
+    if path.name.lower().removesuffix(".gz").endswith(".tsv"):
+        return "TSV"
+    first = text.split("\n", 1)[0]
+    return "CSV" if "," in first or "\t" in first else "text"
+
+
+def check_formats(paths: Sequence[Path], label: str) -> None:
+    """Internal: one run's files are in one format (JSON or JSON Lines, CSV, TSV, Parquet, LMDB),
+    found from each file's first bytes; otherwise one message naming each format's files and what
+    to give.
+
+    Raises
+    ------
+    ValueError
+        Files of several formats (a README beside the results: ``text``).
+    """
+    if len(paths) < 2:
+        return
+    by: dict[str, list[int]] = {}
+    for k, p in enumerate(paths):
+        by.setdefault(_format_of(Path(p)), []).append(k)
+    if len(by) < 2:
+        return
+    names = distinct_names(paths)
+    other = ("text", "empty", "gzip", "unreadable")  # not a results format of their own
+    order = sorted(by, key=lambda f: (f in other, -len(by[f])))
+    what = "; ".join(f"{f}: {listed([names[k] for k in by[f]], 3)}" for f in order)
+    largest = order[0]
+    ext = {Path(names[k]).suffix for k in by[largest]}
+    hint = (
+        f" (e.g. the {largest} files alone: {quoted(str(Path(paths[by[largest][0]]).parent / ('*' + ext.pop())))})"
+        if len(ext) == 1 and largest not in other
+        else ""
+    )
+    raise ValueError(
+        f"{label}: the files of one run are in different formats ({what}); a run's files share one format: "
+        f"give those of the run{hint}"
+    )
 
 
 def _visible_file(p: Path, root: Path) -> bool:
