@@ -183,6 +183,7 @@ def test_every_data_set_kind_has_a_page():
 NUMPYDOC_MODULES = (
     "navdtw",
     "navdtw._config",
+    "navdtw.anchored",
     "navdtw.baseline",
     "navdtw.cli",
     "navdtw.datasets",

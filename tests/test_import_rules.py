@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw._optional",
         ),
     ),
-    ("engine", ("navdtw.paths", "navdtw.engine")),
+    ("engine", ("navdtw.paths", "navdtw.engine", "navdtw.anchored")),
     (
         "model",
         (
@@ -288,9 +288,9 @@ def _tree_with(tmp_path: Path, module: str, code: str) -> Path:
         ("navdtw.baseline", "from .metrics import _check_inputs\n", private_name_violations, "private name"),
         (
             "navdtw.plot",
-            "from . import engine\nengine._method(None, None)\n",
+            "from . import engine\nengine._nonneg_int(None, None)\n",
             private_name_violations,
-            "engine._method",
+            "engine._nonneg_int",
         ),
         ("navdtw.reward", "from .paths import Paths\nPaths._x\n", private_name_violations, "Paths._x"),
         ("navdtw.datasets.r2r", "from ..paths import as_paths as _as\n", private_name_violations, "a private alias"),

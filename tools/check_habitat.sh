@@ -58,11 +58,8 @@ if got != sys.argv[1]:
     sys.exit(f"check_habitat.sh: numpy changed from {sys.argv[1]} to {got}")
 PY
 
-# The suite outside the source tree (as check_wheel.sh: tests/, pyproject.toml, README.md,
-# CITATION.cff and docs/ for the documentation tests).
-mkdir -p "$WORK/suite"
-cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CHANGELOG.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
-find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
+# The suite outside the source tree (tools/suite_copy.sh: tests/ and the files the tests read).
+"$ROOT/tools/suite_copy.sh" "$WORK" >/dev/null
 if [[ -z "${NAVDTW_DATA:-}" && -d "$ROOT/../shared/data" ]]; then
     NAVDTW_DATA="$(cd "$ROOT/../shared/data" && pwd)"
 fi

@@ -70,11 +70,8 @@ REPAIRED=("$WORK"/wheelhouse/navdtw-*.whl)
 step "repaired wheel: $(basename "$REPAIRED")"
 "$TOOLS" "$ROOT/tools/check_dist.py" wheel "$REPAIRED"
 
-# The suite outside the source tree: tests/ plus the files tests read (pytest settings in
-# pyproject.toml, README.md, CITATION.cff and docs/ for the documentation tests). No python/ or cpp/.
-mkdir -p "$WORK/suite"
-cp -r "$ROOT/tests" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/CHANGELOG.md" "$ROOT/CITATION.cff" "$ROOT/docs" "$WORK/suite/"
-find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
+# The suite outside the source tree (tools/suite_copy.sh: tests/ and the files the tests read).
+"$ROOT/tools/suite_copy.sh" "$WORK" >/dev/null
 # conftest finds the real data beside the repository; the copy is elsewhere, so say where.
 if [[ -z "${NAVDTW_DATA:-}" && -d "$ROOT/../shared/data" ]]; then
     NAVDTW_DATA="$(cd "$ROOT/../shared/data" && pwd)"

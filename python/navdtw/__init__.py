@@ -33,11 +33,11 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from . import suite as suite
     from . import tours as tours
     from ._config import show_config as show_config
+    from .anchored import dtw_anchored as dtw_anchored
+    from .anchored import dtw_anchored_batch as dtw_anchored_batch
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
     from .engine import dtw as dtw
-    from .engine import dtw_anchored as dtw_anchored
-    from .engine import dtw_anchored_batch as dtw_anchored_batch
     from .engine import dtw_batch as dtw_batch
     from .engine import dtw_matrix as dtw_matrix
     from .engine import dtw_prefix as dtw_prefix
@@ -84,8 +84,6 @@ _NAMES = {
     **dict.fromkeys(
         (
             "dtw",
-            "dtw_anchored",
-            "dtw_anchored_batch",
             "dtw_batch",
             "dtw_matrix",
             "dtw_prefix",
@@ -97,6 +95,7 @@ _NAMES = {
         ),
         ".engine",
     ),
+    **dict.fromkeys(("dtw_anchored", "dtw_anchored_batch"), ".anchored"),
     **dict.fromkeys(("DistanceField", "GraphSet", "NavGraph"), ".graphs"),
     **dict.fromkeys(("CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluate"), ".metrics"),
     "Paths": ".paths",

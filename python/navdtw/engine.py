@@ -52,8 +52,6 @@ from .paths import Paths, as_path, as_paths, unchecked_paths
 
 __all__ = [
     "dtw",
-    "dtw_anchored",
-    "dtw_anchored_batch",
     "dtw_batch",
     "dtw_matrix",
     "dtw_prefix",
@@ -119,8 +117,8 @@ def _nonneg_int(value, name: str) -> int:
 PRECISIONS = ("double", "single")
 
 
-def _method(window, radius, precision="double") -> tuple[int, int, bool]:
-    """(window, radius, single) for the engine; -1 means none."""
+def method_codes(window, radius, precision="double") -> tuple[int, int, bool]:
+    """Internal: (window, radius, single) for the compiled engine, checked; -1 means none."""
     if window is not None and radius is not None:
         raise ValueError("window and radius are mutually exclusive: pick the band (window) or FastDTW (radius)")
     if not isinstance(precision, str) or precision not in PRECISIONS:
@@ -225,7 +223,8 @@ def _single_finite(path: np.ndarray, name: str) -> None:
         raise ValueError(_bad_point(name, row, path[row]))
 
 
-def _index_array(a, name: str, shape_hint: str) -> np.ndarray:
+def index_array(a, name: str, shape_hint: str) -> np.ndarray:
+    """Internal: an integer array as int64, refusing other dtypes and values beyond int64."""
     arr = np.asarray(a)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be an integer array {shape_hint}, got dtype {arr.dtype}")
@@ -254,7 +253,8 @@ def _check_mode(refs_nodes: bool, qry_nodes: bool, has_distances: bool) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _pair(reference, query, distances):
+def checked_pair(reference, query, distances):
+    """Internal: one pair's (reference, query, matrix or None), checked as every single-pair call does."""
     r = as_path(reference, "reference")
     q = as_path(query, "query")
     _check_mode(r.ndim == 1, q.ndim == 1, distances is not None)
@@ -320,13 +320,13 @@ def dtw(
         ``window`` or ``radius``, both of them, ``radius`` on node paths, an unknown
         ``precision``, ``precision="single"`` with ``radius``.
     """
-    r, q, m = _pair(reference, query, distances)
+    r, q, m = checked_pair(reference, query, distances)
     return _dtw_checked(r, q, m, window, radius, precision)
 
 
 def _dtw_checked(r: np.ndarray, q: np.ndarray, m: np.ndarray | None, window, radius, precision) -> float:
-    """DTW of one pair already checked by _pair."""
-    w, rad, _ = _method(window, radius, precision)
+    """DTW of one pair already checked by checked_pair."""
+    w, rad, _ = method_codes(window, radius, precision)
     ro = np.array([0, len(r)], dtype=np.int64)
     qo = np.array([0, len(q)], dtype=np.int64)
     if m is None:
@@ -452,8 +452,8 @@ def sdtw(
         ``threshold`` that is not finite and > 0.
     """
     threshold = check_threshold(threshold)
-    r, q, m = _pair(reference, query, distances)
-    _method(window, radius, precision)  # bad options are an error even when the episode failed
+    r, q, m = checked_pair(reference, query, distances)
+    method_codes(window, radius, precision)  # bad options are an error even when the episode failed
     if not _within(_end_distance(r[-1], q[-1], m), threshold, inclusive):
         return 0.0
     return float(ndtw_value(_dtw_checked(r, q, m, window, radius, precision), len(r), threshold))
@@ -488,7 +488,7 @@ def warping_path(reference, query, *, distances: Matrix | None = None) -> tuple[
         The path and matrix errors of :func:`dtw`; also paths whose DP table exceeds 2**32
         cells.
     """
-    r, q, m = _pair(reference, query, distances)
+    r, q, m = checked_pair(reference, query, distances)
     if m is None:
         value, path = _core.warping_path_points(r, q)
     else:
@@ -521,7 +521,7 @@ def dtw_prefix(reference, query, *, distances: Matrix | None = None) -> np.ndarr
     ValueError
         The path and matrix errors of :func:`dtw`.
     """
-    r, q, m = _pair(reference, query, distances)
+    r, q, m = checked_pair(reference, query, distances)
     if m is None:
         return _core.prefix_points(r, q)
     return _core.prefix_nodes(r, q, m)
@@ -563,7 +563,7 @@ class Batch:
         self.all_pairs = all_pairs
         nr, nq = len(self.refs), len(self.qrys)
         if pairs is not None:
-            p = _index_array(pairs, "pairs", "[B, 2]")
+            p = index_array(pairs, "pairs", "[B, 2]")
             if p.ndim != 2 or p.shape[1] != 2:
                 raise ValueError(f"pairs must have shape [B, 2] (reference index, query index), got {p.shape}")
             for col, n, what, many in ((0, nr, "reference", "references"), (1, nq, "query", "queries")):
@@ -588,7 +588,7 @@ class Batch:
                 if len(self.matrices) > 1:
                     raise ValueError("a sequence of distance matrices needs env= (one environment index per pair)")
             else:
-                e = _index_array(env, "env", "[B]")
+                e = index_array(env, "env", "[B]")
                 if e.ndim == 0:
                     e = np.full(self.size, int(e), dtype=np.int64)
                 if e.shape != (self.size,):
@@ -615,7 +615,7 @@ class Batch:
         return np.arange(nq, dtype=np.int64)
 
     def dtw(self, window, radius, workers, precision="double") -> np.ndarray:
-        w, rad, _ = _method(window, radius, precision)
+        w, rad, _ = method_codes(window, radius, precision)
         workers = resolve_workers(workers)
         r, q = self.refs, self.qrys
         if self.matrices is None:
@@ -881,224 +881,3 @@ def dtw_matrix(
         raise ValueError("dtw_matrix takes one [V, V] distance matrix (all pairs share an environment)")
     batch = Batch(references, queries, distances, None, None, all_pairs=True)
     return batch.dtw(window, radius, workers, precision).reshape(len(batch.refs), len(batch.qrys))
-
-
-# --------------------------------------------------------------------------------------------
-# anchored DTW
-# --------------------------------------------------------------------------------------------
-
-
-def _anchor_rows(a, name: str) -> np.ndarray:
-    """One pair's anchors as int64 ``[k, 2]`` (an empty sequence is no anchor)."""
-    if a is None:
-        return np.zeros((0, 2), dtype=np.int64)
-    arr = np.asarray(a)
-    if arr.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    arr = _index_array(arr, name, "[k, 2] of (reference index, query index)")
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape [k, 2] (reference index, query index), got {arr.shape}")
-    return arr
-
-
-def _anchor_csr(anchors, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Ragged anchors -> (values [A, 2], offsets [B + 1])."""
-    if isinstance(anchors, (str, bytes)) or not isinstance(anchors, (Sequence, np.ndarray)):
-        raise TypeError(f"anchors must be a sequence of [k, 2] index arrays, one per pair, got {shown(anchors)}")
-    if len(anchors) != size:
-        raise ValueError(f"anchors has {len(anchors)} entries but the batch has {size} pairs (one list per pair)")
-    # Fast path: every pair's anchors already [k, 2] integers (one concatenation, no loop).
-    try:
-        joined = np.concatenate(anchors) if size else None
-    except (ValueError, TypeError):
-        joined = None
-    if joined is not None and joined.ndim == 2 and joined.shape[1] == 2 and joined.dtype.kind in "iu":
-        offsets = np.zeros(size + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, anchors), dtype=np.int64, count=size), out=offsets[1:])
-        return np.ascontiguousarray(_index_array(joined, "anchors", "[k, 2]")), offsets
-    rows = [_anchor_rows(a, f"anchors[{b}]") for b, a in enumerate(anchors)]
-    offsets = np.zeros(size + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in rows], out=offsets[1:])
-    values = np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.int64)
-    return np.ascontiguousarray(values, dtype=np.int64), offsets
-
-
-def _check_exclusive(exclusive) -> bool:
-    if not isinstance(exclusive, (bool, np.bool_)):
-        raise TypeError(f"exclusive must be True or False, got {shown(exclusive)}")
-    return bool(exclusive)
-
-
-def dtw_anchored_batch(
-    references,
-    queries,
-    anchors,
-    *,
-    distances: DistancesArg = None,
-    env=None,
-    pairs=None,
-    window: int | None = None,
-    exclusive: bool = False,
-    workers: int = -1,
-) -> np.ndarray:
-    """DTW of many pairs, each alignment constrained to pass through given cells (metres).
-
-    An anchor ``(i, j)`` is a cell of the pair's DP table: reference point ``i`` aligned with
-    query point ``j``. The warping path always starts at ``(0, 0)`` and ends at
-    ``(|R| - 1, |Q| - 1)``; anchors need not repeat these corners. See the engine guide
-    (docs/engine.md, "Anchored DTW") for the definitions and why the result is exact.
-
-    Parameters
-    ----------
-    references, queries : Paths or sequence of array_like
-        The batch, as :func:`dtw_batch`.
-    anchors : sequence of array_like
-        One ``[k, 2]`` integer array of ``(reference index, query index)`` rows per pair, in path
-        order (both indices non-decreasing); ``k`` may be 0 (plain DTW).
-    distances : array_like or sequence of array_like, optional
-        One ``[V, V]`` matrix or a sequence of them (node paths), as :func:`dtw_batch`.
-    env : array_like, optional
-        The matrix of each pair, as :func:`dtw_batch`.
-    pairs : array_like, optional
-        ``[B, 2]`` (reference index, query index) rows, as :func:`dtw_batch`.
-    window : int or None, optional
-        Sakoe-Chiba band half-width in points, >= 0: a band of each stretch between consecutive
-        anchors, scaled to that stretch's lengths as :func:`dtw` scales it to a pair's.
-    exclusive : bool, optional
-        ``False`` (the default): the path passes through every anchor. ``True``: IVLN-CE's
-        window (``habitat_extensions/tour_ndtw.py``, ``window_align_func``, on dtw-python's
-        ``symmetric1``): an anchor ``(i, j)`` removes every other cell of reference row ``i``, so
-        reference point ``i`` is aligned with query point ``j`` alone; the start cell ``(0, 0)``
-        is never removed (dtw-python seeds it). At most one anchor per reference index.
-    workers : int, optional
-        Threads (-1 = all cores), as :func:`dtw_batch`; results are identical for every value.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 ``[B]``, one anchored DTW per pair (metres); ``inf`` where the constraints leave
-        no warping path (``exclusive=True`` only) or a needed node pair is unreachable.
-
-    Raises
-    ------
-    TypeError
-        As :func:`dtw_batch`; also ``anchors`` that are not a sequence of integer arrays, an
-        ``exclusive`` that is not a bool.
-    ValueError
-        As :func:`dtw_batch`, naming the path or pair; also ``anchors`` of another length than the
-        batch, an anchor not of shape ``[k, 2]``, and, naming ``anchors[b][k]``: an anchor out of
-        range of its pair's paths, anchors not in path order (not monotone), and, with
-        ``exclusive=True``, two anchors on one reference index.
-    """
-    exclusive = _check_exclusive(exclusive)
-    batch = Batch(references, queries, distances, env, pairs)
-    w, _, _ = _method(window, None)
-    workers = resolve_workers(workers)
-    av, ao = _anchor_csr(anchors, batch.size)
-    r, q = batch.refs, batch.qrys
-    if batch.matrices is None:
-        return _core.dtw_anchored_points(
-            r.values,
-            r.offsets,
-            q.values,
-            q.offsets,
-            av,
-            ao,
-            pairs=batch.pairs,
-            exclusive=exclusive,
-            window=w,
-            workers=workers,
-        )
-    return _core.dtw_anchored_nodes(
-        r.values,
-        r.offsets,
-        q.values,
-        q.offsets,
-        batch.matrices,
-        av,
-        ao,
-        env=batch.env,
-        pairs=batch.pairs,
-        exclusive=exclusive,
-        window=w,
-        workers=workers,
-    )
-
-
-def dtw_anchored(
-    reference,
-    query,
-    anchors,
-    *,
-    distances: Matrix | None = None,
-    window: int | None = None,
-    exclusive: bool = False,
-) -> float:
-    """DTW(R, Q) with the alignment constrained to pass through given cells (metres).
-
-    ``dtw_anchored(R, Q, [])`` is :func:`dtw`; each anchor ``(i, j)`` forces reference point
-    ``i`` to be aligned with query point ``j``. With the usual steps the constrained optimum splits
-    at every anchor, so it equals the sum of the DTWs of the stretches between consecutive anchors
-    minus the costs of the anchors counted twice (docs/engine.md, "Anchored DTW").
-
-    Parameters
-    ----------
-    reference, query : array_like
-        Two node paths (with ``distances``) or two coordinate paths, as :func:`dtw`.
-    anchors : array_like
-        ``[k, 2]`` integers, ``(reference index, query index)`` rows in path order (both
-        non-decreasing); ``[]`` for none. The corners ``(0, 0)`` and ``(|R| - 1, |Q| - 1)`` are on
-        every path and need not be given.
-    distances : array_like or None, optional
-        One ``[V, V]`` distance matrix for node paths, as :func:`dtw`.
-    window : int or None, optional
-        Sakoe-Chiba band half-width of each stretch between anchors, as
-        :func:`dtw_anchored_batch`.
-    exclusive : bool, optional
-        ``True``: IVLN-CE's window, each anchored reference point aligned with its query point
-        alone (see :func:`dtw_anchored_batch`).
-
-    Returns
-    -------
-    float
-        Anchored DTW in metres, >= :func:`dtw` of the same pair (up to rounding: joining the
-        stretches subtracts the anchors' costs, which can leave a result an ulp or so below
-        :func:`dtw` when the anchors lie on an optimal path); ``inf`` when no warping path
-        meets the constraints (``exclusive=True`` only) or a needed node pair is unreachable.
-
-    Raises
-    ------
-    TypeError
-        As :func:`dtw`; also anchors that are not integers, an ``exclusive`` that is not a bool.
-    ValueError
-        As :func:`dtw`; also anchors not of shape ``[k, 2]`` and, naming ``anchors[k]``: an anchor
-        out of range, anchors not in path order (not monotone), and, with ``exclusive=True``, two
-        anchors on one reference index.
-
-    Examples
-    --------
-    >>> import navdtw
-    >>> r = [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]]
-    >>> q = [[0.0, 0.0], [2.0, 0.0], [2.0, 0.0]]
-    >>> navdtw.dtw(r, q)
-    1.0
-    >>> navdtw.dtw_anchored(r, q, [[1, 2]])  # reference point 1 with query point 2: 1 m more
-    2.0
-    """
-    exclusive = _check_exclusive(exclusive)
-    r, q, m = _pair(reference, query, distances)
-    w, _, _ = _method(window, None)
-    av = _anchor_rows(anchors, "anchors")
-    ao = np.array([0, len(av)], dtype=np.int64)
-    ro = np.array([0, len(r)], dtype=np.int64)
-    qo = np.array([0, len(q)], dtype=np.int64)
-    try:
-        if m is None:
-            out = _core.dtw_anchored_points(r, ro, q, qo, av, ao, exclusive=exclusive, window=w, workers=1)
-        else:
-            out = _core.dtw_anchored_nodes(r, ro, q, qo, [m], av, ao, exclusive=exclusive, window=w, workers=1)
-    except ValueError as e:
-        if str(e).startswith("anchors[0]["):
-            raise ValueError("anchors[" + str(e)[len("anchors[0][") :]) from None
-        raise
-    return float(out[0])

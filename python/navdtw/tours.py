@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._messages import shown
-from .engine import MAX_COORDINATE, check_threshold, dtw_anchored_batch, resolve_workers
+from .anchored import dtw_anchored_batch
+from .engine import MAX_COORDINATE, check_threshold, resolve_workers
 
 __all__ = ["TOUR_CONVENTIONS", "TourScores", "tour_ndtw"]
 
