@@ -45,6 +45,13 @@ measurements=[navdtw_ndtw,navdtw_sdtw]``), or at run time
 habitat 0.1.7 / 0.2.x (yacs, VLN-CE and ETPNav): ``TYPE: NavdtwNDTW`` with upper-case keys
 (``SUCCESS_DISTANCE``, ``METHOD``, ``GT_PATH``, ``SPLIT``, ``UUID``). VLN-CE's ``FDTW`` key is not
 read: the method is ``METHOD`` (``exact`` unless it says ``fastdtw``).
+
+**The order in the loop.** :func:`order_episodes` puts an ``Env``'s or a ``Dataset``'s episodes
+(or one rank's share) in ``navdtw order``'s order in memory, without copying the split file;
+:func:`keep_order` sets the iterator options that keep it (:data:`ITERATOR_OPTIONS`: habitat's
+``EpisodeIterator`` with ``shuffle`` and ``group_by_scene`` off, no sampling, no scene-repeat
+limit), :func:`check_iterator_options` refuses options that break it, and :class:`OrderCheck`,
+called with each episode the loop starts, names an episode run out of the order and its position.
 """
 
 from __future__ import annotations
@@ -73,9 +80,18 @@ from ._measures import (
     StepsTaken,
     Trajectory,
 )
+from ._order import (
+    ITERATOR_OPTIONS,
+    OrderCheck,
+    check_iterator_options,
+    keep_order,
+    order_episodes,
+    order_share,
+)
 
 __all__ = [
     "CONFIGS",
+    "ITERATOR_OPTIONS",
     "NDTW",
     "SDTW",
     "NDTWMeasurementConfig",
@@ -85,6 +101,7 @@ __all__ = [
     "OracleNavigationErrorMeasurementConfig",
     "OracleSuccess",
     "OracleSuccessMeasurementConfig",
+    "OrderCheck",
     "PathLength",
     "PathLengthMeasurementConfig",
     "SDTWMeasurementConfig",
@@ -92,6 +109,10 @@ __all__ = [
     "StepsTakenMeasurementConfig",
     "Trajectory",
     "TrajectoryMeasurementConfig",
+    "check_iterator_options",
+    "keep_order",
+    "order_episodes",
+    "order_share",
 ]
 
 for _name, _type, _cls, _node in CONFIGS:
