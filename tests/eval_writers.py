@@ -342,6 +342,35 @@ def ivlnce(
     return per_episode, means
 
 
+def ivlnce_dtw_data(
+    folder: Path,
+    tours: dict[str, list[dict]],
+    gt: dict[str, dict[str, list[dict]]],
+    *,
+    ckpt: int = 12,
+    split: str = "val_unseen",
+) -> tuple[Path, Path]:
+    """IVLN-CE's files for scripts/t-ndtw.py: the agent's path as BaseVLNCETrainer._eval_checkpoint_iterative
+    (ivlnce_baselines/common/base_il_trainer.py) writes it, dtw_data = defaultdict(list) extended per
+    tour with each env's info["dtw_data"] (environments.py, append_dtw_step: {"position":
+    agent_state.position.tolist(), "phase", "episode_id"} per step), json.dump indent=2 to
+    dtw_data_ckpt_{ckpt}_{split}.json; and the ground truth as the trainer reads it
+    (EVAL.ITERATIVE_GT_PATHS, data/gt_ndtw.json: {split: {tour_id: [steps]}}). Returns both files."""
+    from collections import defaultdict
+
+    dtw_data: dict[str, list] = defaultdict(list)
+    for tour_id, steps in tours.items():
+        for s in steps:  # info["dtw_data"] of each episode, in the order the env ran it
+            dtw_data[tour_id].append({"position": s["position"], "phase": s["phase"], "episode_id": s["episode_id"]})
+    agent = folder / f"dtw_data_ckpt_{ckpt}_{split}.json"
+    with open(agent, "w") as f:
+        json.dump(dtw_data, f, indent=2)
+    gt_file = folder / "gt_ndtw.json"
+    with open(gt_file, "w") as f:
+        json.dump(gt, f)
+    return agent, gt_file
+
+
 def vlnpe(folder: Path, n: int, *, seed: int = 0, world: int = 3, task: str = "vln_pe_h1", split: str = "val_unseen"):
     """VLN-PE in InternNav: each rank's DataCollector.save_eval_result (internnav/evaluator/utils/
     data_collector.py) puts msgpack_numpy.packb({"info": ..., "finish_status": ..., "fail_reason": ...})
@@ -487,3 +516,62 @@ def traveluav(folder: Path, n: int, *, seed: int = 0) -> tuple[Path, dict[str, d
         (out / "object_description.json").write_text('{"object": "car"}')
         truth[name] = {"success": float(prex == "success_"), "oracle_success": float(prex != ""), "steps": frames - 1}
     return root, truth
+
+
+def lhvln_results(rng, n: int) -> list[dict]:
+    """Random ``result`` dicts of LH-VLN's ``HabitatAgent.validate`` as ``train.py`` reads them: per
+    subtask its success, ground-truth steps (``gt_step``), steps walked (``navigation_steps``), oracle
+    success, navigation error and ground-truth length (``gt_path``). Edge cases included: a task
+    without subtasks, zero-step subtasks, no step walked, zero lengths."""
+    out = []
+    for _ in range(n):
+        k = int(rng.choice([0, 1, 2, 3, 4, 5], p=[0.06, 0.14, 0.25, 0.25, 0.15, 0.15]))
+        gt_step = [int(x) for x in rng.integers(0, 30, k)]
+        if k and sum(gt_step) == 0:
+            gt_step[0] = 1  # LH-VLN's CGT divides by zero there (navdtw: NaN, tests/test_subtasks.py)
+        walked = [0] * k if rng.random() < 0.1 else [int(x) for x in rng.integers(0, 60, k)]
+        gt_path = [0.0 if rng.random() < 0.1 else round(float(x), 2) for x in rng.uniform(0, 12, k)]
+        errors = [round(float(x), 2) for x in rng.uniform(0, 6, k)]
+        out.append(
+            {
+                "successes": [bool(x) for x in rng.random(k) < 0.55],
+                "gt_step": gt_step,
+                "navigation_steps": walked,
+                "oracle_successes": [bool(x) for x in rng.random(k) < 0.7],
+                "navigation_errors": errors,
+                "gt_path": gt_path,
+            }
+        )
+    return out
+
+
+def lhvln(folder: Path, results: list[dict], *, split: str = "val_unseen") -> tuple[Path, list[dict]]:
+    """LH-VLN's per-episode records: train.py's validate_one_epoch calls
+    NavigationMetrics.add_sample (utils/metrics.py) once per episode with these arguments, computed
+    from the agent's ``result`` as written there (success = all(successes), gt_step = sum, path_step
+    = sum(navigation_steps), oracle_success = all(oracle_successes), navigation_error = the mean of
+    navigation_errors or 0, subtask_successes = successes, subtask_path_step = gt_step, gt_length =
+    gt_path, error_length = navigation_errors); LH-VLN keeps them in memory, so the run writes each
+    call as one JSON line with the episode's id. Returns the file and the add_sample arguments."""
+    calls = []
+    for r in results:
+        calls.append(
+            {
+                "success": all(r["successes"]),
+                "gt_step": sum(r["gt_step"]),
+                "path_step": sum(r["navigation_steps"]),
+                "oracle_success": all(r["oracle_successes"]),
+                "navigation_error": sum(r["navigation_errors"]) / len(r["navigation_errors"])
+                if len(r["navigation_errors"]) > 0
+                else 0,
+                "subtask_successes": r["successes"],
+                "subtask_path_step": r["gt_step"],
+                "gt_length": r["gt_path"],
+                "error_length": r["navigation_errors"],
+            }
+        )
+    path = folder / f"{split}.jsonl"
+    with open(path, "w") as f:
+        for k, c in enumerate(calls):
+            f.write(json.dumps({"episode_id": f"lh_{k}", **c}) + "\n")
+    return path, calls

@@ -27,6 +27,7 @@ def test_every_script_is_checked():
         "bench_habitat.py",
         "bench_marks.py",
         "bench_metrics.py",
+        "bench_ratio.py",
         "bench_results.py",
         "bench_reward.py",
         "bench_runs.py",

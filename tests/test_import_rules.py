@@ -61,6 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.reward",
             "navdtw.synthetic",
             "navdtw.tours",
+            "navdtw.subtasks",
         ),
     ),
     # what every reader shares, and the recognition of a file's shape that the readers' errors call

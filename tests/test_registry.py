@@ -48,10 +48,15 @@ def test_builtin_records_match_engine_and_metrics():
     assert registry.builtin_names() == registry.names()
     # navdtw.METRICS: the built-in metrics every pair of paths gets (no extra per-episode inputs)
     assert tuple(m for m in registry.builtin_names() if not registry.get(m).inputs) == navdtw.METRICS
-    assert set(registry.builtin_names()) - set(navdtw.METRICS) == {"gp", "rgs", "rgspl"}
+    lhvln = {"isr", "subtasks", "csr", "cgt", "tar", "tar_subtasks"}  # LH-VLN's, from its records
+    assert set(registry.builtin_names()) - set(navdtw.METRICS) == {"gp", "rgs", "rgspl", *lhvln}
     assert set(_core.STATS) >= {s for m in registry.metrics() for s in m.stats}
     rates = {m.name for m in registry.metrics() if m.rate}
-    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw", "rgs", "rgspl"}
+    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw", "rgs", "rgspl", "isr", "csr", "cgt", "tar"}
+    # the pooled ratios name their weights, which are metrics of their own
+    weighted = {m.name: m.weight for m in registry.metrics() if m.weight is not None}
+    assert weighted == {"isr": "subtasks", "tar": "tar_subtasks"}
+    assert all(w in registry.names() for w in weighted.values())
     metres = {m.name for m in registry.metrics() if m.unit == "m"}
     assert metres == {"pl", "ne", "one", "ad", "md", "dtw", "gp"}
     assert registry.get("pl").higher_is_better is None
@@ -386,3 +391,20 @@ def test_data_set_metrics_from_their_inputs():
     assert s["rgs"].tolist() == [1.0, 1.0, 0.0]
     assert s["rgspl"].tolist() == pytest.approx([0.6, 1.0, 0.0], abs=1e-15)
     assert s["gp"].tolist() == [2.5, -1.0, 0.0]
+
+
+def test_weight_names_another_column():
+    with pytest.raises(ValueError, match=r"metric 'x': weight must name another metric's column, got 'x'"):
+        registry.Metric("x", "X", lambda c: c.sr, weight="x")
+    with pytest.raises(ValueError, match=r"weight must name another metric's column, got 'a b'"):
+        registry.Metric("x", "X", lambda c: c.sr, weight="a b")
+    # Scores.summary pools a weighted metric; without its weight column it is the plain mean
+    rec = registry.Metric("x", "X", lambda c: c.sr, weight="w")
+    w = registry.Metric("w", "W", lambda c: c.sr)
+    conv = navdtw.CONVENTIONS["r2r"]
+    s = navdtw.Scores({"x": np.array([1.0, 0.0, 0.5]), "w": np.array([3.0, 1.0, 0.0])}, threshold=3.0,
+                      convention=conv, records={"x": rec, "w": w})  # fmt: skip
+    assert s.summary()["x"] == pytest.approx(0.75) and s.summary()["w"] == pytest.approx(4 / 3)
+    assert s.summary(by=["a", "a", "b"])["b"]["x"] != s.summary(by=["a", "a", "b"])["b"]["x"]  # NaN: no weight
+    alone = navdtw.Scores({"x": np.array([1.0, 0.0, 0.5])}, threshold=3.0, convention=conv, records={"x": rec})
+    assert alone.summary()["x"] == pytest.approx(0.5)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from . import registry as registry
     from . import report as report
     from . import stats as stats
+    from . import subtasks as subtasks
     from . import suite as suite
     from . import tours as tours
     from ._config import show_config as show_config
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every lazy name as a plain impor
     from .anchored import dtw_anchored_batch as dtw_anchored_batch
     from .datasets.matterport import load_connectivity as load_connectivity
     from .datasets.r2r import random_baseline as random_baseline
+    from .datasets.results.episode_log import EpisodeLog as EpisodeLog
     from .engine import dtw as dtw
     from .engine import dtw_batch as dtw_batch
     from .engine import dtw_matrix as dtw_matrix
@@ -71,6 +73,7 @@ _SUBMODULES = (
     "registry",
     "report",
     "stats",
+    "subtasks",
     "suite",
     "tours",
 )
@@ -81,6 +84,7 @@ _NAMES = {
     "show_config": "._config",
     "load_connectivity": ".datasets.matterport",
     "random_baseline": ".datasets.r2r",
+    "EpisodeLog": ".datasets.results.episode_log",
     **dict.fromkeys(
         (
             "dtw",
@@ -114,6 +118,7 @@ __all__ = [
     "METRICS",
     "Convention",
     "DistanceField",
+    "EpisodeLog",
     "GraphSet",
     "NDTWReward",
     "NavGraph",
@@ -140,6 +145,7 @@ __all__ = [
     "sdtw",
     "sdtw_batch",
     "show_config",
+    "subtasks",
     "tour_ndtw",
     "tours",
     "warping_path",

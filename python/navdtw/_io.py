@@ -80,17 +80,40 @@ def atomic_target(path: PathLike) -> Iterator[str]:
         raise
 
 
-def atomic_write_bytes(path: PathLike, data: bytes) -> Path:
+def atomic_write_bytes(path: PathLike, data: bytes, *, durable: bool = False) -> Path:
     """Writes ``data`` to ``path`` so readers never see a partial file (temp file + rename);
-    :class:`OutputError` naming ``path`` when it cannot be written."""
+    :class:`OutputError` naming ``path`` when it cannot be written. ``durable``: the file's bytes
+    and then its folder's entry are synced to the disk (``os.fsync``) before it returns, so a power
+    cut after it leaves the whole new file (a file a running loop writes beside its log)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise output_error(path, exc) from None
-    with atomic_target(path) as tmp:
-        Path(tmp).write_bytes(data)
+    with atomic_target(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
+    if durable:
+        try:
+            sync_folder(path.parent)
+        except OSError as exc:
+            raise output_error(path, exc) from None
     return path
+
+
+def sync_folder(folder: PathLike) -> None:
+    """Syncs a folder's entries to the disk (a file created or renamed in it survives a power cut);
+    a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except (PermissionError, IsADirectoryError):  # Windows opens no folder
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: PathLike, text: str) -> Path:

@@ -360,7 +360,9 @@ class Scores:
         Summary
             A dict (shown in Jupyter as a table with units): ``{metric: mean}``, or with ``by``
             ``{"all": means, label: means, ...}``, the overall means and the means over each
-            label's episodes (labels as strings, sorted). A mean over no episodes is NaN.
+            label's episodes (labels as strings, sorted). A mean over no episodes is NaN. A metric
+            with a ``weight`` (:class:`~navdtw.registry.Metric`) whose column is here is its pooled
+            ratio ``sum(w * v) / sum(w)`` (NaN when no weight is positive).
 
         Raises
         ------
@@ -374,7 +376,11 @@ class Scores:
             out = {}
             for k, v in self._values.items():
                 v = v if sel is None else v[sel]
-                m = float(np.mean(v)) if len(v) else float("nan")
+                w = self._records[k].weight
+                if w is not None and w in self._values:  # a pooled ratio (Metric.weight)
+                    m = registry.weighted_mean(v, self._values[w] if sel is None else self._values[w][sel])
+                else:
+                    m = float(np.mean(v)) if len(v) else float("nan")
                 out[k] = m * 100.0 if percent and self._records[k].rate else m
             return out
 

@@ -116,6 +116,14 @@ class Metric:
     staying_wins : bool, optional
         A path that never leaves its start scores the best value (AD, MD: the start lies on the
         reference), so "best" on this metric says nothing alone (no leaderboard marks).
+    weight : str or None, optional
+        How the metric aggregates over episodes. None (the default): the mean of the per-episode
+        values. A metric name: the per-episode column (in the same :class:`navdtw.Scores`, or the
+        same results table) whose values weight it, so the figure is the pooled ratio
+        ``sum(w * v) / sum(w)`` (LH-VLN's ISR, successes over subtasks: each episode's rate weighted
+        by its number of subtasks; IVLN-CE's t-nDTW: tours weighted by their episodes). Its
+        interval and paired tests resample episodes and recompute the ratio (``navdtw.stats``,
+        ``weights=``); an episode of weight 0 counts in neither sum.
 
     Raises
     ------
@@ -141,6 +149,7 @@ class Metric:
     description: str = ""
     zero_without: str | None = None
     staying_wins: bool = False
+    weight: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name != self.name.lower():
@@ -166,6 +175,10 @@ class Metric:
             )
         if "" in self.inputs:
             raise ValueError(f"metric {self.name!r}: an input name is empty")
+        if self.weight is not None and (
+            not isinstance(self.weight, str) or not self.weight.isidentifier() or self.weight == self.name
+        ):
+            raise ValueError(f"metric {self.name!r}: weight must name another metric's column, got {self.weight!r}")
 
     @property
     def header(self) -> str:
@@ -189,6 +202,17 @@ class Metric:
             False for a node-only metric on coordinates or a missing input.
         """
         return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    """Internal: ``sum(w * v) / sum(w)`` over the episodes of positive weight (a metric with a
+    ``weight``); NaN when no weight is positive."""
+    w = np.asarray(weights, dtype=np.float64)
+    use = w > 0
+    total = float(w[use].sum())
+    if total == 0:
+        return float("nan")
+    return float((np.asarray(values, dtype=np.float64)[use] * w[use]).sum() / total)
 
 
 _REGISTRY: dict[str, Metric] = {}
@@ -506,6 +530,60 @@ _BUILTIN_RECORDS = (
         inputs=("object_found",),
         description="rgs * l / max(pl, l), l as in spl",
         zero_without="rgs",
+    ),
+    # LH-VLN (HCPLab-SYSU/LH-VLN utils/metrics.py): chains of subtasks; the data set gives the
+    # per-episode values (navdtw.subtasks.lhvln_episodes), ISR and TAR are pooled over subtasks
+    Metric(
+        "isr",
+        "ISR",
+        lambda c: safe_ratio(c.input("subtasks_succeeded"), c.input("subtasks"), both_zero=0.0),
+        rate=True,
+        higher_is_better=True,
+        inputs=("subtasks_succeeded", "subtasks"),
+        weight="subtasks",
+        description="independent success rate: subtasks succeeded / subtasks, pooled over episodes (LH-VLN)",
+    ),
+    Metric(
+        "subtasks",
+        "subtasks",
+        lambda c: c.input("subtasks").astype(np.float64),
+        inputs=("subtasks",),
+        description="the episode's number of subtasks: ISR's weight (LH-VLN)",
+    ),
+    Metric(
+        "csr",
+        "CSR",
+        lambda c: c.input("csr").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("csr",),
+        description="conditional success rate: a subtask's success counts more after a success (LH-VLN)",
+    ),
+    Metric(
+        "cgt",
+        "CGT",
+        lambda c: c.input("cgt").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("cgt",),
+        description="CSR with each subtask weighted by its ground-truth steps (LH-VLN)",
+    ),
+    Metric(
+        "tar",
+        "TAR",
+        lambda c: c.input("tar").astype(np.float64),
+        rate=True,
+        higher_is_better=True,
+        inputs=("tar", "tar_subtasks"),
+        weight="tar_subtasks",
+        description="target approach rate: 1 - max(e - 1, 0) / max(e, g) per subtask, pooled over subtasks (LH-VLN)",
+    ),
+    Metric(
+        "tar_subtasks",
+        "TAR subtasks",
+        lambda c: c.input("tar_subtasks").astype(np.float64),
+        inputs=("tar_subtasks",),
+        description="the episode's subtasks with a ground-truth length: TAR's weight (LH-VLN)",
     ),
 )
 

@@ -42,6 +42,7 @@ from ._io import atomic_write_json, output_folder
 from ._messages import listed, named
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
+from .datasets.results.episode_log import LogMeta, log_meta
 from .datasets.results.layouts import shard_of
 from .order import Order
 from .sequential import ConfidenceSequence, Interval, paired_bounds
@@ -51,7 +52,8 @@ __all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "
 
 class NotInOrder(ValueError):
     """A run's results are not episodes of the order: more than :data:`FOREIGN_LIMIT` of its ids,
-    or every one, are not in it (``navdtw watch`` exit status 19)."""
+    or every one, are not in it, or its navdtw episode log was written for another order or split
+    (``navdtw watch`` exit status 19)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,10 +235,31 @@ class Follower:
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
         self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
         self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+        self._logs: dict[Path, LogMeta | None] = {}  # each file's navdtw log metadata (None: not a log)
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
         self._cleanup()
+
+    def logs(self) -> list[LogMeta]:
+        """The metadata of the run's files that are navdtw episode logs
+        (:class:`~navdtw.datasets.results.episode_log.EpisodeLog`), among the files seen so far.
+
+        Returns
+        -------
+        list of LogMeta
+            One per log file (none for other results).
+
+        Raises
+        ------
+        ValueError
+            A log's metadata file that is not navdtw's (named).
+        """
+        if len(self._logs) != len(self._seen):
+            for f in self._seen:
+                if f not in self._logs:
+                    self._logs[f] = log_meta(f)
+        return [m for m in self._logs.values() if m is not None]
 
     def _files(self) -> tuple[list[Path], Path | None] | None:
         """The run's files and the folder they are mirrored from (None: not there yet)."""
@@ -529,7 +552,8 @@ class Watch:
         ------
         NotInOrder
             More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
-            order (the message says how many and names the first).
+            order (the message says how many and names the first), or a run's navdtw episode log
+            was written for another order or split (the message names both).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -537,6 +561,7 @@ class Watch:
         for run in self.runs.values():
             if not run.follower.poll() and run.tracks:
                 continue
+            self._check_logs(run)
             table = run.follower.table
             if table is None:
                 continue
@@ -563,6 +588,14 @@ class Watch:
         if moved or self.decision == "undecided":
             self._decide()
         return moved
+
+    def _check_logs(self, run: _Run) -> None:
+        """A navdtw episode log written for another order or split is refused before any of its
+        lines is fed (its metadata against the order's seed, digest and split)."""
+        for meta in run.follower.logs():
+            wrong = meta.against_order(self.order)
+            if wrong:
+                raise NotInOrder(f"{run.name}: {wrong}")
 
     def _check_foreign(self, run: _Run, table: Episodes) -> None:
         """Counts the run's ids that are not episodes of the order: a few are reported (the view,

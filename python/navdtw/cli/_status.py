@@ -34,7 +34,8 @@ EXIT_STATUS = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     **dict(DECISIONS.values()),
     EXIT_NOT_IN_ORDER: "watch: the results are not episodes of the order (none of a run's ids is in it, or more than "
-    f"{FOREIGN_LIMIT} are not: another split's results, an order of another data set, ids off by one); nothing decided",
+    f"{FOREIGN_LIMIT} are not: another split's results, an order of another data set, ids off by one; or a navdtw "
+    "episode log written for another order or split); nothing decided",
 }
 
 _WRITES = (EXIT_SUCCESS, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED)  # a command that writes an output folder

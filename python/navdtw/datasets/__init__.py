@@ -6,6 +6,7 @@
 * :mod:`~navdtw.datasets.vlnce`: R2R-CE episodes, ground truth, continuous predictions, matching.
 * :mod:`~navdtw.datasets.rxrce`: RxR-CE (VLN-CE's RxR_VLNCE_v0) episodes by language, as R2R-CE.
 * :mod:`~navdtw.datasets.positions`: any continuous benchmark, paths as records of positions.
+* :mod:`~navdtw.datasets.ivlnce`: IVLN-CE tours (agent paths over whole tours), tour nDTW.
 * :mod:`~navdtw.datasets.reverie`: REVERIE splits, object boxes, predictions with object ids.
 * :mod:`~navdtw.datasets.havln`: HA-VLN baseline collision counts.
 * :mod:`~navdtw.datasets.ndh`: CVDN/NDH splits and results, the chosen goal, goal progress.
@@ -30,12 +31,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import base, havln, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
+from . import base, havln, ivlnce, matterport, ndh, positions, r2r, results, reverie, rxr, rxrce, vlnce
 from . import layouts as layouts  # results.layouts under its former name
 from . import shards as shards  # results.shards under its former name
 from ._common import MatchedEpisodes, SplitIndex
 from .base import Benchmark, DatasetKind, Option, SplitReader, split_index
 from .havln import load_havln_collisions
+from .ivlnce import load_tour_paths, load_tours
 from .matterport import load_connectivity
 from .ndh import load_ndh, load_ndh_predictions
 from .positions import load_positions
@@ -100,6 +102,7 @@ DATASETS.update(
         rxr.RXR,
         rxrce.RXR_CE,
         positions.POSITIONS,
+        ivlnce.IVLN_CE,
         results.RESULTS,
     )
 )
@@ -147,6 +150,7 @@ __all__ = [
     "data_path",
     "havln",
     "instructions",
+    "ivlnce",
     "load_connectivity",
     "load_havln_collisions",
     "load_ndh",
@@ -161,6 +165,8 @@ __all__ = [
     "load_rxr_guide",
     "load_rxr_predictions",
     "load_rxrce_episodes",
+    "load_tour_paths",
+    "load_tours",
     "load_vlnce_episodes",
     "load_vlnce_gt",
     "load_vlnce_predictions",

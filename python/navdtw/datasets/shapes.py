@@ -56,6 +56,7 @@ COMMANDS: dict[str, str] = {
         "--rxrce-gt <split>_guide_gt.json.gz"
     ),
     "positions": "navdtw score --dataset positions --predictions FILE --references <reference paths file>",
+    "ivln-ce": "navdtw score --dataset ivln-ce --predictions FILE --tours <gt_ndtw.json> --split-name <split>",
     "results": "navdtw compare FILE --dataset results",
 }
 
@@ -127,6 +128,16 @@ SHAPES: dict[str, Shape] = {
             "positions",
             "paths of positions ({episode_id, path: [[x, y, z], ...]} records)",
             ("positions", "r2r-ce", "rxr-ce"),
+        ),
+        Shape(
+            "ivlnce-tours",
+            "IVLN-CE tours ({tour_id: [{episode_id, phase, position}, ...]}, agent_path.json)",
+            ("ivln-ce",),
+        ),
+        Shape(
+            "ivlnce-gt",
+            "IVLN-CE ground-truth tours ({split: {tour_id: [{episode_id, phase, position}, ...]}}, gt_ndtw.json)",
+            advice="give it as --tours of --dataset ivln-ce, and the agent's agent_path.json as the predictions",
         ),
         Shape(
             "citynav-log",
@@ -210,6 +221,16 @@ def _steps_of_positions(value) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(s, dict) and "position" in s for s in value[:5])
 
 
+def _tour_steps(value) -> bool:
+    """IVLN-CE's ``[{"episode_id", "phase", "position"}, ...]``: a tour's steps."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(s, dict) for s in value[:5])
+        and any("phase" in s or "episode_id" in s for s in value[:5])
+    )
+
+
 def recognise(data: Any) -> Shape | None:
     """The shape of parsed JSON (a list of records, an object, or the records of JSON Lines).
 
@@ -241,6 +262,10 @@ def recognise(data: Any) -> Shape | None:
     if isinstance(data.get("episodes"), list):
         return SHAPES["vlnce-episodes"]
     values = list(data.values())[:_LINES]
+    if all(_tour_steps(v) for v in values):
+        return SHAPES["ivlnce-tours"]
+    if all(isinstance(v, dict) and v and all(_tour_steps(t) for t in list(v.values())[:_LINES]) for v in values):
+        return SHAPES["ivlnce-gt"]
     if all(_steps_of_positions(v) for v in values):
         return SHAPES["vlnce-predictions"]
     if all(isinstance(v, dict) and "locations" in v for v in values):

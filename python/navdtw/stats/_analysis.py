@@ -25,6 +25,7 @@ from ._resampling import (
     check_options,
     checked_matrix,
     checked_pairs,
+    checked_weights,
     chunks,
     intervals,
     jackknife,
@@ -60,6 +61,7 @@ def analyze(
     best: Sequence[tuple[Sequence[int], bool]] | None = None,
     alpha: float = 0.05,
     max_resamples: int | None = None,
+    weights: Any = None,
 ) -> Analysis:
     """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
     ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
@@ -79,6 +81,15 @@ def analyze(
     the episodes finite in both; its ``diff`` is then the difference of the means over those
     episodes). Intervals of columns and pairs with fewer than ``min_units`` units (clusters, or
     episodes) holding a value are NaN. A NaN value raises ``ValueError``.
+
+    ``weights`` makes columns pooled ratios (LH-VLN's ISR: successes over subtasks, each episode's
+    rate weighted by its subtasks; the ``weight`` of a :class:`navdtw.registry.Metric`): column j's
+    figure is ``sum(w * v) / sum(w)``, and every resample, jackknife replicate and paired statistic
+    recomputes that ratio on the units it draws (never a mean of per-episode ratios). A pair of
+    columns with the same weights is compared by sign flips of the units' weighted differences,
+    which is then exactly a swap of the two ratios' terms; with different weights each flip swaps
+    the units' (numerator, denominator) and recomputes both ratios. An episode of weight 0 counts
+    nowhere; a unit whose weights are all 0 holds no value.
 
     Parameters
     ----------
@@ -122,6 +133,10 @@ def analyze(
     max_resamples : int, optional
         The most resamples a comparison with the best may draw (default ``min(MAX_RESAMPLES, 100 *
         resamples)``, at least ``resamples``).
+    weights : array_like, optional
+        float ``[episodes, k]`` (or ``[episodes]`` for one column), finite and >= 0: each column's
+        weights (a column of ones is a plain mean). Default None: every column a plain mean. The
+        groups of ``runs`` stay plain means.
 
     Returns
     -------
@@ -137,16 +152,18 @@ def analyze(
         ``confidence`` outside (0, 1), ``resamples`` or ``min_units`` not a positive integer, an
         unknown ``method``, a matrix that is not 2-D or has no episodes, a NaN value (naming the column
         and episode), ``names`` or ``clusters`` of the wrong length, unhashable cluster labels,
-        pairs that are not ``(i, j)`` column indices in range, or ``runs`` with another number of
-        episodes or an empty or out-of-range group.
+        pairs that are not ``(i, j)`` column indices in range, ``runs`` with another number of
+        episodes or an empty or out-of-range group, or ``weights`` of another shape or with a
+        negative or non-finite value.
     """
     check_options(confidence, resamples, method, min_units)
     resamples = int(resamples)
     limit = None if best is None else _best_limit(alpha, resamples, max_resamples)
-    m, _ = checked_matrix(matrix, names)
+    m, labels = checked_matrix(matrix, names)
+    w = checked_weights(weights, m, labels)
     k = m.shape[1]
     i, j = checked_pairs(pairs, k)
-    s = prepare(m, clusters)
+    s = prepare(m, clusters, w)
     # every column that needs the bootstrap, on one set of resamples: the means and the runs (a
     # group without a left-out value is one column, the row mean of its runs: the same bootstrap,
     # as means are linear). Memory: columns x resamples; the pairs go chunk by chunk (_compare).
@@ -155,14 +172,18 @@ def analyze(
         rm, groups = run_columns(runs, m.shape[0])
         more, where = group_columns(rm, groups, k)
         blocks += more
-    big = prepare(np.hstack(blocks), clusters) if len(blocks) > 1 else s
+    if len(blocks) > 1:
+        whole = None if w is None else np.hstack([w, *[np.ones_like(b) for b in blocks[1:]]])
+        big = prepare(np.hstack(blocks), clusters, whole)
+    else:
+        big = s
     boot = bootstrap(big, resamples, seed)
     jack = jackknife(big) if method == "bca" else None
 
     lo, hi = intervals(
         boot[:k], s.mean[:k], None if jack is None else jack[:k], s.units[:k], confidence, method, min_units
     )
-    options = (confidence, method, min_units, resamples, seed, clusters)
+    options = (confidence, method, min_units, resamples, seed, clusters, w)
     comparisons, improved = _compare(m, s, boot, jack, i, j, improvement, options)
     out = Analysis(Intervals(s.mean[:k], lo, hi), comparisons, improvement=improved)
     terms = None
@@ -207,7 +228,7 @@ def _figures(s, big, where: list[np.ndarray], runs: RunIntervals | None, terms: 
 def _compare(m, s, boot, jack, i, j, improvement, options) -> tuple[Comparisons, Intervals | None]:
     """The pairs' comparisons (and probabilities of improvement), a chunk of pairs at a time, so that
     memory is bounded by the columns x resamples, not the pairs x resamples."""
-    confidence, method, min_units, resamples, seed, clusters = options
+    confidence, method, min_units, resamples, seed, clusters, w = options
     n = len(i)
     diff, dlo, dhi, p_perm, p_sign = (np.full(n, np.nan) for _ in range(5))
     whole = np.isfinite(m).all(axis=0)
@@ -231,7 +252,8 @@ def _compare(m, s, boot, jack, i, j, improvement, options) -> tuple[Comparisons,
         r = q[~plain[q]]
         setups = []
         if len(r):
-            ps = prepare(joint_columns(m, i[r], j[r]), clusters)
+            pw = None if w is None else joint_columns(w, i[r], j[r], as_is=True)
+            ps = prepare(joint_columns(m, i[r], j[r]), clusters, pw)
             setups.append((ps, np.float64))
         if improvement is not None:
             xs = prepare(_improvement_columns(m, i[q], j[q], higher[q]), clusters)
@@ -280,10 +302,12 @@ def bootstrap_means(
     clusters: Any = None,
     names: Sequence[str] | None = None,
     min_units: int = MIN_UNITS,
+    weights: Any = None,
 ) -> Intervals:
     """Mean and bootstrap interval of every column of ``matrix`` [episodes, k], all columns on the
     same resamples (so column j's interval equals ``bootstrap_ci(matrix[:, j])`` with the same seed).
-    Infinite values are left out; NaN intervals below ``min_units`` units (:func:`analyze`).
+    Infinite values are left out; NaN intervals below ``min_units`` units (:func:`analyze`). With
+    ``weights``, a column is the pooled ratio ``sum(w * v) / sum(w)``, recomputed in every resample.
 
     Parameters
     ----------
@@ -308,6 +332,10 @@ def bootstrap_means(
         Least number of units (clusters, or episodes) with a value for an interval (default
         :data:`MIN_UNITS`); below it the interval is NaN.
 
+    weights : array_like, optional
+        float ``[episodes, k]`` (or ``[episodes]``), finite and >= 0: the columns' weights
+        (:func:`analyze`); default None: plain means.
+
     Returns
     -------
     Intervals
@@ -328,6 +356,7 @@ def bootstrap_means(
         clusters=clusters,
         names=names,
         min_units=min_units,
+        weights=weights,
     ).means
 
 
@@ -339,11 +368,13 @@ def bootstrap_ci(
     method: str = "bca",
     seed: int = 0,
     clusters: Any = None,
+    weights: Any = None,
 ) -> tuple[float, float, float]:
     """``(mean, lo, hi)``: the mean of ``values`` (one per episode) and its bootstrap confidence
     interval, percentile or BCa; with ``clusters`` (one label per episode, e.g. path ids), whole
     clusters are resampled. Infinite values are left out; with a single unit (one value, or one
-    cluster) the interval is undefined: ``lo`` and ``hi`` are NaN.
+    cluster) the interval is undefined: ``lo`` and ``hi`` are NaN. With ``weights`` (one per
+    episode), the figure is the pooled ratio ``sum(w * v) / sum(w)`` and each resample recomputes it.
 
     Parameters
     ----------
@@ -362,6 +393,8 @@ def bootstrap_ci(
     clusters : sequence, optional
         One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
         together. Default: every episode its own cluster.
+    weights : array_like, optional
+        float ``[episodes]``, finite and >= 0 (default None: the plain mean).
 
     Returns
     -------
@@ -385,6 +418,7 @@ def bootstrap_ci(
         seed=seed,
         clusters=clusters,
         names=["values"],
+        weights=None if weights is None else np.asarray(weights, dtype=np.float64)[:, None],
     )
     return float(r.mean[0]), float(r.lo[0]), float(r.hi[0])
 
@@ -398,10 +432,13 @@ def paired_difference(
     method: str = "bca",
     seed: int = 0,
     clusters: Any = None,
+    weights: Any = None,
 ) -> tuple[float, float, float]:
     """``(diff, lo, hi)``: ``mean(a) - mean(b)`` over the same episodes and its paired bootstrap
     interval (each resample takes the same episodes, or clusters, for both). Episodes where a or b
-    is infinite are left out; the interval is NaN with a single unit.
+    is infinite are left out; the interval is NaN with a single unit. With ``weights`` (one per
+    episode, the same for both: ISR's subtasks), the difference of the pooled ratios, each resample
+    recomputing both.
 
     Parameters
     ----------
@@ -420,6 +457,8 @@ def paired_difference(
     clusters : sequence, optional
         One label per episode (e.g. the path id): whole clusters are resampled (and sign-flipped)
         together. Default: every episode its own cluster.
+    weights : array_like, optional
+        float ``[episodes]``, finite and >= 0, for both columns (default None: plain means).
 
     Returns
     -------
@@ -441,6 +480,7 @@ def paired_difference(
         seed=seed,
         clusters=clusters,
         names=["a", "b"],
+        weights=None if weights is None else np.repeat(np.asarray(weights, dtype=np.float64)[:, None], 2, axis=1),
     ).comparisons
     return float(r.diff[0]), float(r.lo[0]), float(r.hi[0])
 

@@ -20,6 +20,7 @@ from ._resampling import (
     check_options,
     checked_matrix,
     checked_pairs,
+    checked_weights,
     chunks,
     draws,
     prepare,
@@ -70,6 +71,57 @@ def permutation_p(s: Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed: 
     without an episode finite in both."""
     if len(i) == 0:
         return np.zeros(0)
+    out = np.full(len(i), np.nan)
+    ratio = unequal_denominators(s, i, j)
+    if ratio.any():  # pooled ratios of different denominators: the swaps recompute both ratios
+        out[ratio] = _ratio_permutation_p(s, i[ratio], j[ratio], resamples, seed)
+    if (~ratio).any():
+        out[~ratio] = _linear_permutation_p(s, i[~ratio], j[~ratio], resamples, seed)
+    return out
+
+
+def unequal_denominators(s: Setup, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Internal: per pair, whether its two columns' per-unit denominators differ (pooled ratios whose
+    weights differ between the columns); False for plain means and for the same weights, where the
+    difference of the ratios is the sum of the units' weighted differences over one denominator."""
+    if s.counts is None:
+        return np.zeros(len(i), dtype=bool)
+    return (s.counts[i] != s.counts[j]).any(axis=1)
+
+
+def _ratio_permutation_p(s: Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Two-sided p-values of pairs of pooled ratios with different denominators: a flip of unit u
+    swaps the two columns' (numerator, denominator) there, both ratios are recomputed and the
+    statistic is their difference, ``|R_i* - R_j*| >= |R_i - R_j|``. Exact over all 2**G flips when
+    that is at most ``resamples``, else (hits + 1) / (resamples + 1) (no tail bound: the statistic
+    is not a weighted sum of signs)."""
+    n_sum, d_sum = s.sums[i] + s.sums[j], s.counts[i] + s.counts[j]  # [pairs, G]
+    n_dif, d_dif = s.sums[i] - s.sums[j], s.counts[i] - s.counts[j]
+    big_n, big_d = n_sum.sum(axis=1)[:, None] / 2.0, d_sum.sum(axis=1)[:, None] / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = s.sums[i].sum(axis=1) / s.counts[i].sum(axis=1) - s.sums[j].sum(axis=1) / s.counts[j].sum(axis=1)
+    scale = (np.abs(s.sums[i]).sum(axis=1) + np.abs(s.sums[j]).sum(axis=1)) / np.maximum(d_sum.sum(axis=1) / 2, 1e-300)
+    threshold = (np.abs(observed) - 1e-12 * scale)[:, None]
+
+    def hits_of(flips: np.ndarray) -> np.ndarray:
+        fn, fd = (n_dif @ flips.T) / 2.0, (d_dif @ flips.T) / 2.0  # [pairs, rows]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = (big_n + fn) / (big_d + fd) - (big_n - fn) / (big_d - fd)
+        return (np.abs(t) >= threshold).sum(axis=1)
+
+    if 2**s.g <= resamples:
+        p = hits_of(all_sign_flips(s.g)) / 2.0**s.g
+    else:
+        hits = np.zeros(len(i), dtype=np.int64)
+        for _, f in draws(seed, PERMUTATION_STREAM, resamples, s.g, sign_flips):
+            hits += hits_of(f.astype(np.float64))
+        p = (hits + 1.0) / (resamples + 1.0)
+    return np.where(np.isfinite(observed) & (np.minimum(s.units[i], s.units[j]) > 0), p, np.nan)
+
+
+def _linear_permutation_p(s: Setup, i: np.ndarray, j: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """:func:`permutation_p` of pairs whose difference is a sum over units (plain means, or pooled
+    ratios over the same denominators)."""
     total, scale = s.sums.sum(axis=1), np.abs(s.sums).sum(axis=1)
     # |T*| >= |T_obs|, up to the rounding of the two dot products (relative to their absolute scale)
     threshold = (np.abs(total[i] - total[j]) - 1e-12 * (scale[i] + scale[j]))[:, None]
@@ -105,14 +157,24 @@ def wins_losses(s: Setup, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.
     number of episodes (or clusters, by summed difference) where i beats j and where j beats i; a
     left-out episode is neither."""
     d = s.sums[i] - s.sums[j]  # [pairs, G]
+    ratio = unequal_denominators(s, i, j)
+    if ratio.any():  # pooled ratios of different denominators: each unit's two ratios compared
+        a, b, da, db = s.sums[i[ratio]], s.sums[j[ratio]], s.counts[i[ratio]], s.counts[j[ratio]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d[ratio] = np.where((da > 0) & (db > 0), a / da - b / db, 0.0)
     return (d > 0).sum(axis=1), (d < 0).sum(axis=1)
 
 
-def joint_columns(m: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def joint_columns(m: np.ndarray, i: np.ndarray, j: np.ndarray, as_is: bool = False) -> np.ndarray:
     """Internal: per pair, columns i and j restricted to the episodes finite in both (the others +inf,
-    left out), side by side: [episodes, 2 pairs], so that the pair is compared on the same episodes."""
+    left out), side by side: [episodes, 2 pairs], so that the pair is compared on the same episodes.
+    With ``as_is`` (the pairs' weights): the columns side by side as they are (the left-out episodes
+    are left out by their values)."""
     out = np.empty((m.shape[0], 2 * len(i)))
     a, b = m[:, i], m[:, j]
+    if as_is:
+        out[:, 0::2], out[:, 1::2] = a, b
+        return out
     joint = np.isfinite(a) & np.isfinite(b)
     out[:, 0::2] = np.where(joint, a, np.inf)
     out[:, 1::2] = np.where(joint, b, np.inf)
@@ -127,7 +189,9 @@ def paired_columns(a: Any, b: Any) -> np.ndarray:
     return np.stack([a, b], axis=1)
 
 
-def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: int = 0, clusters: Any = None) -> float:
+def paired_permutation_test(
+    a: Any, b: Any, *, resamples: int = 10_000, seed: int = 0, clusters: Any = None, weights: Any = None
+) -> float:
     """Two-sided p-value of the paired sign-flip permutation test of ``mean(a) == mean(b)``.
 
     Under the null each episode's difference ``a - b`` (or each cluster's summed difference) is as
@@ -135,7 +199,9 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
     flips when there are at most ``resamples`` of them; otherwise ``(hits + 1) / (resamples + 1)``
     over random flips, so p is never 0, and where no random flip is as extreme (hits = 0) the
     smaller of that and :func:`sign_flip_tail_bound`. Episodes where a or b is infinite are left
-    out; NaN when no episode is finite in both.
+    out; NaN when no episode is finite in both. With ``weights`` (one per episode, the same for
+    both), the statistic is the difference of the pooled ratios ``sum(w * a) / sum(w) - sum(w * b) /
+    sum(w)``: each episode's weighted difference flips sign.
 
     Parameters
     ----------
@@ -147,6 +213,8 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
         Seed of the random sign flips (default 0).
     clusters : sequence, optional
         One label per episode: each cluster's summed difference is flipped as one unit.
+    weights : array_like, optional
+        float ``[episodes]``, finite and >= 0, for both (default None: plain means).
 
     Returns
     -------
@@ -160,9 +228,10 @@ def paired_permutation_test(a: Any, b: Any, *, resamples: int = 10_000, seed: in
         positive integer, or bad ``clusters``.
     """
     check_options(0.95, resamples, "percentile")
-    m, _ = checked_matrix(paired_columns(a, b), ["a", "b"])
+    m, labels = checked_matrix(paired_columns(a, b), ["a", "b"])
     one = np.array([0])
-    s = prepare(joint_columns(m, one, one + 1), clusters)
+    w = None if weights is None else checked_weights(paired_columns(weights, weights), m, labels)
+    s = prepare(joint_columns(m, one, one + 1), clusters, w)
     return float(permutation_p(s, one, one + 1, int(resamples), seed)[0])
 
 

@@ -64,6 +64,26 @@ def checked_matrix(matrix: Any, names: Sequence[str] | None) -> tuple[np.ndarray
     return m, labels
 
 
+def checked_weights(weights: Any, m: np.ndarray, labels: Sequence[str]) -> np.ndarray | None:
+    """Internal: ``weights`` as ``[episodes, k]`` floats matching ``m`` (None: every column a plain
+    mean), checked: finite and >= 0 (naming the column and episode). A column of weights all 1 is a
+    plain mean."""
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 1:
+        w = w[:, None]
+    if w.shape != m.shape:
+        raise ValueError(f"stats: weights must have the matrix's shape {m.shape}, got {np.shape(weights)}")
+    bad = ~(np.isfinite(w) & (w >= 0))
+    if bad.any():
+        e, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"stats: {labels[j]} has weight {float(w[e, j])!r} at episode {e}; a weight is finite and >= 0"
+        )
+    return w
+
+
 def cluster_index(clusters: Any, n: int) -> tuple[np.ndarray, int]:
     """Internal: cluster labels (any hashable values, e.g. path ids) -> (index in 0..G-1 per
     episode, G)."""
@@ -216,14 +236,26 @@ def _cluster_sums(x: np.ndarray, inv: np.ndarray, sizes: np.ndarray) -> np.ndarr
     return np.ascontiguousarray(np.add.reduceat(x[order], starts, axis=0).T)
 
 
-def prepare(m: np.ndarray, clusters: Any) -> Setup:
+def prepare(m: np.ndarray, clusters: Any, weights: np.ndarray | None = None) -> Setup:
     """Internal: the :class:`Setup` of ``m`` [episodes, k] (from :func:`checked_matrix`) with
     ``clusters`` (one label per episode, checked here; None: every episode its own); infinite values
-    are left out."""
+    are left out. With ``weights`` (from :func:`checked_weights`) each column is a pooled ratio: its
+    sums are of ``w * v`` and its counts of ``w``, so every mean below (the estimate, each
+    resample's, the jackknife's) is ``sum(w * v) / sum(w)`` recomputed on the units drawn."""
     n, k = m.shape
     inv, g = cluster_index(clusters, n)
     sizes = np.bincount(inv, minlength=g).astype(np.float64)
     finite = np.isfinite(m)
+    if weights is not None:
+        w = np.where(finite, weights, 0.0)
+        work, f = np.where(finite, m, 0.0) * w, w
+        if clusters is None:
+            sums, counts = np.ascontiguousarray(work.T), np.ascontiguousarray(f.T)
+        else:
+            sums, counts = _cluster_sums(work, inv, sizes), _cluster_sums(f, inv, sizes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = sums.sum(axis=1) / counts.sum(axis=1)
+        return Setup(sums, counts, sizes, mean, (counts > 0).sum(axis=1), inv, g)
     if finite.all():
         sums = np.ascontiguousarray(m.T) if clusters is None else _cluster_sums(m, inv, sizes)
         return Setup(sums, None, sizes, sums.sum(axis=1) / n, np.full(k, g), inv, g)

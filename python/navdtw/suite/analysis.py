@@ -103,15 +103,16 @@ def analyze_dataset(
         pairs += [(where[(a, m)], where[(b, m)]) for k, a in enumerate(have) for b in have[k + 1 :]]
         family.append(len(pairs))
     resamples = int(settings["resamples"])
+    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
+    weights = _weights(run, columns, info)
     groups, owners, blocks, width = [], [], [], 0
     for agent, m in columns:  # the agents scored in several runs: one column per run
         x = run.runs.get(agent, {}).get(m)
-        if x is not None:
+        if x is not None and not info[m].get("weight"):  # a pooled ratio's runs: not as plain means
             groups.append(list(range(width, width + x.shape[1])))
             owners.append((agent, m))
             blocks.append(x)
             width += x.shape[1]
-    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
     # one family of comparisons with the best per metric that gets marks: its agents' figures
     # (column q, or len(columns) + g for the mean over runs of group g)
     group_of = {c: len(columns) + g for g, c in enumerate(owners)}
@@ -134,6 +135,7 @@ def analyze_dataset(
         improvement=[info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs],
         best=[(figures, info[m]["higher_is_better"]) for m, _, figures in families],
         alpha=settings["alpha"],
+        weights=weights,
     )
     mean, lo, hi = res.means
     infinite = ~np.isfinite(matrix)
@@ -165,6 +167,18 @@ def analyze_dataset(
     _holm(result["comparisons"], family)
     result["reported"] = reported_check(result, reported or {}, settings["confidence"])
     return result
+
+
+def _weights(run: DatasetRun, columns: list, info: dict) -> np.ndarray | None:
+    """The weights of the columns (agent, metric): a pooled ratio's (its metric info's ``weight``,
+    the agent's column of that name), ones for a plain mean; None when no column is weighted."""
+    names = [info[m].get("weight") for _, m in columns]
+    if not any(names):
+        return None
+    ones = np.ones(len(run.ids))
+    return np.column_stack(
+        [run.values[a][w] if w and w in run.values[a] else ones for (a, _), w in zip(columns, names)]
+    )
 
 
 def _comparisons(res, pairs, columns, infinite: np.ndarray, units: int, resamples: int) -> list[dict[str, Any]]:

@@ -31,7 +31,8 @@ def metric_info(name: str) -> dict[str, Any]:
     -------
     dict[str, object]
         ``label`` (str), ``unit`` (str), ``rate`` (bool), ``higher_is_better`` (bool or None),
-        ``staying_wins`` (bool).
+        ``staying_wins`` (bool), and for a pooled ratio ``weight`` (the column that weights it,
+        the ``weight`` of its :class:`navdtw.registry.Metric` record).
     """
     from .. import registry
 
@@ -39,13 +40,16 @@ def metric_info(name: str) -> dict[str, Any]:
         m = registry.get(name)
     except (KeyError, ValueError):
         return {"label": name, "unit": "", "rate": False, "higher_is_better": None, "staying_wins": False}
-    return {
+    out = {
         "label": m.label,
         "unit": m.unit,
         "rate": bool(m.rate),
         "higher_is_better": m.higher_is_better,
         "staying_wins": bool(m.staying_wins),
     }
+    if m.weight is not None:  # a pooled ratio: the statistics weight it by this column
+        out["weight"] = m.weight
+    return out
 
 
 def info_of(dataset: Mapping, name: str) -> dict[str, Any]:

@@ -295,13 +295,16 @@ def _in_suite_words(note: str, kind) -> str:
 def record_info(rec) -> dict[str, Any]:
     """The ``results.json`` metric info of a :class:`navdtw.registry.Metric` record (a results
     table's own column: its label, and the direction given with ``--column NAME=+``)."""
-    return {
+    out = {
         "label": rec.label,
         "unit": rec.unit,
         "rate": bool(rec.rate),
         "higher_is_better": rec.higher_is_better,
         "staying_wins": bool(rec.staying_wins),
     }
+    if rec.weight is not None:
+        out["weight"] = rec.weight
+    return out
 
 
 def _registry_names() -> tuple[str, ...]:

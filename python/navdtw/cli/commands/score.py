@@ -73,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     from ... import __version__
     from ..._io import check_writable
     from ...datasets import DATASETS
-    from ...metrics import CONVENTIONS
 
     if args.dataset is not None and DATASETS[args.dataset].reads_scores:
         raise UserError(
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         )
     said = _warnings(caught, matched, scores, pred_file, args.strict)
     means = scores.summary()
-    conv = CONVENTIONS[convention]
+    conv = scores.convention  # navdtw.CONVENTIONS[convention], or the kind's own record
     print(
         f"navdtw score: {kind.title}, {len(scores)} episodes, convention {convention!r} ({conv.source}), "
         f"threshold {args.threshold:g} m. {scale_note('summary.json and episodes.csv')}"

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..._io import sha256_of
 from ..._messages import few, named
 from ...metrics import Scores
 from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
@@ -20,6 +21,7 @@ from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
 from ._table import ResultsTable, load_results
+from .episode_log import LogMeta, log_meta
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
 
@@ -104,6 +106,9 @@ class ResultsBenchmark(Benchmark):
             )
         self.dataset_kind = dataset_kind
         self.split = None if split is None else DATASETS[dataset_kind].split_index(split)
+        self._split_file = None if split is None else Path(split)
+        self._split_sha256: str | None = None
+        self._first_log: tuple[LogMeta, str] | None = None  # without a split: the first agent's log
         self.options: dict[str, Any] = {
             "columns": parse_columns(columns),
             "percent": parse_percent(percent),
@@ -151,12 +156,14 @@ class ResultsBenchmark(Benchmark):
         ------
         ValueError
             A convention that does not apply, a malformed table (:func:`~navdtw.datasets.load_results`),
-            an id the split does not have, or two rows for one episode.
+            an id the split does not have, two rows for one episode, or a navdtw episode log
+            written for another split (its metadata says which).
         FileNotFoundError
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
         table = load_results(predictions, **self.options, errors=errors)
+        self._check_logs(table)
         if table.expected is not None:
             self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
@@ -171,6 +178,28 @@ class ResultsBenchmark(Benchmark):
             for i, p in zip(table.ids, table.paths):
                 self._path_of.setdefault(i, p)
         return table
+
+    def _check_logs(self, table: ResultsTable) -> None:
+        """A navdtw episode log written for another split than the one given (its metadata's
+        SHA-256 against the split file's), or without a split, for another split than the first
+        agent's log: named, never compared as if of one split."""
+        for source in table.sources:
+            meta = log_meta(source)
+            if meta is None:
+                continue
+            if self._split_file is not None:
+                if self._split_sha256 is None:
+                    self._split_sha256 = sha256_of(self._split_file)
+                wrong = meta.against_split(self._split_file.name, self._split_sha256)
+            elif self._first_log is None or not self._first_log[0].split_sha256:
+                self._first_log = (meta, table.source)
+                wrong = None
+            else:
+                first, whose = self._first_log
+                wrong = meta.against_split(first.split or "", first.split_sha256 or "", given=f"{whose}'s split")
+                wrong = wrong and f"{wrong}: the agents compared ran different splits"
+            if wrong:
+                raise ValueError(wrong)
 
     def check_coverage(self, table: ResultsTable, expected: int, whose: str) -> None:
         """A table with fewer rows than the episodes an evaluator says it evaluated (its summary's or

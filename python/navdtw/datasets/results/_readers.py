@@ -23,10 +23,12 @@ import numpy as np
 
 from ..._optional import import_optional
 from ..._typing import PathLike
+from ...subtasks import COMPUTATIONS
 from .._common import ID_COLUMNS, is_path, loads, malformed, read_text
 from . import layouts
 from ._cells import NUMBER_TYPES, Overflow, ids_of
 from ._columns import SCAN_COLUMNS, first_column
+from .episode_log import LogMeta, cut_tail, log_meta, one_run
 from .shards import is_store
 
 
@@ -46,9 +48,10 @@ class Raw:
     splits: dict[str, dict] | None = None  # a means file of one record per split: {split: means}
     sources: tuple[str, ...] = ()  # the files read (several: one run's shards)
     how: str = ""  # "4 shards of one run (ranks 0-3 of 4)"
+    tail: str = ""  # a navdtw log's last line cut short, left out: "<file>: its last line ..."
 
 
-def _read_raw(path: PathLike) -> Raw:
+def _read_raw(path: PathLike, log: bool = False) -> Raw:
     name = Path(path).name
     path = Path(path)
     if is_store(path):
@@ -61,10 +64,15 @@ def _read_raw(path: PathLike) -> Raw:
     if head == b"PAR1":
         return _read_parquet(path, name)
     text = read_text(path)
+    tail = ""
+    if log:  # navdtw's episode log: a last line cut short is the one being written (or lost in a kill)
+        text, tail = cut_tail(text)
     if not text.strip():
-        raise ValueError(f"{name}: empty file (no rows)")
+        raise ValueError(f"{name}: empty file (no rows)" + (f"; {tail}" if tail else ""))
     if text.lstrip()[0] in "[{":
-        return _read_json(text, name)
+        raw = _read_json(text, name)
+        raw.tail = f"{name}: {tail}" if tail else ""
+        return raw
     return _read_csv(text, name, tab=name.lower().removesuffix(".gz").endswith(".tsv"))
 
 
@@ -378,13 +386,36 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
         if lay is not None and lay.tree is not None:
             return _read_tree(Path(path), lay)
     files = files_of(path, recursive=recursive)
-    parts = [read_one(p, layout, id_column) for p in files.paths]
+    metas = {p: log_meta(p) for p in files.paths}
+    logs = [m for m in metas.values() if m is not None]
+    mixed = one_run(logs)
+    if mixed:
+        raise ValueError(mixed)
+    parts = [read_one(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
     raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
     lay = raw.layout
     words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
-    raw.how = "; ".join(w for w in (files.how, *words) if w)
+    log_words = [_log_words(logs, len(files.paths))] if logs else []
+    cut = [part.tail for part in parts if part.tail]
+    raw.how = "; ".join(w for w in (files.how, *words, *log_words, *cut) if w)
     return raw
+
+
+def _log_words(logs: list[LogMeta], files: int) -> str:
+    """A navdtw episode log's metadata, for the notes."""
+    meta = logs[0]
+    settings = ", ".join(
+        w
+        for w in (
+            f"convention {meta.convention}" if meta.convention else "",
+            f"success distance {meta.success_distance:g} m" if meta.success_distance is not None else "",
+        )
+        if w
+    )
+    without = f" ({files - len(logs)} of the files without)" if len(logs) < files else ""
+    head = f"navdtw episode log{'s' if len(logs) > 1 else ''} of {meta.what()}"
+    return head + (f", {settings}" if settings else "") + without
 
 
 def _read_tree(root: Path, lay: layouts.Layout) -> Raw:
@@ -459,10 +490,10 @@ def _last_frame(frames: list[tuple[int, Path]], lay: layouts.Layout) -> tuple[di
     return record, n
 
 
-def read_one(path: Path, layout: str | None, id_column: str | None) -> Raw:
+def read_one(path: Path, layout: str | None, id_column: str | None, log: bool = False) -> Raw:
     """Internal: one file read, its summary records taken out, its layout given (a name) or
-    recognised."""
-    raw = _read_raw(path)
+    recognised; ``log``: a navdtw episode log, whose last line cut short is left out."""
+    raw = _read_raw(path, log)
     _take_summaries(raw, id_column)
     if layout is not None:
         raw.layout = layouts.layout(layout)
@@ -501,6 +532,22 @@ def _layout_record(raw: Raw, lay: layouts.Layout) -> None:
     for col, (new, _) in lay.renamed.items():
         if col in raw.columns:
             raw.columns = {(new if c == col else c): v for c, v in raw.columns.items()}
+    if lay.computed is not None:
+        _computed(raw, lay)
+
+
+def _computed(raw: Raw, lay: layouts.Layout) -> None:
+    """The metric columns a layout's computation (:attr:`~.layouts.Layout.computed`) makes of each
+    record's fields, in place of them."""
+    fields, compute = COMPUTATIONS[lay.computed]  # type: ignore[index]
+    missing = [f for f in fields if f not in raw.columns]
+    if missing:
+        raise ValueError(f"{raw.name}: no column {missing[0]!r}: {lay.project}'s records hold {', '.join(fields)}")
+    cols = {f: raw.columns[f] for f in fields}
+    records = [{f: _plain(cols[f][k]) for f in fields} for k in range(raw.n)]
+    values = compute(records, where=lambda k: f"{raw.name}: {raw.entry(k)}")
+    rest = {c: v for c, v in raw.columns.items() if c not in fields}
+    raw.columns = {**rest, **{c: v.tolist() for c, v in values.items()}}
 
 
 def _layout_ids(raw: Raw, lay: layouts.Layout, file_name: str) -> None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...subtasks import LHVLN_FIELDS
+
 __all__ = [
     "LAYOUTS",
     "Layout",
@@ -138,6 +140,12 @@ class Layout:
     outcomes:
         the outcome prefixes of ``tree`` -> the columns each gives (``{"success_": {"success": 1.0,
         "oracle_success": 1.0}, ...}``; ``""``: no prefix).
+    computed:
+        where the records hold an evaluator's inputs rather than its per-episode values (LH-VLN's
+        ``add_sample`` arguments, lists per subtask): the key of the model's computation that turns
+        them into metric columns as the evaluator computes them
+        (:data:`navdtw.subtasks.COMPUTATIONS`); its fields are replaced by its columns. None: the
+        records hold the values.
     """
 
     name: str
@@ -161,6 +169,7 @@ class Layout:
     split_keyed: bool = False
     tree: str | None = None
     outcomes: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    computed: str | None = None
 
     @property
     def id_words(self) -> str:
@@ -610,6 +619,19 @@ LAYOUTS: tuple[Layout, ...] = (
         _HABITAT | {"id"},
         id_key="id",
         nonfinite="NaN / Infinity as habitat gives them (no means are written)",
+    ),
+    Layout(
+        "lh-vln",
+        "LH-VLN",
+        "utils/metrics.py, NavigationMetrics.add_sample (train.py's validate_one_epoch calls it once per episode "
+        "and keeps the arguments in memory): one record per call, its arguments by name and the episode's id",
+        "{split}.jsonl",
+        "episodes",
+        frozenset(LHVLN_FIELDS),
+        id_key="episode_id",
+        computed="lh-vln",
+        nonfinite="none written; CGT divides by zero for an episode whose subtasks' ground-truth steps sum to 0 "
+        "(NavigationMetrics.conditional_path_length raises ZeroDivisionError): NaN there",
     ),
 )
 

@@ -3,7 +3,9 @@
 A source is one file, a folder (its files; its subfolders' only when asked), a glob pattern, or a
 list of files. A file named ``<stem>_r{rank}_w{world}<ext>`` is one DDP rank's share of a run (ETPNav
 writes one per rank): the run is every rank's file, so naming one rank names them all, and a missing
-rank is an error that names it.
+rank is an error that names it. navdtw's own per-episode log
+(:mod:`~navdtw.datasets.results.episode_log`) is named so; the metadata file beside each rank's log
+(``..._r{rank}_w{world}.meta.json``) is not results, and a folder or a pattern passes over it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from ..._messages import named, quoted
 from ..._typing import PathLike
+from .episode_log import is_meta_file
 from .layouts import LAYOUTS, recognise, shard_of
 
 __all__ = ["Files", "files_of", "one_run_as_agents"]
@@ -87,7 +90,7 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
             found = sorted(
                 p
                 for p in (path.rglob("*") if recursive else path.iterdir())
-                if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent))
+                if _run_store(p) or (_visible_file(p, path) and not is_store(p.parent) and not is_meta_file(p))
             )
             if not found:
                 more = "" if recursive else " (its subfolders are read with --recursive)"
@@ -95,7 +98,9 @@ def files_of(source: PathLike | Sequence[PathLike], *, recursive: bool = False) 
             return _checked(tuple(found), f"{path.name}/", f"{len(found)} files of one run (the folder {path.name})")
         if _GLOB.search(text) and not path.exists():
             found = sorted(
-                Path(p) for p in glob.glob(text, recursive=recursive) if Path(p).is_file() or is_store(Path(p))
+                Path(p)
+                for p in glob.glob(text, recursive=recursive)
+                if (Path(p).is_file() and not is_meta_file(p)) or is_store(Path(p))
             )
             if not found:
                 raise ValueError(f"no file matches {named(text)}")

@@ -1,0 +1,165 @@
+#!/usr/bin/env python
+"""Pooled ratios (issue 35): the coverage of a ratio's interval and the level of its paired test,
+measured where the truth is known.
+
+LH-VLN's ISR is successes over subtasks pooled over episodes, not a mean of per-episode rates;
+``navdtw.stats`` resamples episodes and recomputes the ratio (``weights=``, docs/statistics.md,
+"Pooled ratios"). The simulation: an episode has ``N`` subtasks, ``P(N = k)`` for k = 0..5 as
+``PROBS`` (some episodes have none), longer tasks are harder: the episode's success probability
+``p ~ Beta(m_N c, (1 - m_N) c)`` with mean ``m_N = 0.85 - 0.1 N`` and concentration ``c = 4``, and
+its subtasks succeed independently with probability ``p`` (so the subtasks of one episode are
+correlated). The truth, the expected successes over the expected subtasks, is
+``sum_k P(k) k m_k / sum_k P(k) k`` exactly.
+
+Three intervals of the truth, on the same episodes (``--method``, 2,000 resamples by default):
+
+* **ratio** (navdtw): episodes resampled, the ratio recomputed (``stats.bootstrap_means(...,
+  weights=N)``);
+* **mean of rates**: the plain mean of the episodes' rates (0 without subtasks), what a table of
+  per-episode values would average: it estimates another quantity;
+* **subtasks as units**: every subtask resampled on its own, as if subtasks were independent:
+  too narrow, as those of one episode share its difficulty.
+
+And the paired sign-flip test of two agents with the same truth (the same episodes, the same
+per-episode probabilities, independent outcomes): its type-I error at 5%, with the same weights
+(``stats.analyze(..., weights=)``).
+
+Printed as Markdown, never asserted (tests/test_stats_ratio.py checks the computation against
+plain loops).
+
+    PYTHONPATH=python python benchmarks/bench_ratio.py --reps 2000 --seed 3535
+    python benchmarks/bench_ratio.py --tiny     # a few replications: checks it runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from navdtw import stats
+
+PROBS = np.array([0.05, 0.25, 0.25, 0.2, 0.15, 0.1])  # P(N = 0..5)
+CONCENTRATION = 4.0
+CHUNK = 100  # replications per stats call (columns sharing the resamples)
+
+
+def mean_of(k: np.ndarray) -> np.ndarray:
+    return 0.85 - 0.1 * k
+
+
+def truth() -> float:
+    k = np.arange(len(PROBS))
+    return float((PROBS * k * mean_of(k)).sum() / (PROBS * k).sum())
+
+
+def rates_truth() -> float:
+    """What the mean of the episodes' rates estimates (0 for an episode without subtasks)."""
+    k = np.arange(len(PROBS))
+    return float((PROBS[1:] * mean_of(k[1:])).sum())
+
+
+def episodes(rng, reps: int, n: int):
+    """``(rates, subtasks, successes, p)`` ``[reps, n]`` each."""
+    k = rng.choice(len(PROBS), size=(reps, n), p=PROBS)
+    m = mean_of(k)
+    p = rng.beta(m * CONCENTRATION, (1.0 - m) * CONCENTRATION)
+    ok = rng.binomial(k, p)
+    rate = np.divide(ok, k, out=np.zeros((reps, n)), where=k > 0)
+    return rate, k.astype(np.float64), ok, p
+
+
+def subtask_interval(ok, k, rng, resamples: int, confidence: float):
+    """The interval of the subtasks pooled as independent units: each subtask a 0/1 value."""
+    lo, hi = np.empty(len(k)), np.empty(len(k))
+    a = (1.0 - confidence) / 2.0
+    for r in range(len(k)):
+        s = np.repeat(np.arange(len(k[r])), k[r].astype(int))
+        values = (np.arange(len(s)) - np.searchsorted(s, s)) < ok[r][s]  # ok[r][e] ones per episode
+        boot = rng.choice(values, size=(resamples, len(values))).mean(axis=1)
+        lo[r], hi[r] = np.quantile(boot, [a, 1.0 - a])
+    return lo, hi
+
+
+def coverage(rng, reps, sizes, args):
+    t, wrong = truth(), rates_truth()
+    print("## Coverage of the ratio's interval (truth: successes / subtasks, expected)\n")
+    print(f"truth {t:.4f}; the mean of the episodes' rates estimates {wrong:.4f} instead\n")
+    print("| episodes | ratio (navdtw) | mean of rates | subtasks as units | median width ratio / subtasks |")
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        hit = {"ratio": 0, "rates": 0, "subtasks": 0}
+        widths = []
+        done = 0
+        while done < reps:
+            b = min(CHUNK, reps - done)
+            rate, k, ok, _ = episodes(rng, b, n)
+            seed = int(rng.integers(2**31))
+            r = stats.bootstrap_means(rate.T, weights=k.T, resamples=args.resamples, method=args.method, seed=seed)
+            plain = stats.bootstrap_means(rate.T, resamples=args.resamples, method=args.method, seed=seed)
+            sub = min(b, max(1, args.subtask_reps))  # the loop over subtasks is slow: a share of the replications
+            slo, shi = subtask_interval(ok[:sub], k[:sub], rng, args.resamples, 0.95)
+            hit["ratio"] += int(((r.lo <= t) & (t <= r.hi)).sum())
+            hit["rates"] += int(((plain.lo <= t) & (t <= plain.hi)).sum())
+            hit["subtasks"] += int(((slo <= t) & (t <= shi)).sum()) * b / sub
+            widths += list((r.hi[:sub] - r.lo[:sub]) / (shi - slo))
+            done += b
+        print(
+            f"| {n} | {hit['ratio'] / reps:.3f} | {hit['rates'] / reps:.3f} | {hit['subtasks'] / reps:.3f} "
+            f"| {np.median(widths):.2f} |"
+        )
+    print()
+
+
+def level(rng, reps, sizes, args):
+    print("## Paired test of two agents with the same truth (type-I error at 5%)\n")
+    print("| episodes | ratio sign-flip test (navdtw) | sign test |")
+    print("|---|---|---|")
+    for n in sizes:
+        rej_p, rej_s, done = 0, 0, 0
+        while done < reps:
+            b = min(CHUNK, reps - done)
+            rng_k = rng.choice(len(PROBS), size=(b, n), p=PROBS)
+            m = mean_of(rng_k)
+            p = rng.beta(m * CONCENTRATION, (1.0 - m) * CONCENTRATION)
+            oka, okb = rng.binomial(rng_k, p), rng.binomial(rng_k, p)
+            ra = np.divide(oka, rng_k, out=np.zeros((b, n)), where=rng_k > 0)
+            rb = np.divide(okb, rng_k, out=np.zeros((b, n)), where=rng_k > 0)
+            matrix = np.empty((n, 2 * b))
+            matrix[:, 0::2], matrix[:, 1::2] = ra.T, rb.T
+            w = np.repeat(rng_k.T.astype(np.float64), 2, axis=1)
+            pairs = [(2 * q, 2 * q + 1) for q in range(b)]
+            res = stats.analyze(
+                matrix, pairs, resamples=args.resamples, method="percentile", seed=int(rng.integers(2**31)), weights=w
+            )
+            rej_p += int((res.comparisons.p_permutation < 0.05).sum())
+            rej_s += int((res.comparisons.p_sign < 0.05).sum())
+            done += b
+        print(f"| {n} | {rej_p / reps:.3f} | {rej_s / reps:.3f} |")
+    print()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=2000, help="replications per row (default 2000)")
+    ap.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples and sign flips (default 2000)")
+    ap.add_argument("--method", default="bca", choices=("bca", "percentile"))
+    ap.add_argument("--subtask-reps", type=int, default=20, help="replications per chunk with the subtask interval")
+    ap.add_argument("--seed", type=int, default=3535)
+    ap.add_argument("--tiny", action="store_true", help="a few replications: checks that it runs")
+    args = ap.parse_args(argv)
+    sizes = (50, 200, 1000)
+    if args.tiny:
+        args.reps, args.resamples, args.subtask_reps, sizes = 6, 200, 2, (30,)
+    rng = np.random.default_rng(args.seed)
+    t0 = time.perf_counter()
+    print(f"seed {args.seed}, {args.reps} replications per row, {args.resamples} resamples, method {args.method}\n")
+    coverage(rng, args.reps, sizes, args)
+    level(rng, args.reps, sizes, args)
+    print(f"({time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
