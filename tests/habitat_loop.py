@@ -32,14 +32,13 @@ from habitat_double import install, register_simulator  # noqa: E402
 R2R_CE = "r2r_vlnce/R2R_VLNCE_v1-3_preprocessed"
 SPLIT = "val_unseen"
 #: The measures the loop adds to habitat-lab's VLN task (its own distance_to_goal, success, spl stay).
+#: (The others, sdtw, trajectory and a fastdtw nDTW, are added at run time, as StreamVLN does.)
 MEASURES = (
     "navdtw_ndtw",
-    "navdtw_sdtw",
     "navdtw_path_length",
     "navdtw_oracle_success",
     "navdtw_oracle_navigation_error",
     "navdtw_steps_taken",
-    "navdtw_trajectory",
 )
 
 
@@ -88,17 +87,17 @@ def build(data: Path, sim_name: str):
             # VLN-CE's reference: the dense ground-truth locations (GT_PATH), as navdtw score reads them
             f"habitat.task.measurements.ndtw.gt_path='{data / R2R_CE}/{{split}}/{{split}}_gt.json.gz'",
             f"habitat.task.measurements.ndtw.split={SPLIT}",
-            f"habitat.task.measurements.sdtw.gt_path='{data / R2R_CE}/{{split}}/{{split}}_gt.json.gz'",
-            f"habitat.task.measurements.sdtw.split={SPLIT}",
         ],
     )
     nh.keep_order(config)  # shuffle and group_by_scene off, no sampling, no scene-repeat limit
     with habitat.config.read_write(config):  # a StreamVLN / InternNav-style runtime update
         config.habitat.task.measurements.update(
             {
+                "sdtw": nh.SDTWMeasurementConfig(success_distance=3.0, gt_path=str(gt_file(data)), split=SPLIT),
+                "trajectory": nh.TrajectoryMeasurementConfig(),
                 "ndtw_fastdtw": nh.NDTWMeasurementConfig(
                     method="fastdtw", uuid="ndtw_fastdtw", gt_path=str(gt_file(data)), split=SPLIT
-                )
+                ),
             }
         )
     return config
@@ -138,9 +137,8 @@ def run(order_file: Path, rank: int, world_size: int, log_folder: Path, episodes
             env.reset()
             episode = env.current_episode
             check(episode)  # the order's next episode, or a clear error naming it and its position
-            for _ in range(len(env.sim.planned)):
-                env.step("move_forward")
-            env.step("stop")
+            while not env.episode_over:  # the seeded agent: its planned steps, then STOP
+                env.step("move_forward" if env.sim.planned else "stop")
             info = env.get_metrics()
             log.write(episode.episode_id, info, path=info["trajectory"])
             ran += 1
