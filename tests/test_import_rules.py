@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "navdtw.registry",
             "navdtw._context",
+            "navdtw._conventions",
             "navdtw.graphs",
             "navdtw.metrics",
             "navdtw.humanaware",

@@ -47,12 +47,21 @@ def _toy(**kw) -> Metric:
 def test_builtin_records_match_engine_and_metrics():
     assert registry.builtin_names() == registry.names()
     # navdtw.METRICS: the built-in metrics every pair of paths gets (no extra per-episode inputs)
-    assert tuple(m for m in registry.builtin_names() if not registry.get(m).inputs) == navdtw.METRICS
+    # (and no conventions of their own: softspl is computed by default under habitat's ObjectNav ones only)
+    got = tuple(m for m in registry.builtin_names() if not (registry.get(m).inputs or registry.get(m).conventions))
+    assert got == navdtw.METRICS
+    goat = {"task_success", "composite_success", "partial_success", "composite_spl", "composite_softspl"}
+    goat |= {f"{m}_success" for m in ("object", "image", "description")}
+    outcomes = {"collision_rate", "fall_rate", "stuck_rate"}
     lhvln = {"isr", "subtasks", "csr", "cgt", "tar", "tar_subtasks"}  # LH-VLN's, from its records
-    assert set(registry.builtin_names()) - set(navdtw.METRICS) == {"gp", "rgs", "rgspl", *lhvln}
+    assert (
+        set(registry.builtin_names()) - set(navdtw.METRICS)
+        == {"gp", "rgs", "rgspl", "softspl", *lhvln} | goat | outcomes
+    )
     assert set(_core.STATS) >= {s for m in registry.metrics() for s in m.stats}
     rates = {m.name for m in registry.metrics() if m.rate}
-    assert rates == {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw", "rgs", "rgspl", "isr", "csr", "cgt", "tar"}
+    want = {"sr", "osr", "spl", "sed", "cls", "ndtw", "sdtw", "rgs", "rgspl", "isr", "csr", "cgt", "tar", "softspl"}
+    assert rates == want | goat | outcomes
     # the pooled ratios name their weights, which are metrics of their own
     weighted = {m.name: m.weight for m in registry.metrics() if m.weight is not None}
     assert weighted == {"isr": "subtasks", "tar": "tar_subtasks"}

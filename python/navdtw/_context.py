@@ -4,6 +4,7 @@ share (SPL's ratio, CLS, goal progress, a ratio that is never NaN)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -20,6 +21,11 @@ SUCCESS_INPUTS: tuple[str, str] = ("success", "oracle_success")
 #: ``inf`` = unreachable): the final point's and the path's nearest point's,
 #: ``evaluate(..., inputs={"distance_to_goal": ne, "oracle_distance_to_goal": one})``.
 GOAL_DISTANCE_INPUTS: tuple[str, str] = ("distance_to_goal", "oracle_distance_to_goal")
+
+#: Per-episode outcomes (0/1) of how an episode ended, that a convention's ``fails_on`` turns into
+#: a failure and the rates ``collision_rate``, ``fall_rate``, ``stuck_rate`` count: a collision
+#: ended it (UAV-ON, TravelUAV), the legged robot fell or got stuck (VLN-PE's ``fail_reason``).
+OUTCOME_INPUTS: tuple[str, str, str] = ("collided", "fell", "stuck")
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,13 +147,15 @@ class Context:
         except KeyError:
             raise KeyError(f"no per-episode input {name!r} was given (evaluate(inputs={{{name!r}: ...}}))") from None
 
-    def success(self, distance: np.ndarray) -> np.ndarray:
+    def success(self, distance: np.ndarray, *, oracle: bool = False) -> np.ndarray:
         """The convention's success test for any distances.
 
         Parameters
         ----------
         distance : numpy.ndarray
             Distances in metres.
+        oracle : bool, optional
+            Use oracle success's comparison (``Convention.oracle_inclusive``).
 
         Returns
         -------
@@ -155,7 +163,8 @@ class Context:
             float64, 1.0 where ``distance`` is within the threshold (``<=`` or ``<`` as the
             convention says), else 0.0.
         """
-        ok = (distance <= self.threshold) if self.convention.success_inclusive else (distance < self.threshold)
+        inclusive = self.convention.oracle_is_inclusive if oracle else self.convention.success_inclusive
+        ok = (distance <= self.threshold) if inclusive else (distance < self.threshold)
         return ok.astype(np.float64)
 
     def _cached(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
@@ -163,11 +172,35 @@ class Context:
             self._cache[key] = make()
         return self._cache[key]
 
+    def shared(self, key: str, make: Callable[[], object]):
+        """``make()``, computed once per batch and shared by every metric that asks for ``key``
+        (GOAT-Bench's measures come from one pass over the subtasks).
+
+        Parameters
+        ----------
+        key : str
+            A name for the value (metrics that share it use the same key).
+        make : callable
+            ``f() -> value``.
+
+        Returns
+        -------
+        object
+            The value.
+        """
+        return self._cached(f"shared:{key}", make)
+
     def _given_success(self, name: str, distance: str) -> np.ndarray:
         given = self._inputs.get(name)
-        s = given.astype(bool) if given is not None else self.success(self.stat(distance)).astype(bool)
-        if name == "success" and self.stopped is not None:
+        oracle = name != "success"
+        s = given.astype(bool) if given is not None else self.success(self.stat(distance), oracle=oracle).astype(bool)
+        if not oracle and self.stopped is not None:
             s = s & self.stopped
+        if oracle and getattr(self.convention, "oracle_counts_success", False):
+            s = s | self.sr.astype(bool)
+        for outcome in getattr(self.convention, "oracle_fails_on" if oracle else "fails_on", ()):
+            if outcome in self._inputs:
+                s = s & ~self._inputs[outcome].astype(bool)
         return s.astype(np.float64)
 
     @property
@@ -184,9 +217,11 @@ class Context:
 
     @property
     def spl_ratio(self) -> np.ndarray:
-        """l / max(PL(Q), l, floor) per episode, with the convention's ``spl_floor``."""
-        floor = getattr(self.convention, "spl_floor", 0.0)
-        return self._cached("spl_ratio", lambda: spl_ratio(self.stat("pl_query"), self.spl_length, floor))
+        """SPL's ratio per episode in the convention's form, l / max(PL(Q), l, floor) by default
+        (``convention_spl_ratio``)."""
+        return self._cached(
+            "spl_ratio", lambda: convention_spl_ratio(self.stat("pl_query"), self.spl_length, self.convention)
+        )
 
     @property
     def dtw(self) -> np.ndarray:
@@ -226,6 +261,103 @@ def success(ne: np.ndarray, threshold: float, conv, stopped: np.ndarray | None) 
 def spl_ratio(pl: np.ndarray, length: np.ndarray, floor: float = 0.0) -> np.ndarray:
     """l / max(pl, l, floor); 1 when all are 0 (floor 0), 0 when l = 0 < floor (DUET's 0.01)."""
     return safe_ratio(length, np.maximum(np.maximum(pl, length), floor), both_zero=1.0)
+
+
+def convention_spl_ratio(pl: np.ndarray, length: np.ndarray, conv) -> np.ndarray:
+    """SPL's ratio in a convention's form (``navdtw.Convention``'s SPL fields), never NaN:
+
+    * l' = l + ``spl_length_offset``; where l' < 0 the ratio is 0 (TravelUAV's ``max(spl, 0)``);
+    * ``spl_max``: l' / max(pl, l', ``spl_floor``) (:func:`spl_ratio`: 1 when all are 0); otherwise
+      l' / (pl + ``spl_path_offset``) with no max (OpenFly; above 1 where pl + offset < l'; 1
+      when both are 0);
+    * ``spl_needs_motion``: 0 where pl = 0;
+    * ``spl_path_decimals``: pl rounded first (UAV-ON).
+    """
+    pl = np.asarray(pl, dtype=np.float64)
+    decimals = getattr(conv, "spl_path_decimals", None)
+    if decimals is not None:  # Python's round, as the evaluator's (correctly rounded; inf stays inf)
+        pl = np.array([round(x, decimals) if math.isfinite(x) else x for x in pl.tolist()], dtype=np.float64)
+    length = np.asarray(length, dtype=np.float64) + getattr(conv, "spl_length_offset", 0.0)
+    negative = length < 0
+    length = np.where(negative, 0.0, length)
+    if getattr(conv, "spl_max", True):
+        out = spl_ratio(pl, length, getattr(conv, "spl_floor", 0.0))
+    else:
+        out = safe_ratio(length, pl + conv.spl_path_offset, both_zero=1.0)
+    out = np.where(negative, 0.0, out)
+    if getattr(conv, "spl_needs_motion", False):
+        out = np.where(pl > 0, out, 0.0)
+    return out
+
+
+def soft_spl(ne: np.ndarray, length: np.ndarray, pl: np.ndarray) -> np.ndarray:
+    """SoftSPL = max(0, 1 - d_T / d_0) * d_0 / max(d_0, p) (habitat-lab ``SoftSPL``), d_T the final
+    distance to the goal, d_0 = l, p the path length; never NaN: d_T / d_0 is 0 when both are 0
+    and inf when only d_0 is (habitat divides by zero there), the ratio d_0 / max(d_0, p) is
+    navdtw's SPL ratio (1 when both are 0)."""
+    ne = np.asarray(ne, dtype=np.float64)
+    length = np.asarray(length, dtype=np.float64)
+    frac = safe_ratio(ne, length, both_zero=0.0)
+    frac = np.where((length == 0) & (ne > 0), np.inf, frac)
+    frac = np.where(np.isinf(length) & np.isinf(ne), np.inf, frac)  # inf / inf: no progress to measure
+    soft = np.maximum(0.0, 1.0 - frac)
+    return soft * spl_ratio(np.asarray(pl, dtype=np.float64), length)
+
+
+#: GOAT-Bench's goal modalities, in the order of the input ``goat_subtasks``' modality index.
+GOAT_MODALITIES: tuple[str, str, str] = ("object", "image", "description")
+
+
+def goat_measures(ctx: Context) -> dict[str, np.ndarray]:
+    """GOAT-Bench's episode measures (``goat_bench/measurements/nav.py``) from the input
+    ``goat_subtasks``: per episode a float64 ``[K, 4]`` table, one row per subtask (modality index
+    into :data:`GOAT_MODALITIES`, d_0 the distance from the subtask's start to its goals, d_T
+    the distance from its subtask_stop's point, NaN when never called, p the path length from
+    its start to that stop). With s_k = 1[d_T within d_th] (the convention's comparison):
+
+    * ``composite_success`` = every s_k; ``task_success`` = that and the stop action called while
+      the episode lasts (``stopped``, with a subtask still open): as ``GoatTask`` ends the episode
+      at the last subtask_stop, 0 for every episode;
+    * ``partial_success`` = sum s_k / K;
+    * ``<m>_success`` = successes of modality m / its subtasks, 0 when none succeeded (also when
+      the episode has none of m, as ``GoatSuccess``);
+    * ``composite_spl`` = sum s_k * d_0 / max(d_0, p) / K (navdtw's ratio: 1 when both are 0,
+      where GoatSPL divides by zero);
+    * ``composite_softspl`` = sum over stopped k of SoftSPL(d_T, d_0, p) / K (:func:`soft_spl`).
+    """
+
+    def make() -> dict[str, np.ndarray]:
+        tables = ctx.input("goat_subtasks")
+        n = len(tables)
+        out = {k: np.zeros(n) for k in ("task_success", "composite_success", "partial_success", "composite_spl",
+                                       "composite_softspl", *(f"{m}_success" for m in GOAT_MODALITIES))}  # fmt: skip
+        for e, table in enumerate(tables):
+            t = np.asarray(table, dtype=np.float64).reshape(-1, 4)
+            stopped = ~np.isnan(t[:, 2])
+            d_t = np.where(stopped, t[:, 2], np.inf)
+            s = ctx.success(d_t) * stopped
+            k = len(t)
+            out["composite_success"][e] = float(s.all()) if k else 0.0
+            out["partial_success"][e] = s.sum() / k if k else 0.0
+            for code, m in enumerate(GOAT_MODALITIES):
+                mine = t[:, 0] == code
+                won = s[mine].sum()
+                out[f"{m}_success"][e] = won / mine.sum() if won > 0 else 0.0
+            ratio = spl_ratio(t[:, 3], t[:, 1])
+            out["composite_spl"][e] = (s * ratio).sum() / k if k else 0.0
+            soft = np.where(
+                stopped, soft_spl(np.where(stopped, t[:, 2], 0.0), t[:, 1], np.where(stopped, t[:, 3], 0.0)), 0.0
+            )
+            out["composite_softspl"][e] = soft.sum() / k if k else 0.0
+        # GoatTask._check_episode_is_active ends the episode at the last subtask_stop, so a stop
+        # counts only while a subtask is still open, and then not every subtask has succeeded:
+        # task_success is 0 for every episode, as the evaluator computes it
+        stop = ctx.stopped if ctx.stopped is not None else np.zeros(n, dtype=bool)
+        still_open = np.array([np.isnan(np.asarray(t, dtype=np.float64).reshape(-1, 4)[:, 2]).any() for t in tables])
+        out["task_success"] = out["composite_success"] * (stop & still_open)
+        return out
+
+    return ctx.shared("goat", make)
 
 
 def cls(pc: np.ndarray, pl_reference: np.ndarray, pl_query: np.ndarray) -> np.ndarray:

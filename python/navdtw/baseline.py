@@ -26,7 +26,7 @@ import numpy as np
 from . import _core
 from ._messages import shown
 from ._optional import import_optional
-from .engine import Batch, check_threshold, resolve_workers
+from .engine import Batch, resolve_workers
 from .graphs import GraphSet
 from .metrics import as_convention, score_batch, wanted_metrics
 from .paths import Paths, as_paths, collapse_repeats, unchecked_paths
@@ -128,7 +128,7 @@ def score_random_walks(
     n: int = 1_000_000,
     *,
     seed: int = 0,
-    threshold: float = 3.0,
+    threshold: float | None = None,
     convention="paper",
     chunk: int = 250_000,
     progress: bool = True,
@@ -154,7 +154,7 @@ def score_random_walks(
     seed : int, optional
         Walks depend only on (seed, walk index): same seed -> identical numbers. In [0, 2**64).
     threshold : float, optional
-        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+        Success distance d_th in metres (default: the convention's, else 3.0), as :func:`navdtw.evaluate`.
     convention : str or Convention, optional
         As :func:`navdtw.evaluate` (default ``"paper"``).
     chunk : int, optional
@@ -353,7 +353,7 @@ def score_random_positions(
     n: int = 100_000,
     *,
     seed: int = 0,
-    threshold: float = 3.0,
+    threshold: float | None = None,
     convention="paper",
     chunk: int = 4096 * 16,
     progress: bool = True,
@@ -378,7 +378,7 @@ def score_random_positions(
     seed : int, optional
         Walks depend only on (seed, walk index): same seed -> identical numbers, whatever ``chunk``.
     threshold : float, optional
-        Success distance d_th in metres (default 3.0), as :func:`navdtw.evaluate`.
+        Success distance d_th in metres (default: the convention's, else 3.0), as :func:`navdtw.evaluate`.
     convention : str or Convention, optional
         As :func:`navdtw.evaluate` (default ``"paper"``).
     chunk : int, optional
@@ -437,7 +437,7 @@ def score_random_positions(
 
 def _check_walk_args(convention, threshold, n, chunk, workers, seed):
     conv = as_convention(convention)
-    threshold = check_threshold(threshold)
+    threshold = conv.default_threshold(threshold)  # the convention's when None, else 3.0
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {shown(n)}")
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:

@@ -23,6 +23,13 @@ Conventions (``convention=``) reproduce a named evaluator; each is one :class:`C
 * ``"reverie"``: REVERIE ``eval_release.py``. Success is the target object seen from the final
   viewpoint, given per episode as the inputs ``success`` / ``oracle_success`` (no distance
   test; scoring without them is an error); l as r2r.
+* The 2024-2026 evaluators, each with its threshold (the default of ``evaluate(threshold=None)``),
+  plane, comparisons and SPL form (docs/metrics.md, "The evaluators of 2024-2026"):
+  ``"objectnav"`` (habitat-lab, 0.1 m, stop needed, SoftSPL), ``"ovon"`` (HM3D-OVON, 0.25 m),
+  ``"goat"`` (GOAT-Bench, 0.25 m per subtask), ``"uav-on"`` (20 m ``<=``, a collision fails),
+  ``"traveluav"`` (20 m ``<=``, l = PL(R) - 20), ``"openfly"`` (20 m ``<``, SPL without its max:
+  above 1 where the path is shorter than l), ``"citynav"`` (20 m ``<=`` in x-y),
+  ``"embodiedbench"`` (1 m ``<=`` in x-z), ``"vlnpe"`` (3 m ``<`` in x-y, SPL 0 without motion).
 
 Success from the data set: when ``inputs`` holds ``success`` and ``oracle_success`` (0/1 per
 episode, e.g. REVERIE's "the target object is visible from the final / any viewpoint"), they
@@ -51,12 +58,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import _core, registry
-from ._context import STAT_INDEX, Context, safe_ratio, spl_ratio, success
+from ._context import STAT_INDEX, Context, convention_spl_ratio, safe_ratio, success
+from ._conventions import CONVENTIONS, Convention, as_convention, project_plane
 from .engine import Batch, check_threshold, resolve_workers
 from .graphs import resolve_distances
 from .paths import as_paths, collapse_repeats, first_start_mismatch
@@ -69,122 +76,7 @@ __all__ = ["CONVENTIONS", "METRICS", "Convention", "Scores", "Summary", "evaluat
 # The built-in metrics every pair of paths gets, in table order (those that need no extra
 # per-episode inputs; all built-in ones: navdtw.registry.builtin_names(); every registered one:
 # navdtw.registry.names()).
-METRICS = tuple(k for k in registry.builtin_names() if not registry.get(k).inputs)
-
-
-_SPL_LENGTHS = ("start_goal", "shortest", "reference_length")
-
-
-@dataclass(frozen=True)
-class Convention:
-    """One evaluator's choices, as data.
-
-    A custom evaluator is one more record: ``evaluate(..., convention=Convention(...))``.
-
-    Attributes
-    ----------
-    name : str
-        The convention's name (the key of :data:`CONVENTIONS`, ``evaluate(convention=name)``).
-    success_inclusive : bool
-        Success is ``ne <= d_th`` (True) or ``ne < d_th`` (False).
-    spl_length : str
-        SPL's l: ``"start_goal"`` d(q_1, r_last), ``"shortest"`` d(r_1, r_last) (or the
-        ``shortest_distance`` given to :func:`evaluate`), ``"reference_length"`` PL(R); any other
-        value raises ``ValueError``.
-    fastdtw_radius : int or None
-        None for exact DTW, else FastDTW with this radius (coordinates only).
-    collapse_repeats : bool
-        Merge consecutive repeated nodes of node paths (references and queries)
-        before scoring, as navdtw's documented rule; False scores the raw viewpoint lists, as
-        VLN-HAMT/DUET ``cal_dtw`` and r4r ``DTW.__call__`` do.
-    source : str
-        The evaluator the convention reproduces (a repository file or a paper), for people.
-    drop_repeated_positions : bool
-        Drop a query position equal to the previous one (coordinate paths),
-        as VLN-CE ``NDTW.update_metric`` does.
-    checks : tuple of str
-        The evaluator's input checks that the data-set matchers enforce under this convention
-        (``ValueError`` naming the file and entry): ``"start"`` (the trajectory starts at the
-        reference's start), ``"edges"`` (every step between two different viewpoints is a graph edge).
-    spl_floor : float
-        SPL divides by max(pl, l, spl_floor) (DUET / HAMT: 0.01; 0 = navdtw's l = 0 rule).
-    success_from_inputs : bool
-        Success is not a distance test: it comes from the per-episode inputs
-        ``success`` and ``oracle_success`` (``navdtw.registry.SUCCESS_INPUTS``), required.
-
-    Raises
-    ------
-    ValueError
-        An ``spl_length`` that is not ``"start_goal"``, ``"shortest"`` or ``"reference_length"``.
-    """
-
-    name: str
-    success_inclusive: bool
-    spl_length: str
-    fastdtw_radius: int | None = None
-    collapse_repeats: bool = True
-    source: str = ""
-    drop_repeated_positions: bool = False
-    checks: tuple[str, ...] = ()
-    spl_floor: float = 0.0
-    success_from_inputs: bool = False
-
-    def __post_init__(self) -> None:
-        if self.spl_length not in _SPL_LENGTHS:
-            known = ", ".join(_SPL_LENGTHS)
-            raise ValueError(f"convention {self.name!r}: spl_length must be one of {known}, got {self.spl_length!r}")
-
-
-CONVENTIONS: dict[str, Convention] = {
-    c.name: c
-    for c in (
-        Convention("paper", True, "start_goal", source="Ilharco et al. 2019, Table 3"),
-        Convention("r2r", False, "shortest", source="Matterport3DSimulator tasks/R2R/eval.py"),
-        Convention(
-            "r4r", True, "shortest", collapse_repeats=False, source="google-research r4r (weight='weight3d', metres)"
-        ),
-        Convention(
-            "duet",
-            False,
-            "reference_length",
-            collapse_repeats=False,
-            spl_floor=0.01,
-            source="VLN-DUET / HAMT evaluators",
-        ),
-        Convention(
-            "vlnce",
-            False,
-            "shortest",
-            fastdtw_radius=1,
-            drop_repeated_positions=True,
-            source="VLN-CE (habitat measures)",
-        ),
-        Convention("ndh", False, "shortest", source="mmurray/cvdn tasks/NDH/eval.py", checks=("start", "edges")),
-        Convention(
-            "reverie",
-            False,
-            "shortest",
-            source="YuankaiQi/REVERIE tasks/REVERIE/eval_release.py",
-            success_from_inputs=True,
-        ),
-    )
-}
-
-
-def as_convention(convention) -> Convention:
-    """Internal (for navdtw's modules): a :class:`Convention` from its name (or itself).
-
-    Raises
-    ------
-    ValueError
-        for a name that is not in :data:`CONVENTIONS`.
-    """
-    if isinstance(convention, Convention):
-        return convention
-    try:
-        return CONVENTIONS[convention]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown convention {convention!r}; choose one of {sorted(CONVENTIONS)}") from None
+METRICS = tuple(k for k in registry.builtin_names() if not (registry.get(k).inputs or registry.get(k).conventions))
 
 
 class Summary(dict):
@@ -541,7 +433,7 @@ class Scores:
         ne = self._stats[STAT_INDEX["ne"]]
         if self._success_given:
             raise ValueError("spl_curve: success came from the data set's per-episode input, not a distance threshold")
-        ratio = spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention.spl_floor)
+        ratio = convention_spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention)
         out = np.empty(len(taus))
         for k, tau in enumerate(taus):
             sr = success(ne, tau, self.convention, self._stopped)
@@ -572,7 +464,8 @@ class Scores:
         Returns
         -------
         numpy.ndarray
-            float64 ``[B]`` in [0, 1], with the convention's SPL floor.
+            float64 ``[B]`` in [0, 1] (above 1 under a convention without SPL's max: ``openfly``),
+            in the convention's SPL form (its floor, offsets).
 
         Raises
         ------
@@ -580,7 +473,7 @@ class Scores:
             Scores that carry no path statistics (not made by :func:`evaluate`).
         """
         self._need_stats()
-        return spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention.spl_floor)
+        return convention_spl_ratio(self._stats[STAT_INDEX["pl_query"]], self._spl_length, self.convention)
 
 
 def _check_stopped(stopped, n: int) -> np.ndarray | None:
@@ -603,7 +496,7 @@ def evaluate(
     env=None,
     distances=None,
     graphs=None,
-    threshold: float = 3.0,
+    threshold: float | None = None,
     metrics: Iterable[str] | None = None,
     convention="paper",
     workers: int = -1,
@@ -628,7 +521,8 @@ def evaluate(
     graphs : GraphSet, optional
         The scans; their ``distances`` are used (give ``env`` too). Not with ``distances``.
     threshold : float, optional
-        Success distance d_th in metres (default 3.0, as R2R / R4R / R2R-CE); finite and > 0.
+        Success distance d_th in metres, finite and > 0 (default: the convention's
+        ``threshold``, e.g. 20 under ``uav-on``, else 3.0 as R2R / R4R / R2R-CE).
     metrics : iterable of str, optional
         Names to compute (default: every registered metric that applies: ``sed`` needs node
         paths, a metric with extra inputs needs them in ``inputs``). Asking by name for a metric
@@ -677,10 +571,12 @@ def evaluate(
         at its reference's start, naming the episode.
     """
     conv = as_convention(convention)
-    threshold = check_threshold(threshold)
+    threshold = conv.default_threshold(threshold)
     distances = resolve_distances(graphs, distances)
     refs = as_paths(references, "references")
     qrys = as_paths(queries, "queries")
+    if conv.dims is not None:
+        refs, qrys = project_plane(refs, conv.dims), project_plane(qrys, conv.dims)
     if refs.is_nodes and qrys.is_nodes and conv.collapse_repeats:
         refs, qrys = collapse_repeats(refs), collapse_repeats(qrys)
     elif not qrys.is_nodes and conv.drop_repeated_positions:
@@ -694,7 +590,7 @@ def evaluate(
             raise ValueError(f"ids has {len(ids)} entries for {n} episodes")
     nodes = batch.matrices is not None
     extra = _check_inputs(inputs, n)
-    wanted = wanted_metrics(metrics, nodes, extra)
+    wanted = wanted_metrics(metrics, nodes, extra, conv.name)
     if conv.fastdtw_radius is not None and nodes:
         raise ValueError(f"convention {conv.name!r} scores coordinate paths (FastDTW needs coordinates)")
     if strict:
@@ -799,6 +695,9 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
         if arr.ndim == 0 or arr.shape[0] != n:
             raise ValueError(f"inputs[{name!r}] must have one entry per episode ({n}), got shape {arr.shape}")
         out[name] = arr
+    for name in registry.OUTCOME_INPUTS:
+        if name in out and (out[name].shape != (n,) or not np.isin(out[name], (0, 1)).all()):
+            raise ValueError(f"inputs[{name!r}] must be one 0/1 (or boolean) value per episode")
     given = [k for k in registry.SUCCESS_INPUTS if k in out]
     if len(given) == 1:
         raise ValueError(
@@ -830,10 +729,10 @@ def _check_inputs(inputs, n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
+def wanted_metrics(metrics, nodes: bool, inputs=(), convention: str | None = None) -> list[Metric]:
     """Internal (for navdtw's modules): the registry records :func:`evaluate` computes for
-    ``metrics`` (names, or None for every one that applies to node / coordinate paths and the
-    given ``inputs``), in registry order.
+    ``metrics`` (names, or None for every one that applies to node / coordinate paths, the
+    given ``inputs`` and the ``convention``), in registry order.
 
     Raises
     ------
@@ -841,7 +740,7 @@ def wanted_metrics(metrics, nodes: bool, inputs=()) -> list[Metric]:
         for an unknown name, a node-only metric on coordinates, or a metric whose inputs are missing.
     """
     if metrics is None:
-        return [m for m in registry.metrics() if m.applies(nodes, inputs)]
+        return [m for m in registry.metrics() if m.applies(nodes, inputs, convention)]
     if isinstance(metrics, str):
         metrics = [metrics]
     wanted = [str(m).lower() for m in metrics]

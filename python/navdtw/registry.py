@@ -49,17 +49,21 @@ import numpy as np
 from . import _core
 from ._context import (
     GOAL_DISTANCE_INPUTS,
+    OUTCOME_INPUTS,
     STAT_INDEX,
     SUCCESS_INPUTS,
     Context,
     cls,
     goal_progress,
+    goat_measures,
     safe_ratio,
+    soft_spl,
 )
 from ._messages import named, shown
 
 __all__ = [
     "GOAL_DISTANCE_INPUTS",
+    "OUTCOME_INPUTS",
     "SUCCESS_INPUTS",
     "Context",
     "Metric",
@@ -116,6 +120,10 @@ class Metric:
     staying_wins : bool, optional
         A path that never leaves its start scores the best value (AD, MD: the start lies on the
         reference), so "best" on this metric says nothing alone (no leaderboard marks).
+    conventions : tuple of str, optional
+        The conventions under which it is computed by default (``metrics=None``); empty (the
+        default): every one. Asked for by name it is computed under any convention (``softspl``:
+        habitat's ObjectNav conventions report it).
     weight : str or None, optional
         How the metric aggregates over episodes. None (the default): the mean of the per-episode
         values. A metric name: the per-episode column (in the same :class:`navdtw.Scores`, or the
@@ -149,6 +157,7 @@ class Metric:
     description: str = ""
     zero_without: str | None = None
     staying_wins: bool = False
+    conventions: tuple[str, ...] = ()
     weight: str | None = None
 
     def __post_init__(self):
@@ -161,7 +170,7 @@ class Metric:
         if self.higher_is_better is not None and not isinstance(self.higher_is_better, bool):
             got = shown(self.higher_is_better)
             raise TypeError(f"metric {self.name!r}: higher_is_better must be True, False or None, got {got}")
-        for attr in ("stats", "inputs"):
+        for attr in ("stats", "inputs", "conventions"):
             value = getattr(self, attr)
             if isinstance(value, str):
                 object.__setattr__(self, attr, (value,))
@@ -186,8 +195,8 @@ class Metric:
         unit = "%" if self.rate else self.unit
         return f"{self.label} ({unit})" if unit else self.label
 
-    def applies(self, nodes: bool, inputs) -> bool:
-        """Whether this metric can be computed for these paths and inputs.
+    def applies(self, nodes: bool, inputs, convention: str | None = None) -> bool:
+        """Whether this metric is computed by default for these paths and inputs.
 
         Parameters
         ----------
@@ -195,12 +204,17 @@ class Metric:
             The paths are node paths (False: coordinates).
         inputs : collection of str
             The names of the per-episode inputs given.
+        convention : str, optional
+            The convention scored under; a metric with ``conventions`` applies under those only.
 
         Returns
         -------
         bool
-            False for a node-only metric on coordinates or a missing input.
+            False for a node-only metric on coordinates, a missing input, or another convention
+            than the metric's ``conventions``.
         """
+        if self.conventions and convention not in self.conventions:
+            return False
         return (nodes or not self.nodes) and all(k in inputs for k in self.inputs)
 
 
@@ -407,7 +421,8 @@ _BUILTIN_RECORDS = (
         higher_is_better=True,
         stats=("ne",),
         success=True,
-        description="success 1[ne <= d_th] (`<` under the r2r, duet and vlnce conventions; or the input `success`)",
+        description="success 1[ne <= d_th] (`<` under r2r, duet, vlnce and others: the convention's; "
+        "or the input `success`)",
     ),
     Metric(
         "osr",
@@ -530,6 +545,69 @@ _BUILTIN_RECORDS = (
         inputs=("object_found",),
         description="rgs * l / max(pl, l), l as in spl",
         zero_without="rgs",
+    ),
+    # habitat-lab's SoftSPL (habitat/tasks/nav/nav.py SoftSPL): reported by ObjectNav evaluators
+    Metric(
+        "softspl",
+        "SoftSPL",
+        lambda c: soft_spl(c.stat("ne"), c.spl_length, c.stat("pl_query")),
+        rate=True,
+        higher_is_better=True,
+        stats=("ne", "pl_query"),
+        description="max(0, 1 - ne / l) * l / max(l, pl) (habitat-lab SoftSPL; no success needed)",
+        conventions=("objectnav", "ovon", "goat"),
+    ),
+    # how an episode ended (OUTCOME_INPUTS, 0/1 per episode): UAV-ON / TravelUAV collisions,
+    # VLN-PE's fail_reason "fall" and "stuck"
+    Metric(
+        "collision_rate",
+        "CollR",
+        lambda c: c.input("collided").astype(bool).astype(np.float64),
+        rate=True,
+        higher_is_better=False,
+        inputs=("collided",),
+        description="a collision ended the episode (UAV-ON, TravelUAV: then no success)",
+    ),
+    Metric(
+        "fall_rate",
+        "FR",
+        lambda c: c.input("fell").astype(bool).astype(np.float64),
+        rate=True,
+        higher_is_better=False,
+        inputs=("fell",),
+        description="the robot fell (VLN-PE fail_reason 'fall')",
+    ),
+    Metric(
+        "stuck_rate",
+        "StR",
+        lambda c: c.input("stuck").astype(bool).astype(np.float64),
+        rate=True,
+        higher_is_better=False,
+        inputs=("stuck",),
+        description="the robot got stuck (VLN-PE fail_reason 'stuck')",
+    ),
+    # GOAT-Bench (Ram81/goat-bench goat_bench/measurements/nav.py): from the input `goat_subtasks`, which
+    # the positions data set gives under the goat convention
+    *(
+        Metric(
+            name,
+            label,
+            (lambda key: lambda c: goat_measures(c)[key])(name),
+            rate=True,
+            higher_is_better=True,
+            inputs=("goat_subtasks",),
+            description=desc,
+        )
+        for name, label, desc in (
+            ("task_success", "TaskSR", "every subtask succeeded and the agent called stop (GoatSuccess task_success)"),
+            ("composite_success", "CompSR", "every subtask succeeded: d_T < d_th at its subtask_stop"),
+            ("partial_success", "PartSR", "subtasks succeeded / subtasks"),
+            ("object_success", "ObjSR", "object subtasks succeeded / object subtasks (0 when none succeeded)"),
+            ("image_success", "ImgSR", "image subtasks succeeded / image subtasks (0 when none succeeded)"),
+            ("description_success", "DescSR", "description subtasks succeeded / description subtasks (0 when none)"),
+            ("composite_spl", "CompSPL", "mean over subtasks of s_k * d_0 / max(d_0, p), p reset at each subtask"),
+            ("composite_softspl", "CompSoftSPL", "mean over subtasks of SoftSPL, p reset at each subtask"),
+        )
     ),
     # LH-VLN (HCPLab-SYSU/LH-VLN utils/metrics.py): chains of subtasks; the data set gives the
     # per-episode values (navdtw.subtasks.lhvln_episodes), ISR and TAR are pooled over subtasks

@@ -56,7 +56,9 @@ def add_threshold(parser: argparse.ArgumentParser, default: float | None = 3.0) 
         type=_parser.threshold,
         default=default,
         metavar="M",
-        help="success distance in metres (default 3.0)",
+        help="success distance in metres (default 3.0"
+        + (", or the convention's: 20 under uav-on" if default is None else "")
+        + ")",
     )
 
 

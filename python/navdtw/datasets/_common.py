@@ -53,22 +53,26 @@ class Stop(NamedTuple):
 
 def stop_rule(ids: Sequence[str], stop_of: Mapping[str, Stop], name: str, convention: str):
     """``(stopped mask or None, notes)`` for episodes whose steps carry stop flags (``stop_of``;
-    episodes without flags count as stopped). Under ``vlnce`` an episode that never stops has no
-    success, as VLN-CE's (habitat's) ``Success`` measure requires ``is_stop_called``; the other
-    conventions' evaluators judge the final position however the episode ended, so it counts as
-    stopped, and a note says how many episodes that is."""
+    episodes without flags count as stopped). Under a convention with ``needs_stop`` (``vlnce``,
+    ``objectnav``, ``uav-on``, ...) an episode that never stops has no success, as VLN-CE's
+    (habitat's) ``Success`` measure requires ``is_stop_called``; the other conventions' evaluators
+    judge the final position however the episode ended, so it counts as stopped, and a note says
+    how many episodes that is."""
+    from ..metrics import as_convention
+
     never = [i for i in ids if i in stop_of and not stop_of[i].called]
     if not never:
         return None, ()
-    if convention != "vlnce":
+    if not as_convention(convention).needs_stop:
         note = (
             f"{name}: {len(never)} of {len(ids)} episodes never issued stop; counted as stopped ({convention} "
             f"judges the final position; --convention vlnce fails them): episode_id {few(never)}"
         )
         return None, (note,)
+    why = "VLN-CE's" if convention == "vlnce" else f"{convention}'s evaluator's"
     note = (
         f"{name}: {len(never)} of {len(ids)} episodes never issued stop (no step with stop true): no success, "
-        f"as VLN-CE's Success measure requires it: episode_id {few(never)}"
+        f"as {why} Success measure requires it: episode_id {few(never)}"
     )
     return np.array([stop_of[i].called if i in stop_of else True for i in ids]), (note,)
 

@@ -34,14 +34,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._messages import clipped, few, named
 from ..baseline import score_random_positions
 from ..engine import MAX_COORDINATE
-from ..metrics import evaluate
+from ..metrics import as_convention, evaluate
 from ..paths import Paths, as_paths
 from ..registry import GOAL_DISTANCE_INPUTS
 from ._common import (
@@ -58,6 +58,7 @@ from ._common import (
     read_text,
     stop_rule,
 )
+from ._goals import MODALITIES, goal_list, path_length, point_goal_distances, stop_on_success, subtask_table
 from .base import Benchmark, DatasetKind, Option, SplitReader
 from .shapes import other_split, routed
 
@@ -74,8 +75,27 @@ __all__ = [
 
 #: The conventions (``navdtw.CONVENTIONS``) that apply: each takes SPL's l from the data set.
 #: ``r2r``: success NE < d_th, exact DTW; ``r4r``: NE <= d_th, exact DTW; ``vlnce``: NE < d_th,
-#: FastDTW radius 1 with a position equal to the previous one dropped, as VLN-CE.
-CONVENTIONS: tuple[str, ...] = ("r2r", "r4r", "vlnce")
+#: FastDTW radius 1 with a position equal to the previous one dropped, as VLN-CE; then one per
+#: evaluator of 2024-2026 (docs/metrics.md, "Conventions"): ``objectnav`` and ``ovon`` (habitat's
+#: ObjectNav measures at 0.1 / 0.25 m), ``goat`` (GOAT-Bench's subtasks), ``uav-on``,
+#: ``traveluav``, ``openfly``, ``citynav`` (20 m), ``embodiedbench`` (1 m in x-z), ``vlnpe``
+#: (3 m in x-y).
+CONVENTIONS: tuple[str, ...] = (
+    "r2r",
+    "r4r",
+    "vlnce",
+    "objectnav",
+    "ovon",
+    "goat",
+    "uav-on",
+    "traveluav",
+    "openfly",
+    "citynav",
+    "embodiedbench",
+    "vlnpe",
+)
+#: VLN-PE's ``fail_reason`` values that are the outcome inputs ``fell`` and ``stuck``.
+FAIL_REASONS: dict[str, str] = {"fall": "fell", "stuck": "stuck"}
 #: The default convention: success NE < d_th, exact DTW.
 DEFAULT_CONVENTION = "r2r"
 #: The ``dims`` option: which coordinates are used (indices into each point), ``None`` = all.
@@ -259,6 +279,33 @@ def _record(entry, at: str) -> dict[str, Any]:
             rec["goal"] = np.array([math.inf])
         if not (np.abs(rec["goal"]) <= MAX_COORDINATE).all():  # NaN compares False
             raise ValueError(f"{where}: 'goal' is not finite (or beyond +-{MAX_COORDINATE:g} m)")
+    if "goals" in entry:
+        if "goal" in entry:
+            raise ValueError(f"{where}: both 'goal' and 'goals' (give one: 'goals' lists several, the nearest counts)")
+        goals = entry["goals"]
+        if not (isinstance(goals, list) and goals):
+            raise ValueError(f"{where}: 'goals' must be a non-empty list of points, got {clipped(goals)}")
+        rec["goals"] = _points(goals, where, "goals")
+    for key in ("collided",):
+        if key in entry:
+            if not isinstance(entry[key], bool):
+                raise ValueError(f"{where}: {key!r} must be true or false, got {entry[key]!r}")
+            rec[key] = entry[key]
+    if "fail_reason" in entry:
+        if not isinstance(entry["fail_reason"], str):
+            raise ValueError(f"{where}: 'fail_reason' must be a string, got {entry['fail_reason']!r}")
+        rec["fail_reason"] = entry["fail_reason"]
+    if "subtasks" in entry:
+        rec["subtasks"] = _subtasks(entry["subtasks"], where)
+    if "subtask_stops" in entry:
+        stops = entry["subtask_stops"]
+        if not (isinstance(stops, list) and all(is_int(j) for j in stops)):
+            raise ValueError(f"{where}: 'subtask_stops' must be a list of point indices, got {clipped(stops)}")
+        if any(b <= a for a, b in zip(stops, stops[1:])) or (stops and stops[0] < 0):
+            raise ValueError(f"{where}: 'subtask_stops' must increase from 0 (one index per subtask_stop step)")
+        if stops and stops[-1] >= len(rec["path"]):
+            raise ValueError(f"{where}: 'subtask_stops' index {stops[-1]} is past the path's {len(rec['path'])} points")
+        rec["subtask_stops"] = [int(j) for j in stops]
     for key in ("geodesic_distance", "distance_to_goal"):
         if key in entry:
             value = entry[key]
@@ -278,6 +325,21 @@ def _record(entry, at: str) -> dict[str, Any]:
                 raise ValueError(f"{where}: {key!r} must be a string, got {value!r}")
             rec[key] = str(value)
     return rec
+
+
+def _subtasks(value, where: str) -> list[dict[str, Any]]:
+    """GOAT-Bench's subtasks of a reference: ``[{"goals": [[x, y, z], ...], "modality": ...}]``."""
+    if not (isinstance(value, list) and value):
+        raise ValueError(f"{where}: 'subtasks' must be a non-empty list of {{goals, modality}} objects")
+    out = []
+    for k, sub in enumerate(value):
+        if not (isinstance(sub, dict) and "goals" in sub and sub.get("modality") in MODALITIES):
+            raise ValueError(
+                f"{where}: subtask {k} must be {{'goals': [[x, y, z], ...], 'modality': one of "
+                f"{', '.join(MODALITIES)}}}, got {clipped(sub)}"
+            )
+        out.append({"goals": _points(sub["goals"], f"{where}: subtask {k}", "goals"), "modality": sub["modality"]})
+    return out
 
 
 def _until_stop(value, where: str) -> tuple[Any, Stop | None]:
@@ -370,6 +432,17 @@ def _project(points: np.ndarray, axes: tuple[int, int] | None) -> np.ndarray:
     return points if axes is None else np.ascontiguousarray(points[..., list(axes)])
 
 
+class _Frame(NamedTuple):
+    """The references measured in one plane: paths, goal sets, SPL's l."""
+
+    axes: tuple[int, int] | None
+    references: Paths
+    goal_sets: list[np.ndarray]  # [m_k, D] per episode: the nearest counts
+    goals: np.ndarray  # [n, D]: each episode's first goal (its only one, but for `goals` lists)
+    length: np.ndarray
+    used_geodesic: np.ndarray
+
+
 class PositionsBenchmark(Benchmark):
     """Reference paths of positions read once, ready to score agents' paths (:data:`POSITIONS`).
 
@@ -404,17 +477,20 @@ class PositionsBenchmark(Benchmark):
         if self.axes is not None and max(self.axes) >= self.dim:
             raise ValueError(f"--dims {dims} needs 3-D points; {self.name} has {self.dim}-D points")
         self.ids = [r["episode_id"] for r in self.records]
-        self.references = as_paths([_project(r["path"], self.axes) for r in self.records], "references")
-        goals = [_project(r["goal"], self.axes) if "goal" in r else None for r in self.records]
-        ends = self.references.last().astype(np.float64)
-        self.goals = np.array([ends[k] if g is None else g for k, g in enumerate(goals)], dtype=np.float64)
-        starts = self.references.first()
-        straight, _ = _goal_distances(self.goals, Paths(starts, np.arange(len(starts) + 1), name="starts"))
-        given = np.array([r.get("geodesic_distance", math.nan) for r in self.records])
+        for r in self.records:
+            sets = [r["goals"]] if "goals" in r else [sub["goals"] for sub in r.get("subtasks", ())]
+            for g in sets:
+                if g.shape[1] != self.dim:
+                    raise ValueError(f"{r['where']}: a goal has {g.shape[1]} coordinates, the path's points {self.dim}")
         self.geodesic = distance == "geodesic"
-        use = ~np.isnan(given) if self.geodesic else np.zeros(len(given), dtype=bool)
+        self.multi = any("goals" in r or "subtasks" in r for r in self.records)
+        self._frames: dict[tuple[int, int] | None, _Frame] = {}
+        frame = self._frame(self.axes)
+        self.references, self.goals = frame.references, frame.goals
         #: SPL's l (and GP's start distance) per episode.
-        self.length = np.where(use, given, straight)
+        self.length = frame.length
+        use = frame.used_geodesic
+        given = np.array([r.get("geodesic_distance", math.nan) for r in self.records])
         self.notes: list[str] = [n for n in [_stop_note(self.records, self.name)] if n]
         if self.geodesic:
             self.notes.append(
@@ -429,6 +505,72 @@ class PositionsBenchmark(Benchmark):
             )
 
     matches_partial = True
+
+    def _frame(self, axes: tuple[int, int] | None) -> _Frame:
+        """The references measured with the coordinates ``axes`` (None: all), made once.
+
+        Parameters
+        ----------
+        axes : tuple of int or None
+            The two coordinates kept (``DIMS`` values), or None.
+
+        Returns
+        -------
+        _Frame
+            The projected reference paths, goal sets, first goals and SPL's l per episode.
+
+        Raises
+        ------
+        ValueError
+            Paths the engine refuses (none after :func:`load_positions`' checks).
+        """
+        if axes not in self._frames:
+            refs = as_paths([_project(r["path"], axes) for r in self.records], "references")
+            ends = refs.last().astype(np.float64)
+            sets = []
+            for k, r in enumerate(self.records):
+                goals = goal_list(r)
+                sets.append(_project(goals, axes) if goals is not None else ends[k][None, :])
+            firsts = np.array([g[0] for g in sets], dtype=np.float64)
+            starts = refs.first()
+            if self.multi:
+                straight = np.array([point_goal_distances(starts[k : k + 1], g)[0] for k, g in enumerate(sets)])
+            else:
+                straight, _ = _goal_distances(firsts, Paths(starts, np.arange(len(starts) + 1), name="starts"))
+            given = np.array([r.get("geodesic_distance", math.nan) for r in self.records])
+            use = ~np.isnan(given) if self.geodesic else np.zeros(len(given), dtype=bool)
+            self._frames[axes] = _Frame(axes, refs, sets, firsts, np.where(use, given, straight), use)
+        return self._frames[axes]
+
+    def _frame_of(self, convention: str) -> _Frame:
+        """The frame a convention measures in: its plane (``Convention.dims``) unless ``dims`` was
+        given, which must then agree.
+
+        Parameters
+        ----------
+        convention : str
+            A convention of :data:`CONVENTIONS`.
+
+        Returns
+        -------
+        _Frame
+            The references in that plane.
+
+        Raises
+        ------
+        ValueError
+            ``dims`` given that contradicts the convention's plane.
+        """
+        plane = as_convention(convention).dims
+        if plane is None or self.dim == 2:
+            return self._frame(self.axes)
+        axes = DIMS[plane]
+        if self.axes is not None and self.axes != axes:
+            raise ValueError(
+                f"--dims {self.dims} contradicts convention {convention!r}, which measures in {plane} "
+                f"(leave --dims at all, or give {plane})"
+            )
+        return self._frame(axes)
 
     @property
     def n(self) -> int:
@@ -486,10 +628,18 @@ class PositionsBenchmark(Benchmark):
         path_of = {r["episode_id"]: r["path_id"] for r in self.records}
         return [path_of[str(i)] for i in ids]
 
-    def goal_inputs(self, queries: Paths, ref_of: np.ndarray, given: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def goal_inputs(
+        self,
+        queries: Paths,
+        ref_of: np.ndarray,
+        given: np.ndarray | None = None,
+        *,
+        frame=None,
+        skip_start: bool = False,
+    ) -> dict[str, np.ndarray]:
         """The per-episode inputs of :func:`navdtw.evaluate` for ``queries`` serving the references
-        ``ref_of``: NE and ONE to the goal (``given`` distances to the goal replace NE where not NaN;
-        ONE is then min(ONE, NE)), and GP's two distances (l and NE).
+        ``ref_of``: NE and ONE to the goal, the nearest of a goal set (``given`` distances to the
+        goal replace NE where not NaN; ONE is then min(ONE, NE)), and GP's two distances (l and NE).
 
         Parameters
         ----------
@@ -499,6 +649,12 @@ class PositionsBenchmark(Benchmark):
             int ``[len(queries)]``: the reference each path serves.
         given : numpy.ndarray, optional
             float ``[len(queries)]`` distances to the goal, NaN where not given.
+        frame : tuple, optional
+            The references measured in a convention's plane (default: with the ``dims`` option's
+            coordinates).
+        skip_start : bool, optional
+            ONE leaves each path's first point out (``Convention.oracle_skips_start``); a path of
+            one point is tested at that point, its final one.
 
         Returns
         -------
@@ -511,14 +667,24 @@ class PositionsBenchmark(Benchmark):
         ValueError
             Paths of another dimension than the goals (the engine's check).
         """
-        ne, one = _goal_distances(self.goals[ref_of], queries)
+        frame = frame or self._frame(self.axes)
+        if self.multi or skip_start:
+            ne, one = np.empty(len(ref_of)), np.empty(len(ref_of))
+            for k, r in enumerate(np.asarray(ref_of).tolist()):
+                d = point_goal_distances(
+                    queries.values[queries.offsets[k] : queries.offsets[k + 1]], frame.goal_sets[r]
+                )
+                ne[k] = d[-1]
+                one[k] = (d[1:] if skip_start and len(d) > 1 else d).min()
+        else:
+            ne, one = _goal_distances(frame.goals[ref_of], queries)
         if given is not None:
             ne = np.where(np.isnan(given), ne, given)
             one = np.minimum(one, ne)
         return {
             GOAL_DISTANCE_INPUTS[0]: ne,
             GOAL_DISTANCE_INPUTS[1]: one,
-            "region_start_distance": self.length[ref_of],
+            "region_start_distance": frame.length[ref_of],
             "region_final_distance": ne,
         }
 
@@ -551,13 +717,15 @@ class PositionsBenchmark(Benchmark):
             :func:`navdtw.baseline.score_random_positions`.
         """
         conv = self.kind.check_convention(convention)
+        frame = self._frame_of(conv)  # the convention's plane
+        skip = as_convention(conv).oracle_skips_start
         return score_random_positions(
-            self.references,
+            frame.references,
             n,
             seed=seed,
             convention=conv,
-            shortest_distance=self.length,
-            inputs=lambda walks, ref_of: self.goal_inputs(walks, ref_of),
+            shortest_distance=frame.length,
+            inputs=lambda walks, ref_of: self.goal_inputs(walks, ref_of, frame=frame, skip_start=skip),
             **kwargs,
         )
 
@@ -621,13 +789,38 @@ def match_predictions(
         )
     chosen = np.array([k for k, eid in enumerate(bench.ids) if eid in by_id], dtype=np.int64)
     ordered = [by_id[bench.ids[k]] for k in chosen]
-    queries = as_paths([_project(r["path"], bench.axes) for r in ordered], "queries")
+    conv = as_convention(convention)
+    frame = bench._frame_of(convention)
+    paths = [_project(r["path"], frame.axes) for r in ordered]
+    notes = [*bench.notes, *[n for n in [_stop_note(records, pred_name)] if n]]
+    if conv.stop_on_success:
+        paths, cut = stop_on_success(paths, [frame.goal_sets[k] for k in chosen], conv)
+        if cut:
+            notes.append(
+                f"{pred_name}: {cut} of {len(paths)} paths end at their first point within "
+                f"{conv.default_threshold():g} m of the goal ({convention}: the episode ends on success)"
+            )
+    queries = as_paths(paths, "queries")
     given = np.array([r.get("distance_to_goal", math.nan) for r in ordered])
     ids = [bench.ids[k] for k in chosen]
     stopped, never_stopped = stop_rule(
         ids, {r["episode_id"]: r["stop"] for r in ordered if "stop" in r}, pred_name, convention
     )
-    notes = [*bench.notes, *[n for n in [_stop_note(records, pred_name)] if n], *never_stopped]
+    notes.extend(never_stopped)
+    extra: dict[str, Any] = {}
+    if any("collided" in r for r in ordered):
+        extra["collided"] = np.array([r.get("collided", False) for r in ordered])
+    if any("fail_reason" in r for r in ordered):
+        for reason, key in FAIL_REASONS.items():
+            extra[key] = np.array([r.get("fail_reason") == reason for r in ordered])
+    if convention == "goat":
+        extra["goat_subtasks"] = subtask_table(bench, chosen, ordered, paths, frame.axes, pred_name)
+    if conv.spl_max is False:
+        short = int(sum(path_length(q) + conv.spl_path_offset < l for q, l in zip(paths, frame.length[chosen])))
+        notes.append(
+            f"{convention}: SPL = l / (PL + {conv.spl_path_offset:g}) with no max, as its evaluator: it exceeds 1 "
+            f"where the path is shorter than l ({short} of {len(paths)} episodes here, if they succeed)"
+        )
     if bench.geodesic:
         used = int((~np.isnan(given)).sum())
         notes.append(
@@ -637,15 +830,16 @@ def match_predictions(
     else:
         given = None
     whole = len(chosen) == len(bench.ids)
+    extra.update(bench.goal_inputs(queries, chosen, given, frame=frame, skip_start=conv.oracle_skips_start))
     return MatchedEpisodes(
         ids=ids,
         scans=[bench.records[k].get("scene", "") for k in chosen],
         env=None,
-        references=bench.references if whole else bench.references.take(chosen),
+        references=frame.references if whole else frame.references.take(chosen),
         queries=queries,
-        shortest_distance=bench.length[chosen],
+        shortest_distance=frame.length[chosen],
         id_name="episode_id",
-        extra=bench.goal_inputs(queries, chosen, given),
+        extra=extra,
         notes=tuple(notes),
         stopped=stopped,
     )

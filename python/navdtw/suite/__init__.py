@@ -16,7 +16,7 @@ bootstrap intervals and paired tests (:mod:`navdtw.stats`) and writes the leader
     split = "data/R2R_val_unseen.json"       # the kind's options; paths relative to this file
     connectivity = "data/connectivity"
     convention = "r2r"                       # optional (the kind's default)
-    threshold = 3.0                          # optional (3.0 m)
+    threshold = 3.0                          # optional (the convention's, else 3.0 m)
 
     [agents.mine]
     r2r_unseen = "runs/mine_val_unseen.json"     # or a list / glob of files, one per run (seed)

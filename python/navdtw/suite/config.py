@@ -715,7 +715,10 @@ def _check_dataset(name: str, raw: Mapping, base: Path, src: str) -> DatasetSpec
         convention = kind.check_convention(raw.get("convention"))
     except ValueError as exc:
         raise SuiteError(f"{where}.convention: {exc}") from None
-    threshold = raw.get("threshold", 3.0)
+    from ..metrics import CONVENTIONS  # the convention's threshold when the suite gives none (else 3.0)
+
+    own = CONVENTIONS[convention].threshold if convention in CONVENTIONS else None
+    threshold = raw.get("threshold", 3.0 if own is None else own)
     try:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise ValueError

@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
         "whose definitions to follow (default: the data set's own evaluator, as score and suite runs; "
         "paper: the nDTW paper's, whose Table 2 the R2R rows are compared with)",
     )
-    _options.add_threshold(parser)
+    _options.add_threshold(parser, default=None)
     _options.add_out(parser, "navdtw_baseline")
     _options.add_force(parser)
     _options.add_workers(parser)
@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
         convention = kind.check_convention(args.convention)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    from ...metrics import CONVENTIONS
+
+    own = CONVENTIONS.get(convention)  # the convention's threshold when none is given, else 3.0
+    args.threshold = own.default_threshold(args.threshold) if own else (args.threshold or 3.0)
     chunk = int(min(250_000, max(10_000, -(-args.n // 20))))
     t0 = time.perf_counter()
     means = bench.baseline(

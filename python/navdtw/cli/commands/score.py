@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     _options.add_convention(
         parser, "whose definitions to follow (default: the data set's own evaluator, e.g. r2r, reverie, ndh)"
     )
-    _options.add_threshold(parser)
+    _options.add_threshold(parser, default=None)
     _options.add_out(parser, "navdtw_scores")
     _options.add_force(parser)
     parser.add_argument(
@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         convention = kind.check_convention(args.convention)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    from ...metrics import CONVENTIONS
+
+    own = CONVENTIONS.get(convention)  # a kind's own convention (ivln-ce) has no threshold of its own
+    args.threshold = own.default_threshold(args.threshold) if own else (args.threshold or 3.0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         matched = bench.match(pred_file, convention=convention, strict=args.strict)

@@ -1,0 +1,134 @@
+"""Internal (for :mod:`navdtw.datasets.positions`): goals of continuous episodes: a set of goal
+points (the nearest counts: ObjectNav's view points, UAV-ON's object positions), distances under
+the engine's float32 rule, EmbodiedBench's end on success, and GOAT-Bench's subtasks."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._context import GOAT_MODALITIES
+
+__all__ = [
+    "MODALITIES",
+    "goal_list",
+    "path_length",
+    "point_goal_distances",
+    "project",
+    "step_lengths",
+    "stop_on_success",
+    "subtask_table",
+]
+
+
+def project(points: np.ndarray, axes: tuple[int, int] | None) -> np.ndarray:
+    """``points`` (``[..., D]``) reduced to the coordinates ``axes`` (None: all of them)."""
+    return points if axes is None else np.ascontiguousarray(points[..., list(axes)])
+
+
+#: GOAT-Bench's goal modalities (``GoatSuccess``: ``object_success``, ``image_success``,
+#: ``description_success``), in the order of the ``goat_subtasks`` input's modality index.
+MODALITIES: tuple[str, str, str] = GOAT_MODALITIES
+
+
+def goal_list(record: dict[str, Any]) -> np.ndarray | None:
+    """A reference's goal set ``[m, D]`` (``goal``, ``goals``, or the last subtask's goals), or None
+    (the path's last point)."""
+    if "goal" in record:
+        return record["goal"][None, :]
+    if "goals" in record:
+        return record["goals"]
+    if "subtasks" in record:
+        return record["subtasks"][-1]["goals"]
+    return None
+
+
+def point_goal_distances(points: np.ndarray, goals: np.ndarray) -> np.ndarray:
+    """The distance from each point to the nearest goal, under the float32 rule of
+    docs/metrics.md (the points and goals rounded to float32, each coordinate's difference
+    squared and summed in order in float32, a correctly rounded square root), so a single goal
+    gives the engine's distances bit for bit.
+
+    Parameters
+    ----------
+    points : numpy.ndarray
+        ``[n, D]`` positions.
+    goals : numpy.ndarray
+        ``[m, D]`` goal positions (m >= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``[n]``: min over the goals of d(point, goal).
+    """
+    diff = points.astype(np.float32)[:, None, :] - goals.astype(np.float32)[None, :, :]
+    total = diff[..., 0] * diff[..., 0]
+    for k in range(1, diff.shape[-1]):
+        total = total + diff[..., k] * diff[..., k]
+    return np.sqrt(total).min(axis=1).astype(np.float64)
+
+
+def step_lengths(path: np.ndarray) -> np.ndarray:
+    """The float64 lengths of a path's steps under the float32 rule (as the engine's)."""
+    diff = path[1:].astype(np.float32) - path[:-1].astype(np.float32)
+    total = diff[:, 0] * diff[:, 0]
+    for k in range(1, diff.shape[1]):
+        total = total + diff[:, k] * diff[:, k]
+    return np.sqrt(total).astype(np.float64)
+
+
+def path_length(path: np.ndarray) -> float:
+    """A path's length: its steps summed in order in float64, as the engine's PL."""
+    steps = step_lengths(path)
+    return float(np.cumsum(steps)[-1]) if len(steps) else 0.0
+
+
+def stop_on_success(paths: list[np.ndarray], goal_sets: list[np.ndarray], conv) -> tuple[list[np.ndarray], int]:
+    """Each path cut at its first point after the start within the convention's threshold of its
+    goal set (``Convention.stop_on_success``: EmbodiedBench ends the episode there), and how many
+    were cut."""
+    th = conv.default_threshold()
+    out, cut = [], 0
+    for path, goals in zip(paths, goal_sets):
+        d = point_goal_distances(path, goals)[1:]
+        within = np.flatnonzero(d <= th if conv.success_inclusive else d < th)
+        if len(within) and within[0] + 2 < len(path):
+            path = path[: within[0] + 2]
+            cut += 1
+        out.append(path)
+    return out, cut
+
+
+def subtask_table(bench, chosen, ordered, paths, axes: tuple[int, int] | None, name: str) -> np.ndarray:
+    """GOAT-Bench's per-subtask quantities of each episode, the input ``goat_subtasks`` of the
+    ``goat_*`` metrics: an object array of float64 ``[K, 4]`` tables, one row per subtask:
+    modality index (:data:`MODALITIES`), d_0 (from the subtask's start: the path's start, then
+    the previous subtask_stop's point, to its goals), d_T (from its subtask_stop's point; NaN
+    when it was never called) and the path length from its start to its stop."""
+    out = np.empty(len(chosen), dtype=object)
+    for k, (ref_k, rec, path) in enumerate(zip(np.asarray(chosen).tolist(), ordered, paths)):
+        ref = bench.records[ref_k]
+        if "subtasks" not in ref:
+            raise ValueError(f"{ref['where']}: no 'subtasks' (the goat convention scores GOAT-Bench's subtasks)")
+        subtasks = ref["subtasks"]
+        stops = rec.get("subtask_stops", [])
+        if len(stops) > len(subtasks):
+            raise ValueError(f"{rec['where']}: {len(stops)} subtask_stops for {len(subtasks)} subtasks ({name})")
+        if stops and stops[-1] >= len(path):
+            raise ValueError(f"{rec['where']}: subtask_stops index {stops[-1]} is past the path's end")
+        steps = step_lengths(path)
+        table = np.full((len(subtasks), 4), math.nan)
+        begin = 0
+        for i, sub in enumerate(subtasks):
+            goals = project(sub["goals"], axes)
+            table[i, 0] = MODALITIES.index(sub["modality"])
+            table[i, 1] = point_goal_distances(path[begin : begin + 1], goals)[0]
+            if i < len(stops):
+                end = stops[i]
+                table[i, 2] = point_goal_distances(path[end : end + 1], goals)[0]
+                table[i, 3] = float(np.cumsum(steps[begin:end])[-1]) if end > begin else 0.0
+                begin = end
+        out[k] = table
+    return out

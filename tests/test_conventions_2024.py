@@ -1,0 +1,387 @@
+"""The conventions of the 2024-2026 evaluators (docs/metrics.md, "Conventions"): on random episodes
+of the ``positions`` data set, navdtw agrees to 1e-9 with a twin transcribed from each evaluator's
+code (tests/evaluator_twins.py), including each evaluator's edge cases."""
+
+from __future__ import annotations
+
+import math
+
+import evaluator_twins as twin
+import numpy as np
+import pytest
+
+import navdtw
+from navdtw import datasets
+from navdtw.datasets.positions import PositionsBenchmark
+from navdtw.metrics import CONVENTIONS
+
+N = 1000  # random episodes per convention (the acceptance of issue 35)
+
+
+def _walk(rng, start, steps, scale):
+    """A random walk from ``start``; some steps stand still (a turn, a subtask_stop)."""
+    moves = rng.normal(0.0, scale, size=(steps, len(start)))
+    moves[rng.random(steps) < 0.15] = 0.0
+    return np.vstack([start, start + np.cumsum(moves, axis=0)])
+
+
+def _score(refs, preds, convention, **options):
+    bench = PositionsBenchmark(refs, **options)
+    bench.kind = datasets.DATASETS["positions"]
+    matched = bench.match(preds, convention=convention)
+    return bench.evaluate(matched, convention=convention), matched
+
+
+def _agree(scores, expected, keys):
+    for key in keys:
+        got = np.asarray(scores[key])
+        want = np.array([e[key] for e in expected], dtype=np.float64)
+        bad = np.flatnonzero(~np.isclose(got, want, rtol=0, atol=1e-9))
+        assert not len(bad), f"{key}: episode {bad[0]}: navdtw {got[bad[0]]!r}, evaluator {want[bad[0]]!r}"
+
+
+def test_every_new_convention_is_one_record_with_its_rules():
+    rows = {
+        "objectnav": (0.1, False, None, True),
+        "ovon": (0.25, False, None, True),
+        "goat": (0.25, False, None, True),
+        "uav-on": (20.0, True, None, False),
+        "traveluav": (20.0, True, None, True),
+        "openfly": (20.0, False, None, False),
+        "citynav": (20.0, True, "xy", False),
+        "embodiedbench": (1.0, True, "xz", False),
+        "vlnpe": (3.0, False, "xy", False),
+    }
+    for name, (th, inclusive, dims, stop) in rows.items():
+        c = CONVENTIONS[name]
+        assert (c.threshold, c.success_inclusive, c.dims, c.needs_stop) == (th, inclusive, dims, stop), name
+        assert name in datasets.DATASETS["positions"].conventions
+    assert CONVENTIONS["openfly"].spl_max is False and CONVENTIONS["vlnce"].needs_stop
+    with pytest.raises(ValueError, match="dims must be"):
+        navdtw.Convention("x", True, "shortest", dims="yz")
+    with pytest.raises(ValueError, match="fails_on names"):
+        navdtw.Convention("x", True, "shortest", fails_on=("crashed",))
+
+
+# --------------------------------------------------------------------------------------------
+# ObjectNav (habitat-lab) and HM3D-OVON
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("convention", ["objectnav", "ovon"])
+def test_objectnav_twin(convention):
+    rng = np.random.default_rng(35 if convention == "objectnav" else 36)
+    refs, preds, expected = [], [], []
+    th = {"objectnav": 0.1, "ovon": 0.25}[convention]  # objectnav.yaml; ovon's rnn_rl.yaml
+    for k in range(N):
+        start = rng.uniform(-5, 5, 3)
+        m = int(rng.integers(1, 6))
+        goal = start + rng.normal(0, 2.0, 3)
+        vps = goal + rng.normal(0, 0.3, (m, 3))
+        path = _walk(rng, start, int(rng.integers(0, 12)), 0.6)
+        if k % 5 == 0:  # end on a view point, within the threshold
+            path = np.vstack([path, vps[0] + rng.normal(0, th / 3, 3)])
+        if k % 97 == 0:
+            path = path[:1]  # the agent stops at once
+        stop = bool(k % 7)
+        refs.append({"episode_id": k, "path": [start.tolist(), goal.tolist()], "goals": vps.tolist()})
+        steps = [{"position": p.tolist(), "stop": False} for p in path]
+        steps[-1]["stop"] = stop
+        preds.append({"episode_id": k, "path": steps})
+        expected.append(twin.habitat_objectnav(path, vps, stop, th))
+    scores, _ = _score(refs, preds, convention)
+    assert scores.threshold == th
+    _agree(scores, expected, ("ne", "sr", "spl", "softspl"))
+    assert 0 < float(np.mean(scores["sr"])) < 1
+
+
+def test_objectnav_softspl_edges():
+    # the agent starts on a view point: habitat's SoftSPL divides by d_0 = 0 (ZeroDivisionError);
+    # navdtw: 1 when the agent ends there without moving, else 0 (docs/metrics.md)
+    vp = [1.0, 0.0, 1.0]
+    refs = [{"episode_id": i, "path": [vp, vp], "goals": [vp]} for i in range(3)]
+    preds = [
+        {"episode_id": 0, "path": [vp]},
+        {"episode_id": 1, "path": [vp, [2.0, 0.0, 1.0], vp]},
+        {"episode_id": 2, "path": [vp, [2.0, 0.0, 1.0]]},
+    ]
+    with pytest.raises(ZeroDivisionError):
+        twin.habitat_objectnav(np.array([vp]), np.array([vp]), True, 0.1)
+    scores, _ = _score(refs, preds, "objectnav")
+    assert scores["softspl"].tolist() == [1.0, 0.0, 0.0]
+    # an unreachable goal (the geodesic distance Infinity): SoftSPL 0, never NaN
+    refs = [{"episode_id": 0, "path": [[0, 0, 0], [1, 0, 0]], "geodesic_distance": math.inf}]
+    scores, _ = _score(refs, [{"episode_id": 0, "path": [[0, 0, 0]], "distance_to_goal": math.inf}], "objectnav",
+                       distance="geodesic")  # fmt: skip
+    assert scores["softspl"].tolist() == [0.0] and scores["sr"].tolist() == [0.0]
+
+
+# --------------------------------------------------------------------------------------------
+# GOAT-Bench
+# --------------------------------------------------------------------------------------------
+
+
+def _goat_episode(rng, k):
+    start = rng.uniform(-4, 4, 3)
+    n_sub = int(rng.integers(1, 5))
+    subtasks, path, stops = [], [start], []
+    pos = start
+    for i in range(n_sub):
+        goal = pos + rng.normal(0, 2.0, 3)
+        vps = goal + rng.normal(0, 0.2, (int(rng.integers(1, 4)), 3))
+        subtasks.append((vps, ("object", "image", "description")[int(rng.integers(0, 3))]))
+        if rng.random() < 0.1 and i == n_sub - 1:
+            break  # the episode ends (step limit) before this subtask's stop
+        for _ in range(int(rng.integers(0, 6))):
+            pos = pos + rng.normal(0, 0.5, 3) * (rng.random() > 0.15)
+            path.append(pos)
+        if rng.random() < 0.5:  # walk to the goal
+            pos = vps[0] + rng.normal(0, 0.12, 3)
+            path.append(pos)
+        path.append(pos)  # the subtask_stop step: the position stays
+        stops.append(len(path) - 1)
+    return start, subtasks, np.array(path), stops
+
+
+def test_goat_twin():
+    rng = np.random.default_rng(350)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start, subtasks, path, stops = _goat_episode(rng, k)
+        refs.append({
+            "episode_id": k, "path": [start.tolist()],
+            "subtasks": [{"goals": vps.tolist(), "modality": m} for vps, m in subtasks],
+        })  # fmt: skip
+        preds.append({"episode_id": k, "path": path.tolist(), "subtask_stops": stops})
+        expected.append(twin.goat(path, subtasks, set(stops), stop_called=False))
+    scores, _ = _score(refs, preds, "goat")
+    keys = ("task_success", "composite_success", "partial_success", "object_success", "image_success",
+            "description_success", "composite_spl", "composite_softspl")  # fmt: skip
+    _agree(scores, [{k: float(e[k]) for k in keys} for e in expected], keys)
+    assert 0 < float(np.mean(scores["partial_success"])) < 1 and float(np.mean(scores["composite_success"])) > 0
+    assert not scores["task_success"].any()  # as written, never 1 (docs/metrics.md)
+
+
+def test_goat_edges():
+    g = [0.0, 0.0, 0.0]
+    far = [3.0, 0.0, 0.0]
+    subtasks = [{"goals": [g], "modality": "object"}, {"goals": [far], "modality": "image"}]
+    refs = [{"episode_id": i, "path": [g], "subtasks": subtasks} for i in range(3)]
+    preds = [
+        # a zero-length first subtask (the agent starts on its goal and stops at once: GoatSPL divides
+        # 0 by max(0, 0), ZeroDivisionError; navdtw: SPL 1), then the second reached
+        {"episode_id": 0, "path": [g, g, far, far], "subtask_stops": [1, 3]},
+        # no subtask_stop at all
+        {"episode_id": 1, "path": [g, far]},
+        # only the image subtask reached: object_success 0, image_success 0 (its subtask is the 2nd)
+        {"episode_id": 2, "path": [g, [1.0, 0, 0], [1.0, 0, 0]], "subtask_stops": [2]},
+    ]
+    with pytest.raises(ZeroDivisionError):
+        twin.goat(np.array(preds[0]["path"]), [(np.array([g]), "object"), (np.array([far]), "image")], {1, 3}, False)
+    s, _ = _score(refs, preds, "goat")
+    assert s["composite_spl"].tolist() == [1.0, 0.0, 0.0]
+    assert s["partial_success"].tolist() == [1.0, 0.0, 0.0]
+    assert s["object_success"].tolist() == [1.0, 0.0, 0.0] and s["image_success"].tolist() == [1.0, 0.0, 0.0]
+    assert s["description_success"].tolist() == [0.0, 0.0, 0.0]  # no description subtask: 0, as GoatSuccess
+    with pytest.raises(ValueError, match="no 'subtasks'"):
+        _score([{"episode_id": 0, "path": [g]}], [{"episode_id": 0, "path": [g]}], "goat")
+    with pytest.raises(ValueError, match="3 subtask_stops for 2 subtasks"):
+        _score(refs[:1], [{"episode_id": 0, "path": [g, g, g, g], "subtask_stops": [1, 2, 3]}], "goat")
+
+
+# --------------------------------------------------------------------------------------------
+# UAV-ON, TravelUAV, OpenFly, CityNav (aerial), EmbodiedBench, VLN-PE
+# --------------------------------------------------------------------------------------------
+
+
+def test_uav_on_twin():
+    rng = np.random.default_rng(351)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = rng.uniform(-100, 100, 3)
+        goals = start + rng.normal(0, 40, 3) + rng.normal(0, 10, (int(rng.integers(1, 5)), 3))
+        path = _walk(rng, start, int(rng.integers(0, 15)), 8.0)
+        if k % 4 == 0:
+            path = np.vstack([path, goals[0] + rng.normal(0, 12, 3)])
+        if k % 89 == 0:
+            path = path[:1]
+        collided = bool(k % 11 == 0)
+        geo = float(np.linalg.norm(goals[0] - start) * rng.uniform(1.0, 1.3)) if k % 53 else 0.0
+        refs.append({"episode_id": k, "path": [start.tolist(), goals[0].tolist()], "goals": goals.tolist(),
+                     "geodesic_distance": geo})  # fmt: skip
+        preds.append({"episode_id": k, "path": path.tolist(), "collided": collided})
+        expected.append(twin.uav_on(path, goals, collided, geo))
+    scores, _ = _score(refs, preds, "uav-on", distance="geodesic")
+    assert scores.threshold == 20.0
+    _agree(scores, expected, ("sr", "osr", "spl", "ne"))
+    assert scores["collision_rate"].sum() == sum(p["collided"] for p in preds)
+    assert 0 < float(np.mean(scores["sr"])) < 1
+
+
+def test_uav_on_edges():
+    # success at exactly 20 m (<=), oracle at exactly 20 m on the way does not count (<), a collision
+    # clears both, a path whose rounded length is 0 gets SPL 0 (classify_metric's `p_i and ...`)
+    refs = [{"episode_id": i, "path": [[0, 0, 0], [0, 0, 40]], "goals": [[0, 0, 40], [0, 0, -40]],
+             "geodesic_distance": 40.0} for i in range(4)]  # fmt: skip
+    preds = [
+        {"episode_id": 0, "path": [[0, 0, 0], [0, 0, 20]]},
+        {"episode_id": 1, "path": [[0, 0, 0], [0, 0, 20], [0, 0, 0]]},
+        {"episode_id": 2, "path": [[0, 0, 0], [0, 0, 30]], "collided": True},
+        {"episode_id": 3, "path": [[0, 0, 39.999], [0, 0, 39.998]]},
+    ]
+    s, _ = _score(refs, preds, "uav-on", distance="geodesic")
+    assert s["sr"].tolist() == [1.0, 0.0, 0.0, 1.0] and s["osr"].tolist() == [1.0, 0.0, 0.0, 1.0]
+    assert s["spl"].tolist() == [1.0, 0.0, 0.0, 0.0]
+    for p, r in zip(preds, refs):
+        e = twin.uav_on(np.array(p["path"]), np.array(r["goals"]), p.get("collided", False), 40.0)
+        assert e["sr"] == s["sr"][p["episode_id"]] and e["spl"] == s["spl"][p["episode_id"]]
+
+
+def test_traveluav_twin():
+    rng = np.random.default_rng(352)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = rng.uniform(-100, 100, 3)
+        reference = _walk(rng, start, int(rng.integers(1, 8)), 9.0)
+        if k % 41 == 0:
+            reference = np.vstack([start, start + np.array([20.0, 0, 0])])  # PL(R) = 20: l = 0
+        goal = reference[-1] + rng.normal(0, 3, 3)
+        path = _walk(rng, start, int(rng.integers(1, 12)), 9.0)  # a logged trajectory has a step at least
+        if k % 3 == 0:
+            path = np.vstack([path, goal + rng.normal(0, 12, 3)])
+        stopped, collided = bool(k % 5), bool(k % 13 == 0)
+        refs.append({"episode_id": k, "path": reference.tolist(), "goal": goal.tolist()})
+        steps = [{"position": p.tolist(), "stop": False} for p in path]
+        steps[-1]["stop"] = stopped
+        preds.append({"episode_id": k, "path": steps, "collided": collided})
+        e = twin.traveluav(path, reference, goal, collided, stopped)
+        if math.isnan(e["spl"]):  # l = PL(R) - 20 = 0 and the agent did not move: 0/0 there, 1 here
+            e["spl"] = 1.0
+        expected.append(e)
+    scores, _ = _score(refs, preds, "traveluav")
+    _agree(scores, expected, ("sr", "osr", "spl"))
+    assert 0 < float(np.mean(scores["sr"])) < 1
+
+
+def test_openfly_twin_and_spl_above_one():
+    rng = np.random.default_rng(353)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = rng.uniform(-200, 200, 3)
+        end = start + rng.normal(0, 60, 3)
+        path = _walk(rng, start, int(rng.integers(1, 15)), 10.0)
+        if k % 3 == 0:  # fly straight at the end: a path shorter than l that ends within 20 m
+            path = np.vstack([start, start + (end - start) * rng.uniform(0.75, 1.0)])
+        refs.append({"episode_id": k, "path": [start.tolist(), end.tolist()]})
+        preds.append({"episode_id": k, "path": path.tolist()})
+        expected.append(twin.openfly(path, np.array([start, end])))
+    scores, matched = _score(refs, preds, "openfly")
+    _agree(scores, expected, ("sr", "osr", "spl", "ne"))
+    above = int((scores["spl"] > 1).sum())
+    assert above > 50  # OpenFly's SPL without the max exceeds 1, and navdtw says so
+    assert any("with no max, as its evaluator: it exceeds 1" in n for n in matched.notes)
+    # the start is not tested for OSR: an agent that starts within 20 m and flies away
+    ref, away = [[0.0, 0, 0], [5.0, 0, 0]], [[0.0, 0, 0], [90.0, 0, 0]]
+    s, _ = _score([{"episode_id": 0, "path": ref}], [{"episode_id": 0, "path": away}], "openfly")
+    assert s["osr"].tolist() == [0.0] == [twin.openfly(np.array(away), np.array(ref))["osr"]]
+
+
+def test_citynav_twin():
+    rng = np.random.default_rng(354)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = rng.uniform(-300, 300, 3)
+        goal = start + rng.normal(0, 50, 3)
+        path = _walk(rng, start, int(rng.integers(0, 10)), 12.0)
+        if k % 3 == 0:
+            path = np.vstack([path, goal + np.array([*rng.normal(0, 15, 2), rng.normal(0, 40)])])  # high above it
+        refs.append({"episode_id": k, "path": [start.tolist(), goal.tolist()]})
+        preds.append({"episode_id": k, "path": path.tolist()})
+        expected.append(twin.citynav(path, goal))
+    scores, _ = _score(refs, preds, "citynav")
+    _agree(scores, expected, ("ne", "sr", "osr"))
+    with pytest.raises(ValueError, match="contradicts convention 'citynav'"):
+        _score(refs[:1], preds[:1], "citynav", dims="xz")
+
+
+def test_embodiedbench_twin():
+    rng = np.random.default_rng(355)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = np.array([*rng.uniform(-4, 4, 1), 0.9, *rng.uniform(-4, 4, 1)])
+        target = start + np.array([rng.normal(0, 2), rng.normal(0, 0.5), rng.normal(0, 2)])
+        moves = rng.choice([-0.25, 0.0, 0.25], size=(int(rng.integers(0, 20)), 3)) * [1, 0, 1]
+        path = np.vstack([start, start + np.cumsum(moves, axis=0)])
+        refs.append({"episode_id": k, "path": [start.tolist(), target.tolist()]})
+        preds.append({"episode_id": k, "path": path.tolist()})
+        expected.append(twin.embodiedbench(path, target))
+    scores, matched = _score(refs, preds, "embodiedbench")
+    _agree(scores, expected, ("sr", "ne"))
+    assert matched.queries.lengths.tolist() == [e["points"] for e in expected]  # cut at the first success
+    assert 0 < float(np.mean(scores["sr"])) < 1
+
+
+def test_vlnpe_twin():
+    rng = np.random.default_rng(356)
+    refs, preds, expected = [], [], []
+    for k in range(N):
+        start = rng.uniform(-10, 10, 3)
+        reference = _walk(rng, start, int(rng.integers(1, 8)), 1.5)
+        geo = float(rng.uniform(0.5, 15.0))
+        path = _walk(rng, start, int(rng.integers(0, 12)), 1.2)
+        if k % 3 == 0:
+            path = np.vstack([path, reference[-1] + np.array([*rng.normal(0, 2.5, 2), rng.normal(0, 3)])])
+        if k % 83 == 0:
+            path = path[:1]  # TL 0: SPL 0 even on success
+        reason = ("", "fall", "stuck", "not_reach_goal")[k % 4]
+        refs.append({"episode_id": k, "path": reference.tolist(), "geodesic_distance": geo})
+        preds.append({"episode_id": k, "path": path.tolist(), "fail_reason": reason})
+        expected.append(twin.vlnpe(path, reference, geo, reason))
+    scores, _ = _score(refs, preds, "vlnpe", distance="geodesic")
+    _agree(scores, expected, ("ne", "sr", "osr", "pl", "spl", "fall_rate", "stuck_rate"))
+    # a fall does not clear success (VLNPEMetrics.calc: success = NE < 3 whatever the fail_reason)
+    fell = scores["fall_rate"] == 1
+    assert (scores["sr"][fell] == 1).any()
+
+
+def test_score_takes_the_conventions_threshold(tmp_path, capsys):
+    import json
+
+    from navdtw.cli import main
+
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(json.dumps({"episode_id": "a", "path": [[0, 0, 0], [0, 0, 60]], "goals": [[0, 0, 60], [50, 0, 0]]}))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"episode_id": "a", "path": [[0, 0, 0], [35, 0, 0]], "collided": True}))
+    args = ["score", "--dataset", "positions", "--references", str(refs), "--predictions", str(preds), "--no-figures"]
+    assert main([*args, "--convention", "uav-on", "--out", str(tmp_path / "uav")]) == 0
+    summary = json.loads((tmp_path / "uav" / "summary.json").read_text())
+    assert summary["threshold"] == 20.0 and "threshold 20 m" in capsys.readouterr().out
+    assert summary["means"]["sr"] == 0.0 and summary["means"]["collision_rate"] == 1.0  # the collision fails it
+    assert main([*args, "--convention", "openfly", "--threshold", "16", "--out", str(tmp_path / "fly")]) == 0
+    summary = json.loads((tmp_path / "fly" / "summary.json").read_text())
+    assert summary["threshold"] == 16.0 and summary["means"]["sr"] == 1.0  # 15 m from the nearest goal
+    assert main([*args, "--out", str(tmp_path / "r2r")]) == 0  # r2r: no threshold of its own, 3.0
+    assert json.loads((tmp_path / "r2r" / "summary.json").read_text())["threshold"] == 3.0
+
+
+def test_suite_takes_the_conventions_threshold(tmp_path):
+    from navdtw.suite.config import load_suite
+
+    (tmp_path / "refs.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 60]]}\n')
+    (tmp_path / "a.jsonl").write_text('{"episode_id": "a", "path": [[0, 0, 0], [0, 0, 50]]}\n')
+    text = '[datasets.fly]\ndataset = "positions"\nreferences = "refs.jsonl"\nconvention = "{}"\n{}\n'
+    text += '[agents.a]\nfly = "a.jsonl"\n'
+    for convention, line, want in (("openfly", "", 20.0), ("openfly", "threshold = 5.0", 5.0), ("r2r", "", 3.0)):
+        (tmp_path / "suite.toml").write_text(text.format(convention, line))
+        assert load_suite(tmp_path / "suite.toml").datasets["fly"].threshold == want
+
+
+def test_baseline_walks_in_the_conventions_plane_and_threshold():
+    refs = [{"episode_id": str(k), "path": [[0, 0, 0], [30.0 + k, 40.0, 50.0 * k]]} for k in range(4)]
+    bench = PositionsBenchmark(refs)
+    bench.kind = datasets.DATASETS["positions"]
+    flat = bench.baseline(200, seed=3, convention="citynav", progress=False)
+    assert flat["sr"] > 0  # 20 m in x-y: some walks end near the goals' horizontal position
+    walks3d = bench.baseline(200, seed=3, convention="r4r", progress=False, threshold=20.0)
+    assert flat["ne"] < walks3d["ne"]  # x-y distances are shorter than the 3-D ones of the same setup
