@@ -49,6 +49,10 @@ public:
         std::lock_guard<std::mutex> hold(lock_);
         return cs_.sum();
     }
+    std::int64_t emptied() const {
+        std::lock_guard<std::mutex> hold(lock_);
+        return cs_.emptied();
+    }
 
 private:
     navdtw::WorConfidenceSequence cs_;
@@ -67,8 +71,10 @@ py::tuple wor_path(const F64Array& x, std::int64_t population, double alpha, std
     F64Array lower(n), upper(n);
     double* lo = lower.mutable_data();
     double* hi = upper.mutable_data();
-    run_without_gil([&](const navdtw::Poll&) { navdtw::wor_confidence_path(v, n, population, alpha, grid, lo, hi); });
-    return py::make_tuple(lower, upper);
+    std::int64_t emptied = 0;
+    run_without_gil(
+        [&](const navdtw::Poll&) { emptied = navdtw::wor_confidence_path(v, n, population, alpha, grid, lo, hi); });
+    return py::make_tuple(lower, upper, emptied);
 }
 
 }  // namespace
@@ -82,7 +88,10 @@ void init_sequential(py::module_& m) {
         .def("extend", &LiveSequence::extend, py::arg("x"))
         .def("interval", &LiveSequence::interval)
         .def_property_readonly("count", &LiveSequence::count)
-        .def_property_readonly("sum", &LiveSequence::sum);
+        .def_property_readonly("sum", &LiveSequence::sum)
+        .def_property_readonly("emptied", &LiveSequence::emptied);
     m.def("wor_confidence_path", &wor_path, py::arg("x"), py::kw_only(), py::arg("population"), py::arg("alpha"),
-          py::arg("grid"), "The confidence sequence's (lower, upper) after each value of x, in [0, 1].");
+          py::arg("grid"),
+          "The confidence sequence's (lower, upper) after each value of x, in [0, 1], and the count at which no "
+          "mean was left (0: never).");
 }

@@ -36,6 +36,16 @@ def _average(capitals: list[float]) -> float:
 
 def naive_path(x: list[float], population: int, alpha: float, grid: int) -> list[tuple[float, float]]:
     """The interval after each value of ``x`` (values in [0, 1]), as (lower, upper)."""
+    return naive_path_emptied(x, population, alpha, grid)[0]
+
+
+def naive_path_emptied(
+    x: list[float], population: int, alpha: float, grid: int
+) -> tuple[list[tuple[float, float]], int]:
+    """:func:`naive_path` and the count after which no mean was left (0: never): the interval
+    between the highest candidate ruled out as too low and the lowest ruled out as too high does
+    not meet the deterministic range."""
+    emptied = 0
     n_cand = grid + 1
     points = [j / grid for j in range(n_cand)]
     threshold = math.log(2 / alpha)  # the bets' log(2/alpha); a capital is ruled out at 2/alpha
@@ -60,7 +70,7 @@ def naive_path(x: list[float], population: int, alpha: float, grid: int) -> list
         mean_hat = (0.5 + total) / (t + 2)
         var_sum += (v - mean_hat) ** 2
         exact_lo = total / population
-        exact_hi = (total + population - (t + 1)) / population
+        exact_hi = (total + (population - (t + 1))) / population  # as the engine rounds it
         inside = [j for j in range(n_cand) if not (low[j] or high[j])]
         for j in range(n_cand):
             if points[j] < exact_lo or (j in inside and _average(up[j]) >= 2 / alpha):
@@ -74,9 +84,33 @@ def naive_path(x: list[float], population: int, alpha: float, grid: int) -> list
         grid_lo = points[max(lows)] if lows else 0.0
         grid_hi = points[min(highs)] if highs else 1.0
         lo, hi = max(grid_lo, exact_lo), min(grid_hi, exact_hi)
+        emptied = emptied or (t + 1 if lo > hi else 0)
         empty = any(low[j] and high[j] for j in range(n_cand)) or lo > hi
         out.append((exact_lo, exact_hi) if empty else (lo, hi))
-    return out
+    return out, emptied
+
+
+def naive_repeats(groups: list, counts: dict, threshold: float, stakes: tuple[float, ...]) -> int:
+    """The count at which the test of the groups' order fires (0: never), from its definition: before
+    each value after the first, ``q`` = (episodes of the previous value's group still to come) /
+    (episodes still to come); each gambler's capital is multiplied by ``1 + (w / q) (repeat - q)``
+    (not at all when ``q`` is 0 or 1); fired when the gamblers' mean reaches ``threshold``
+    (``1 / alpha``)."""
+    left = dict(counts)
+    remaining = sum(counts.values())
+    capital = [1.0] * len(stakes)
+    for t, g in enumerate(groups):
+        if t:
+            prev = groups[t - 1]
+            q = left[prev] / remaining
+            if 0 < q < 1:
+                repeat = 1.0 if g == prev else 0.0
+                capital = [c * (1 + (w / q) * (repeat - q)) for c, w in zip(capital, stakes)]
+            if sum(capital) / len(capital) >= threshold:
+                return t + 1
+        left[g] -= 1
+        remaining -= 1
+    return 0
 
 
 def naive_crossings(x: list[float], population: int, alpha: float, m: float) -> tuple[bool, bool]:

@@ -21,6 +21,9 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("bench_*.py")) if BENCHMARKS.is
 def test_every_script_is_checked():
     assert SCRIPTS == [
         "bench_anchored.py",
+        "bench_broken_order.py",
+        "bench_checkpoints.py",
+        "bench_dagger_reach.py",
         "bench_datasets.py",
         "bench_distributed.py",
         "bench_engine.py",
@@ -35,6 +38,7 @@ def test_every_script_is_checked():
         "bench_startup.py",
         "bench_stats.py",
         "bench_suite.py",
+        "bench_watch.py",
     ]
 
 

@@ -172,3 +172,49 @@ def test_no_warping_path_is_the_evaluators_error(tmp_path):
         bench.evaluate(matched)
     fixed = bench.evaluate(matched, convention="ivln-ce-corrected")
     assert math.isfinite(fixed.summary()["tndtw"])
+
+
+def test_suite_weighs_tours_as_the_evaluator(tmp_path):
+    agent, gt = _split(37, 30)
+    moved = {t: [{**s, "position": [x + 0.4 for x in s["position"]]} for s in steps] for t, steps in agent.items()}
+    (tmp_path / "b").mkdir()
+    first, gt_file = eval_writers.ivlnce_dtw_data(tmp_path, agent, {"val_unseen": gt})
+    second, _ = eval_writers.ivlnce_dtw_data(tmp_path / "b", moved, {"val_unseen": gt})
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f'[settings]\nresamples = 300\n\n[datasets.ivln]\ndataset = "ivln-ce"\ntours = "{gt_file}"\n\n'
+        f'[agents.first]\nivln = "{first}"\n[agents.second]\nivln = "{second}"\n'
+    )
+    navdtw.suite.run(suite, tmp_path / "out", progress=False, report=False)
+    result = json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]["ivln"]
+    assert result["metrics"]["tndtw"]["weight"] == "tour_weight"
+    for name, steps in (("first", agent), ("second", moved)):
+        want = naive_tours.split_score(naive_tours.tour_scores(steps, gt), gt)
+        got = result["agents"][name]["tndtw"]
+        assert abs(got["mean"] - want) <= 1e-9
+        assert got["ci"][0] <= want <= got["ci"][1]
+
+
+def test_command_line_takes_both_conventions_and_shows_the_tours(files, tmp_path, capsys):
+    agent, gt, agent_file, gt_file = files
+    out = tmp_path / "corrected"
+    assert main(["score", "--predictions", str(agent_file), "--tours", str(gt_file), "--convention",
+                 "ivln-ce-corrected", "--out", str(out), "--no-figures"]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "IVLN-CE, 60 tours, convention 'ivln-ce-corrected'" in printed and "t-nDTW" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["dataset"] == "ivln-ce" and summary["convention"] == "ivln-ce-corrected"
+    ids = list(gt)
+    direct = navdtw.tour_ndtw(
+        [[s["position"] for s in agent[t]] for t in ids],
+        [[s["episode_id"] for s in agent[t]] for t in ids],
+        [[s["position"] for s in gt[t]] for t in ids],
+        [[s["episode_id"] for s in gt[t]] for t in ids],
+        agent_phases=[[s["phase"] for s in agent[t]] for t in ids],
+        gt_phases=[[s["phase"] for s in gt[t]] for t in ids],
+        convention="corrected",
+    )
+    assert abs(summary["means"]["tndtw"] - direct.score) <= 1e-12
+    assert main(["score", "--predictions", str(agent_file), "--tours", str(gt_file), "--convention", "r2r",
+                 "--out", str(tmp_path / "r2r"), "--no-figures"]) == 2  # fmt: skip
+    assert "convention 'r2r' does not apply to ivln-ce data" in capsys.readouterr().err

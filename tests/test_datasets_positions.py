@@ -91,6 +91,13 @@ def test_every_form_reads_alike(tmp_path):
     assert [r["path"].shape for r in positions.load_positions(bare)] == [(2, 2), (1, 2)]
     one = jsonl(tmp_path / "f.jsonl", [_json_refs()[0]])  # one record: a JSON object, not a list
     assert [r["episode_id"] for r in positions.load_positions(one)] == ["a"]
+    # the object form an episode a line (VLN-CE's {episode_id: [steps]} appended as it goes), as
+    # JSON Lines and as the list watch gives the reader (issue 36 item 7)
+    lines = [{"a": [{"position": [0, 0], "stop": False}, {"position": [1, 1], "stop": True}]}, {"7": [[2, 2]]}]
+    for source in (jsonl(tmp_path / "g.jsonl", lines), lines):
+        got = positions.load_positions(source)
+        assert [(r["episode_id"], r["path"].shape) for r in got] == [("a", (2, 2)), ("7", (1, 2))]
+        assert got[0]["stop"].called and "stop" not in got[1]
 
 
 # Each: (file contents as text, the message's pattern). The message names the file and the entry.

@@ -86,6 +86,33 @@ def test_load_predictions_formats(tmp_path):
     assert ds.load_vlnce_predictions is vlnce.load_predictions
 
 
+def test_vlnce_own_form_one_episode_a_line(tmp_path):
+    """VLN-CE's inference form (``vlnce_baselines/common/base_il_trainer.py``, ``inference``:
+    ``json.dump(episode_predictions)``, ``{episode_id: [get_info() per step: {"position",
+    "heading", "stop"}]}``) written one episode per line, as an evaluator appending as it goes
+    does; read as JSON Lines and as the JSON list watch gives the reader (issue 36 item 7)."""
+    steps = {
+        "7": [{"position": [0, 0, 0], "heading": 0.1, "stop": False}, {"position": [1, 0, 0], "stop": True}],
+        "8": [{"position": [2, 0, 0], "heading": 0.0, "stop": False}],
+    }
+    lines = tmp_path / "preds.jsonl"
+    lines.write_text("".join(json.dumps({k: v}) + "\n" for k, v in steps.items()))
+    listed = write(tmp_path, "list.json", [{k: v} for k, v in steps.items()])
+    whole = write(tmp_path, "whole.json", steps)
+    got = [vlnce.read_predictions(p) for p in (lines, listed, whole)]
+    for paths, keys, stops in got:
+        assert list(paths) == ["7", "8"] and keys == {}
+        np.testing.assert_array_equal(paths["7"], [[0, 0, 0], [1, 0, 0]])
+        assert stops == got[2][2] and stops["7"].called and not stops["8"].called
+    # mixed with records, a line per episode either way; a duplicate across the forms named
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(json.dumps({"7": steps["7"]}) + "\n" + json.dumps({"episode_id": 8, "path": [[2, 0, 0]]}) + "\n")
+    assert list(vlnce.load_predictions(mixed)) == ["7", "8"]
+    mixed.write_text(json.dumps({"7": steps["7"]}) + "\n" + json.dumps({"episode_id": 7, "path": [[2, 0, 0]]}) + "\n")
+    with pytest.raises(ValueError, match=r"mixed\.jsonl: line 2 \(id 7\): duplicate id 7 \(also line 1"):
+        vlnce.load_predictions(mixed)
+
+
 @pytest.mark.parametrize(
     "text, match",
     [
@@ -96,6 +123,8 @@ def test_load_predictions_formats(tmp_path):
             r"entry 1 .*duplicate id 1",
         ),
         ('[{"path": [[0, 0, 0]]}]', r"p\.json: entry 0: needs 'episode_id' or 'instruction_id'"),
+        ('[{"1": 3}]', r"p\.json: entry 0: needs 'episode_id' or 'instruction_id' and 'path', or VLN-CE's"),
+        ('{"1": [{"position": [0, 0, 0]}]}\n{"1": [[1, 0, 0]]}', r"line 2 \(episode_id 1\): duplicate id 1"),
         ('[{"episode_id": 3}]', r"p\.json: entry 0 \(id 3\): missing 'path'"),
         ('{"1": []}', r"p\.json: entry 0 \(episode_id 1\): expected a non-empty list of steps"),
         ('{"1": [{"heading": 0}]}', r"entry 0 \(episode_id 1\): step 0 has no 'position'"),

@@ -170,6 +170,10 @@ def client(request):
             n_workers=2, threads_per_worker=1, processes=request.param == "processes", dashboard_address=":0"
         )
         c = Client(cluster, timeout=180)
+        # Both workers registered before a test runs: a broadcast reaches only the workers the
+        # scheduler knows, and under load the second one can report in late (CI: 0 of 4 matrices
+        # held by both workers in test_score_parquet_matrices_are_scattered).
+        c.wait_for_workers(2, timeout=180)
         yield c
         c.close()
         cluster.close()

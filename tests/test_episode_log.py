@@ -324,6 +324,19 @@ def test_watch_refuses_a_log_of_another_order_or_split_and_decides_on_its_own(tm
     # its own order: decided
     assert main(["watch", rank0, "--order", str(tmp_path / "unseen" / "order.json"), "--width", "0.5"]) == 10
     assert "78/184 of the order" in capsys.readouterr().out
+    # --against a log of another split: refused too (it need not follow the order, only its split)
+    with EpisodeLog(tmp_path / "base", split=seen) as base:
+        for i in range(1, 79):
+            base.write(i, {"success": 1.0})
+    code = main(["watch", rank0, "--order", str(tmp_path / "unseen" / "order.json"), "--against",
+                 str(tmp_path / "base"), "--width", "0.5", "--once"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert (
+        code == 19
+        and ("navdtw watch: error: --against episodes_r0_w1.jsonl: a log of the split val_seen.json.gz (SHA-256 ")
+        in err
+        and "not of the split of order.json, the split val_unseen.json.gz" in err
+    )
 
 
 def test_compare_names_a_log_of_another_split(tmp_path, capsys):
@@ -349,9 +362,14 @@ def test_compare_names_a_log_of_another_split(tmp_path, capsys):
     code = main([*args, "--split", str(seen)])
     out, err = capsys.readouterr()
     assert code != 0 and "a log of the split val_unseen.json.gz" in out + err and "val_seen.json.gz" in out + err
-    assert main([*args, "--split", str(unseen), "--force"]) == 0
+    ranks = ",".join(str(tmp_path / "b" / f"episodes_r{r}_w2.jsonl") for r in range(2))
+    shards = ["--shards", f"b_glob={tmp_path / 'b' / '*'}", "--shards", f"b_ranks={ranks}"]
+    assert main([*args, *shards, "--split", str(unseen), "--force"]) == 0
     out = capsys.readouterr().out
-    assert "40" in out and "a" in out and "b" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["a"], ["b"],
+            ["b_glob"], ["b_ranks"])}  # fmt: skip
+    assert set(rows) == {"a", "b", "b_glob", "b_ranks"}, out
+    assert rows["b"][1:3] == rows["b_glob"][1:3] == rows["b_ranks"][1:3] != rows["a"][1:3]  # the same run, 40 episodes
     # without a split: two agents' logs of different splits are named, never compared as one split's
     write_order(seen, tmp_path / "os", seed=3)
     two_ranks(tmp_path / "c", load_order(tmp_path / "os" / "order.json"), sr=[1.0] * 40)

@@ -75,6 +75,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.sequential",
             "navdtw.order",
             "navdtw.watch",
+            "navdtw._following",
+            "navdtw._watch_view",
             "navdtw.suite",
             "navdtw.report",
             "navdtw.plot",

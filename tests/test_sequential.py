@@ -249,3 +249,135 @@ def test_against_villes_betting_sequence_on_a_finite_split():
     assert misses <= 4 and v_misses <= 4
     w, vw = np.median(widths, axis=0), np.median(v_widths, axis=0)
     assert np.all(w[:4] < vw[:4]) and w[4] == 0 < vw[4]
+
+
+# --------------------------------------------------------------------------------------------
+# the check of the order (issue 34): a broken order is said, not reported as an interval
+# --------------------------------------------------------------------------------------------
+
+needs_emptied = pytest.mark.skipif(
+    not hasattr(__import__("navdtw._core", fromlist=["x"]).WorConfidenceSequence, "emptied"),
+    reason="a stale build of the compiled core (without `emptied`): rebuild navdtw",
+)
+
+
+@needs_emptied
+@settings(max_examples=120, deadline=None)
+@given(populations(), st.sampled_from([0.05, 0.2, 0.5, 0.9]), st.integers(2, 40), st.booleans())
+def test_the_engine_says_when_no_candidate_is_left_as_the_twin(pop, alpha, grid, ordered):
+    from naive_sequential import naive_path_emptied
+
+    from navdtw import _core
+
+    x, n = pop
+    x = sorted(x) if ordered else x  # sorted orders empty the candidates often
+    lo, _, emptied = _core.wor_confidence_path(np.asarray(x, float), population=n, alpha=alpha, grid=grid)
+    want_path, want = naive_path_emptied(list(x), n, alpha, grid)
+    assert emptied == want
+    assert lo.tolist() == pytest.approx([w[0] for w in want_path], abs=1e-12)
+    live = _core.WorConfidenceSequence(n, alpha, grid)
+    live.extend(np.asarray(x, float))
+    assert live.emptied == want
+
+
+@st.composite
+def grouped_orders(draw):
+    k = draw(st.integers(1, 5))
+    counts = {f"s{j}": draw(st.integers(1, 8)) for j in range(k)}
+    labels = [g for g, c in counts.items() for _ in range(c)]
+    order = draw(st.permutations(labels))
+    t = draw(st.integers(1, len(labels)))
+    return list(order)[:t], counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(grouped_orders(), st.sampled_from([0.4, 0.2, 0.05, 0.01]))
+def test_the_groups_test_is_its_definition(case, alpha):
+    from naive_sequential import naive_repeats
+
+    labels, counts = case
+    n = sum(counts.values())
+    got = Q.broken_order(np.zeros(len(labels)), n, groups=labels, counts=counts, check_alpha=2 * alpha)
+    fired = got.count if got is not None and got.reason == "groups" else 0
+    want = {naive_repeats(labels, counts, (1 / alpha) * f, Q._REPEAT_STAKES) for f in (1 - 1e-9, 1 + 1e-9)}
+    assert fired in want
+    # fed one value at a time, or in batches, the live sequence says the same
+    cs = Q.ConfidenceSequence(n, groups=counts, check_alpha=2 * alpha)
+    for k in range(0, len(labels), 3):
+        cs.extend(np.zeros(len(labels[k : k + 3])), labels[k : k + 3])
+    assert cs.broken == got
+
+
+def test_the_groups_test_is_a_martingale_under_a_random_order():
+    # every distinct order of 2 + 2 + 3 episodes (210) is equally likely: the gamblers' mean
+    # capital averages exactly 1 at every count, so Ville's inequality bounds the false alarms
+    import itertools
+
+    labels = ["a", "a", "b", "b", "c", "c", "c"]
+    orders = sorted(set(itertools.permutations(labels)))
+    counts = {"a": 2, "b": 2, "c": 3}
+    means = np.zeros((len(orders), len(labels)))
+    for i, order in enumerate(orders):
+        test = Q._RepeatTest(dict(counts), 7, 0.5)
+        for t, g in enumerate(order):
+            test.extend([g])
+            means[i, t] = np.mean(np.exp(test.log_capital))
+    assert len(orders) == 210
+    np.testing.assert_allclose(means.mean(axis=0), 1.0, rtol=1e-12)
+    # a scene-by-scene order multiplies it
+    test = Q._RepeatTest(dict(counts), 7, 0.5)
+    test.extend(["c", "c", "c", "a", "a", "b", "b"])
+    assert np.mean(np.exp(test.log_capital)) > 10
+
+
+def test_a_scene_by_scene_order_is_said_within_a_few_episodes_a_random_one_rarely():
+    rng = np.random.default_rng(20261219)
+    scenes = np.repeat([f"scene{k}" for k in range(11)], [300, 264, 255, 252, 177, 159, 141, 132, 102, 39, 18])
+    counts = {s: int(c) for s, c in zip(*np.unique(scenes, return_counts=True))}
+    n = scenes.size
+    values = (rng.random(n) < np.where(scenes == "scene0", 0.3, 0.65)).astype(float)  # one scene much harder
+    for _ in range(20):
+        names = rng.permutation(list(counts))
+        order = np.concatenate([rng.permutation(np.flatnonzero(scenes == s)) for s in names])
+        got = Q.broken_order(values[order], n, groups=scenes[order].tolist(), counts=counts)
+        assert got is not None and got.reason == "groups" and got.count <= 8
+    false = 0
+    for _ in range(300):
+        order = rng.permutation(n)
+        false += Q.broken_order(values[order][:400], n, groups=scenes[order][:400].tolist(), counts=counts) is not None
+    assert false <= 9  # at most 1% in expectation (Ville); 9 of 300 is far beyond that
+
+
+@needs_emptied
+def test_values_sorted_run_out_of_candidates_and_the_live_sequence_says_so():
+    rng = np.random.default_rng(5)
+    values = (rng.random(1000) < 0.4).astype(float)
+    ordered = np.sort(values)  # every failure first: the interval closes on 0, then no mean is left
+    got = Q.broken_order(ordered, 1000)
+    assert got is not None and got.reason == "emptied" and 600 < got.count < 700
+    cs = Q.ConfidenceSequence(1000)
+    for k in range(0, 1000, 37):
+        cs.extend(ordered[k : k + 37])
+        if cs.broken:
+            break
+    assert cs.broken == got and "no candidate mean is left" in cs.broken.describe() and "broken" in repr(cs)
+    assert Q.broken_order(values[rng.permutation(1000)], 1000) is None
+
+
+def test_groups_are_checked_with_one_line():
+    with pytest.raises(ValueError, match=r"^groups: the counts sum to 5, not the population 6$"):
+        Q.ConfidenceSequence(6, groups={"a": 2, "b": 3})
+    with pytest.raises(ValueError, match=r"^groups: the count of 'a' must be an integer >= 1, not 0$"):
+        Q.ConfidenceSequence(3, groups={"a": 0, "b": 3})
+    cs = Q.ConfidenceSequence(4, groups={"a": 2, "b": 2})
+    with pytest.raises(ValueError, match=r"^the sequence has groups: give each value's group"):
+        cs.update(1.0)
+    with pytest.raises(ValueError, match=r"^group 'c' \(value 0\) is not one of the sequence's groups$"):
+        cs.update(1.0, "c")
+    with pytest.raises(ValueError, match=r"^group 'a' \(value 2\): more values than its count 2$"):
+        cs.extend([1, 1, 1], ["a", "a", "a"])
+    assert cs.count == 0  # refused before any value was taken
+    with pytest.raises(ValueError, match=r"^groups given with the values, but the sequence has no groups"):
+        Q.ConfidenceSequence(4).extend([1.0], ["a"])
+    with pytest.raises(ValueError, match=r"^check_alpha must be in \(0, 1\), not 0$"):
+        Q.ConfidenceSequence(4, check_alpha=0)

@@ -189,3 +189,24 @@ def test_records_read_by_compare_as_the_evaluator_computes(tmp_path):
     # the pooled ISR differs from the mean of the episodes' rates on these runs
     e = lhvln_episodes(calls)
     assert abs(e["isr"].mean() - want["isr"]) > 1e-3
+
+
+def test_a_table_without_the_weights_says_its_mean_is_plain(tmp_path):
+    import json
+
+    from navdtw.datasets.results import load_results
+
+    path = tmp_path / "isr.jsonl"
+    path.write_text("".join(json.dumps({"episode_id": k, "isr": v}) + "\n" for k, v in enumerate([1.0, 0.5, 0.0])))
+    t = load_results(path)
+    assert t.evaluate().summary()["isr"] == pytest.approx(0.5)
+    assert any("'isr' is a pooled ratio weighted by 'subtasks', which the table lacks" in n for n in t.notes)
+    path.write_text(
+        "".join(
+            json.dumps({"episode_id": k, "isr": v, "subtasks": w}) + "\n"
+            for k, (v, w) in enumerate([(1.0, 4), (0.5, 2), (0.0, 2)])
+        )
+    )
+    t = load_results(path)
+    assert t.evaluate().summary()["isr"] == pytest.approx(5 / 8)
+    assert not any("pooled ratio" in n for n in t.notes)

@@ -415,6 +415,37 @@ def test_per_episode_trajectory_files_in_a_folder(tmp_path):
         fol.poll()
 
 
+def test_vlnce_own_form_appended_one_episode_a_line(tmp_path):
+    """VLN-CE's ``{episode_id: [{"position", "heading", "stop"}, ...]}`` appended one episode per
+    line (issue 36 item 7: "entry 0: needs 'episode_id' or 'instruction_id'" before), followed
+    and scored as the whole file is, stop flags included."""
+    from synthetic_suite import continuous_files
+
+    continuous_files(tmp_path)
+    bench = ds.open("r2r-ce", vlnce_episodes=tmp_path / "val.json", vlnce_gt=tmp_path / "val_gt.json")
+    exact = json.loads((tmp_path / "exact.json").read_text())
+    own = {
+        str(r["episode_id"]): [
+            {"position": p, "heading": 0.0, "stop": k == len(r["path"]) - 1} for k, p in enumerate(r["path"])
+        ]
+        for r in exact[:6]
+    }
+    own["5"][-1]["stop"] = False  # never stopped: no success under VLN-CE's measures
+    f = tmp_path / "preds.jsonl"
+    lines = [json.dumps({i: steps}) + "\n" for i, steps in own.items()]
+    f.write_text("".join(lines[:3]) + lines[3][:20])
+    fol = Follower(f, name="run", bench=bench)
+    assert fol.poll() and fol.table.ids == ["0", "1", "2"]
+    with f.open("a") as h:
+        h.write(lines[3][20:] + "".join(lines[4:]))
+    assert fol.poll() and fol.table.ids == ["0", "1", "2", "3", "4", "5"]
+    assert fol.table.values["sr"].tolist() == [1.0] * 5 + [0.0]
+    (tmp_path / "whole.json").write_text(json.dumps(own))
+    whole = bench.evaluate(bench.match(tmp_path / "whole.json", partial=True))
+    for m in ("sr", "ndtw", "spl"):
+        np.testing.assert_array_equal(fol.table.values[m], whole[m], err_msg=m)
+
+
 def _subset(bench, preds: list, keep, folder, id_key="episode_id"):
     """(partial match of the kept records, the full match) of one benchmark, read from files."""
     (folder / "part.json").write_text(json.dumps([r for r in preds if keep(str(r[id_key]))]))
@@ -586,6 +617,9 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     w = Watch(order, runs, metrics=["sr"])
     assert w.run(once=True) == "chosen" and w.message.startswith("c2 is the best")
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
+    # what the choice targets, and what it cost: (300 + 500 + 200) / (3 x 1000) of the episodes
+    assert "on sr on this split (the highest mean over all episodes;" in w.message
+    assert "; 33% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
 
 
 def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
@@ -967,7 +1001,13 @@ def test_cli_watch_dataset_options(tmp_path, capsys):
     # trajectories given as results: the reader names the kind that scores them
     (tmp_path / "preds.json").write_text(json.dumps([{"instr_id": "a", "trajectory": [["v", 0, 0]]}]))
     assert main(["watch", str(tmp_path / "preds.json"), "--order", str(order), "--width", "0.1", "--once"]) == 2
-    assert "--dataset r2r" in capsys.readouterr().err
+    err = capsys.readouterr().err  # watch's command, not score's (issue 36 item 6)
+    assert f"watch it with: navdtw watch {tmp_path / 'preds.json'} --dataset r2r --split R2R_<split>.json" in err
+    assert f"--connectivity <connectivity dir> --order {order} ..." in err and "navdtw score" not in err
+    (tmp_path / "preds.jsonl").write_text(json.dumps({"1": [{"position": [0, 0, 0], "stop": True}]}) + "\n")
+    assert main(["watch", str(tmp_path / "preds.jsonl"), "--order", str(order), "--width", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "--dataset r2r-ce --vlnce-episodes <split>.json.gz --vlnce-gt" in err and "navdtw score" not in err
 
 
 def test_the_exit_status_table_of_the_docs_lists_every_decision():
@@ -1043,3 +1083,270 @@ def test_the_stopping_page_commands_run_as_written(tmp_path, monkeypatch, capsys
         assert line[1] == "watch"
         code = main([*line[1:], "--once"])
         assert code in codes, (line, capsys.readouterr().err)
+
+
+# --------------------------------------------------------------------------------------------
+# the view, the log, Ctrl-C, the messages (issue 36 items 5 and 6)
+# --------------------------------------------------------------------------------------------
+
+
+def _against_watch(tmp_path, n=1839, upto=600):
+    order = Order(tuple((f"e{k}",) for k in range(n)), seed=0, source="order/order.json")
+    base_sr = population(n, 0.4, 2)
+    mine_sr = np.maximum(base_sr, population(n, 0.05, 3))
+    base = tmp_path / "base.jsonl"
+    write_run(base, order, base_sr, n, ndtw=base_sr * 0.5 + 0.25, spl=base_sr * 0.8)
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, mine_sr, upto, ndtw=mine_sr * 0.5 + 0.25, spl=mine_sr * 0.8)
+    return order, f, base
+
+
+def test_the_view_fits_80_columns(tmp_path):
+    """Item 5: every line of fixed form fits an 80-column terminal (the --against lines were 81-93
+    characters), for each question."""
+    order, f, base = _against_watch(tmp_path)
+    views = []
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw", "spl"], against=load_results(base))
+    w.poll()
+    views.append(w.lines())
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw"], width=0.02)
+    w.poll()
+    views.append(w.lines())
+    runs = {n: Follower(p, name=n) for n, p in (("checkpoint12", f), ("base", base))}
+    w = Watch(order, runs, metrics=["ndtw"], width=0.001)
+    w.poll()
+    views.append(w.lines())
+    for lines in views:
+        assert len(lines) >= 3
+        for line in lines:
+            assert len(line) <= 80 or line.startswith("decided: "), line
+        assert "] after " not in lines[-1]  # the decision's line: the intervals are the lines above it
+    assert any("sr diff" in line and "interval [+" in line for line in views[0])
+
+
+class _Terminal:
+    """A stream that says it is a terminal, recording what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_the_live_view_moves_back_over_the_rows_its_lines_wrapped_to(tmp_path, monkeypatch):
+    """Item 5: on a terminal narrower than a line, the redraw goes back over every row the view
+    took (wrapped lines counted at the terminal's real width), so the header is never repeated;
+    a look that changed nothing redraws nothing."""
+    from navdtw.cli.commands import watch as command
+
+    order, f, base = _against_watch(tmp_path)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw"], against=load_results(base))
+    w.poll()
+    monkeypatch.setattr(command, "_columns", lambda stream: 40)
+    tty = _Terminal()
+    show = command._viewer(w, live=True, once=False, out=tty)
+    first = w.lines()
+    show(first)
+    assert tty.text == "".join(line + "\n" for line in first)
+    show(list(first))  # nothing changed: nothing written
+    assert tty.text == "".join(line + "\n" for line in first)
+    rows = sum(-(-len(line) // 40) for line in first)
+    assert rows > len(first)  # the view wraps at 40 columns
+    tty.text = ""
+    show([*first[:-1], "decided: done"])
+    assert tty.text.startswith(f"\x1b[{rows}F\x1b[J")
+    assert command._rows(["x" * 80, "", "y" * 81, "é" * 40, "漢" * 21], 40) == 2 + 1 + 3 + 1 + 2
+
+
+def test_off_a_terminal_a_line_per_change_at_most_every_few_seconds(tmp_path, capsys):
+    """Item 5: off a terminal (nohup, a CI log) a line of progress per look that changed
+    something, at most every LOG_EVERY seconds of the (faked) clock; a pending change is printed
+    at the first look after that."""
+    import io
+
+    from navdtw.cli.commands import watch as command
+
+    order = Order(tuple((f"e{k}",) for k in range(100)), seed=0, source="order.json")
+    vals = population(100, 0.5, 4)
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, vals, 20)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
+    now = [100.0]
+    log = io.StringIO()
+    show = command._viewer(w, live=False, once=False, out=log, clock=lambda: now[0], every=5.0)
+
+    def look(dt, upto=None):
+        now[0] += dt
+        if upto is not None:
+            write_run(f, order, vals, upto)
+        w.poll()
+        show(w.lines())
+        return log.getvalue().splitlines()
+
+    assert len(look(0)) == 1 and log.getvalue().startswith("navdtw watch [0 s]: run 20/100, sr [")
+    assert len(look(1, upto=30)) == 1  # changed 1 s later: held back
+    assert len(look(1)) == 1
+    lines = look(3)  # 5 s since the last line: the change held back is printed
+    assert len(lines) == 2 and lines[1].startswith("navdtw watch [5 s]: run 30/100, sr [")
+    assert len(look(10)) == 2  # nothing changed: nothing printed
+    assert len(look(0.5, upto=40)) == 3  # 10.5 s after the last line: printed at once
+    assert len(look(1, upto=50)) == 3 and len(look(4)) == 4
+    # the command: progress lines on stdout before the decision's lines
+    from navdtw.cli import main
+
+    capsys.readouterr()
+    code = main(["watch", str(f), "--order", str(tmp_path / "o.txt"), "--width", "0.01", "--idle", "0.2",
+                 "--poll", "0.05"]) if (tmp_path / "o.txt").write_text("\n".join(order.ids)) else None  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 4 and re.search(r"^navdtw watch \[0 s\]: run 50/100, sr \[", out, re.M)
+
+
+def test_ctrl_c_writes_the_state_as_it_stood(tmp_path, monkeypatch, capsys):
+    """Item 6: Ctrl-C of ``watch --output`` writes the state of the last whole look (atomically,
+    by the output rules) and ends with the documented status 130."""
+    import time
+
+    from navdtw.cli import EXIT_INTERRUPTED, main
+
+    order = Order(tuple((f"e{k}",) for k in range(100)), seed=0, source="order.json")
+    (tmp_path / "o.txt").write_text("\n".join(order.ids))
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, population(100, 0.5, 4), 30)
+
+    def interrupt(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(time, "sleep", interrupt)
+    state = tmp_path / "out" / "state.json"
+    args = ["watch", str(f), "--order", str(tmp_path / "o.txt"), "--width", "0.01", "--output", str(state)]
+    assert main(args) == EXIT_INTERRUPTED == 130
+    err = capsys.readouterr().err
+    assert f"the state as it stood is in {state}" in err and "navdtw: interrupted" in err
+    got = json.loads(state.read_text())
+    assert got["exit_status"] == 130 and got["decision"] == "undecided" and got["runs"]["run"]["in_order"] == 30
+    assert got["message"] == "not decided: interrupted (Ctrl-C) after 1 looks"
+
+
+def test_idle_says_it_gave_up_in_the_view_and_the_state(tmp_path, capsys):
+    """Item 6: --idle ends saying it gave up after S seconds without new results (the message was
+    "not decided yet" and the state's "")."""
+    from navdtw.cli import main
+
+    order = Order(tuple((f"e{k}",) for k in range(100)), seed=0, source="order.json")
+    (tmp_path / "o.txt").write_text("\n".join(order.ids))
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, population(100, 0.5, 4), 30)
+    state = tmp_path / "state.json"
+    args = ["watch", str(f), "--order", str(tmp_path / "o.txt"), "--width", "0.01", "--idle", "0.1", "--poll", "0.02"]
+    assert main([*args, "--output", str(state)]) == 4
+    said = "not decided: gave up after 0.1 s without new results (--idle 0.1)"
+    assert f"navdtw watch: {said} (exit status 4)" in capsys.readouterr().out
+    assert json.loads(state.read_text())["message"] == said
+    assert main([*args[:-4], "--once", "--output", str(state)]) == 4
+    assert json.loads(state.read_text())["message"] == "not decided yet after one look (--once)"
+
+
+def test_a_partial_last_line_is_shown_as_waited_for(tmp_path):
+    """Item 6: the view says what it waits for (docs/stopping.md): a last line being written, a
+    first line, a gzip stream not finished."""
+    order = Order(tuple((f"e{k}",) for k in range(10)), seed=0, source="order.json")
+    f = tmp_path / "run.jsonl"
+    f.write_text(row("e0", 1) + "\n" + row("e1", 0)[:12])
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
+    w.poll()
+    assert "    waiting: run.jsonl: a last line being written (12 bytes, no newline yet)" in w.lines()
+    with f.open("a") as h:
+        h.write(row("e1", 0)[12:] + "\n")
+    w.poll()
+    assert not any("waiting" in line for line in w.lines())
+    g = tmp_path / "other.jsonl"
+    g.write_text(row("e0", 1)[:5])
+    fol = Follower(g, name="other")
+    assert (
+        not fol.poll() and "other.jsonl: nothing complete yet (a first line or a document being written)" in fol.waiting
+    )
+    z = tmp_path / "run.jsonl.gz"
+    z.write_bytes(gzip.compress((row("e0", 1) + "\n").encode())[:-6])
+    fol = Follower(z, name="z")
+    assert not fol.poll() and fol.waiting == "run.jsonl.gz: a gzip stream not finished yet"
+
+
+def test_against_decisions_are_worded(tmp_path):
+    """Item 6: exits 15 and 16 said "mixed than base.jsonl", "tied than base.jsonl"."""
+    n = 300
+    order = Order(tuple((f"e{k}",) for k in range(n)), seed=0, source="order.json")
+    base_sr = population(n, 0.4, 2)
+    base = tmp_path / "base.jsonl"
+    write_run(base, order, base_sr, n, ndtw=base_sr * 0.5 + 0.25)
+    f = tmp_path / "run.jsonl"
+    mine_sr = np.maximum(base_sr, population(n, 0.5, 3))
+    write_run(f, order, mine_sr, n, ndtw=np.clip(base_sr * 0.5 - 0.2, 0, 1))
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw"], against=load_results(base))
+    assert w.run(once=True) == "mixed"
+    assert w.message.startswith("mixed against base.jsonl: better on sr, worse on ndtw (alpha 0.05")
+    write_run(f, order, base_sr, n, ndtw=base_sr * 0.5 + 0.25)
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], against=load_results(base), width=0.1)
+    assert w.run(once=True) == "tied"
+    assert w.message.startswith("tied with base.jsonl: every difference within 0.1 of 0 (alpha 0.05")
+    assert "than" not in w.message
+
+
+def test_a_path_not_yet_complete_is_not_out_of_order(tmp_path):
+    """Item 6: a single writer in order, two of a path's three instructions in: said as such, not
+    "2 finished out of order wait"; episodes beyond the next path still are."""
+    order = Order(tuple(tuple(f"{500 + k}_{j}" for j in range(3)) for k in range(10)), seed=0, source="order.json")
+    f = tmp_path / "run.jsonl"
+    ids = [i for u in order.units[:3] for i in u] + ["503_0", "503_1"]
+    f.write_text("".join(row(i, 1) + "\n" for i in ids))
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr"], width=0.01)
+    w.poll()
+    text = "\n".join(w.lines())
+    assert "2 of the next path's 3 instructions in (a path counts once all are)" in text
+    assert "out of order" not in text and w.state()["runs"]["run"]["next_unit_in"] == 2
+    with f.open("a") as h:
+        h.write(row("505_0", 1) + "\n")
+    w.poll()
+    assert "1 finished out of order wait" in "\n".join(w.lines())
+
+
+# --------------------------------------------------------------------------------------------
+# a broken order (issue 34): said, with exit status 20, never decided on
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("navdtw._core", fromlist=["x"]).WorConfidenceSequence, "emptied"),
+    reason="a stale build of the compiled core (without `emptied`): rebuild navdtw",
+)
+def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
+    from navdtw.cli import main
+    from navdtw.sequential import NotRandomOrder
+
+    ids = [f"e{k}" for k in range(300)]
+    sr = [0.0] * 120 + [1.0] * 180  # the evaluator's own order: every failure first
+    (tmp_path / "order.txt").write_text("\n".join(ids) + "\n")  # an id list in that order, no seed
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(row(i, v) + "\n" for i, v in zip(ids, sr)))
+    w = Watch(load_order(tmp_path / "order.txt"), {"run": Follower(run, name="run")}, metrics=["sr"], width=0.02)
+    with pytest.raises(NotRandomOrder, match=r"^run: the values are not in a uniformly random order: on sr, no "
+                       r"candidate mean is left \(every split mean is ruled out\), after 1\d\d values of the order "
+                       r"order.txt \(an id list without a seed\); its intervals would be wrong"):  # fmt: skip
+        w.poll()
+    assert w.decision == "undecided"
+    capsys.readouterr()
+    code = main(["watch", str(run), "--order", str(tmp_path / "order.txt"), "--width", "0.02", "--once"])
+    out, err = capsys.readouterr()
+    assert code == 20 and "decided" not in out
+    assert err.startswith("navdtw watch: error: run: the values are not in a uniformly random order")
+    assert err.count("\n") == 1 and err.endswith("\n")  # one line
+    # the same values in a random order of navdtw order: no such word, and decided as before
+    order = random_order(300, 11)
+    (tmp_path / "random.txt").write_text("\n".join(ids[k] for k in order) + "\n")
+    assert main(["watch", str(run), "--order", str(tmp_path / "random.txt"), "--width", "0.5", "--once"]) == 10

@@ -35,7 +35,13 @@
 // the grid. The deterministic range [S_t / N, (S_t + N - t) / N] (the unseen values all 0 or all
 // 1) is intersected in, so at t = N the interval is the exact mean. If the two sides meet
 // (nothing left: the rare error event the guarantee allows), the interval is the deterministic
-// range, which is certain. Capitals are kept as plain products: a candidate still inside has
+// range, which is certain, and emptied() says at which count it first happened. It needs the
+// split mean's own capital to have crossed: a candidate ruled out as too low by its K+ rules out
+// every mean below it too (K+ is nonincreasing in m), one ruled out as too high every mean above
+// it, and the mean lies in the deterministic range; so under a uniformly random order it happens
+// with probability at most alpha (Ville), and sequential.py reports it as a broken order. (The
+// grid's candidates running out alone is not that: near the end the deterministic range can fall
+// between two grid points.) Capitals are kept as plain products: a candidate still inside has
 // both averages below 2/alpha, so no capital can exceed 2/alpha / (1/6).
 #pragma once
 
@@ -95,11 +101,18 @@ public:
         const double lo = exact_lower(), hi = exact_upper();
         while (first_ <= last_ && (mixture(up_, first_) >= threshold_ || point(first_) < lo)) ++first_;
         while (last_ >= first_ && (mixture(down_, last_) >= threshold_ || point(last_) > hi)) --last_;
+        if (emptied_ == 0) {
+            const double grid_lower = first_ > 0 ? point(first_ - 1) : 0.0;
+            if (std::max(grid_lower, lo) > upper_unchecked()) emptied_ = t_;
+        }
     }
 
     std::int64_t count() const { return t_; }
     std::int64_t population() const { return n_; }
     double sum() const { return sum_; }
+    // The count at which no mean was left: the grid's interval and the deterministic range were
+    // disjoint (0: never).
+    std::int64_t emptied() const { return emptied_; }
 
     // The confidence sequence's interval now (the running intersection); [0, 1] before any value.
     double lower() const {
@@ -133,18 +146,21 @@ private:
     double sum_ = 0.0;
     double var_sum_ = 0.25;          // 1/4 + sum_i (x_i - mean_hat_i)^2, mean_hat_i = (1/2 + S_i) / (i + 1)
     std::int64_t first_ = 0, last_;  // the grid points not yet excluded: [first_, last_]
+    std::int64_t emptied_ = 0;       // the count at which no mean was left (0: never)
     std::vector<double> up_, down_;  // K+ and K- per grid point and bet: [j * kBets + k]
 };
 
-// The interval after each of the n values x[0..n), written to lower[i], upper[i].
-inline void wor_confidence_path(const double* x, std::int64_t n, std::int64_t population, double alpha,
-                                std::int64_t grid, double* lower, double* upper) {
+// The interval after each of the n values x[0..n), written to lower[i], upper[i]; returns the
+// count at which no mean was left (0: never).
+inline std::int64_t wor_confidence_path(const double* x, std::int64_t n, std::int64_t population, double alpha,
+                                        std::int64_t grid, double* lower, double* upper) {
     WorConfidenceSequence cs(population, alpha, grid);
     for (std::int64_t i = 0; i < n; ++i) {
         cs.update(x[i]);
         lower[i] = cs.lower();
         upper[i] = cs.upper();
     }
+    return cs.emptied();
 }
 
 }  // namespace navdtw

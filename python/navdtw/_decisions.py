@@ -23,3 +23,6 @@ DECISIONS: dict[str, tuple[int, str]] = {
 #: stops it with :class:`navdtw.watch.NotInOrder`, exit status 19 (results of another split, an
 #: order of another data set, ids off by one: a decision would be on the wrong population).
 FOREIGN_LIMIT = 10
+
+#: The exit status of a ``navdtw watch`` ended by Ctrl-C (the ``exit_status`` of the state it writes).
+INTERRUPTED = 130

@@ -37,17 +37,19 @@ from typing import Any
 
 import numpy as np
 
-from ._decisions import DECISIONS, FOREIGN_LIMIT
+from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
+from ._following import Growing, whole_json
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named
+from ._watch_view import state, summary, view
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.episode_log import LogMeta, log_meta
 from .datasets.results.layouts import shard_of
 from .order import Order
-from .sequential import ConfidenceSequence, Interval, paired_bounds
+from .sequential import CHECK_ALPHA, ConfidenceSequence, Interval, NotRandomOrder, paired_bounds
 
-__all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part"]
+__all__ = ["DECISIONS", "FOREIGN_LIMIT", "Episodes", "Follower", "NotInOrder", "Watch", "complete_part", "unfinished"]
 
 
 class NotInOrder(ValueError):
@@ -94,30 +96,38 @@ def complete_part(data: bytes) -> bytes | None:
         with contextlib.suppress(ValueError, RecursionError):
             return data if json.loads(data) else None  # a whole document; an empty one holds nothing yet
         first = head.split(b"\n", 1)
-        if len(first) < 2 or not _whole_json(first[0]):
+        if len(first) < 2 or not whole_json(first[0]):
             return None  # a document being written (its first line is not a whole value)
     else:
         rows = [line for line in data.split(b"\n")[:-1] if line.strip()]
         return data[: data.rfind(b"\n") + 1] if len(rows) > 1 else None  # CSV: a header alone holds nothing yet
     cut = data.rfind(b"\n") + 1
     tail = data[cut:]
-    return data if tail.strip() and _whole_json(tail) else (data[:cut] or None)
+    return data if tail.strip() and whole_json(tail) else (data[:cut] or None)
 
 
-def _lines_as_list(part: bytes) -> bytes:
-    """JSON Lines as a JSON list of the same records (the readers of trajectories take lists)."""
-    with contextlib.suppress(ValueError, RecursionError):
-        json.loads(part)
-        return part  # a whole document already
-    return b"[" + b",\n".join(line for line in part.split(b"\n") if line.strip()) + b"]"
+def unfinished(data: bytes, part: bytes | None) -> str:
+    """What of a file is still being written, as the view says it ("" when nothing is).
 
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes as they are now.
+    part : bytes or None
+        Its :func:`complete_part`.
 
-def _whole_json(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
+    Returns
+    -------
+    str
+        ``"a last line being written (37 bytes, no newline yet)"``, ``"nothing complete yet (a
+        first line or a document being written)"``, ``"a gzip stream not finished yet"``, or "".
+    """
+    if data[:2] == b"\x1f\x8b":
+        return "a gzip stream not finished yet" if part is None else ""
+    if part is None:
+        return "nothing complete yet (a first line or a document being written)" if data.strip() else ""
+    tail = data[len(part) :] if data.startswith(part) else b""
+    return f"a last line being written ({len(tail)} bytes, no newline yet)" if tail.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -164,7 +174,7 @@ class Episodes:
         return cls(table.source, list(table.ids), dict(table.values), frozenset(table.rates), notes=table.notes)
 
 
-class Follower:
+class Follower(Growing):
     """One run, read as it is written: its results (or its trajectories, scored) so far.
 
     Every look mirrors the complete part of the run's files (:func:`complete_part`) into a private
@@ -174,7 +184,11 @@ class Follower:
     one file per episode, StreamVLN's summary line, ...); trajectories through their kind's
     matcher and :func:`navdtw.evaluate`, file by file: the lines appended to a JSON Lines file are
     matched and scored on their own (each episode once), any other change reads the file again
-    whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
+    whole. A look reads only what was written since the last one (``incremental``): the lines
+    appended to each JSON Lines file (by byte offset) and the files added to a folder, put into
+    the copies and read by the results reader that follows them (``ResultsBenchmark.follow``), or
+    matched and scored on their own and joined to the run's episodes; a file truncated or
+    rewritten is read whole. Trajectories in JSON Lines are given to the reader as a JSON list of the same records,
     so its messages name them ``entry k``, counted from 0 in the whole file. A file with nothing
     complete yet, and a rank's file not written yet, are waited for.
 
@@ -195,12 +209,33 @@ class Follower:
         The convention scored (default: the kind's).
     threshold : float, optional
         The success distance in metres for trajectories (default 3.0).
+    incremental : bool, optional
+        Read results tables as they grow (default): what was appended to a JSON Lines file since
+        the last look (by byte offset; an incomplete last line is read again from its start next
+        time) and the files added to a folder, each shard by its own state; a file truncated or
+        rewritten, and a change a whole read decides from every row, read the run whole
+        (:class:`navdtw.datasets.results.ResultsBenchmark`'s ``follow``). False: every change
+        reads the run whole (the reference the incremental reading is tested against).
+    restat : int, optional
+        A folder's files whose contents were complete are looked at again this many a look (in
+        turn), besides the files added and those still being written: a file rewritten in place
+        is seen within ``files / restat`` looks (default 256; every look for a smaller folder).
+
+    Attributes
+    ----------
+    added : Episodes or None
+        After a :meth:`poll` that changed the run: the episodes it added, every earlier one
+        unchanged (an incremental read); None when the run was read whole.
 
     Raises
     ------
     ValueError
         A kind that cannot score a part of its split.
     """
+
+    _Episodes = Episodes
+    _complete_part = staticmethod(complete_part)
+    _unfinished_of = staticmethod(unfinished)
 
     def __init__(
         self,
@@ -210,6 +245,8 @@ class Follower:
         bench: Benchmark | None = None,
         convention: str | None = None,
         threshold: float = 3.0,
+        incremental: bool = True,
+        restat: int = 256,
     ) -> None:
         from .datasets import DATASETS
         from .datasets import open as open_dataset
@@ -234,8 +271,10 @@ class Follower:
         self._seen: dict[Path, tuple[int, int, int]] = {}
         self._mirror: dict[Path, Path] = {}  # file -> its complete part's copy
         self._parts: dict[Path, list[Episodes]] = {}  # trajectories: each file's episodes, scored
-        self._taken: dict[Path, bytes] = {}  # trajectories: each file's complete part scored so far
+        self._taken: dict[Path, bytes | bytearray] = {}  # trajectories: each file's complete part scored so far
+        self._unfinished: dict[Path, str] = {}  # a file's part still being written, for the view
         self._logs: dict[Path, LogMeta | None] = {}  # each file's navdtw log metadata (None: not a log)
+        self._start_growing(incremental, restat)
 
     def close(self) -> None:
         """Removes the private copies (also done when the follower is collected)."""
@@ -292,6 +331,9 @@ class Follower:
             or entry, an id in two shards, an episode not in the split (the message names the file
             and the entry).
         """
+        self.added = None
+        if self._grow:
+            return self._poll_grown()
         found = self._files()
         if found is None:
             return False
@@ -308,7 +350,9 @@ class Follower:
             if self._seen.get(f) == stamp:
                 continue
             self._seen[f] = stamp
-            part = complete_part(f.read_bytes())
+            data = f.read_bytes()
+            part = complete_part(data)
+            self._unfinished[f] = unfinished(data, part)
             if part is None:
                 continue  # nothing complete yet, or being rewritten: its last complete copy stays
             copy = self._root / base.name / f.resolve().relative_to(base)
@@ -325,7 +369,7 @@ class Follower:
         if pending:  # one rank's file is one run with its siblings: all of them, or none
             self.waiting = f"{pending[0].name}: nothing complete yet"
             return False
-        self.waiting = "" if self._mirror else "nothing complete yet"
+        self.waiting = self._being_written(files) or ("" if self._mirror else "nothing complete yet")
         if not changed or not self._mirror:
             return False
         try:
@@ -343,60 +387,30 @@ class Follower:
             raise ValueError(str(exc).replace(str(self._root / base.name), str(base))) from None
         return True
 
-    def _score_file(self, f: Path, part: bytes) -> None:
-        """Trajectories of one file: the JSON lines added since the last look matched and scored on
-        their own (each episode once); a whole document, a file rewritten otherwise, or lines that
-        repeat an episode of the earlier ones, read again whole (as ``navdtw compare`` reads it)."""
-        copy = self._mirror[f]
-        before = self._taken.get(f, b"")
-        lines = not _whole_json(part)
-        if lines and before and part.startswith(before) and not _whole_json(before):
-            copy.write_bytes(_lines_as_list(part[len(before) :]))
-            try:
-                chunk = self._read(str(copy))
-            except ValueError:
-                chunk = None  # read whole below: its message numbers the entries as the file does
-            seen = {i for p in self._parts[f] for i in p.ids}
-            if chunk is not None and not seen & set(chunk.ids):
-                self._parts[f].append(chunk)
-                self._taken[f] = part
-                return
-        copy.write_bytes(_lines_as_list(part) if lines else part)
-        self._parts[f] = [self._read(str(copy))]
-        self._taken[f] = part
-
-    def _joined(self, files: list[Path]) -> Episodes:
-        """Trajectories: the episodes of every file, joined (an episode in two files is an error)."""
-        owner: dict[str, Path] = {}
-        parts = [(f, p) for f in files for p in self._parts.get(f, ())]
-        if not parts:
-            return Episodes(self.name, [], {}, frozenset())
-        for f, part in parts:
-            for i in part.ids:
-                if i in owner:
-                    raise ValueError(f"{self.name}: episode {i!r} is in both {owner[i].name} and {f.name}")
-                owner[i] = f
-        common = set.intersection(*(set(p.values) for _, p in parts))
-        return Episodes(
-            self.name,
-            [i for _, p in parts for i in p.ids],
-            {m: np.concatenate([p.values[m] for _, p in parts]) for m in common},
-            frozenset(m for _, p in parts for m in p.rates),
-            frozenset(i for _, p in parts for i in p.unscored),
-            tuple(dict.fromkeys(n for _, p in parts for n in p.notes))[:5],
-        )
+    def _being_written(self, files: Sequence[Path]) -> str:
+        """What the view says the run waits for: its files' parts still being written."""
+        notes = [f"{f.name}: {self._unfinished[f]}" for f in files if self._unfinished.get(f)]
+        more = f" (and {len(notes) - 2} more files)" if len(notes) > 2 else ""
+        return "; ".join(notes[:2]) + more
 
     def _read(self, what: Any) -> Episodes:
         """The mirrored files through the data set's reader and scorer, as ``navdtw compare``."""
-        from .registry import nonfinite_policy
-
         bench = self.bench
         partial = {"partial": True} if bench.matches_partial else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a part of the split: that is the point
             matched = bench.match(what, convention=self.convention, **partial)
+            return self._episodes(matched)
+
+    def _episodes(self, matched: Any) -> Episodes:
+        """The episodes of what the data set's matcher gave, scored."""
+        from .registry import nonfinite_policy
+
+        bench = self.bench
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
             scores = bench.evaluate(matched, convention=self.convention, threshold=self.threshold)
-        ids = [str(i) for i in matched.ids]
+        ids = matched.ids if bench.kind.reads_scores else [str(i) for i in matched.ids]  # a table's are str
         values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=self.name)
         unscored = frozenset() if bench.kind.reads_scores else frozenset(map(str, matched.left_out))
         return Episodes(
@@ -429,9 +443,13 @@ class _Run:
     follower: Follower
     done: int = 0  # units of the order fed so far
     waiting: int = 0  # finished episodes of the order beyond the prefix
+    next_unit: int = 0  # of them, the episodes of the first unit not complete (a path's instructions)
     foreign: list[str] = field(default_factory=list)  # its ids that are not episodes of the order
     tracks: dict[str, _Track] = field(default_factory=dict)
     eliminated: bool = False
+    values: dict[str, dict[str, float]] | None = None  # metric -> id -> value, of the table read
+    in_order: int = 0  # its ids that are episodes of the order
+    fed: int = 0  # its ids in the units fed
 
 
 def _unit_value(values: Mapping[str, float], unit: Sequence[str]) -> float:
@@ -503,10 +521,12 @@ class Watch:
             raise ValueError("no metric to decide on (--metric)")
         if width is not None and not width > 0:
             raise ValueError(f"--width must be > 0, not {width}")
-        # The error is shared out over the metrics (one run) or the runs (checkpoints).
+        # The error is shared out over the metrics (one run) or the runs (checkpoints); the order's check over all.
         self.share = alpha / (len(runs) if self.question == "checkpoints" else len(self.metrics))
+        self.check_share = CHECK_ALPHA / (len(runs) * len(self.metrics))
         self.runs = {n: _Run(n, f) for n, f in runs.items()}
         self._in_order = frozenset(order.ids)
+        self._unit_of = {i: k for k, u in enumerate(order.units) for i in u}
         self._against_values: dict[str, dict[str, float]] = {}
         if against is not None:
             for m in self.metrics:
@@ -524,6 +544,8 @@ class Watch:
                 )
         self.decision = "undecided"
         self.message = ""
+        self.headline = ""  # the decision without its intervals (the view shows them above it)
+        self.interrupted = False  # Ctrl-C ended run(): the state written says so
         self.per_metric: dict[str, str] = {}
 
     # -- feeding ------------------------------------------------------------------------------
@@ -538,7 +560,8 @@ class Watch:
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)
-            run.tracks[m] = _Track(m, ConfidenceSequence(n, bounds=bounds, alpha=self.share), self.share)
+            cs = ConfidenceSequence(n, bounds=bounds, alpha=self.share, check_alpha=self.check_share)
+            run.tracks[m] = _Track(m, cs, self.share)
 
     def poll(self) -> bool:
         """Reads every run's new results and feeds the new complete prefix of the order.
@@ -554,6 +577,8 @@ class Watch:
             More than :data:`FOREIGN_LIMIT` of a run's ids, or all of them, are not episodes of the
             order (the message says how many and names the first), or a run's navdtw episode log
             was written for another order or split (the message names both).
+        ~navdtw.sequential.NotRandomOrder
+            A run's values are not in a uniformly random order (the message says what, when, which order).
         ValueError
             Malformed results (the message names the file and entry), a missing metric.
         """
@@ -565,9 +590,22 @@ class Watch:
             table = run.follower.table
             if table is None:
                 continue
-            self._check_foreign(run, table)
-            self._ensure_tracks(run, table)
-            values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+            fresh = run.follower.added
+            if fresh is not None and run.values is not None:  # episodes added, the others unchanged
+                foreign = [i for i in fresh.ids if i not in self._in_order]
+                if foreign:
+                    self._check_foreign(run, table)
+                for m in self.metrics:
+                    run.values[m].update(zip(fresh.ids, fresh.values[m].tolist()))
+                run.in_order += len(fresh.ids) - len(foreign)
+                run.fed += sum(1 for i in fresh.ids if self._unit_of.get(i, len(self.order)) < run.done)
+            else:
+                self._check_foreign(run, table)
+                self._ensure_tracks(run, table)
+                run.values = {m: dict(zip(table.ids, table.values[m].tolist())) for m in self.metrics}
+                run.in_order = len(table.ids) - len(run.foreign)
+                run.fed = -1  # counted below
+            values = run.values
             have = values[self.metrics[0]]
             k = run.done
             units = self.order.units
@@ -581,10 +619,15 @@ class Watch:
                     base = self._against_values[m]
                     new = [v - _unit_value(base, u) for v, u in zip(new, units[run.done : k])]
                 track.cs.extend(new)
+            if run.fed < 0:
+                run.fed = sum(1 for u in units[:k] for i in u if i in have)
+            else:
+                run.fed += sum(1 for u in units[run.done : k] for i in u if i in have)
             moved |= k > run.done
             run.done = k
-            fed = {i for u in units[:k] for i in u}
-            run.waiting = sum(1 for i in table.ids if i not in fed and i in self._in_order)
+            NotRandomOrder.check(run.name, {m: t.cs for m, t in run.tracks.items()}, self.order)
+            run.next_unit = sum(1 for i in units[k] if i in have) if k < len(units) else 0
+            run.waiting = run.in_order - run.fed
         if moved or self.decision == "undecided":
             self._decide()
         return moved
@@ -630,7 +673,7 @@ class Watch:
         if q == "width":
             wide = {m: iv.width for m, iv in ivs.items()}
             if all(w <= self.width for w in wide.values()):
-                self._set("width", f"every metric known to ±{self.width / 2:g} ({share}): " + _show(ivs))
+                self._set("width", f"every metric known to ±{self.width / 2:g} ({share})", _show(ivs))
         elif q == "reported":
             verdict = {}
             for m, iv in ivs.items():
@@ -646,13 +689,14 @@ class Watch:
                     "reported-outside",
                     "reported "
                     + ", ".join(f"{m} {self.reported[m]:g}" for m in out)
-                    + f" outside the split mean's interval ({share}): "
-                    + _show({m: ivs[m] for m in out}),
+                    + f" outside the split mean's interval ({share})",
+                    _show({m: ivs[m] for m in out}),
                 )
             elif len(verdict) == len(ivs):
                 self._set(
                     "reported-inside",
-                    f"every reported figure inside its interval at width {self.width:g} ({share}): " + _show(ivs),
+                    f"every reported figure inside its interval at width {self.width:g} ({share})",
+                    _show(ivs),
                 )
         elif q == "against":
             verdict = {}
@@ -675,7 +719,16 @@ class Watch:
                     if "worse" in kinds
                     else "tied"
                 )
-                self._set(kind, f"{kind} than {self.against.source} ({share}): " + _show(ivs, signed=True))
+                base = self.against.source
+                on = {v: ", ".join(m for m, w in verdict.items() if w == v) for v in kinds}
+                head = (
+                    f"mixed against {base}: better on {on['better']}, worse on {on['worse']}"
+                    if kind == "mixed"
+                    else f"tied with {base}: every difference within {self.width:g} of 0"
+                    if kind == "tied"
+                    else f"{kind} than {base}" + (f" (tied on {on['tied']})" if "tied" in on else "")
+                )
+                self._set(kind, f"{head} ({share})", _show(ivs, signed=True))
         else:
             self._decide_checkpoints()
 
@@ -692,58 +745,47 @@ class Watch:
                 self.runs[n].eliminated = True
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
+        done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
+        cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%)"
         if len(live) == 1:
-            self._set("chosen", f"{live[0]} is the best on {m} ({share}): " + _show({n: ivs[n] for n in ivs}))
+            head = f"{live[0]} is the best on {m} on this split (the highest mean over all episodes; {share}); {cost}"
+            self._set("chosen", head, _show({n: ivs[n] for n in ivs}))
         elif self.width is not None and max(ivs[n].upper for n in live) - min(ivs[n].lower for n in live) <= self.width:
             self._set(
                 "tied-checkpoints",
-                f"{', '.join(live)} are within {self.width:g} on {m} ({share}): " + _show({n: ivs[n] for n in live}),
+                f"{', '.join(live)} are within {self.width:g} on {m} on this split ({share}); {cost}",
+                _show({n: ivs[n] for n in live}),
             )
 
-    def _set(self, decision: str, message: str) -> None:
-        self.decision, self.message = decision, message
+    def _set(self, decision: str, head: str, intervals: str) -> None:
+        self.decision, self.headline, self.message = decision, head, f"{head}: {intervals}"
 
     # -- showing ------------------------------------------------------------------------------
 
     def lines(self) -> list[str]:
         """The terminal view: progress of the order, each interval, the question's state.
 
+        Every line of fixed form fits 80 columns (with metric names up to 8 characters and run
+        names up to 20); a path or a message may be longer (the terminal view counts the rows it
+        wraps to).
+
         Returns
         -------
         list of str
             One line each.
         """
-        n = len(self.order)
-        unit = "paths" if any(len(u) > 1 for u in self.order.units) else "episodes"
-        out = [f"order {self.order.source}: {n} {unit}; alpha {self.alpha:g} shared out ({self.share:.4g} each)"]
-        for run in self.runs.values():
-            bar = _bar(run.done / n)
-            tag = "  [eliminated]" if run.eliminated else ""
-            out.append(
-                f"{run.name}: {bar} {run.done}/{n} of the order ({100 * run.done / n:.1f}%)"
-                + (f", {run.waiting} finished out of order wait" if run.waiting else "")
-                + (
-                    f", {len(run.foreign)} not episodes of the order ({listed(run.foreign, limit=3)})"
-                    if run.foreign
-                    else ""
-                )
-                + (f"; waiting: {run.follower.waiting}" if run.follower.waiting else "")
-                + tag
-            )
-            table = run.follower.table
-            out += [f"    note: {note}" for note in (table.notes if table is not None else ())]
-            for m, t in run.tracks.items():
-                iv = t.cs.interval()
-                what = f"{m} - against" if self.question == "against" else m
-                out.append(
-                    f"    {what:<14} mean so far {t.cs.mean:+.4f}  interval [{iv.lower:+.4f}, {iv.upper:+.4f}]"
-                    f"  width {iv.width:.4f}"
-                    if self.question == "against"
-                    else f"    {what:<14} mean so far {t.cs.mean:.4f}  interval [{iv.lower:.4f}, {iv.upper:.4f}]"
-                    f"  width {iv.width:.4f}"
-                )
-        out.append(("decided: " + self.message) if self.decision != "undecided" else "not decided yet")
-        return out
+        return view(self)
+
+    def summary(self) -> str:
+        """The state in one line, for a log (``navdtw watch`` off a terminal prints it when it changes).
+
+        Returns
+        -------
+        str
+            Each run's prefix and intervals (``run 613/1839, sr [0.5412, 0.6230]``), and how
+            many of its episodes wait beyond the prefix.
+        """
+        return summary(self)
 
     def state(self) -> dict[str, Any]:
         """The state as a results.json-style dict (``--output``).
@@ -753,46 +795,7 @@ class Watch:
         dict
             The order, the question, each run's prefix and intervals, the decision and exit status.
         """
-        return {
-            "navdtw_watch": 1,
-            "order": {
-                "source": self.order.source,
-                "seed": self.order.seed,
-                "units": len(self.order),
-                "split": self.order.split,
-                "split_sha256": self.order.split_sha256,
-            },
-            "question": self.question,
-            "alpha": self.alpha,
-            "alpha_each": self.share,
-            "width": self.width,
-            "reported": self.reported or None,
-            "against": self.against.source if self.against is not None else None,
-            "runs": {
-                n: {
-                    "in_order": r.done,
-                    "waiting": r.waiting,
-                    "not_in_order": len(r.foreign),
-                    "not_in_order_first": r.foreign[:5],
-                    "eliminated": r.eliminated,
-                    "metrics": {
-                        m: {
-                            "mean_so_far": t.cs.mean if t.cs.count else None,
-                            "lower": t.cs.interval().lower,
-                            "upper": t.cs.interval().upper,
-                            "alpha": t.alpha,
-                            "of": "difference" if self.question == "against" else "mean",
-                        }
-                        for m, t in r.tracks.items()
-                    },
-                }
-                for n, r in self.runs.items()
-            },
-            "per_metric": self.per_metric or None,
-            "decision": self.decision,
-            "message": self.message,
-            "exit_status": DECISIONS[self.decision][0],
-        }
+        return state(self)
 
     def run(
         self,
@@ -803,6 +806,8 @@ class Watch:
         show: Callable[[list[str]], None] | None = None,
         output: str | Path | None = None,
         force: bool = False,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] | None = None,
     ) -> str:
         """Follows the runs until the question is decided (or once, or until idle).
 
@@ -813,15 +818,19 @@ class Watch:
         poll : float
             Seconds between looks.
         idle : float or None
-            Give up after this many seconds without new results.
+            Give up after this many seconds without new results (the message says so).
         show : callable, optional
-            Called with :meth:`lines` after every look that changed something.
+            Called with :meth:`lines` after every look (a viewer compares them with the last to
+            redraw only what changed).
         output : str or Path, optional
             A JSON file the final :meth:`state` is written to, by navdtw's output rules
             (the output folders of :doc:`the command </cli>`): a file of that name that navdtw did not write (no
             record in the folder's manifest), or that was changed since, is an error naming it.
         force : bool
             Replace such a file (never a read-only one).
+        clock, sleep : callable, optional
+            The clock ``idle`` is measured with and the wait between looks (default:
+            ``time.monotonic``, ``time.sleep``; tests fake them).
 
         Returns
         -------
@@ -836,35 +845,56 @@ class Watch:
             Malformed results.
         ~navdtw.suite.OutputError
             ``output`` may not be replaced, or cannot be written.
+        KeyboardInterrupt
+            Ctrl-C: raised again once ``output`` holds the state of the last whole look, its
+            message saying so and its ``exit_status`` 130 (the command's).
         """
-        last_new = time.monotonic()
-        first = True
-        while True:
-            moved = self.poll()
-            if moved or first:
-                last_new = time.monotonic()
+        clock = clock or time.monotonic
+        sleep = sleep or time.sleep
+        last_new = clock()
+        looks = 0
+        stood = self.state()
+        try:
+            while True:
+                moved = self.poll()
+                looks += 1
+                stood = self.state()  # what Ctrl-C writes: the last whole look
+                if moved:
+                    last_new = clock()
                 if show is not None:
                     show(self.lines())
-            first = False
-            if once or self.decision != "undecided":
-                break
-            if all(r.done == len(self.order) for r in self.runs.values()):
-                break
-            if idle is not None and time.monotonic() - last_new > idle:
-                break
-            time.sleep(poll)
+                if self.decision != "undecided":
+                    break
+                if once:
+                    self.message = "not decided yet after one look (--once)"
+                    break
+                if all(r.done == len(self.order) for r in self.runs.values()):
+                    self.message = "not decided: every unit of the order is in and the question is still open" + (
+                        " (give --width for 'inside' / 'tied')" if self.width is None else ""
+                    )
+                    break
+                if idle is not None and clock() - last_new > idle:
+                    self.message = f"not decided: gave up after {idle:g} s without new results (--idle {idle:g})"
+                    break
+                sleep(poll)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.message = f"not decided: interrupted (Ctrl-C) after {looks} looks"
+            if output is not None:
+                stood.update(message=self.message, exit_status=INTERRUPTED)
+                _write_state(output, stood, force)
+            raise
         if output is not None:
-            output = Path(output)
-            with output_folder(output.parent, force=force) as stage:
-                atomic_write_json(stage / output.name, self.state())
+            _write_state(output, self.state(), force)
         return self.decision
+
+
+def _write_state(output: str | Path, state: dict[str, Any], force: bool) -> None:
+    output = Path(output)
+    with output_folder(output.parent, force=force) as stage:
+        atomic_write_json(stage / output.name, state)
 
 
 def _show(ivs: Mapping[str, Any], signed: bool = False) -> str:
     f = "+.4f" if signed else ".4f"
     return "; ".join(f"{m} [{iv.lower:{f}}, {iv.upper:{f}}] after {iv.count}" for m, iv in ivs.items())
-
-
-def _bar(frac: float, width: int = 24) -> str:
-    k = round(frac * width)
-    return "[" + "#" * k + "." * (width - k) + "]"

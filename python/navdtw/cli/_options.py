@@ -63,11 +63,13 @@ def add_threshold(parser: argparse.ArgumentParser, default: float | None = 3.0) 
 
 
 def add_convention(parser: argparse.ArgumentParser, help: str = "definitions (default: the kind's)") -> None:
-    """Internal: ``--convention`` among every convention's name (the kind's own are checked when it is
-    opened: ``DatasetKind.check_convention``)."""
+    """Internal: ``--convention`` among every convention's name, ``navdtw.CONVENTIONS`` and those a
+    kind names of its own (IVLN-CE's tours); the kind's own are checked when it is opened
+    (``DatasetKind.check_convention``)."""
     from ..metrics import CONVENTIONS
 
-    parser.add_argument("--convention", choices=sorted(CONVENTIONS), default=None, help=help)
+    names = set(CONVENTIONS) | {c for k in all_kinds() if not k.reads_scores for c in k.conventions}
+    parser.add_argument("--convention", choices=sorted(names), default=None, help=help)
 
 
 def add_no_figures(parser: argparse.ArgumentParser) -> None:

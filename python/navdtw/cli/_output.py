@@ -133,12 +133,17 @@ def _fmt(value: float, rate: bool) -> str:
     return f"{value * 100:.2f}" if rate else f"{value:.2f}"
 
 
-def format_table(rows: Sequence[tuple[str, int | None, dict[str, float]]], *, label: str = "") -> str:
+def format_table(
+    rows: Sequence[tuple[str, int | None, dict[str, float]]], *, label: str = "", records: Sequence[Any] = ()
+) -> str:
     """Internal: a fixed-width table: one row per (name, count, means as fractions), one column per
-    registered metric present in a row (registry order), its label over its unit (rates in percent)."""
+    registered metric present in a row (registry order), then per metric of ``records`` (a kind's
+    own, not registered: IVLN-CE's t-nDTW), its label over its unit (rates in percent)."""
     from .. import registry
 
-    present = [m for m in registry.metrics() if any(m.name in r[2] for r in rows)]
+    known = set(registry.names())
+    present = [m for m in [*registry.metrics(), *(r for r in records if r.name not in known)]
+               if any(m.name in r[2] for r in rows)]  # fmt: skip
     units = ["%" if m.rate else m.unit for m in present]
     name_w = max([len(label)] + [len(r[0]) for r in rows])
     show_n = any(r[1] is not None for r in rows)

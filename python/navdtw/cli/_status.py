@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .._decisions import DECISIONS, FOREIGN_LIMIT
+from .._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
 
 EXIT_SUCCESS = 0
 EXIT_FAILED = 1
@@ -19,7 +19,8 @@ EXIT_USAGE = 2
 EXIT_OUTPUT = 3
 EXIT_ALL_FAILED = 5
 EXIT_NOT_IN_ORDER = 19
-EXIT_INTERRUPTED = 130
+EXIT_NOT_RANDOM = 20
+EXIT_INTERRUPTED = INTERRUPTED  # 130
 
 #: What each exit status of the ``navdtw`` command means (docs/cli.md).
 EXIT_STATUS = {
@@ -36,6 +37,8 @@ EXIT_STATUS = {
     EXIT_NOT_IN_ORDER: "watch: the results are not episodes of the order (none of a run's ids is in it, or more than "
     f"{FOREIGN_LIMIT} are not: another split's results, an order of another data set, ids off by one; or a navdtw "
     "episode log written for another order or split); nothing decided",
+    EXIT_NOT_RANDOM: "watch: the values are not in a uniformly random order (an order that is not navdtw order's, "
+    "such as an id list in an evaluator's scene-by-scene order); nothing decided",
 }
 
 _WRITES = (EXIT_SUCCESS, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED)  # a command that writes an output folder
@@ -53,7 +56,14 @@ COMMAND_STATUS: dict[str, tuple[int, ...]] = {
     "order": _WRITES,
     "watch": tuple(
         sorted(
-            {EXIT_USAGE, EXIT_OUTPUT, EXIT_NOT_IN_ORDER, EXIT_INTERRUPTED, *(code for code, _ in DECISIONS.values())}
+            {
+                EXIT_USAGE,
+                EXIT_OUTPUT,
+                EXIT_NOT_IN_ORDER,
+                EXIT_NOT_RANDOM,
+                EXIT_INTERRUPTED,
+                *(code for code, _ in DECISIONS.values()),
+            }
         )
     ),
 }

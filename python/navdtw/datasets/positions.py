@@ -7,7 +7,8 @@ frame.
 
 * References (``--references``) and predictions (``--predictions``): JSON Lines (one record per
   line), a JSON list of records, or a JSON object keyed by episode id whose values are records
-  or bare paths; gzipped or not. A record is ``{"episode_id": ..., "path": [[x, y, z], ...]}``
+  or bare paths (whole, or an episode a line: ``{episode_id: path}`` per line); gzipped or not.
+  A record is ``{"episode_id": ..., "path": [[x, y, z], ...]}``
   with, for a reference, the optional ``goal`` ([x, y, z]: where success is measured; default the
   path's last point), ``geodesic_distance`` (the start-to-goal shortest distance, metres, or
   ``Infinity``), ``path_id`` (episodes of one path share it) and ``scene``; for a prediction, the
@@ -218,24 +219,35 @@ def _entries(path_or_obj) -> tuple[list[tuple[str, Any]], str]:
     else:
         data, name = path_or_obj, INPUT
     if isinstance(data, list):
-        return [(f"{name}: entry {k}", e) for k, e in enumerate(data)], name
+        return _unkeyed([(f"{name}: entry {k}", e) for k, e in enumerate(data)]), name
     if isinstance(data, dict):
-        out = []
-        for k, (key, value) in enumerate(data.items()):
-            if isinstance(value, dict):
-                if "episode_id" in value and str(value["episode_id"]) != str(key):
-                    raise ValueError(
-                        f"{name}: entry {k} (key {named(key)}): 'episode_id' {value['episode_id']!r} differs"
-                    )
-                value = {**value, "episode_id": key}
-            else:
-                value = {"episode_id": key, "path": value}
-            out.append((f"{name}: entry {k}", value))
-        return out, name
+        return [_keyed(key, value, f"{name}: entry {k}") for k, (key, value) in enumerate(data.items())], name
     raise ValueError(
         f"{name}: expected JSON Lines of records, a JSON list of records or an object keyed by "
         f"episode_id, got {type(data).__name__}"
     )
+
+
+def _keyed(key, value, at: str) -> tuple[str, Any]:
+    """One entry of the object form ``{episode_id: record or path}`` as a record."""
+    if isinstance(value, dict):
+        if "episode_id" in value and str(value["episode_id"]) != str(key):
+            raise ValueError(f"{at} (key {named(key)}): 'episode_id' {value['episode_id']!r} differs")
+        return at, {**value, "episode_id": key}
+    return at, {"episode_id": key, "path": value}
+
+
+def _unkeyed(entries: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The entries of JSON Lines or of a list, with a line of the object form (VLN-CE's
+    ``{episode_id: [steps]}`` written an episode a line) read as its records."""
+    out = []
+    for at, e in entries:
+        keyed = isinstance(e, dict) and e and not {"episode_id", "path"} & e.keys()
+        if keyed and all(isinstance(v, (list, dict)) for v in e.values()):
+            out += [_keyed(key, value, at) for key, value in e.items()]
+            continue
+        out.append((at, e))
+    return out
 
 
 def _json_lines(text: str, name: str) -> list[tuple[str, Any]]:
@@ -249,7 +261,7 @@ def _json_lines(text: str, name: str) -> list[tuple[str, Any]]:
             raise ValueError(f"{name}: line {n}: malformed JSON at column {exc.colno}: {exc.msg}") from None
         except (RecursionError, ValueError):
             raise ValueError(f"{name}: line {n}: JSON nested too deeply or a number with too many digits") from None
-    return out
+    return _unkeyed(out)
 
 
 def _record(entry, at: str) -> dict[str, Any]:
@@ -477,6 +489,8 @@ class PositionsBenchmark(Benchmark):
         if self.axes is not None and max(self.axes) >= self.dim:
             raise ValueError(f"--dims {dims} needs 3-D points; {self.name} has {self.dim}-D points")
         self.ids = [r["episode_id"] for r in self.records]
+        #: each episode id's position in ``ids`` (a watch matches a few episodes at a time)
+        self.index = {eid: k for k, eid in enumerate(self.ids)}
         for r in self.records:
             sets = [r["goals"]] if "goals" in r else [sub["goals"] for sub in r.get("subtasks", ())]
             for g in sets:
@@ -770,10 +784,12 @@ def match_predictions(
     """
     pred_name = Path(predictions).name if is_path(predictions) else INPUT
     records = load_positions(predictions)
-    index = {eid: k for k, eid in enumerate(bench.ids)}
-    wrong = other_split(pred_name, [r["episode_id"] for r in records], bench.name, bench.ids, "episode_id")
-    if wrong:
-        raise ValueError(wrong)
+    index = bench.index
+    # some id of the references: not another split's (other_split's answer, without its set of every id)
+    if not any(r["episode_id"] in index for r in records):
+        wrong = other_split(pred_name, [r["episode_id"] for r in records], bench.name, bench.ids, "episode_id")
+        if wrong:
+            raise ValueError(wrong)
     unknown = [r for r in records if r["episode_id"] not in index]
     if unknown:
         more = f" ({len(unknown)} such entries)" if len(unknown) > 1 else ""
@@ -782,12 +798,13 @@ def match_predictions(
     if d != bench.dim:
         raise ValueError(f"{records[0]['where']}: {d}-D points; the references ({bench.name}) are {bench.dim}-D")
     by_id = {r["episode_id"]: r for r in records}
-    missing = [eid for eid in bench.ids if eid not in by_id]
-    if missing and not partial:
+    missing = [] if partial else [eid for eid in bench.ids if eid not in by_id]
+    if missing:
         raise ValueError(
             f"{pred_name}: no prediction for episode_id {few(missing)} of the {len(bench.ids)} episodes of {bench.name}"
         )
-    chosen = np.array([k for k, eid in enumerate(bench.ids) if eid in by_id], dtype=np.int64)
+    # the references predicted, in the references' order (a part of them: what is new in a watch)
+    chosen = np.array(sorted(index[eid] for eid in by_id), dtype=np.int64)
     ordered = [by_id[bench.ids[k]] for k in chosen]
     conv = as_convention(convention)
     frame = bench._frame_of(convention)

@@ -8,9 +8,9 @@ metres): the reference is the dense ``locations`` of the ``*_gt`` file, about 0.
 * Episodes: ``{"episodes": [{"episode_id", "scene_id", "reference_path", "instruction":
   {"instruction_id", ...}, "info": {"geodesic_distance"}, ...}]}`` (gzipped or plain JSON).
 * Ground truth: ``{str(episode_id): {"locations", "actions", "forward_steps"}}``.
-* Predictions: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output),
-  or records ``{"episode_id"|"instruction_id": ..., "path": [[x, y, z], ...]}`` as JSON lines or
-  a JSON list.
+* Predictions: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output,
+  whole or an episode a line), or records ``{"episode_id"|"instruction_id": ..., "path": [[x, y,
+  z], ...]}`` as JSON lines or a JSON list.
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ def load_predictions(path: PathLike) -> dict[str, np.ndarray]:
     """Reads R2R-CE predictions -> ``{episode or instruction id (str): float64 [n, 3] positions}``.
 
     Accepted: ``{episode_id: [{"position": [x, y, z], ...}, ...]}`` (VLN-CE's inference output; a
-    step may also be a bare ``[x, y, z]``), or records ``{"episode_id"|"instruction_id": ...,
+    step may also be a bare ``[x, y, z]``), whole or written an episode a line (JSON Lines, or a
+    list, of ``{episode_id: [steps]}``), or records ``{"episode_id"|"instruction_id": ...,
     "path": [[x, y, z], ...]}`` as JSON lines or as a JSON list. Errors name the file and entry.
 
     The dict does not say whether a record's id is an episode id or an instruction id;
@@ -275,7 +276,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
                 rec = loads(line, f"{name}: line {lineno}")
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{name}: line {lineno}: malformed JSON at column {exc.colno}: {exc.msg}") from None
-            records.append(_record(rec, f"{name}: line {lineno}"))
+            records += _records(rec, f"{name}: line {lineno}")
     elif isinstance(data, dict) and "path" in data and ("episode_id" in data or "instruction_id" in data):
         records.append(_record(data, f"{name}: line 1"))
     elif isinstance(data, dict):
@@ -283,7 +284,7 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
             records.append((str(eid), steps, f"{name}: entry {k} (episode_id {named(eid)})", ""))
     elif isinstance(data, list):
         for k, rec in enumerate(data):
-            records.append(_record(rec, f"{name}: entry {k}"))
+            records += _records(rec, f"{name}: entry {k}")
     else:
         raise ValueError(f"{name}: expected an object keyed by episode id, a list or JSON lines of records")
     out: dict[str, np.ndarray] = {}
@@ -319,6 +320,17 @@ def read_predictions(path: PathLike) -> tuple[dict[str, np.ndarray], dict[str, s
     return out, keys, stops
 
 
+def _records(rec, where: str) -> list[tuple[str, Any, str, str]]:
+    """(id, steps, where, id key) of one line of JSON Lines or one entry of a list: a record
+    ``{"episode_id"|"instruction_id", "path"}``, or VLN-CE's own form ``{episode_id: [steps]}``
+    written an episode a line (its inference writes the whole object at the end; an evaluator
+    that appends as it goes writes each episode's part of it)."""
+    keyed = isinstance(rec, dict) and rec and not {"episode_id", "instruction_id", "path"} & rec.keys()
+    if keyed and all(isinstance(steps, list) for steps in rec.values()):
+        return [(str(eid), steps, f"{where} (episode_id {named(eid)})", "") for eid, steps in rec.items()]
+    return [_record(rec, where)]
+
+
 def _record(rec, where: str) -> tuple[str, Any, str, str]:
     """(id, steps, where, id key) of one prediction record."""
     if not isinstance(rec, dict):
@@ -326,7 +338,10 @@ def _record(rec, where: str) -> tuple[str, Any, str, str]:
     id_key = "instruction_id" if "instruction_id" in rec else "episode_id"
     key = rec.get(id_key)
     if key is None or isinstance(key, (bool, dict, list)):
-        raise ValueError(f"{where}: needs 'episode_id' or 'instruction_id'")
+        raise ValueError(
+            f"{where}: needs 'episode_id' or 'instruction_id' and 'path', or VLN-CE's "
+            '{"<episode_id>": [{"position": [x, y, z], "stop": false}, ...]}'
+        )
     if "path" not in rec:
         raise ValueError(f"{where} (id {named(key)}): missing 'path'")
     return str(key), rec["path"], f"{where} (id {named(key)})", id_key

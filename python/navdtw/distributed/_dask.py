@@ -223,12 +223,7 @@ def score_parquet(
         matrices = [np.ascontiguousarray(m, dtype=np.float32) for m in matrices]
         cl = _client(client)
         # Broadcast once per worker, not per task; without a client, one graph key shared by every task.
-        # hash=False: keys of their own, since a second call scattering the same matrices under the
-        # same content-hashed keys can race the release of the first call's futures, and the
-        # scheduler then forgets the data the new futures name (seen under load with dask 2024.8).
-        matrices = (
-            cl.scatter(matrices, broadcast=True, hash=False) if cl is not None else dask.delayed(matrices, pure=True)
-        )
+        matrices = cl.scatter(matrices, broadcast=True) if cl is not None else dask.delayed(matrices, pure=True)
 
     kwargs = {
         "metrics": wanted,

@@ -337,6 +337,8 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
         A value that is not a name or a list of names, an empty list, a missing file, a pattern
         that matches nothing, or a file named twice.
     """
+    from ..datasets.results.episode_log import is_meta_file
+
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
         raise ValueError(f"expected a predictions file name or a list of them (one per run), got {value!r}")
@@ -349,7 +351,10 @@ def expand_runs(value, root: Path, expand=lambda v: v, *, check_shards: bool = T
             pattern = Path(text) if Path(text).is_absolute() else root / text
             anchor = Path(pattern.anchor)
             matched = sorted(p.resolve() for p in anchor.glob(str(pattern.relative_to(anchor))))
-            found = [p for p in matched if p.is_file()] or [p for p in matched if p.is_dir() and check_shards]
+            # a navdtw episode log's metadata beside its ranks' files is not results
+            found = [p for p in matched if p.is_file() and not is_meta_file(p)] or [
+                p for p in matched if p.is_dir() and check_shards
+            ]
             if not found:
                 raise ValueError(f"no file matches {item!r} (in {named(pattern.parent)})")
             out += found

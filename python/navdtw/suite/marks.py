@@ -108,9 +108,10 @@ def mark_notes(alpha: float) -> dict[str, str]:
     """
     return {
         "tied": (
-            "the data cannot rule out that this agent is the best (multiple comparisons with the best, "
-            f"p >= {alpha:g}: the truly best agent loses its mark at most {alpha * 100:g}% of the time, "
-            "the best being chosen from the same data)."
+            "not clearly worse than the best: the data cannot rule out that this agent is the best (multiple "
+            f"comparisons with the best, p >= {alpha:g}: the truly best agent loses its mark at most "
+            f'{alpha * 100:g}% of the time, the best being chosen from the same data). Not "equal": a gap '
+            "of up to about 1.6 (2 agents) to 3 (80 agents) standard errors keeps the mark."
         ),
         "unresolved": (
             f"p within Monte-Carlo error of {alpha:g} even after the resamples navdtw draws for it "

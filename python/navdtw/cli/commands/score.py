@@ -102,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
     said = _warnings(caught, matched, scores, pred_file, args.strict)
     means = scores.summary()
     conv = scores.convention  # navdtw.CONVENTIONS[convention], or the kind's own record
+    units = "tours" if matched.id_name == "tour_id" else "episodes"  # IVLN-CE scores whole tours
     print(
-        f"navdtw score: {kind.title}, {len(scores)} episodes, convention {convention!r} ({conv.source}), "
+        f"navdtw score: {kind.title}, {len(scores)} {units}, convention {convention!r} ({conv.source}), "
         f"threshold {args.threshold:g} m. {scale_note('summary.json and episodes.csv')}"
     )
     for note in matched.notes:
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         for g in scores.groups[group]:
             counts[str(g)] = counts.get(str(g), 0) + 1
         rows += [(f"  {group} {label}", counts[label], m) for label, m in by_group[group].items() if label != "all"]
-    print(format_table(rows, label="predictions"))
+    print(format_table(rows, label="predictions", records=[scores.metric(k) for k in scores]))
     print()
     summary = {
         "command": "score",

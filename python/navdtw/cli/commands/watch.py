@@ -13,7 +13,7 @@ from .. import _options, _parser
 from .._files import same
 from .._output import term
 from .._parser import PROG
-from .._status import EXIT_NOT_IN_ORDER, UserError
+from .._status import EXIT_NOT_IN_ORDER, EXIT_NOT_RANDOM, UserError
 
 DESCRIPTION = (
     "Follow the results (or the trajectories) an evaluation is writing, in the order of navdtw order,\n"
@@ -136,8 +136,9 @@ def _runs(args: argparse.Namespace, follower) -> dict:
     return runs
 
 
-def _against(args: argparse.Namespace, follower):
-    """--against: the other agent's complete table, read once."""
+def _against(args: argparse.Namespace, follower, order):
+    """--against: the other agent's complete table, read once, and why it is not of the order's
+    split (a navdtw episode log of another split: its metadata says), or ``""``."""
     import glob
 
     from ...datasets._common import not_found
@@ -148,35 +149,105 @@ def _against(args: argparse.Namespace, follower):
     base.poll()
     if base.table is None:
         raise UserError(f"--against {args.against}: {base.waiting or 'no episodes'}")
-    return base.table
+    for meta in base.logs() if order.split_sha256 else ():
+        wrong = meta.against_split(order.split or "", order.split_sha256, given=f"the split of {order.source}")
+        if wrong:
+            return base.table, f"--against {wrong}"
+    return base.table, ""
 
 
-def _viewer(runs: dict, *, live: bool, once: bool):
-    """``show(lines)`` for :meth:`navdtw.watch.Watch.run`: the live view redrawn in place on a
-    terminal; elsewhere, what each run waits for, said once on stderr."""
-    shown = [0]
+#: Off a terminal, the least seconds between two lines of progress (a look that changed nothing
+#: prints none).
+LOG_EVERY = 5.0
+
+
+def _columns(stream) -> int:
+    """The terminal's width now (it may have been resized), read from the stream's own terminal."""
+    import shutil
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, OSError, ValueError):
+        return shutil.get_terminal_size().columns
+
+
+def _rows(lines: list[str], columns: int) -> int:
+    """The terminal rows ``lines`` take at ``columns`` wide (a longer line wraps; wide characters
+    count two)."""
+    import unicodedata
+
+    def width(line: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+    return sum(max(1, -(-width(line) // max(columns, 1))) for line in lines)
+
+
+def _viewer(watch, *, live: bool, once: bool, out=None, clock=None, every: float = LOG_EVERY):
+    """``show(lines)`` for :meth:`navdtw.watch.Watch.run`, called after every look. On a terminal
+    the view is redrawn in place when it changed, the cursor moved back over the rows it took
+    (wrapped lines counted at the terminal's width). Elsewhere (nohup, a CI log) a line of
+    progress when the state changed, at most every ``every`` seconds of ``clock``, and what each
+    run waits for said once on stderr."""
+    import time
+
+    clock = clock or time.monotonic
+    shown = {"rows": 0, "lines": None, "said": "", "at": None}
     said: set[str] = set()
+    start = clock()
 
     def show(lines: list[str]) -> None:
+        stream = out or sys.stdout
         if not live and not once:  # no view to read: say once what is waited for
-            for run in runs.values():
+            for run in (r.follower for r in watch.runs.values()):
                 if run.missing and run.name not in said:
                     said.add(run.name)
                     print(term(f"{PROG} watch: {run.name}: {run.waiting}"), file=sys.stderr, flush=True)
-        if live:
-            if shown[0]:
-                sys.stdout.write(f"\x1b[{shown[0]}F\x1b[J")  # back to the block's first line, clear below
-            sys.stdout.write("".join(term(line) + "\n" for line in lines))
-            sys.stdout.flush()
-            shown[0] = len(lines)
+            now, line = clock(), watch.summary()
+            due = shown["at"] is None or now - shown["at"] >= every
+            if line and line != shown["said"] and due and watch.decision == "undecided":
+                print(term(f"{PROG} watch [{now - start:.0f} s]: {line}"), file=stream, flush=True)
+                shown["said"], shown["at"] = line, now
+        if live and lines != shown["lines"]:
+            text = [term(line) for line in lines]
+            if shown["rows"]:
+                stream.write(f"\x1b[{shown['rows']}F\x1b[J")  # back to the block's first row, clear below
+            stream.write("".join(line + "\n" for line in text))
+            stream.flush()
+            shown["rows"], shown["lines"] = _rows(text, _columns(stream)), lines
 
     return show
+
+
+def _watch_hint(args: argparse.Namespace, exc: ValueError) -> str:
+    """A reader's message for a file of another kind's shape, with watch's command for it, not
+    score's (trajectories given as results, results given to a kind that scores trajectories)."""
+    from ...datasets import DATASETS, shapes
+
+    paths = [s.partition("=")[2] if "=" in s and not os.path.exists(s) else s for s in args.runs]
+    for path in [*paths, *([args.against] if args.against else [])]:
+        if not os.path.isfile(path) or shapes.explain(path, args.dataset) is None:
+            continue
+        shape = shapes.sniff(path)
+        kinds = [k for k in shape.kinds if k == "results" or getattr(DATASETS[k].opener, "matches_partial", False)]
+        if not kinds:
+            continue
+        first, *others = kinds
+        files = shapes.COMMANDS[first].partition(" --predictions FILE")[2] if first != "results" else ""
+        dataset = f" --dataset {first}" if first != "results" else ""
+        also = f" (or --dataset {', '.join(others)} with their files)" if others else ""
+        name = Path(path).name
+        return (
+            f"{name} holds {shape.what}, not what --dataset {args.dataset} reads; watch it with: "
+            f"navdtw watch {path}{dataset}{files} --order {args.order} ...{also}"
+        )
+    return str(exc)
 
 
 def run(args: argparse.Namespace) -> int:
     """Internal: follows the runs until the decision; its exit status is the decision's."""
     from ...datasets import DATASETS
     from ...order import load_order
+    from ...sequential import NotRandomOrder
     from ...watch import Follower, NotInOrder, Watch
 
     kind = DATASETS.get(args.dataset)
@@ -201,10 +272,22 @@ def run(args: argparse.Namespace) -> int:
     if args.reported:
         reported = _options.reported_figures(_split_pairs(args.reported), columns=kind.reads_scores)
     metrics = [m.lower() for m in _split_pairs(args.metric)] or ["sr"]
-    against = _against(args, follower) if args.against else None
+    try:
+        order = load_order(args.order)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    against = None
+    if args.against:
+        try:
+            against, wrong = _against(args, follower, order)
+        except ValueError as exc:
+            raise UserError(_watch_hint(args, exc)) from None
+        if wrong:  # another split's results: refused, never compared with
+            print(term(f"{PROG} watch: error: {wrong}"), file=sys.stderr)
+            return EXIT_NOT_IN_ORDER
     try:
         watch = Watch(
-            load_order(args.order),
+            order,
             runs,
             metrics=metrics,
             alpha=args.alpha,
@@ -220,16 +303,24 @@ def run(args: argparse.Namespace) -> int:
             once=args.once,
             poll=args.poll,
             idle=args.idle,
-            show=_viewer(runs, live=live, once=args.once),
+            show=_viewer(watch, live=live, once=args.once),
             output=args.output,
             force=args.force,
         )
     except NotInOrder as exc:  # the wrong population: refused, never decided on
         print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
         return EXIT_NOT_IN_ORDER
+    except NotRandomOrder as exc:  # the intervals' condition fails: never decided on
+        print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
+        return EXIT_NOT_RANDOM
+    except ValueError as exc:
+        raise UserError(_watch_hint(args, exc)) from None
+    except KeyboardInterrupt:
+        if args.output:
+            print(term(f"{PROG} watch: interrupted; the state as it stood is in {args.output}"), file=sys.stderr)
+        raise
     if not live:
         print("\n".join(term(line) for line in watch.lines()[:-1]))
     code = DECISIONS[decision][0]
-    what = watch.message if decision != "undecided" else "not decided yet"
-    print(term(f"{PROG} watch: {what} (exit status {code})"))
+    print(term(f"{PROG} watch: {watch.message or 'not decided yet'} (exit status {code})"))
     return code

@@ -31,7 +31,7 @@ from ._columns import (
     first_column,
     norm,
 )
-from ._readers import Raw
+from ._readers import Raw, Reread
 
 
 def build(
@@ -42,13 +42,16 @@ def build(
     path_column: str | None,
     select: Mapping[str, str],
     errors: dict[str, str] | None = None,
+    constants: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Internal: the fields of a :class:`~navdtw.datasets.results.ResultsTable` (its keyword
     arguments) from a table as read, step by step: the rows selected, the ids, the columns that
     label rows (paths, scans, groups), the layout's conventions and settings, which column is which
     metric, their values checked (rates, distances, numbers beyond float's range), the constants
     left out, the non-finite policy, and the evaluator's summary checked against the rows. The
-    options are parsed already (:func:`~navdtw.datasets.results.parse_columns`, ...)."""
+    options are parsed already (:func:`~navdtw.datasets.results.parse_columns`, ...). ``constants``:
+    the constant columns of the rows read before these (:func:`extend`), which must hold in these
+    rows too (else :class:`~._readers.Reread`)."""
     notes: list[str] = []
     raw = _selected(raw, select, notes)
     id_name, ids = _ids(raw, id_column)
@@ -62,11 +65,14 @@ def build(
     targets = _targets(_candidates(raw.columns, labels.reserved, mapping, notes), mapping, raw.name, notes)
     read = _values(raw, targets, percent, entry, notes)
     lay = raw.layout
-    constants = {}
-    if lay is not None:
+    known, constants = constants, {}
+    if lay is not None and known is not None:
+        constants = _still_constant(read.values, read.kept, read.directions, read.rates, known, notes)
+    elif lay is not None:
         constants = _constants(read.values, read.kept, read.directions, read.rates, mapping, raw.n, notes)
     as_read = {k: v.copy() for k, v in read.values.items()}
     kept = _policy(read.values, read.kept, raw, entry, ids, errors)
+    _unweighted(read.values, notes)
     checks, expected, summary = _cross_check(raw, as_read, read.values, notes)
     return {
         "source": raw.name,
@@ -354,6 +360,87 @@ def _constants(
         text = ", ".join(f"{c} = {x:g}" for c, x in out.items())
         notes.append(f"the same in every row, reported once and not compared: {text}")
     return out
+
+
+def _still_constant(
+    values: dict[str, np.ndarray],
+    kept: dict[str, str],
+    directions: dict,
+    rates: set,
+    known: Mapping[str, float],
+    notes: list[str],
+) -> dict[str, float]:
+    """The constant columns of the rows read before (:func:`_constants` over them), left out of
+    rows read later as :func:`_constants` leaves them out of the whole table; a known constant
+    that another value breaks (the whole table would compare it) is a :class:`~._readers.Reread`."""
+    for col, x in known.items():
+        k = kept.get(col)
+        if k is None or not (np.isfinite(values[k]).all() and (values[k] == x).all()):
+            raise Reread(f"{col!r}: no longer the same in every row")
+        del values[k], kept[col], directions[k]
+        rates.discard(k)
+    if known:
+        text = ", ".join(f"{c} = {x:g}" for c, x in known.items())
+        notes.append(f"the same in every row, reported once and not compared: {text}")
+    return dict(known)
+
+
+#: the fields of a table that rows read later must give alike (:func:`extend`)
+_ALIKE = ("id_name", "ignored", "layout", "settings", "constants", "rates", "checks", "expected", "summary")
+
+
+def extend(
+    fields: Mapping[str, Any],
+    raw: Raw,
+    how: str,
+    mapping: Mapping[str, str],
+    percent: bool | tuple[str, ...],
+    id_column: str | None,
+    path_column: str | None,
+    seen: set[str],
+) -> dict[str, Any]:
+    """Internal: the fields of the rows read after a table's (``raw``, with the whole run's name,
+    layout and ``how``), built by the same steps, when the table they make together is the two
+    joined: every decision of :func:`build` that depends on all the rows (the columns kept and
+    ignored, rates, directions, settings, constants, notes, an evaluator's summary, ids once) comes
+    out the same on these rows as on the earlier ones, and no id of theirs is in ``seen``. ``how``
+    is the earlier table's (its notes name the files read). Anything else is a
+    :class:`~._readers.Reread`: the run is read whole, which gives the table, or the error."""
+    if fields["summary"] is not None or len(fields["ids"]) < 2:
+        raise Reread("a summary record, or too few rows to know the constant columns")
+    try:
+        part = build(raw, mapping, percent, id_column, path_column, {}, None, constants=fields["constants"])
+    except ValueError as exc:  # a whole read names the entry as the table's
+        raise Reread(str(exc)) from None
+    for key in _ALIKE:
+        if part[key] != fields[key]:
+            raise Reread(f"{key}: not as before")
+    for key in ("columns", "directions"):  # the same, in the same order
+        if list(part[key].items()) != list(fields[key].items()):
+            raise Reread(f"{key}: not as before")
+    for key in ("values", "groups"):
+        if list(part[key]) != list(fields[key]):
+            raise Reread(f"{key}: not as before")
+    if (part["paths"] is None) != (fields["paths"] is None):
+        raise Reread("paths: not as before")
+    notes = tuple(n.replace(how, raw.how) for n in fields["notes"]) if how else fields["notes"]
+    if part["notes"] != notes:
+        raise Reread("notes: not as before")
+    if not seen.isdisjoint(part["ids"]):
+        raise Reread("an id read before")
+    return part
+
+
+def _unweighted(values: Mapping[str, np.ndarray], notes: list[str]) -> None:
+    """The note on a pooled ratio whose weight column the table lacks (a table's ``isr`` without
+    ``subtasks``): its mean can only be the rows' plain mean, not the evaluator's ratio."""
+    for m in values:
+        rec = registry.get(m) if m in registry.names() else None
+        if rec is not None and rec.weight is not None and rec.weight not in values:
+            notes.append(
+                f"{m!r} is a pooled ratio weighted by {rec.weight!r}, which the table lacks: its mean is the plain "
+                "mean of the rows, not the evaluator's ratio"
+            )
 
 
 def _cross_check(

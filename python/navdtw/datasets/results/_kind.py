@@ -20,7 +20,7 @@ from ..base import DATASETS, SPLIT_KINDS, Benchmark, DatasetKind, Option
 from ..shapes import other_split
 from . import layouts
 from ._columns import parse_columns, parse_percent, parse_select
-from ._table import ResultsTable, load_results
+from ._table import GrowingResults, ResultsTable, load_results
 from .episode_log import LogMeta, log_meta
 
 __all__ = ["RESULTS", "ResultsBenchmark"]
@@ -120,6 +120,7 @@ class ResultsBenchmark(Benchmark):
         }
         self.partial = _flag(partial, "partial")
         self._path_of: dict[str, str] = {}
+        self._logs_seen: set[str] = set()  # files whose log metadata match_grown checked
         self.clusters = ""
 
     @property
@@ -162,8 +163,58 @@ class ResultsBenchmark(Benchmark):
             A file name that does not exist.
         """
         self.kind.check_convention(convention)
-        table = load_results(predictions, **self.options, errors=errors)
-        self._check_logs(table)
+        return self._checked(load_results(predictions, **self.options, errors=errors))
+
+    def follow(self, predictions) -> GrowingResults:
+        """Internal (``navdtw watch``): one agent's results table, read as its files grow
+        (:meth:`match_grown`).
+
+        Parameters
+        ----------
+        predictions : str, os.PathLike or list
+            The agent's results files.
+
+        Returns
+        -------
+        GrowingResults
+
+        Raises
+        ------
+        ValueError
+            An unknown layout in the options.
+        """
+        return GrowingResults(predictions, **self.options)
+
+    def match_grown(self, growing: GrowingResults, files=None, changed=None) -> ResultsTable:
+        """Internal (``navdtw watch``): :meth:`match` of a run read as it grows: what was appended or
+        added since the last call read (:meth:`GrowingResults.read`), the same table and checks.
+
+        Parameters
+        ----------
+        growing : GrowingResults
+            From :meth:`follow`.
+        files, changed : optional
+            As :meth:`GrowingResults.read`.
+
+        Returns
+        -------
+        ResultsTable
+            As :meth:`match`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`match`.
+        """
+        table = self._checked(growing.read(files, changed), logs_seen=self._logs_seen)
+        if self.split is not None:
+            growing.added = None  # the rows are put in split order: not an append
+        return table
+
+    def _checked(self, table: ResultsTable, logs_seen: set[str] | None = None) -> ResultsTable:
+        """The table checked against the evaluator's count and the split, in split order (its
+        episode logs' metadata checked, but those in ``logs_seen``: a run read as it grows)."""
+        self._check_logs(table, logs_seen)
         if table.expected is not None:
             self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
@@ -179,11 +230,16 @@ class ResultsBenchmark(Benchmark):
                 self._path_of.setdefault(i, p)
         return table
 
-    def _check_logs(self, table: ResultsTable) -> None:
+    def _check_logs(self, table: ResultsTable, seen: set[str] | None = None) -> None:
         """A navdtw episode log written for another split than the one given (its metadata's
         SHA-256 against the split file's), or without a split, for another split than the first
-        agent's log: named, never compared as if of one split."""
+        agent's log: named, never compared as if of one split. ``seen``: files checked already
+        (skipped; those checked now are added)."""
         for source in table.sources:
+            if seen is not None:
+                if source in seen:
+                    continue
+                seen.add(source)  # an error stops the watch: not checked again
             meta = log_meta(source)
             if meta is None:
                 continue

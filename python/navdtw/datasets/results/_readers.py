@@ -172,13 +172,13 @@ def _grouped(data: dict, name: str, lay: layouts.Layout) -> Raw:
     return Raw(name, columns_of(rows), len(rows), lambda k: where[k], keys=keys)
 
 
-def _json_lines(text: str, name: str) -> Raw:
+def _json_lines(text: str, name: str, first: int = 1) -> Raw:
     """JSON Lines, read in blocks of lines: only one block's objects exist at a time, the columns
-    grow block by block (a million rows as dicts would take several times their columns' memory)."""
+    grow block by block (a million rows as dicts would take several times their columns' memory).
+    ``first``: the number of the text's first line (lines appended to a file read before)."""
     columns: dict[str, list] = {}
     numbers: list[int] = []
     lines = text.split("\n")  # at "\n" only, as JSON Lines is split (not str.splitlines)
-    first = 1
     while lines:
         block = [(first + j, line) for j, line in enumerate(lines[:_BLOCK]) if line.strip()]
         first += min(_BLOCK, len(lines))
@@ -376,9 +376,11 @@ def is_path_list(obj) -> bool:
     return isinstance(obj, (list, tuple)) and bool(obj) and all(is_path(p) for p in obj)
 
 
-def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> Raw:
+def gather(path, layout: str | None, recursive: bool, id_column: str | None, keep: dict | None = None) -> Raw:
     """Internal: one run's files (:func:`~navdtw.datasets.results.shards.files_of`) read as one table, each file's
-    summary records taken out and its layout recognised."""
+    summary records taken out and its layout recognised. ``keep`` (reading a run as it grows): a
+    dict given the files, each file's table and :class:`Tail` (None: read whole when it changes);
+    left empty for a folder of episode folders (read whole at every change)."""
     from .shards import files_of
 
     if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() and not is_store(Path(path)):
@@ -391,15 +393,45 @@ def gather(path, layout: str | None, recursive: bool, id_column: str | None) -> 
     mixed = one_run(logs)
     if mixed:
         raise ValueError(mixed)
-    parts = [read_one(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
-    raw = parts[0] if len(parts) == 1 else _concat(parts, files.label)
+    if keep is None:
+        parts = [read_one(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
+    else:
+        kept = [read_kept(p, layout, id_column, log=metas[p] is not None) for p in files.paths]
+        parts = [part for part, _ in kept]
+        keep.update(files=files, parts=parts, tails=[tail for _, tail in kept], metas=list(metas.values()))
+    raw = parts[0] if len(parts) == 1 else concat_parts(parts, files.label)
     raw.sources = tuple(str(p.resolve()) for p in files.paths)
-    lay = raw.layout
-    words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
-    log_words = [_log_words(logs, len(files.paths))] if logs else []
     cut = [part.tail for part in parts if part.tail]
-    raw.how = "; ".join(w for w in (files.how, *words, *log_words, *cut) if w)
+    raw.how = how_of(files.how, raw.layout, id_column, logs, len(files.paths), cut)
     return raw
+
+
+def how_of(
+    how: str,
+    lay: layouts.Layout | None,
+    id_column: str | None,
+    logs: list[LogMeta] | tuple = (),
+    files: int = 0,
+    cut: list[str] | tuple = (),
+) -> str:
+    """Internal: how a run's files were read, in words (its files, the layout's ids and renames,
+    its navdtw episode logs, their last lines cut short)."""
+    words = (lay.id_words if id_column is None else "", lay.rename_words) if lay is not None else ()
+    log_words = [_log_words(list(logs), files)] if logs else []
+    return "; ".join(w for w in (how, *words, *log_words, *cut) if w)
+
+
+def read_kept(path: Path, layout: str | None, id_column: str | None, log: bool = False) -> tuple[Raw, Tail | None]:
+    """Internal: :func:`read_one`, and the file's :class:`Tail` when it is JSON Lines that did not
+    change while it was read (None: read whole when it changes)."""
+    if is_store(path):
+        return read_one(path, layout, id_column, log), None
+    with open(path, "rb") as f:
+        data = f.read()
+        before = stamp_of(os.fstat(f.fileno()))
+    raw = read_one(path, layout, id_column, log)
+    after = stamp_of(os.stat(path))
+    return raw, Tail.of(data, after) if after == before and after[0] == len(data) else None
 
 
 def _log_words(logs: list[LogMeta], files: int) -> str:
@@ -493,7 +525,12 @@ def _last_frame(frames: list[tuple[int, Path]], lay: layouts.Layout) -> tuple[di
 def read_one(path: Path, layout: str | None, id_column: str | None, log: bool = False) -> Raw:
     """Internal: one file read, its summary records taken out, its layout given (a name) or
     recognised; ``log``: a navdtw episode log, whose last line cut short is left out."""
-    raw = _read_raw(path, log)
+    return finish(_read_raw(path, log), Path(path), layout, id_column)
+
+
+def finish(raw: Raw, path: Path, layout: str | None, id_column: str | None) -> Raw:
+    """Internal: a file's table as read (or the lines appended to it), its summary records taken
+    out, its layout given (a name) or recognised, the layout's records and ids made."""
     _take_summaries(raw, id_column)
     if layout is not None:
         raw.layout = layouts.layout(layout)
@@ -615,7 +652,7 @@ def _take_summaries(raw: Raw, id_column: str | None) -> None:
     raw.n = len(keep)
 
 
-def _concat(parts: list[Raw], label: str) -> Raw:
+def concat_parts(parts: list[Raw], label: str) -> Raw:
     """The files of one run as one table; entries name their file."""
     for part in parts:
         if part.means is not None:
@@ -659,3 +696,113 @@ def means_message(raw: Raw) -> str:
         f'reported figures (--reported-from {raw.name}; reported_from = "..." in a suite file), beside the '
         "per-episode results or trajectories of the same run"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# reading a file as it grows (navdtw watch): what was appended since the last look
+# --------------------------------------------------------------------------------------------
+
+
+class Reread(Exception):
+    """Internal: what was read of a run cannot be continued (a file truncated or rewritten, a line
+    that is not the next episode, a summary record, a change of columns or of anything a whole
+    read decides from every row): the caller reads the run whole again, which says what is wrong
+    if anything is."""
+
+
+#: bytes compared at a file's start and before the point the last look stopped, to tell an
+#: append from a rewrite
+CHECKED = 4096
+
+
+@dataclass(frozen=True)
+class Tail:
+    """Internal: how far a JSON Lines file was read: up to the end of its last complete line.
+
+    A file is taken as appended to when it is at least ``offset`` bytes long and its first bytes
+    and the bytes before ``offset`` (:data:`CHECKED` each) are unchanged; anything else is a
+    rewrite (:class:`Reread`)."""
+
+    offset: int  # bytes read: up to and including the last newline
+    lines: int  # the lines in them (the next line's number is lines + 1)
+    head: bytes  # the first bytes (up to CHECKED)
+    last: bytes  # the bytes before offset (up to CHECKED)
+    stamp: tuple[int, int, int] = (0, 0, 0)  # (size, mtime_ns, inode) when read
+
+    @classmethod
+    def of(cls, data: bytes, stamp: tuple[int, int, int] = (0, 0, 0)) -> Tail | None:
+        """The tail after reading ``data`` (a file's bytes, all of them read): None unless the
+        file is JSON Lines (its first line a JSON object) that ends with a newline, uncompressed."""
+        if not data.endswith(b"\n") or data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1":
+            return None
+        first = data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        if first[:1] != b"{" or not _is_object(first):
+            return None
+        return cls(len(data), data.count(b"\n"), data[:CHECKED], data[-CHECKED:], stamp)
+
+
+def _is_object(line: bytes) -> bool:
+    try:
+        return type(json.loads(line)) is dict
+    except (ValueError, RecursionError):
+        return False
+
+
+def stamp_of(st: os.stat_result) -> tuple[int, int, int]:
+    """Internal: a file's (size, mtime_ns, inode): a change of any is a change of the file."""
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def read_appended(path: PathLike, tail: Tail) -> tuple[Tail, bytes, bytes]:
+    """Internal: the complete lines appended to a JSON Lines file since ``tail``, the new tail,
+    and the incomplete last line (pending: read again from its start at the next look).
+
+    Raises
+    ------
+    Reread
+        The file is shorter than what was read, or its first bytes or the bytes before the tail
+        changed (truncated, rewritten, replaced).
+    """
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if st.st_size < tail.offset:
+            raise Reread(f"{Path(path).name}: shorter than what was read: truncated or rewritten")
+        head = f.read(len(tail.head))
+        f.seek(tail.offset - len(tail.last))
+        before = f.read(len(tail.last))
+        if head != tail.head or before != tail.last:
+            raise Reread(f"{Path(path).name}: rewritten")
+        data = f.read()
+    cut = data.rfind(b"\n") + 1
+    new, pending = data[:cut], data[cut:]
+    if not new:
+        return replace_tail(tail, stamp_of(st)), b"", pending
+    last = (tail.last + new)[-CHECKED:]
+    return Tail(tail.offset + cut, tail.lines + new.count(b"\n"), tail.head, last, stamp_of(st)), new, pending
+
+
+def replace_tail(tail: Tail, stamp: tuple[int, int, int]) -> Tail:
+    """Internal: the same tail, with a new stamp."""
+    return Tail(tail.offset, tail.lines, tail.head, tail.last, stamp)
+
+
+def appended_raw(data: bytes, tail: Tail, path: Path, layout: str | None, id_column: str | None) -> Raw:
+    """Internal: the lines appended to a JSON Lines file (``data``, whole lines read after ``tail``)
+    as a table, its lines numbered as in the file, finished as :func:`read_one` finishes a file.
+
+    Raises
+    ------
+    Reread
+        The lines are not UTF-8, hold an evaluator's summary, or a line is malformed (a whole read
+        says so, naming the line).
+    """
+    name = path.name
+    try:
+        text = data.decode("utf-8")
+        raw = _json_lines(text, name, first=tail.lines + 1)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Reread(str(exc)) from None
+    raw = finish(raw, path, layout, id_column)
+    if raw.summaries or raw.means is not None:
+        raise Reread(f"{name}: an evaluator's summary record: read whole")
+    return raw

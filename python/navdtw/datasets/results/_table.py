@@ -21,9 +21,24 @@ from ...registry import Metric
 from .._common import INPUT, is_path
 from ..shapes import refuse_other_shape, routed
 from . import layouts
-from ._build import build
+from ._build import build, extend
 from ._columns import EXTERNAL, parse_columns, parse_percent, parse_select
-from ._readers import Raw, columns_of, gather, is_path_list, means_message
+from ._readers import (
+    Raw,
+    Reread,
+    Tail,
+    appended_raw,
+    columns_of,
+    concat_parts,
+    gather,
+    how_of,
+    is_path_list,
+    means_message,
+    read_appended,
+    read_kept,
+    stamp_of,
+)
+from .episode_log import log_meta
 
 __all__ = ["ResultsTable", "align", "load_results"]
 
@@ -329,17 +344,19 @@ def _gc_paused():
             gc.enable()
 
 
-def _load(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
+def _load(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False, keep=None):
     with routed(path, "results"):  # not a results table (trajectories, a split, a log): say what it is
-        table = _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive)
+        table = _load_table(path, columns, percent, id_column, path_column, select, errors, layout, recursive, keep)
     if not set(table.values) & set(registry.names()):  # no metric of its own: trajectories read as columns?
         refuse_other_shape(path, "results")
     return table
 
 
-def _load_table(path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False):
+def _load_table(
+    path, columns, percent, id_column, path_column, select, errors=None, layout=None, recursive=False, keep=None
+):
     if is_path(path) or is_path_list(path):
-        raw = gather(path, layout, recursive, id_column)
+        raw = gather(path, layout, recursive, id_column, keep)
         if raw.means is not None:
             raise ValueError(means_message(raw))
     else:
@@ -350,7 +367,10 @@ def _load_table(path, columns, percent, id_column, path_column, select, errors=N
         if not rows:
             raise ValueError(f"{INPUT}: no rows")
         raw = Raw(INPUT, columns_of([dict(r) for r in rows]), len(rows), lambda k: f"entry {k}")
-    return ResultsTable(**build(raw, columns, percent, id_column, path_column, select, errors))
+    fields = build(raw, columns, percent, id_column, path_column, select, errors)
+    if keep is not None and "files" in keep:
+        keep.update(fields=fields, how=raw.how, layout=raw.layout, columns=list(raw.columns), sources=raw.sources)
+    return ResultsTable(**fields)
 
 
 def align(tables: Sequence[ResultsTable]) -> list[str]:
@@ -388,3 +408,260 @@ def align(tables: Sequence[ResultsTable]) -> list[str]:
                 f"{t.source}: rows for {named(t.id_name)} {few(extra)}, which {first.source} does not have"
             )
     return list(first.ids)
+
+
+@dataclass
+class _Grown:
+    """What :class:`GrowingResults` read of a run: its files (in reading order) with each one's rows,
+    :class:`~._readers.Tail` and layout, and the table's fields."""
+
+    files: Any  # shards.Files
+    paths: list
+    counts: list[int]
+    tails: list[Tail | None]
+    layouts: list[str | None]
+    fields: dict[str, Any]
+    how: str
+    layout: Any  # the run's layout (layouts.Layout) or None
+    columns: list[str]  # the run's raw columns, in order
+    sources: list[str]
+    seen: set[str]
+    ordered: bool  # paths sorted (a folder, a glob): a new file's place found by bisection
+    metas: list  # each file's navdtw episode log metadata (LogMeta), or None
+
+
+class GrowingResults:
+    """Internal (``navdtw watch``): one run's results table read as its files grow.
+
+    The lines appended to its JSON Lines files (:class:`~._readers.Tail`: by byte offset, an
+    incomplete last line left for the next read) and the files added to its folder are read on
+    their own, built by the same steps (:func:`~._build.extend`) and joined to the table read before
+    (each file's rows in their place), when that is the table a whole read gives; anything else (a
+    file truncated or rewritten, a CSV, gzip, Parquet or JSON document changed, an evaluator's
+    summary, a change of the columns, a row that breaks a rule: every error) reads the run whole
+    with :func:`load_results`, which gives the table or the error.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or list
+        The run's files, as :func:`load_results` takes them.
+    **options
+        The options of :func:`load_results` (``columns``, ``percent``, ``id_column``,
+        ``path_column``, ``select``, ``layout``, ``recursive``).
+
+    Attributes
+    ----------
+    added : list of str or None
+        The ids of the rows the last :meth:`read` added, every earlier row unchanged; None when it
+        read the run whole.
+    rows : list of int
+        Where the rows added are in the table read (as ``added``).
+    """
+
+    def __init__(self, path: PathLike | Sequence[PathLike], **options: Any) -> None:
+        self.path = path
+        self._options = {
+            "columns": parse_columns(options.get("columns")),
+            "percent": parse_percent(options.get("percent", False)),
+            "id_column": options.get("id_column"),
+            "path_column": options.get("path_column"),
+            "select": parse_select(options.get("select")),
+            "layout": options.get("layout"),
+            "recursive": bool(options.get("recursive", False)),
+        }
+        if self._options["layout"] is not None:
+            layouts.layout(self._options["layout"])
+        self.added: list[str] | None = None
+        self.rows: list[int] = []
+        self._state: _Grown | None = None
+
+    def reset(self) -> None:
+        """The next :meth:`read` reads the run whole (its caller knows a file was rewritten)."""
+        self._state = None
+
+    def read(self, files: Any = None, changed: Iterable[PathLike] | None = None) -> ResultsTable:
+        """The run's table now.
+
+        Parameters
+        ----------
+        files : navdtw.datasets.results.shards.Files, optional
+            The run's files now, when the caller knows them (default: :func:`~.shards.files_of`).
+        changed : iterable of path, optional
+            The files appended to or added since the last read, when the caller knows them
+            (default: every file whose size, time or inode changed).
+
+        Returns
+        -------
+        ResultsTable
+
+        Raises
+        ------
+        ValueError
+            As :func:`load_results`.
+        """
+        with _gc_paused():
+            if self._state is not None and not self._options["select"]:
+                try:
+                    return self._more(self._state, files, changed)
+                except Reread:
+                    pass
+            return self._whole()
+
+    def _whole(self) -> ResultsTable:
+        self._state, self.added, self.rows = None, None, []
+        o = self._options
+        keep: dict[str, Any] = {}
+        table = _load(
+            self.path, o["columns"], o["percent"], o["id_column"], o["path_column"], o["select"], None,
+            o["layout"], o["recursive"], keep,
+        )  # fmt: skip
+        if "fields" not in keep:  # a folder of episode folders: read whole at every change
+            return table
+        parts, fields = keep["parts"], keep["fields"]
+        plain = all(p.keys is None and not p.text_parsed and p.means is None and not p.tail for p in parts)
+        counts = [p.n for p in parts]
+        if plain and sum(counts) == len(fields["ids"]):
+            paths = list(keep["files"].paths)
+            self._state = _Grown(
+                keep["files"], paths, counts, list(keep["tails"]),
+                [None if p.layout is None else p.layout.name for p in parts], fields, keep["how"], keep["layout"],
+                keep["columns"], list(keep["sources"]), set(fields["ids"]), paths == sorted(paths), list(keep["metas"]),
+            )  # fmt: skip
+        return table
+
+    def _more(self, st: _Grown, files: Any, changed: Iterable[PathLike] | None) -> ResultsTable:
+        from bisect import bisect_left
+
+        from .shards import files_of
+
+        o = self._options
+        if files is None:
+            files = files_of(self.path, recursive=o["recursive"])
+        if files.label != st.files.label:
+            raise Reread("the run's files are named otherwise")
+        if changed is None:
+            known = dict(zip(st.paths, st.tails))
+            changed = [p for p in files.paths if p not in known or _stamp(p) != getattr(known[p], "stamp", None)]
+        found: dict[int, tuple[Any, Any, Tail | None, bool]] = {}  # index -> (path, rows, tail, new)
+        new_paths: list[Any] = []
+        for p in changed:
+            i = bisect_left(st.paths, p) if st.ordered else next((k for k, q in enumerate(st.paths) if q == p), -1)
+            if 0 <= i < len(st.paths) and st.paths[i] == p:
+                tail = st.tails[i]
+                if tail is None:
+                    raise Reread("a file read whole changed")
+                after, data, _pending = read_appended(p, tail)
+                if not data:
+                    st.tails[i] = after
+                    continue
+                raw = appended_raw(data, tail, p, o["layout"], o["id_column"])
+                if (None if raw.layout is None else raw.layout.name) != st.layouts[i]:
+                    raise Reread("another layout")
+                found[i] = (p, raw, after, False)
+            elif st.ordered:
+                new_paths.append(p)
+            else:
+                raise Reread("a file added to a list")
+        for p in sorted(new_paths):  # placed in reading order, as files_of lists them
+            if log_meta(p) is not None:  # a navdtw episode log: whole (its metadata checked with the others')
+                raise Reread("a log added")
+            try:
+                raw, tail = read_kept(p, o["layout"], o["id_column"])
+            except ValueError as exc:
+                raise Reread(str(exc)) from None
+            if raw.keys is not None or raw.text_parsed or raw.means is not None or raw.summaries or raw.tail:
+                raise Reread("a file of another form")
+            i = bisect_left(st.paths, p)
+            st.paths.insert(i, p)  # from here on the state is the new files': a Reread starts again
+            for lst, value in (
+                (st.counts, 0),
+                (st.tails, None),
+                (st.layouts, None),
+                (st.sources, ""),
+                (st.metas, None),
+            ):
+                lst.insert(i, value)
+            found = {(k + 1 if k >= i else k): v for k, v in found.items()}
+            found[i] = (p, raw, tail, True)
+            st.layouts[i] = None if raw.layout is None else raw.layout.name
+            st.sources[i] = str(p.resolve())
+        if new_paths:
+            self._state = None  # until the table is joined
+            names = set(st.layouts)
+            whole = next(iter(names)) if len(names) == 1 else None
+            if whole != (None if st.layout is None else st.layout.name) or len(files.paths) != len(st.paths):
+                raise Reread("the run's layout or files are not as read")
+        if not found:
+            self.added, self.rows = [], []
+            self._state = st
+            return ResultsTable(**st.fields)
+        order = sorted(found)
+        colset = set(st.columns)
+        parts = []
+        for i in order:
+            p, raw, _tail, new = found[i]
+            cols = list(raw.columns)
+            if not colset.issuperset(cols):
+                raise Reread("a column not read before")
+            if new and i == 0 and cols + [c for c in st.columns if c not in set(cols)] != st.columns:
+                raise Reread("the columns' order")
+            raw.columns = {c: raw.columns[c] if c in raw.columns else [None] * raw.n for c in st.columns}
+            parts.append(raw)
+        raw = parts[0] if len(st.paths) == 1 else concat_parts(parts, files.label)
+        raw.layout, raw.sources = st.layout, tuple(st.sources)
+        logs = [m for m in st.metas if m is not None]
+        raw.how = how_of(files.how, st.layout, o["id_column"], logs, len(st.paths))
+        part = extend(st.fields, raw, st.how, o["columns"], o["percent"], o["id_column"], o["path_column"], st.seen)
+        cuts = []  # (row of the table read before, rows added there)
+        for i, rows in zip(order, parts):
+            cuts.append((sum(st.counts[: i + 1]), rows.n))
+        f = _joined_fields(st.fields, cuts, part, raw.sources)
+        for i, rows in zip(order, parts):
+            st.counts[i] += rows.n
+            st.tails[i] = found[i][2]
+        st.fields, st.how = f, raw.how
+        st.seen.update(part["ids"])
+        st.files = files
+        self._state, self.added, self.rows = st, list(part["ids"]), []
+        shift = 0
+        for pos, n in cuts:
+            self.rows += range(pos + shift, pos + shift + n)
+            shift += n
+        return ResultsTable(**f)
+
+
+def _joined_fields(before: dict[str, Any], cuts: list[tuple[int, int]], part: dict[str, Any], sources) -> dict:
+    """A table's fields with the rows of ``part`` put in at the cuts (:func:`spliced`)."""
+    f = dict(before)
+    f["ids"] = spliced(before["ids"], cuts, part["ids"])
+    f["values"] = {k: spliced(v, cuts, part["values"][k]) for k, v in before["values"].items()}
+    f["scans"] = spliced(before["scans"], cuts, part["scans"])
+    f["paths"] = None if f["paths"] is None else spliced(before["paths"], cuts, part["paths"])
+    f["groups"] = {g: spliced(v, cuts, part["groups"][g]) for g, v in before["groups"].items()}
+    f["notes"], f["sources"] = part["notes"], sources
+    return f
+
+
+def _stamp(path) -> tuple[int, int, int] | None:
+    import os
+
+    try:
+        return stamp_of(os.stat(path))
+    except OSError:
+        return None
+
+
+def spliced(old, cuts: list[tuple[int, int]], new):
+    """``old`` with ``new``'s items put in at the cuts (``(position in old, how many)``, in order):
+    lists or arrays."""
+    out, start, k = [], 0, 0
+    for pos, n in cuts:
+        out += [old[start:pos], new[k : k + n]]
+        start, k = pos, k + n
+    out.append(old[start:])
+    if isinstance(old, np.ndarray):
+        return np.concatenate(out)
+    joined: list = []
+    for seg in out:
+        joined += seg
+    return joined

@@ -140,6 +140,9 @@ class Layout:
     outcomes:
         the outcome prefixes of ``tree`` -> the columns each gives (``{"success_": {"success": 1.0,
         "oracle_success": 1.0}, ...}``; ``""``: no prefix).
+    appends:
+        True where the project's code appends a JSON line per episode as it ends (StreamVLN,
+        InternNav): ``navdtw watch`` reads the lines appended since its last look (``grows``).
     computed:
         where the records hold an evaluator's inputs rather than its per-episode values (LH-VLN's
         ``add_sample`` arguments, lists per subtask): the key of the model's computation that turns
@@ -169,7 +172,29 @@ class Layout:
     split_keyed: bool = False
     tree: str | None = None
     outcomes: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    appends: bool = False
     computed: str | None = None
+
+    @property
+    def grows(self) -> str:
+        """How a running evaluation's file of this layout grows, hence how ``navdtw watch`` reads it
+        at each look (docs/stopping.md): ``"lines"`` (a JSON line appended per episode: the
+        lines appended since the last look), ``"files"`` (a file per episode: the files added),
+        ``"whole"`` (a JSON document dumped whole, a store, a tree of episode folders whose names
+        change as episodes end: read whole at every change) or ``"means"`` (no episodes: not a
+        run's results).
+
+        Returns
+        -------
+        str
+        """
+        if self.holds == "means":
+            return "means"
+        if self.appends:
+            return "lines"
+        if self.store is None and self.tree is None and any(f in self.pattern for f in _PER_EPISODE):
+            return "files"
+        return "whole"
 
     @property
     def id_words(self) -> str:
@@ -251,6 +276,9 @@ class Layout:
         )
         return re.compile(out + r"(\.gz)?")
 
+
+#: the fields of a file name that name its episode: one file per episode
+_PER_EPISODE = ("{id}", "{episode_id}", "{index}")
 
 # Habitat's per-episode measures (VLN-CE's task config): the keys of its stats records.
 _HABITAT = frozenset({"distance_to_goal", "success", "spl", "path_length", "oracle_success"})
@@ -465,6 +493,7 @@ LAYOUTS: tuple[Layout, ...] = (
         "averages them as they are (torch sum / count), so one NaN SPL makes spls_all NaN and one unreachable "
         "goal makes ones_all Infinity",
         summary_last=True,
+        appends=True,
     ),
     Layout(
         "internnav",
@@ -477,6 +506,7 @@ LAYOUTS: tuple[Layout, ...] = (
         id_key="episode_id",
         columns={"episode_instruction": "ignore"},
         nonfinite="NaN / Infinity as habitat gives them; the means (result.json) drop them (calc_metrics)",
+        appends=True,
     ),
     Layout(
         "internnav-means",

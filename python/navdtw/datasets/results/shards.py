@@ -23,7 +23,7 @@ from ..._typing import PathLike
 from .episode_log import is_meta_file
 from .layouts import LAYOUTS, recognise, shard_of
 
-__all__ = ["Files", "files_of", "one_run_as_agents"]
+__all__ = ["Files", "files_of", "one_run_as_agents"]  # Listing: internal (navdtw watch)
 
 _GLOB = re.compile(r"[*?[]")
 #: one rank's store, ``<stem>{rank}.lmdb`` (VLN-PE's ``sample_data{rank}.lmdb``)
@@ -221,3 +221,85 @@ def _per_episode(path: Path) -> bool:
         return False
     lay = recognise(path.name, record, "episodes") if isinstance(record, dict) else None
     return lay is not None and any(f in lay.pattern for f in ("{id}", "{episode_id}", "{index}"))
+
+
+class Listing:
+    """Internal (``navdtw watch``): a folder's files, as :func:`files_of` gives them (its own files,
+    not its subfolders'), kept up to date as files are added: the folder is listed again only when
+    its modification time changed (or is too recent to trust: a file added in the same clock
+    tick), and only the names added are looked at. A file removed lists the folder whole again.
+
+    Attributes
+    ----------
+    added:
+        the files added at the last :meth:`files` (all of them at the first).
+    removed:
+        True once a file was removed (the files are then listed whole).
+    special:
+        how many of its files are a rank's file, a store, or a second name of a file: with any,
+        the files are checked as :func:`files_of` checks them, all of them at every change.
+    """
+
+    #: a folder modified less than this many nanoseconds before it was listed is listed again
+    RACY = 2_000_000_000
+
+    def __init__(self, folder: PathLike) -> None:
+        self.folder = Path(folder)
+        self._stamp: tuple[int, int] | None = None
+        self._names: set[str] = set()
+        self._paths: list[Path] = []
+        self._files: Files | None = None
+        self.special = 0  # rank files, stores and links to one file: checked as files_of checks them
+        self._resolved: set[Path] = set()
+        self.added: list[Path] = []
+        self.removed = False
+
+    def files(self) -> Files:
+        """The folder's files now (as :func:`files_of` gives them).
+
+        Returns
+        -------
+        Files
+
+        Raises
+        ------
+        ValueError
+            As :func:`files_of`: a folder without files, a missing rank.
+        OSError
+            The folder cannot be listed.
+        """
+        import bisect
+        import time
+
+        st = os.stat(self.folder)
+        stamp = (st.st_mtime_ns, st.st_ino)
+        self.added = []
+        if stamp == self._stamp and self._files is not None:
+            return self._files
+        names = set(os.listdir(self.folder))
+        if not self._names <= names:
+            self.removed = True
+            self._names, self._paths, self.special = set(), [], 0  # a file removed: from the start
+            self._resolved = set()
+        for name in sorted(names - self._names):
+            self._names.add(name)
+            p = self.folder / name
+            if _run_store(p) or (not name.startswith(".") and p.is_file() and not is_store(self.folder)):
+                bisect.insort(self._paths, p)
+                self.added.append(p)
+                self.special += shard_of(name) is not None or _RANK_STORE.fullmatch(name) is not None
+                real = p.resolve()
+                self.special += real in self._resolved  # a second name of one file: _checked names it
+                self._resolved.add(real)
+        racy = time.time_ns() - st.st_mtime_ns < self.RACY
+        self._stamp = None if racy else stamp
+        if not self._paths:
+            self._files = None
+            raise ValueError(f"{named(self.folder)}: a folder without files (its subfolders are read with --recursive)")
+        paths = tuple(self._paths)
+        name = self.folder.name
+        if self.special:
+            self._files = _checked(paths, f"{name}/", f"{len(paths)} files of one run (the folder {name})")
+        else:  # no rank and no store: nothing for _checked to find but a file named twice (a link)
+            self._files = Files(paths, f"{name}/", f"{len(paths)} files of one run (the folder {name})")
+        return self._files

@@ -1,0 +1,112 @@
+"""Internal to :mod:`navdtw.watch`: what ``navdtw watch`` shows of a watch: the terminal view
+(:meth:`navdtw.watch.Watch.lines`), the one line of a log (:meth:`navdtw.watch.Watch.summary`)
+and the state written by ``--output`` (:meth:`navdtw.watch.Watch.state`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._decisions import DECISIONS, INTERRUPTED
+from ._messages import listed
+
+
+def view(watch: Any) -> list[str]:
+    """The lines of :meth:`navdtw.watch.Watch.lines`."""
+    n = len(watch.order)
+    unit = "paths" if any(len(u) > 1 for u in watch.order.units) else "episodes"
+    out = [f"order {watch.order.source}: {n} {unit}, alpha {watch.alpha:g} shared out ({watch.share:.4g} each)"]
+    if watch.question == "against":
+        out.append(f"against {watch.against.source}: the mean paired difference (the run's minus its)")
+    for run in watch.runs.values():
+        tag = "  [eliminated]" if run.eliminated else ""
+        out.append(f"{run.name}: {bar(run.done / n)} {run.done}/{n} of the order ({100 * run.done / n:.1f}%){tag}")
+        if run.next_unit:
+            size = len(watch.order.units[run.done])
+            out.append(f"    {run.next_unit} of the next path's {size} instructions in (a path counts once all are)")
+        if run.waiting > run.next_unit:
+            out.append(f"    {run.waiting - run.next_unit} finished out of order wait")
+        if run.foreign:
+            out.append(f"    {len(run.foreign)} not episodes of the order ({listed(run.foreign, limit=3)})")
+        if run.follower.waiting:
+            out.append(f"    waiting: {run.follower.waiting}")
+        table = run.follower.table
+        out += [f"    note: {note}" for note in (table.notes if table is not None else ())]
+        f = "+.4f" if watch.question == "against" else ".4f"
+        what = " diff" if watch.question == "against" else ""
+        for m, t in run.tracks.items():
+            iv = t.cs.interval()
+            out.append(
+                f"    {m + what:<9} mean so far {t.cs.mean:{f}}  interval [{iv.lower:{f}}, {iv.upper:{f}}]"
+                f"  width {iv.width:.4f}"
+            )
+    out.append(("decided: " + watch.headline) if watch.decision != "undecided" else watch.message or "not decided yet")
+    return out
+
+
+def summary(watch: Any) -> str:
+    """The line of :meth:`navdtw.watch.Watch.summary`."""
+    n = len(watch.order)
+    parts = []
+    for run in watch.runs.values():
+        ivs = {m: t.cs.interval() for m, t in run.tracks.items()}
+        f = "+.4f" if watch.question == "against" else ".4f"
+        text = f"{run.name} {run.done}/{n}" + "".join(
+            f", {m} [{iv.lower:{f}}, {iv.upper:{f}}]" for m, iv in ivs.items()
+        )
+        if run.waiting:
+            text += f", {run.waiting} beyond the prefix"
+        if run.eliminated:
+            text += " (eliminated)"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def state(watch: Any) -> dict[str, Any]:
+    """The dict of :meth:`navdtw.watch.Watch.state`."""
+    return {
+        "navdtw_watch": 1,
+        "order": {
+            "source": watch.order.source,
+            "seed": watch.order.seed,
+            "units": len(watch.order),
+            "split": watch.order.split,
+            "split_sha256": watch.order.split_sha256,
+        },
+        "question": watch.question,
+        "alpha": watch.alpha,
+        "alpha_each": watch.share,
+        "width": watch.width,
+        "reported": watch.reported or None,
+        "against": watch.against.source if watch.against is not None else None,
+        "runs": {
+            n: {
+                "in_order": r.done,
+                "waiting": r.waiting,
+                "next_unit_in": r.next_unit,
+                "not_in_order": len(r.foreign),
+                "not_in_order_first": r.foreign[:5],
+                "eliminated": r.eliminated,
+                "metrics": {
+                    m: {
+                        "mean_so_far": t.cs.mean if t.cs.count else None,
+                        "lower": t.cs.interval().lower,
+                        "upper": t.cs.interval().upper,
+                        "alpha": t.alpha,
+                        "of": "difference" if watch.question == "against" else "mean",
+                    }
+                    for m, t in r.tracks.items()
+                },
+            }
+            for n, r in watch.runs.items()
+        },
+        "per_metric": watch.per_metric or None,
+        "decision": watch.decision,
+        "message": watch.message,
+        "exit_status": INTERRUPTED if watch.interrupted else DECISIONS[watch.decision][0],
+    }
+
+
+def bar(frac: float, width: int = 24) -> str:
+    """A progress bar, ``[######..................]``."""
+    k = round(frac * width)
+    return "[" + "#" * k + "." * (width - k) + "]"
