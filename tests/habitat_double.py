@@ -87,7 +87,7 @@ class SimDouble:
 
     def __init__(self, geodesic=None):
         self.position = np.zeros(3, dtype=np.float32)
-        self._geodesic = geodesic
+        self.geodesic = geodesic
         self.geodesic_calls = 0
 
     def move_to(self, point) -> None:
@@ -98,8 +98,8 @@ class SimDouble:
 
     def geodesic_distance(self, position_a, position_b, episode=None) -> float:
         self.geodesic_calls += 1
-        if self._geodesic is not None:
-            return float(self._geodesic(position_a, position_b, episode))
+        if self.geodesic is not None:
+            return float(self.geodesic(position_a, position_b, episode))
         targets = np.atleast_2d(np.asarray(position_b, dtype=np.float64))
         return float(np.min(np.linalg.norm(targets - np.asarray(position_a, dtype=np.float64), axis=1)))
 
@@ -112,3 +112,58 @@ class SimDouble:
 
     def step_physics(self, dt):
         pass
+
+
+def register_simulator(name: str = "NavdtwSimDouble-v0") -> str:
+    """Registers :class:`SimDouble` as a habitat ``Simulator`` (a subclass made here, once habitat
+    imports), so that habitat-lab's own ``habitat.Env`` runs with it (``habitat.simulator.type``):
+    the agent starts each episode at ``episode.start_position``, and each movement action
+    (``sim.step`` with an action) takes it to the next point of ``sim.plan(episode)`` (a callable
+    set by the test: the seeded agent; ``sim.planned`` holds the points still to come), standing
+    still once the plan is spent; ``step(None)`` (the
+    STOP action's step) does not move it. Returns the registered name."""
+    from habitat.core.registry import registry
+    from habitat.core.simulator import SensorSuite, Simulator
+
+    if registry.get_simulator(name) is not None:
+        return name
+
+    class EnvSimDouble(SimDouble, Simulator):
+        def __init__(self, config=None, geodesic=None, **kwargs):
+            SimDouble.__init__(self, geodesic=geodesic)
+            self.habitat_config = config
+            self.plan = None
+            self.previous_step_collided = False
+            self._episode = None
+            self.planned = []
+
+        @property
+        def sensor_suite(self):
+            return SensorSuite([])
+
+        @property
+        def action_space(self):
+            return None
+
+        def reconfigure(self, config, episode=None, *args, **kwargs):
+            self.habitat_config = config
+            self._episode = episode
+
+        def reset(self):
+            self.move_to(self._episode.start_position)
+            self.planned = list(self.plan(self._episode)) if self.plan is not None else []
+            return {}
+
+        def step(self, action, *args, **kwargs):
+            if action is not None and self.planned:
+                self.move_to(self.planned.pop(0))
+            return {}
+
+        def seed(self, seed):
+            pass
+
+        def close(self, *args, **kwargs):
+            pass
+
+    registry.register_simulator(EnvSimDouble, name=name)
+    return name

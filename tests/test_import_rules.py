@@ -83,7 +83,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw.distributed",
         ),
     ),
-    # navdtw.habitat: habitat-lab's measures (imports habitat; never imported by `import navdtw`)
+    # navdtw.habitat (a package): habitat-lab's measures (imports habitat; never imported by `import navdtw`)
     ("interface", ("navdtw.cli", "navdtw.__main__", "navdtw", "navdtw.habitat")),
 ]
 

@@ -12,7 +12,10 @@
 # 3. The suite but its `slow` tests (tests/ copied outside the source tree, so the installed wheel is
 #    what runs): the core with numpy 1.26.4 (tests of an extra skip, it is not installed) and
 #    tests/test_habitat.py (navdtw.habitat's measures in habitat-lab's own task; habitat-sim is
-#    not on PyPI: tests/habitat_double.py stands in for it).
+#    not on PyPI: tests/habitat_double.py stands in for it), tests/test_habitat_order.py (navdtw
+#    order's order in habitat's EpisodeIterator and Env) and, with the shared data (NAVDTW_DATA,
+#    default ../shared/data), tests/test_habitat_loop.py: two ranks of tests/habitat_loop.py
+#    over R2R-CE val_unseen writing the per-episode log, watch deciding, score agreeing.
 #
 # habitat-lab "0.3.3" is published on PyPI as 0.3.320250127 and 0.3.320260507 (the release plus a
 # build date). The 2025 build does not import on CPython >= 3.11 (a dataclass field with a mutable
@@ -72,9 +75,15 @@ step "the suite but the slow tests, numpy $NUMPY, habitat-lab's tests included"
     "$PY" -c "import navdtw, sys; f = navdtw.__file__; print('navdtw from', f); sys.exit('site-packages' not in f)"
     "$PY" -m pytest -q -p no:cacheprovider -m "not slow" 2>&1 | tee "$WORK/suite.log"
 )
-# pytest's -ra summary names every skipped test and file: habitat's tests must have run here.
-if grep -Eq "^SKIPPED \[[0-9]+\] tests/test_habitat\.py" "$WORK/suite.log"; then
-    echo "error: tests/test_habitat.py was skipped beside habitat-lab" >&2
+# pytest's -ra summary names every skipped test and file: habitat's tests must have run here (the
+# end-to-end loop, tests/test_habitat_loop.py, too when NAVDTW_DATA holds R2R-CE val_unseen).
+HABITAT_TESTS="test_habitat|test_habitat_order"
+if [[ -n "${NAVDTW_DATA:-}" && -f "$NAVDTW_DATA/r2r_vlnce/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz" ]]; then
+    HABITAT_TESTS="$HABITAT_TESTS|test_habitat_loop"
+fi
+if grep -Eq "^SKIPPED \[[0-9]+\] tests/($HABITAT_TESTS)\.py" "$WORK/suite.log"; then
+    echo "error: habitat's tests were skipped beside habitat-lab:" >&2
+    grep -E "^SKIPPED \[[0-9]+\] tests/($HABITAT_TESTS)\.py" "$WORK/suite.log" >&2
     exit 1
 fi
 step "check_habitat.sh: all checks passed"

@@ -1,51 +1,5 @@
-"""navdtw's measures for habitat-lab: exact nDTW and SDTW in the loop, one DTW column per step.
-
-``import navdtw.habitat`` registers these measures with habitat-lab's registry (and, on
-habitat-lab >= 0.2.5, their configurations with hydra's ``ConfigStore`` group
-``habitat/task/measurements``); ``import navdtw`` never imports habitat.
-
-======================================  =========================  ====================  =========================
-measure (registered type)               metric (uuid, default)     needs                 VLN-CE's counterpart
-======================================  =========================  ====================  =========================
-:class:`NDTW` (``NavdtwNDTW``)          ``ndtw``                   position, episode     ``NDTW``
-:class:`SDTW` (``NavdtwSDTW``)          ``sdtw``                   + geodesic distance   ``SDTW`` (with ``Success``)
-:class:`PathLength`                     ``path_length``            position              ``PathLength``
-:class:`OracleNavigationError`          ``oracle_navigation_error``  geodesic distance   ``OracleNavigationError``
-:class:`OracleSuccess`                  ``oracle_success``         geodesic distance     ``OracleSuccess``
-:class:`StepsTaken`                     ``steps_taken``            nothing               ``StepsTaken``
-:class:`Trajectory`                     ``trajectory``             position              (none)
-:class:`NDTWRewardMeasure`              ``ndtw_reward``            position, episode     (none)
-======================================  =========================  ====================  =========================
-
-Each registered type is the class name with ``Navdtw`` in front (``NavdtwPathLength``, ...), so
-that VLN-CE's own measures, registered under their class names, stay available beside them.
-
-**Semantics (VLN-CE's).** A measure reads the agent's position from
-``sim.get_agent_state().position`` at every reset and step; the path is the positions with
-consecutive repeats dropped (a step that does not move the agent adds no point). The reference
-is ``episode.reference_path``, or, with ``gt_path`` set, the ``locations`` of the episode in
-VLN-CE's ground-truth file (``GT_PATH``, with ``{split}`` and ``{role}`` filled in as VLN-CE
-does). nDTW = exp(-DTW / (|R| d_th)) with d_th = ``success_distance`` (3.0 m by default). The
-distance to the goal is habitat's ``DistanceToGoal`` (``distance_to: POINT``): the simulator's
-geodesic distance from the position to the episode's goals, recomputed when the position moved
-by more than 1e-4 m. SDTW = success x nDTW with success as habitat's ``Success`` judges it, which
-VLN-CE uses: the task's ``is_stop_called`` and a distance to the goal below ``success_distance``.
-
-**Exact, streamed.** nDTW and SDTW keep the last column of the DTW matrix (|R| doubles) and extend
-it by one point per step through navdtw's compiled core (:class:`navdtw.NDTWReward`): O(|R|) a
-step, and the value after every step equals :func:`navdtw.ndtw` of the path so far (navdtw's
-float32 rule for distances, docs/metrics.md). VLN-CE's measure calls fastdtw on the whole path at
-every step instead, an approximation of DTW whose cost grows with the path; ``method: fastdtw``
-reproduces it (it needs the ``fastdtw`` package) for figures that must match published ones.
-
-**Configuration.** habitat-lab 0.3 (hydra): the ``*MeasurementConfig`` dataclasses, in hydra's
-group ``habitat/task/measurements`` as ``navdtw_ndtw``, ``navdtw_sdtw``, ... (``+habitat/task/
-measurements=[navdtw_ndtw,navdtw_sdtw]``), or at run time
-``config.habitat.task.measurements.update({"ndtw": NDTWMeasurementConfig(success_distance=3.0)})``.
-habitat 0.1.7 / 0.2.x (yacs, VLN-CE and ETPNav): ``TYPE: NavdtwNDTW`` with upper-case keys
-(``SUCCESS_DISTANCE``, ``METHOD``, ``GT_PATH``, ``SPLIT``, ``UUID``). VLN-CE's ``FDTW`` key is not
-read: the method is ``METHOD`` (``exact`` unless it says ``fastdtw``).
-"""
+"""navdtw's habitat-lab measures (:mod:`navdtw.habitat`): the streamed nDTW path, the distance to
+the goal, and the ``Measure`` subclasses. Registered by ``navdtw.habitat``'s ``__init__``."""
 
 from __future__ import annotations
 
@@ -53,47 +7,23 @@ import gzip
 import json
 import math
 import numbers
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from habitat.core.embodied_task import Measure
-from habitat.core.registry import registry
 
-from . import _core
-from .engine import MAX_COORDINATE
-
-try:  # habitat-lab >= 0.2.5: hydra's structured configs
-    from habitat.config.default_structured_configs import MeasurementConfig
-    from hydra.core.config_store import ConfigStore
-except ImportError:  # habitat 0.1.7 / 0.2.x: yacs, no ConfigStore
-    ConfigStore = None
-
-    @dataclass
-    class MeasurementConfig:  # type: ignore[no-redef]
-        """Stands in for habitat-lab 0.3's ``MeasurementConfig`` where it does not exist."""
-
-        type: str = ""
-
+from .. import _core
+from ..engine import MAX_COORDINATE
 
 __all__ = [
-    "CONFIGS",
     "NDTW",
     "SDTW",
-    "NDTWMeasurementConfig",
     "NDTWRewardMeasure",
-    "NDTWRewardMeasurementConfig",
     "OracleNavigationError",
-    "OracleNavigationErrorMeasurementConfig",
     "OracleSuccess",
-    "OracleSuccessMeasurementConfig",
     "PathLength",
-    "PathLengthMeasurementConfig",
-    "SDTWMeasurementConfig",
     "StepsTaken",
-    "StepsTakenMeasurementConfig",
     "Trajectory",
-    "TrajectoryMeasurementConfig",
 ]
 
 METHODS = ("exact", "fastdtw")
@@ -746,202 +676,3 @@ class NDTWRewardMeasure(_NavdtwMeasure):
                 if d <= self._path.threshold:
                     reward += self._bonus * (1.0 - d / self._path.threshold)
         self._metric = reward
-
-
-# ---- hydra configurations (habitat-lab >= 0.2.5) ----
-
-
-@dataclass
-class NDTWMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`NDTW` (``habitat/task/measurements: navdtw_ndtw``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwNDTW``.
-    success_distance : float
-        d_th, metres (3.0).
-    method : str
-        ``exact`` (the default) or ``fastdtw`` (VLN-CE's value).
-    gt_path : str
-        VLN-CE's ground-truth file (``{split}``, ``{role}`` filled in) instead of
-        ``episode.reference_path``; empty (the default) reads the episode.
-    split : str
-        The split for ``gt_path``.
-    uuid : str
-        The metric's name (``ndtw``).
-    """
-
-    type: str = "NavdtwNDTW"
-    success_distance: float = 3.0
-    method: str = "exact"
-    gt_path: str = ""
-    split: str = ""
-    uuid: str = "ndtw"
-
-
-@dataclass
-class SDTWMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`SDTW` (``navdtw_sdtw``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwSDTW``.
-    success_distance : float
-        d_th and the success radius, metres (3.0).
-    method : str
-        ``exact`` or ``fastdtw``.
-    gt_path : str
-        As :class:`NDTWMeasurementConfig`.
-    split : str
-        As :class:`NDTWMeasurementConfig`.
-    uuid : str
-        The metric's name (``sdtw``).
-    """
-
-    type: str = "NavdtwSDTW"
-    success_distance: float = 3.0
-    method: str = "exact"
-    gt_path: str = ""
-    split: str = ""
-    uuid: str = "sdtw"
-
-
-@dataclass
-class PathLengthMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`PathLength` (``navdtw_path_length``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwPathLength``.
-    uuid : str
-        The metric's name (``path_length``).
-    """
-
-    type: str = "NavdtwPathLength"
-    uuid: str = "path_length"
-
-
-@dataclass
-class OracleNavigationErrorMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`OracleNavigationError` (``navdtw_oracle_navigation_error``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwOracleNavigationError``.
-    uuid : str
-        The metric's name (``oracle_navigation_error``).
-    """
-
-    type: str = "NavdtwOracleNavigationError"
-    uuid: str = "oracle_navigation_error"
-
-
-@dataclass
-class OracleSuccessMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`OracleSuccess` (``navdtw_oracle_success``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwOracleSuccess``.
-    success_distance : float
-        The success radius, metres (3.0).
-    uuid : str
-        The metric's name (``oracle_success``).
-    """
-
-    type: str = "NavdtwOracleSuccess"
-    success_distance: float = 3.0
-    uuid: str = "oracle_success"
-
-
-@dataclass
-class StepsTakenMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`StepsTaken` (``navdtw_steps_taken``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwStepsTaken``.
-    uuid : str
-        The metric's name (``steps_taken``).
-    """
-
-    type: str = "NavdtwStepsTaken"
-    uuid: str = "steps_taken"
-
-
-@dataclass
-class TrajectoryMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`Trajectory` (``navdtw_trajectory``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwTrajectory``.
-    uuid : str
-        The metric's name (``trajectory``).
-    """
-
-    type: str = "NavdtwTrajectory"
-    uuid: str = "trajectory"
-
-
-@dataclass
-class NDTWRewardMeasurementConfig(MeasurementConfig):
-    """habitat-lab 0.3's configuration of :class:`NDTWRewardMeasure` (``navdtw_ndtw_reward``).
-
-    Parameters
-    ----------
-    type : str
-        ``NavdtwNDTWReward``.
-    success_distance : float
-        d_th, metres (3.0).
-    success_reward : float
-        The weight of the terminal bonus (0.0: none).
-    gt_path : str
-        As :class:`NDTWMeasurementConfig`.
-    split : str
-        As :class:`NDTWMeasurementConfig`.
-    uuid : str
-        The metric's name (``ndtw_reward``).
-    """
-
-    type: str = "NavdtwNDTWReward"
-    success_distance: float = 3.0
-    success_reward: float = 0.0
-    gt_path: str = ""
-    split: str = ""
-    uuid: str = "ndtw_reward"
-
-
-#: Every measure: (hydra config name, registered type, class, config dataclass).
-CONFIGS: tuple[tuple[str, str, type, type], ...] = (
-    ("navdtw_ndtw", "NavdtwNDTW", NDTW, NDTWMeasurementConfig),
-    ("navdtw_sdtw", "NavdtwSDTW", SDTW, SDTWMeasurementConfig),
-    ("navdtw_path_length", "NavdtwPathLength", PathLength, PathLengthMeasurementConfig),
-    (
-        "navdtw_oracle_navigation_error",
-        "NavdtwOracleNavigationError",
-        OracleNavigationError,
-        OracleNavigationErrorMeasurementConfig,
-    ),
-    ("navdtw_oracle_success", "NavdtwOracleSuccess", OracleSuccess, OracleSuccessMeasurementConfig),
-    ("navdtw_steps_taken", "NavdtwStepsTaken", StepsTaken, StepsTakenMeasurementConfig),
-    ("navdtw_trajectory", "NavdtwTrajectory", Trajectory, TrajectoryMeasurementConfig),
-    ("navdtw_ndtw_reward", "NavdtwNDTWReward", NDTWRewardMeasure, NDTWRewardMeasurementConfig),
-)
-
-for _name, _type, _cls, _node in CONFIGS:
-    registry.register_measure(_cls, name=_type)
-    if ConfigStore is not None:
-        ConfigStore.instance().store(
-            package=f"habitat.task.measurements.{_node.uuid}",
-            group="habitat/task/measurements",
-            name=_name,
-            node=_node,
-        )
