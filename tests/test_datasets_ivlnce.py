@@ -187,6 +187,10 @@ def test_suite_weighs_tours_as_the_evaluator(tmp_path):
     )
     navdtw.suite.run(suite, tmp_path / "out", progress=False, report=False)
     result = json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]["ivln"]
+    # the tables count and resample tours (a row is a tour), not "episodes"
+    caption = (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "ivln: ivln-ce, convention ivln-ce, 30 tours; means with" in caption
+    assert "(300 resamples by tours)" in caption and "episodes" not in caption.split("resamples by")[0]
     assert result["metrics"]["tndtw"]["weight"] == "tour_weight"
     for name, steps in (("first", agent), ("second", moved)):
         want = naive_tours.split_score(naive_tours.tour_scores(steps, gt), gt)
