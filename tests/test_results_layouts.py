@@ -560,6 +560,19 @@ def test_ivlnce_tours_name_their_entries(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
+def test_vlnpe_ndtw_is_shown_in_the_unit_of_its_peers(tmp_path, capsys):
+    # new-user pass F6: VLN-PE's "ndtw" (a mean of exp(-d^2 / 18), in [0, 1]) was shown as 0.86 among percents
+    table = tmp_path / "pe.jsonl"
+    table.write_text(
+        "".join(json.dumps({"episode_id": k, "success": k % 2, "vlnpe_ndtw": 0.86}) + "\n" for k in range(6))
+    )
+    assert main(["compare", str(table), "--dataset", "results", "--no-progress", "--resamples", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("agent "))
+    assert "vlnpe_ndtw↑ (%)" in header
+    assert lines[lines.index(header) + 2].split()[-1] == "86.0"
+
+
 def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
     pytest.importorskip("lmdb")
     pytest.importorskip("msgpack_numpy")
@@ -588,6 +601,7 @@ def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
     results = compare({"h1": store}, dataset="results", progress=False, settings={"resamples": 200},
                       reported_from={"h1": result})  # fmt: skip
     assert not results["failures"] and results["datasets"]["results"]["n"] == 26
+    assert results["datasets"]["results"]["metrics"]["vlnpe_ndtw"]["rate"] is True  # shown in percent, as SR
     check = results["datasets"]["results"]["reported"]["h1"]
     assert check["sr"]["gap"] == pytest.approx(0.0, abs=5e-5) and "ndtw" not in check
 

@@ -286,12 +286,15 @@ def _finite(x) -> float | None:
 
 
 def metric_names(dataset: dict) -> list[str]:
-    """Internal: the metrics of one data set of ``results.json``, in the leaderboard's order."""
+    """Internal: the metrics of one data set of ``results.json``, in the leaderboard's order; not
+    the weights of pooled ratios (their ``weight``: LH-VLN's subtasks), which are not metrics."""
     names: dict[str, None] = {}
     for values in dataset.get("agents", {}).values():
         names.update(dict.fromkeys(values))
     names.update(dict.fromkeys(dataset.get("baseline", {})))
-    return list(names)
+    infos = (dataset.get("metrics") or {}).values()
+    weights = {i.get("weight") for i in infos if isinstance(i, dict)}
+    return [n for n in names if n not in weights]
 
 
 def _values(seq, where: str) -> list:
