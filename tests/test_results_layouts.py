@@ -295,6 +295,34 @@ def test_summary_checks_in_results_json(tmp_path):
     assert "PARTIAL RESULTS: covers 20 of the 30 episodes" in said and "DIFFERS" in said
 
 
+def test_report_shows_the_evaluators_summary_beside_navdtws_means(tmp_path):
+    # issue 36's answer: "a small table of the evaluators' own summaries beside navdtw's means"
+    # (new-user pass F2: only warning prose)
+    import shutil
+    import subprocess
+
+    eps = episodes(30, seed=2, unreachable={4})
+    out = tmp_path / "out"
+    compare({"sv": streamvln(tmp_path, eps)}, dataset="results", progress=False, settings={"resamples": 200},
+            out_dir=out)  # fmt: skip
+    page = (out / "report.html").read_text()
+    sr = plain_means(eps, "success")
+    assert '"summaries": [{"agent": "sv", "metric": "sr"' in page.replace('":', '": ').replace(",", ", ")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        pytest.skip("no headless Chromium to render the page")
+    dom = subprocess.run(
+        [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--dump-dom", (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert "The evaluators' own summaries" in dom and "Evaluator's figure" in dom
+    table = dom[dom.index('class="data summaries"') :]
+    table = table[: table.index("</table>")]
+    row = table[table.index("<tr><td>sv</td>") :].split("</tr>")[0]
+    assert f">{sr * 100:.1f}<" in row and "the mean of the rows read" in row
+    assert ">NaN<" in table  # SPL's summary is NaN: said, not a number
+
+
 def test_streamvln_without_its_summary_is_said_unfinished(tmp_path):
     path = streamvln(tmp_path, episodes(12, seed=3), summary=False)
     t = load_results(path)
