@@ -66,16 +66,46 @@ def test_old_order_files_are_read_and_bad_scenes_refused(tmp_path):
 
 def test_scenes_are_read_from_a_split_or_complete_results(tmp_path):
     split = ce_split(tmp_path / "val.json.gz")
-    assert read_scenes(split) == {str(100 + k): ["sA", "sB", "sC"][k // 10] for k in range(30)}
+    scenes, units = read_scenes(split)
+    assert scenes == {str(100 + k): ["sA", "sB", "sC"][k // 10] for k in range(30)}
+    assert units == [(str(100 + k),) for k in range(30)]
     rows = [{"episode_id": k, "success": 1, "scene_id": f"mp3d/x{k}/x{k}.glb"} for k in range(4)]
     (tmp_path / "res.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert read_scenes(tmp_path / "res.jsonl") == {str(k): f"x{k}" for k in range(4)}
+    assert read_scenes(tmp_path / "res.jsonl") == ({str(k): f"x{k}" for k in range(4)}, [])
     (tmp_path / "plain.jsonl").write_text("".join(json.dumps({"episode_id": k, "success": 1}) + "\n" for k in range(4)))
     with pytest.raises(ValueError, match=r"^plain.jsonl: no scene for 4 of its 4 episodes \(first: '0'\)"):
         read_scenes(tmp_path / "plain.jsonl")
     order = load_order(_id_list(tmp_path / "o.txt", [str(100 + k) for k in range(30)]))
     with pytest.raises(ValueError, match=r"^x: no scene for episode '100' \(unit 0 of the order o.txt; 30 of"):
         order.with_scenes({}, "x")
+
+
+def test_an_id_list_of_a_paths_instructions_takes_no_scenes_from_the_split(tmp_path, capsys):
+    """order.txt of an R2R split lists each path's instructions together, one unit each: their
+    scenes repeat 2 times in 3 in any order of the paths, so the split's scenes are not applied to
+    it (a false alarm on a valid order); order.json keeps the paths as units."""
+    from navdtw.cli import main
+
+    entries = [{"path_id": k, "scan": f"s{k % 4}", "path": ["a"], "instructions": ["x", "y", "z"]} for k in range(40)]
+    split = tmp_path / "R2R_val.json"
+    split.write_text(json.dumps(entries))
+    write_order(split, tmp_path / "o", seed=4)
+    ids = (tmp_path / "o" / "order.txt").read_text().split()
+    scenes, units = read_scenes(split)
+    assert len(units) == 40 and all(len(u) == 3 for u in units)
+    with pytest.raises(ValueError, match=r"^x: unit 0 of the order order.txt \(\d+_0\) is part of the unit \d+_0, "
+                       r"\d+_1, \d+_2 there \(a path's instructions listed one by one\)"):  # fmt: skip
+        load_order(tmp_path / "o" / "order.txt").with_scenes(scenes, "x", units)
+    assert load_order(tmp_path / "o" / "order.json").with_scenes(scenes, "x", units).scenes is not None
+    run = _results(tmp_path / "run.jsonl", ids, [1.0] * len(ids))
+    code = main(["watch", str(run), "--order", str(tmp_path / "o" / "order.txt"), "--width", "0.9", "--once",
+                 "--scenes", str(split)])  # fmt: skip
+    assert code == 2 and "is part of the unit" in capsys.readouterr().err
+    # the split given to the results' options: not applied (the values only), no false alarm
+    code = main(["watch", str(run), "--order", str(tmp_path / "o" / "order.txt"), "--width", "0.9", "--once",
+                 "--split", str(split), "--dataset-kind", "r2r"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 10 and "order check: the values only" in out
 
 
 def _id_list(path, ids):

@@ -29,7 +29,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -111,7 +111,7 @@ class Order:
         """
         return None if self.scenes is None else list(self.scenes[start:stop])
 
-    def with_scenes(self, scenes: Mapping[str, str], source: str) -> Order:
+    def with_scenes(self, scenes: Mapping[str, str], source: str, units: Iterable[Sequence[str]] = ()) -> Order:
         """The order with each unit's scene taken from an episode -> scene map.
 
         Parameters
@@ -120,6 +120,11 @@ class Order:
             Episode id -> its scene (the scans of a split file, or a column of the results).
         source : str
             Where they were read, as messages name it.
+        units : iterable of sequences of str, optional
+            The units of the file they were read from (:func:`read_scenes`): each unit of the
+            order must be one of them. An id list of an R2R-family split lists a path's
+            instructions one by one, together: taken as units of one episode, their scenes would
+            repeat as no random order repeats them, so such an order takes no scenes.
 
         Returns
         -------
@@ -129,9 +134,19 @@ class Order:
         Raises
         ------
         ValueError
-            An episode of the order has no scene in ``scenes`` (naming it and ``source``), or an
-            empty scene.
+            An episode of the order has no scene in ``scenes`` (naming it and ``source``), or a
+            unit of the order is not one of ``units`` (naming it).
         """
+        whole = {frozenset(u): tuple(u) for u in units}
+        if whole:
+            of = {i: u for u in whole.values() for i in u}
+            for k, unit in enumerate(self.units):
+                if frozenset(unit) not in whole and unit[0] in of:
+                    raise ValueError(
+                        f"{source}: unit {k} of the order {self.source} ({', '.join(unit)}) is part of the unit "
+                        f"{', '.join(of[unit[0]])} there (a path's instructions listed one by one): its scenes would "
+                        "repeat as a random order of the paths repeats them; give the order.json navdtw order wrote"
+                    )
         out = []
         for k, unit in enumerate(self.units):
             scene = scenes.get(unit[0])
@@ -277,7 +292,7 @@ def unit_scenes(index: SplitIndex) -> dict[str, str] | None:
     return scenes if all(scenes.values()) else None
 
 
-def read_scenes(path: PathLike, kind: str | None = None) -> dict[str, str]:
+def read_scenes(path: PathLike, kind: str | None = None) -> tuple[dict[str, str], list[tuple[str, ...]]]:
     """Each episode's scene, from a split file or from results that name every episode's scene.
 
     What ``navdtw watch --scenes`` reads when the order names no scenes (an id list, an
@@ -295,8 +310,11 @@ def read_scenes(path: PathLike, kind: str | None = None) -> dict[str, str]:
 
     Returns
     -------
-    dict[str, str]
-        Episode id -> its scene.
+    tuple
+        ``(scenes, units)``: episode id -> its scene, and a split's units (its entries: an
+        episode, or a path with its instructions), for :meth:`Order.with_scenes`; a results
+        table says nothing of units (its path column may join episodes that an order keeps apart,
+        R2R-CE's instructions of one path): ``[]``.
 
     Raises
     ------
@@ -308,10 +326,11 @@ def read_scenes(path: PathLike, kind: str | None = None) -> dict[str, str]:
     """
     path = Path(path)
     _need_file(path)
+    units: list[tuple[str, ...]] = []
     try:
         index = split_index(path, kind)
         scenes = dict(zip(index.ids, index.scans))
-        scenes.update({other: scenes[i] for other, i in index.other_ids.items()})
+        units = list(index.units)
         why = ""
     except ValueError as exc:
         scenes, why = {}, str(exc)
@@ -320,17 +339,19 @@ def read_scenes(path: PathLike, kind: str | None = None) -> dict[str, str]:
 
         try:
             table = load_results(path)
-            scenes = dict(zip(table.ids, table.scans)) if all(table.scans) else scenes or dict.fromkeys(table.ids, "")
         except (ValueError, FileNotFoundError):
             if not scenes:
                 raise ValueError(f"{path.name}: neither a split file nor results with a scene column ({why})") from None
+        else:
+            if all(table.scans) or not scenes:
+                scenes, units = dict(zip(table.ids, table.scans)), []
     missing = [i for i, s in scenes.items() if not s]
     if missing:
         raise ValueError(
             f"{path.name}: no scene for {len(missing)} of its {len(scenes)} episodes (first: {missing[0]!r}); "
             "give the split file (its scene_id, scan or scene names each episode's scene)"
         )
-    return scenes
+    return scenes, units
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:

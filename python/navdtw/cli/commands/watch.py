@@ -68,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
         "--scenes",
         metavar="FILE",
         help="each episode's scene, for the check of the order, when the order names none: the split file, or "
-        "complete results with a scene column (default: the order's, the split given, --against's)",
+        "complete results with a scene column (default: the order's, else the split given)",
     )
     parser.add_argument(
         "--metric",
@@ -163,28 +163,25 @@ def _against(args: argparse.Namespace, follower, order):
     return base.table, ""
 
 
-def _with_scenes(args: argparse.Namespace, kind, options: dict, order, against):
+def _with_scenes(args: argparse.Namespace, kind, options: dict, order):
     """The order with its episodes' scenes, for the check of the order (docs/stopping.md): from
     ``--scenes``, else the order's own (``order.json`` of navdtw order), else the split given to
-    the data set's options, else ``--against``'s scene column when it names every episode's; an
-    order without scenes is checked on its values only (the view says which check runs)."""
+    the data set's options; an order without scenes is checked on its values only (the view says
+    which check runs)."""
     from ...order import read_scenes
 
     split_kind = kind.name if kind.split_reader is not None else options.get("dataset_kind")
     split = options.get(kind.split_reader.option if kind.split_reader is not None else "split")
     if args.scenes:
         try:
-            return order.with_scenes(read_scenes(args.scenes), f"--scenes {Path(args.scenes).name}")
+            scenes, units = read_scenes(args.scenes)
+            return order.with_scenes(scenes, f"--scenes {Path(args.scenes).name}", units)
         except (ValueError, FileNotFoundError) as exc:
             raise UserError(f"--scenes {exc}") from None
     if order.scenes is None and split is not None:
         with contextlib.suppress(ValueError, FileNotFoundError):  # a split without scenes: the values only
-            return order.with_scenes(read_scenes(split, split_kind), Path(split).name)
-    scans = getattr(against, "scans", None)
-    if order.scenes is None and scans and all(scans):
-        scenes = dict(zip(against.ids, scans))
-        if all(u[0] in scenes for u in order.units):
-            return order.with_scenes(scenes, f"--against {Path(args.against).name}")
+            scenes, units = read_scenes(split, split_kind)
+            return order.with_scenes(scenes, Path(split).name, units)
     return order
 
 
@@ -317,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
         if wrong:  # another split's results: refused, never compared with
             print(term(f"{PROG} watch: error: {wrong}"), file=sys.stderr)
             return EXIT_NOT_IN_ORDER
-    order = _with_scenes(args, kind, options, order, against)
+    order = _with_scenes(args, kind, options, order)
     try:
         watch = Watch(
             order,
