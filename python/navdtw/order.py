@@ -120,7 +120,7 @@ class Order:
             Episode id -> its scene (the scans of a split file, or a column of the results).
         source : str
             Where they were read, as messages name it.
-        units : iterable of sequences of str, optional
+        units : sequence of tuple of str, optional
             The units of the file they were read from (:func:`read_scenes`): each unit of the
             order must be one of them. An id list of an R2R-family split lists a path's
             instructions one by one, together: taken as units of one episode, their scenes would
