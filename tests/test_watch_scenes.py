@@ -223,6 +223,12 @@ def test_an_old_order_file_without_scenes_runs_the_values_only_check(real, tmp_p
     assert "order check: the values only (no scenes known; --scenes SPLIT gives them)" in out
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["order"]["check"] == "values only" and state["order"]["scenes_from"] is None
+    # beside the split's copy navdtw order wrote with it, the old file takes the copy's scenes
+    (tmp_path / "o" / "order.json").write_text((tmp_path / "old.json").read_text())
+    code = main(["watch", str(run), "--order", str(tmp_path / "o" / "order.json"), "--width", "0.5", "--once"])
+    out, _ = capsys.readouterr()
+    assert code == 10
+    assert "order check: the scenes' repeats (11 scenes, from val_unseen.json.gz (beside the order)) and" in out
     # given --scenes, the same old file is checked with the split's scenes
     code = main(["watch", str(run), "--order", str(tmp_path / "old.json"), "--width", "0.5", "--once",
                  "--scenes", str(split)])  # fmt: skip

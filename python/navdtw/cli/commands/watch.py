@@ -166,8 +166,8 @@ def _against(args: argparse.Namespace, follower, order):
 def _with_scenes(args: argparse.Namespace, kind, options: dict, order):
     """The order with its episodes' scenes, for the check of the order (docs/stopping.md): from
     ``--scenes``, else the order's own (``order.json`` of navdtw order), else the split given to
-    the data set's options; an order without scenes is checked on its values only (the view says
-    which check runs)."""
+    the data set's options, else the split's copy that navdtw order wrote beside the order; an
+    order without scenes is checked on its values only (the view says which check runs)."""
     from ...order import read_scenes
 
     split_kind = kind.name if kind.split_reader is not None else options.get("dataset_kind")
@@ -178,10 +178,13 @@ def _with_scenes(args: argparse.Namespace, kind, options: dict, order):
             return order.with_scenes(scenes, f"--scenes {Path(args.scenes).name}", units)
         except (ValueError, FileNotFoundError) as exc:
             raise UserError(f"--scenes {exc}") from None
-    if order.scenes is None and split is not None:
-        with contextlib.suppress(ValueError, FileNotFoundError):  # a split without scenes: the values only
-            scenes, units = read_scenes(split, split_kind)
-            return order.with_scenes(scenes, Path(split).name, units)
+    # else the split given, or the split's copy navdtw order wrote beside an order.json without scenes
+    beside = Path(args.order).parent / order.split if order.split and Path(order.split).name == order.split else None
+    for source, what in ((split, ""), (beside, " (beside the order)")):
+        if order.scenes is None and source is not None and Path(source).is_file():
+            with contextlib.suppress(ValueError, FileNotFoundError):  # a split without scenes: the values only
+                scenes, units = read_scenes(source, split_kind if not what else None)
+                return order.with_scenes(scenes, Path(source).name + what, units)
     return order
 
 
