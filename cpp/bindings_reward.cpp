@@ -1,11 +1,15 @@
-// pybind11 bindings of the streaming reward step (cpp/navdtw/reward.hpp) used by reward.py.
-// reward.py owns every state array and passes them in; this file checks shapes once per call and
-// updates them in place with the GIL released.
+// pybind11 bindings of the streaming reward step (cpp/navdtw/reward.hpp) used by reward.py, and
+// of PointStepper, one episode's step used by navdtw.habitat's measures. reward.py owns every state
+// array and passes them in; this file checks shapes once per call and updates them in place with
+// the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -61,10 +65,7 @@ void step_points(const F32Array& ref_values, F64Array& columns, const I64Array& 
     const float* pv = points.data();
     const index_t* off = ref_offsets.data();
     auto cost = [&](index_t b, double* col, index_t n, index_t t) {
-        const float* ref = rv + off[b] * D;
-        const float* p = pv + b * D;
-        return navdtw::extend_column(col, n, t,
-                                     [&](index_t i) { return navdtw::EuclideanCost<float, 0>{ref, p, D}(i, 0); });
+        return navdtw::extend_point_column(col, n, t, rv + off[b] * D, pv + b * D, D);
     };
     run_without_gil([&](const navdtw::Poll& poll) { navdtw::reward_step(s, r, cost, workers, poll); });
 }
@@ -109,6 +110,119 @@ void step_nodes(const I64Array& ref_values, F64Array& columns, const I64Array& r
     run_without_gil([&](const navdtw::Poll& poll) { navdtw::reward_step(s, r, cost, workers, poll); });
 }
 
+// navdtw::PointStepper for Python: one call per step with the point as a sequence of numbers
+// (habitat's position as a list of floats), the state kept here. A call costs about as much as
+// pybind11's dispatch, so this takes a plain handle and reads the numbers with the C API instead
+// of converting an array. The GIL stays held: a step of |R| <= a few hundred points takes well
+// under a microsecond, and releasing and re-taking the GIL around it (two atomic exchanges and, on
+// a busy interpreter, a hand-over between threads) would cost more than the other threads gain.
+// The lock keeps concurrent calls from interleaving on free-threaded Python, as LiveSequence's.
+class LiveStepper {
+public:
+    LiveStepper(py::handle reference, double threshold, double limit) : limit_(limit) {
+        if (!(limit > 0)) throw std::invalid_argument("limit must be > 0");
+        const int dim = read_reference(reference);
+        stepper_.emplace(values_.data(), static_cast<index_t>(values_.size()) / dim, dim, threshold);
+        point_.resize(static_cast<std::size_t>(dim));
+    }
+
+    double step(py::handle point) {
+        PyObject* seq = PySequence_Fast(point.ptr(), "a point must be a sequence of numbers");
+        if (seq == nullptr) throw py::error_already_set();
+        const py::object hold = py::reinterpret_steal<py::object>(seq);
+        std::lock_guard<std::mutex> lock(lock_);
+        const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+        if (k != stepper_->dim())
+            throw std::invalid_argument("the point has " + std::to_string(k) + " coordinates, the reference " +
+                                        std::to_string(stepper_->dim()));
+        PyObject** items = PySequence_Fast_ITEMS(seq);
+        for (Py_ssize_t i = 0; i < k; ++i) {
+            const double v = number(items[i]);
+            if (!(std::fabs(v) <= limit_))
+                throw std::invalid_argument("the point's coordinate " + std::to_string(i) + " = " + shown(v) +
+                                            " is not finite or beyond +-" + shown(limit_));
+            point_[static_cast<std::size_t>(i)] = static_cast<float>(v);
+        }
+        return stepper_->step(point_.data());
+    }
+
+    void reset(py::handle reference) {
+        std::lock_guard<std::mutex> lock(lock_);
+        if (reference.is_none()) return stepper_->reset();
+        const int dim = read_reference(reference);
+        stepper_->reset(values_.data(), static_cast<index_t>(values_.size()) / dim, dim);
+        point_.resize(static_cast<std::size_t>(dim));
+    }
+
+    template <class T>
+    T read(T (navdtw::PointStepper::*get)() const) const {
+        std::lock_guard<std::mutex> lock(lock_);
+        return ((*stepper_).*get)();
+    }
+
+private:
+    static std::string shown(double v) {
+        std::ostringstream out;
+        out << v;
+        return out.str();
+    }
+
+    static double number(PyObject* item) {
+        const double v = PyFloat_AsDouble(item);
+        if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        return v;
+    }
+
+    // Reads a reference into values_ and returns its dimension D: a numpy array [n, D] (of a dtype
+    // numpy casts safely to float64), or a sequence of n points of D numbers each (an episode's
+    // reference_path as JSON gives it: reading the lists here costs a tenth of numpy's conversion).
+    // Refused unless n, D >= 1 and every coordinate is within +-limit; nothing changes on refusal
+    // but values_, which only reset() and the constructor read.
+    int read_reference(py::handle reference) {
+        values_.clear();
+        index_t n = 0, dim = 0;
+        if (py::isinstance<py::array>(reference)) {
+            const auto a = F64Array::ensure(reference);
+            if (!a) throw py::type_error("the reference must be an array of real numbers");
+            if (a.ndim() != 2) throw std::invalid_argument("the reference must be a non-empty [n, D] path");
+            n = a.shape(0);
+            dim = a.shape(1);
+            values_.assign(a.data(), a.data() + a.size());
+        } else {
+            PyObject* rows = PySequence_Fast(reference.ptr(), "the reference must be a sequence of points");
+            if (rows == nullptr) throw py::error_already_set();
+            const py::object hold = py::reinterpret_steal<py::object>(rows);
+            n = PySequence_Fast_GET_SIZE(rows);
+            for (index_t r = 0; r < n; ++r) {
+                PyObject* row = PySequence_Fast(PySequence_Fast_GET_ITEM(rows, r),
+                                                "each point of the reference must be a sequence of numbers");
+                if (row == nullptr) throw py::error_already_set();
+                const py::object keep = py::reinterpret_steal<py::object>(row);
+                const index_t k = PySequence_Fast_GET_SIZE(row);
+                if (r == 0) dim = k;
+                if (k != dim)
+                    throw std::invalid_argument("the reference's point " + std::to_string(r) + " has " +
+                                                std::to_string(k) + " coordinates, its point 0 " + std::to_string(dim));
+                PyObject** items = PySequence_Fast_ITEMS(row);
+                for (index_t i = 0; i < k; ++i) values_.push_back(number(items[i]));
+            }
+        }
+        if (n < 1 || dim < 1) throw std::invalid_argument("the reference must be a non-empty [n, D] path");
+        if (dim > (index_t(1) << 24)) throw std::invalid_argument("the reference has too many dimensions");
+        for (std::size_t i = 0; i < values_.size(); ++i)
+            if (!(std::fabs(values_[i]) <= limit_))
+                throw std::invalid_argument("the reference's point " + std::to_string(static_cast<index_t>(i) / dim) +
+                                            " has a coordinate that is not finite or beyond +-" + shown(limit_));
+        return static_cast<int>(dim);
+    }
+
+    double limit_;
+    std::optional<navdtw::PointStepper> stepper_;  // set by the constructor, never empty after it
+    std::vector<double> values_;                   // the reference being read (reused)
+    std::vector<float> point_;
+    mutable std::mutex lock_;
+};
+
 }  // namespace
 
 void init_reward(py::module_& m) {
@@ -119,4 +233,22 @@ void init_reward(py::module_& m) {
           py::arg("steps"), py::arg("dtw"), py::arg("ndtw"), py::arg("active"), py::arg("points"), py::arg("rewards"),
           py::arg("distances"), py::arg("env") = py::none(), py::arg("threshold") = 3.0, py::arg("workers") = 1,
           "Streaming nDTW reward step over node references.");
+    py::class_<LiveStepper>(
+        m, "PointStepper",
+        "One episode's streaming nDTW against a coordinate reference ([n, D] array or sequence of points, "
+        "rounded to float32): the last DP column, extended by one point per step (as reward_step_points steps a "
+        "batch); limit: the largest coordinate magnitude accepted (navdtw.engine.MAX_COORDINATE).")
+        .def(py::init<py::handle, double, double>(), py::arg("reference"), py::arg("threshold"), py::arg("limit"))
+        .def("step", &LiveStepper::step, py::arg("point"),
+             "Appends a point (a sequence of D numbers) and returns the episode's nDTW after it.")
+        .def("reset", &LiveStepper::reset, py::arg("reference") = py::none(),
+             "Starts the episode again, against a new reference if given.")
+        .def_property_readonly("dtw", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::dtw); })
+        .def_property_readonly("ndtw", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::ndtw); })
+        .def_property_readonly("gain", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::gain); })
+        .def_property_readonly("steps", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::steps); })
+        .def_property_readonly("size", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::size); })
+        .def_property_readonly("dim", [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::dim); })
+        .def_property_readonly("threshold",
+                               [](const LiveStepper& s) { return s.read(&navdtw::PointStepper::threshold); });
 }

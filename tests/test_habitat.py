@@ -246,6 +246,48 @@ def test_episode_without_reference_is_named():
         measure.reset_metric(episode=episode)
 
 
+@pytest.mark.parametrize("method", ["exact", "fastdtw"])
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ([], "reference path is empty or not \\[n, D\\]"),
+        ([[0.0, 0.0, 0.0], [1.0, 1.0]], "reference path is empty or not \\[n, D\\] numbers"),
+        ([[0.0, "a", 0.0]], "reference path is empty or not \\[n, D\\] numbers"),
+        ([[0.0, 0.0, 0.0], [1.0, float("nan"), 0.0]], "reference path has a coordinate that is not finite"),
+        ([[0.0, 0.0, 2e15]], "reference path has a coordinate that is not finite or beyond \\+-1e\\+15 m"),
+    ],
+)
+def test_bad_reference_is_named_and_the_next_episode_runs(method, reference, message):
+    """A bad reference fails its reset with the measure's and episode's names (a ValueError, never a
+    crash); the measure then runs the next episode as a fresh one."""
+    sim = SimDouble()
+    measure = nh.NDTW(sim=sim, config={"method": method})
+    good = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+    sim.move_to([0.0, 0.0, 0.0])
+    measure.reset_metric(episode=make_episode(1, good))
+    episode = make_episode(8, good)
+    episode.reference_path = reference
+    with pytest.raises(ValueError, match="^NDTW: episode 8's " + message):
+        measure.reset_metric(episode=episode)
+    fresh = nh.NDTW(sim=sim, config={"method": method})
+    for m in (measure, fresh):
+        sim.move_to([0.0, 0.0, 0.0])
+        m.reset_metric(episode=make_episode(2, good))
+        sim.move_to([1.0, 0.0, 0.0])
+        m.update_metric(episode=None)
+    assert measure.get_metric() == fresh.get_metric() == pytest.approx(math.exp(-1.0 / (2 * 3.0)), abs=1e-12)  # 0 + 1
+
+
+@pytest.mark.parametrize("method", ["exact", "fastdtw"])
+def test_position_of_another_dimension_is_named(method):
+    sim = SimDouble()
+    measure = nh.NDTW(sim=sim, config={"method": method})
+    measure.reset_metric(episode=make_episode(3, np.zeros((2, 3))))
+    sim.move_to([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^NDTW: the agent's position has 2 coordinates, the reference 3$"):
+        measure.update_metric()
+
+
 def test_gt_path_reads_vlnce_ground_truth(tmp_path):
     import gzip
     import json
@@ -299,9 +341,10 @@ def test_reward_measure_equals_ndtw_reward():
     assert checked > 10
 
 
-def test_position_that_is_not_finite_is_named():
+@pytest.mark.parametrize("method", ["exact", "fastdtw"])
+def test_position_that_is_not_finite_is_named(method):
     sim = SimDouble()
-    measure = nh.NDTW(sim=sim, config={})
+    measure = nh.NDTW(sim=sim, config={"method": method})
     measure.reset_metric(episode=make_episode(3, np.zeros((2, 3))))
     sim.move_to([np.nan, 0, 0])
     with pytest.raises(ValueError, match=r"^NDTW: the agent's position \[nan, 0.0, 0.0\] is not finite"):

@@ -210,3 +210,108 @@ def test_a_table_without_the_weights_says_its_mean_is_plain(tmp_path):
     t = load_results(path)
     assert t.evaluate().summary()["isr"] == pytest.approx(5 / 8)
     assert not any("pooled ratio" in n for n in t.notes)
+
+
+def lhvln_runs(folder, rng, base, runs, p):
+    """``runs`` runs of one agent on the tasks ``base`` (the same subtasks in each): each run draws
+    its own successes and errors, with a seed offset; returns the files and each run's add_sample
+    arguments."""
+    files, calls = [], []
+    for r in range(runs):
+        q = float(np.clip(p + rng.normal(0, 0.05), 0, 1))
+        results = [
+            {
+                **t,
+                "successes": [bool(x) for x in rng.random(len(t["gt_step"])) < q],
+                "navigation_errors": [round(float(x), 2) for x in rng.uniform(0, 6, len(t["gt_step"]))],
+            }
+            for t in base
+        ]
+        sub = folder / f"run{r}"
+        sub.mkdir(parents=True)
+        import eval_writers
+
+        path, c = eval_writers.lhvln(sub, results)
+        files.append(path)
+        calls.append(c)
+    return files, calls
+
+
+def test_several_runs_get_the_ratio_s_interval_and_pair_test(tmp_path):
+    """An LH-VLN run with several runs: ISR and TAR get their interval over episodes and seeds (each
+    run's ratio, linearized) and their runs-aware pair test, with the figures of stats called on the
+    same runs; the probability of improvement counts each episode by its subtasks."""
+    import json
+
+    import eval_writers
+
+    from navdtw import stats
+    from navdtw.cli import main
+
+    rng = np.random.default_rng(20261129)
+    base = eval_writers.lhvln_results(rng, 300)
+    a_files, a_calls = lhvln_runs(tmp_path / "a", rng, base, 3, 0.6)
+    b_files, b_calls = lhvln_runs(tmp_path / "b", rng, base, 3, 0.5)
+    out = tmp_path / "cmp"
+    argv = ["compare", "--runs", "A=" + ",".join(map(str, a_files)), "--runs", "B=" + ",".join(map(str, b_files)),
+            "--dataset", "results", "--resamples", "400", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    result = json.loads((out / "results.json").read_text())["datasets"]["results"]
+    assert not result.get("failures")
+    agents = {"A": a_calls, "B": b_calls}
+    for m, w in (("isr", "subtasks"), ("tar", "tar_subtasks")):
+        per_run = {name: np.array([evaluator(c)[m] for c in calls]) for name, calls in agents.items()}
+        x = {name: np.column_stack([lhvln_episodes(c)[m] for c in calls]) for name, calls in agents.items()}
+        weight = lhvln_episodes(a_calls[0])[w]
+        for name in ("A", "B"):
+            got = result["agents"][name][m]
+            assert got["runs"] == pytest.approx(list(per_run[name]), abs=1e-9), m  # each run as its evaluator
+            assert got["mean"] == pytest.approx(per_run[name].mean(), abs=1e-9)
+            assert got["runs_se"] is not None and got["runs_df"] is not None
+            lo, hi = got["ci"]
+            assert lo < got["mean"] < hi
+            want = stats.runs_intervals(x[name], [[0, 1, 2]], weights=np.column_stack([weight] * 3), resamples=50)
+            assert got["runs_se"] == pytest.approx(float(want.se[0]), rel=1e-9)
+        entry = next(c for c in result["comparisons"] if c["metric"] == m)
+        assert entry["test"] == "runs t" and entry["over"].startswith("episodes and seeds")
+        want = stats.runs_difference(x[entry["a"]], x[entry["b"]], weights=weight)
+        assert entry["diff"] == pytest.approx(per_run[entry["a"]].mean() - per_run[entry["b"]].mean(), abs=1e-9)
+        assert entry["p"] == pytest.approx(want.p, rel=1e-9) and entry["df"] == pytest.approx(want.df, rel=1e-9)
+        # the probability of improvement: a subtask drawn at random, a run of each at random
+        xa, xb = x[entry["a"]], x[entry["b"]]
+        wins = (0.5 + 0.5 * np.sign(xa[:, :, None] - xb[:, None, :])).mean(axis=(1, 2))
+        assert entry["p_improvement"]["value"] == pytest.approx((weight * wins).sum() / weight.sum(), abs=1e-12)
+
+
+def test_an_agent_without_the_weight_column_fails_on_the_ratio_and_says_why(tmp_path):
+    """One agent's table lacks ISR's weight (subtasks): its ISR would be the rows' plain mean, another
+    figure under the same name; it fails for that agent, naming the agent, the file and the column,
+    and the other metrics go on."""
+    import json
+
+    from navdtw.cli import main
+
+    rng = np.random.default_rng(35)
+    w = rng.integers(1, 6, 80)
+    ok = rng.binomial(w, 0.6)
+    rows = [{"episode_id": k, "isr": float(ok[k] / w[k]), "subtasks": int(w[k]), "sr": float(ok[k] == w[k])}
+            for k in range(80)]  # fmt: skip
+    good, bare = tmp_path / "good.jsonl", tmp_path / "bare.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bare.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "subtasks"}) + "\n" for r in rows))
+    out = tmp_path / "out"
+    argv = ["compare", str(good), str(bare), "--dataset", "results", "--resamples", "200", "--out", str(out),
+            "--no-progress"]  # fmt: skip
+    main(argv)
+    doc = json.loads((out / "results.json").read_text())
+    result = doc["datasets"]["results"]
+    assert result["agents"]["good"]["isr"]["mean"] == pytest.approx(ok.sum() / w.sum(), rel=1e-12)
+    assert "isr" not in result["agents"]["bare"]  # never its plain mean under the name isr
+    assert result["agents"]["bare"]["sr"]["mean"] == pytest.approx(np.mean(ok == w), rel=1e-12)
+    failures = [f for f in doc["failures"] if f["metric"] == "isr"]
+    assert len(failures) == 1 and failures[0]["agent"] == "bare" and failures[0]["file"].endswith("bare.jsonl")
+    assert (
+        "bare's bare.jsonl has 'isr', a pooled ratio weighted by 'subtasks', but no 'subtasks' column"
+        in (failures[0]["error"])
+    )
+    assert not any(c["metric"] == "isr" for c in result["comparisons"])

@@ -67,7 +67,10 @@ def _position(sim) -> list[float]:
     ``position.tolist()``; plain Python on a few floats: a step's bookkeeping costs about a
     microsecond, not the ten of small numpy calls."""
     p = sim.get_agent_state().position
-    return p.tolist() if hasattr(p, "tolist") else [float(v) for v in p]
+    try:
+        return p.tolist()
+    except AttributeError:  # a plain sequence (magnum's Vector3, a list)
+        return [float(v) for v in p]
 
 
 # ---- the shared pieces: the de-duplicated path, the reference, the distance to the goal ----
@@ -92,24 +95,36 @@ class _GroundTruth:
         with gzip.open(self.path.format(split=self.split), "rt") as f:
             return json.load(f)
 
-    def reference(self, episode) -> np.ndarray:
+    def points(self, episode):
+        """The episode's reference path as stored (lists from JSON, or an array), not yet checked."""
         if self.path:
             if self._locations is None:
                 self._locations = self._load()
             entry = self._locations.get(str(episode.episode_id))
             if entry is None:
                 raise ValueError(f"{self.measure}: episode {episode.episode_id} is not in {self.path}")
-            points = entry["locations"]
-        else:
-            points = getattr(episode, "reference_path", None)
-            if points is None:
-                raise ValueError(
-                    f"{self.measure}: episode {episode.episode_id} has no reference_path (a VLN episode's; "
-                    "or set gt_path)"
-                )
-        ref = np.asarray(points, dtype=np.float64)
-        if ref.ndim != 2 or len(ref) == 0:
-            raise ValueError(f"{self.measure}: episode {episode.episode_id}'s reference path is empty or not [n, D]")
+            return entry["locations"]
+        points = getattr(episode, "reference_path", None)
+        if points is None:
+            raise ValueError(
+                f"{self.measure}: episode {episode.episode_id} has no reference_path (a VLN episode's; or set gt_path)"
+            )
+        return points
+
+    def checked(self, points, episode) -> np.ndarray:
+        """The reference path as float64 ``[n, D]``; a clear error naming the episode otherwise."""
+        shape = f"{self.measure}: episode {episode.episode_id}'s reference path is empty or not [n, D]"
+        try:
+            ref = np.asarray(points, dtype=np.float64)
+        except (TypeError, ValueError) as e:  # ragged, or not numbers
+            raise ValueError(f"{shape} numbers") from e
+        if ref.ndim != 2 or len(ref) == 0 or ref.shape[1] == 0:
+            raise ValueError(shape)
+        if not (np.abs(ref) <= MAX_COORDINATE).all():
+            raise ValueError(
+                f"{self.measure}: episode {episode.episode_id}'s reference path has a coordinate that is not "
+                f"finite or beyond +-{MAX_COORDINATE:g} m"
+            )
         return ref
 
 
@@ -135,44 +150,10 @@ class _GoalDistance:
         return self.value
 
 
-class _Column:
-    """One episode's last DTW column (|R| doubles) and its state, stepped by navdtw's compiled core
-    (``_core.reward_step_points``, as :class:`navdtw.NDTWReward` steps a batch): O(|R|) a point."""
-
-    def __init__(self, reference: np.ndarray, threshold: float):
-        n = len(reference)
-        self.ref = np.ascontiguousarray(reference, dtype=np.float32)
-        self.columns = np.full(n, np.inf)
-        self.offsets = np.array([0, n], dtype=np.int64)
-        self.steps = np.zeros(1, dtype=np.int64)
-        self.dtw = np.full(1, np.inf)
-        self.ndtw = np.zeros(1)
-        self.active = np.ones(1, dtype=np.uint8)
-        self.point = np.zeros((1, reference.shape[1]), dtype=np.float32)
-        self.rewards = np.zeros(1)
-        self.threshold = threshold
-
-    def step(self, position: list[float]) -> float:
-        self.point[0] = position
-        _core.reward_step_points(
-            self.ref,
-            self.columns,
-            self.offsets,
-            self.steps,
-            self.dtw,
-            self.ndtw,
-            self.active,
-            self.point,
-            self.rewards,
-            self.threshold,
-            workers=1,
-        )
-        return float(self.ndtw[0])
-
-
 class _Path:
     """The episode's positions with consecutive repeats dropped, and nDTW of them against the
-    reference: streamed (one DTW column, navdtw's core) or VLN-CE's fastdtw on the whole path."""
+    reference: streamed (``_core.PointStepper``: the last DTW column, O(|R|) a point, the cost
+    and reward rule of :class:`navdtw.NDTWReward`) or VLN-CE's fastdtw on the whole path."""
 
     def __init__(self, config, measure: str):
         self.measure = measure
@@ -185,50 +166,77 @@ class _Path:
             except ImportError as e:
                 raise ImportError(f"{measure}: method 'fastdtw' needs the fastdtw package (pip install fastdtw)") from e
             self._fastdtw = fastdtw
-        self.column: _Column | None = None
+        self.stepper = None
         self.last: list[float] | None = None
         self.locations: list[list[float]] = []
         self.ndtw = 0.0
-        self.gain = 0.0
+        self.moved = False
+        self._gain = 0.0
 
     def reset(self, episode) -> None:
-        self.ref = self.truth.reference(episode)
-        if not (np.abs(self.ref) <= MAX_COORDINATE).all():
-            raise ValueError(
-                f"{self.measure}: episode {episode.episode_id}'s reference path has a coordinate that is not "
-                f"finite or beyond +-{MAX_COORDINATE:g} m"
-            )
+        points = self.truth.points(episode)
         if self.method == "exact":
-            self.column = _Column(self.ref, self.threshold)
+            # the stepper reads and checks the reference itself (JSON's lists: a few microseconds,
+            # a tenth of numpy's conversion); numpy names what is wrong only when it refuses
+            try:
+                if self.stepper is None:
+                    self.stepper = _core.PointStepper(points, self.threshold, MAX_COORDINATE)
+                else:
+                    self.stepper.reset(points)
+            except (TypeError, ValueError) as e:
+                self.truth.checked(points, episode)
+                raise ValueError(f"{self.measure}: episode {episode.episode_id}'s reference path: {e}") from e
+            self.points = points
+        else:
+            self.ref = self.truth.checked(points, episode)
         self.last = None
         self.locations = []
         self.ndtw = 0.0
-        self.gain = 0.0
+        self.moved = False
+
+    @property
+    def gain(self) -> float:
+        """The last position's nDTW gain: 0 at the first and when the agent did not move."""
+        if not self.moved:
+            return 0.0
+        return self.stepper.gain if self.stepper is not None else self._gain
 
     def add(self, position: list[float]) -> bool:
         """Appends the position unless it repeats the last one; True if it was appended."""
         if position == self.last:
-            self.gain = 0.0
+            self.moved = False
             return False
+        stepper = self.stepper
+        if stepper is not None:
+            try:
+                self.ndtw = stepper.step(position)
+            except ValueError:
+                raise self._refused(position) from None
+        else:
+            self._add_fastdtw(position)
+        self.moved = self.last is not None
+        self.last = position
+        return True
+
+    def _add_fastdtw(self, position: list[float]) -> None:
         if len(position) != self.ref.shape[1]:
-            raise ValueError(
-                f"{self.measure}: the agent's position has {len(position)} coordinates, the reference "
-                f"{self.ref.shape[1]}"
-            )
+            raise self._refused(position)
         for v in position:
             if not -MAX_COORDINATE <= v <= MAX_COORDINATE:
-                raise ValueError(f"{self.measure}: the agent's position {position} is not finite")
-        first = self.last is None
-        self.last = position
-        if self.column is not None:
-            ndtw = self.column.step(position)
-        else:
-            self.locations.append(position)
-            d = self._fastdtw(self.locations, self.ref.tolist(), dist=_euclidean)[0]
-            ndtw = float(np.exp(-d / (len(self.ref) * self.threshold)))  # VLN-CE: np.exp
-        self.gain = 0.0 if first else ndtw - self.ndtw
+                raise self._refused(position)
+        self.locations.append(position)
+        d = self._fastdtw(self.locations, self.ref.tolist(), dist=_euclidean)[0]
+        ndtw = float(np.exp(-d / (len(self.ref) * self.threshold)))  # VLN-CE: np.exp
+        self._gain = ndtw - self.ndtw
         self.ndtw = ndtw
-        return True
+
+    def _refused(self, position) -> ValueError:
+        dim = self.stepper.dim if self.stepper is not None else self.ref.shape[1]
+        if len(position) != dim:
+            return ValueError(
+                f"{self.measure}: the agent's position has {len(position)} coordinates, the reference {dim}"
+            )
+        return ValueError(f"{self.measure}: the agent's position {position} is not finite")
 
 
 def _euclidean(a, b) -> float:
@@ -672,7 +680,8 @@ class NDTWRewardMeasure(_NavdtwMeasure):
         if _stop_called(task):
             self._done = True
             if self._bonus > 0:  # navdtw.NDTWReward.done's terminal reward
-                d = float(np.linalg.norm(np.array(self._path.last) - self._path.column.ref[-1].astype(np.float64)))
+                goal = np.asarray(self._path.points[-1], dtype=np.float64).astype(np.float32).astype(np.float64)
+                d = float(np.linalg.norm(np.array(self._path.last) - goal))
                 if d <= self._path.threshold:
                     reward += self._bonus * (1.0 - d / self._path.threshold)
         self._metric = reward

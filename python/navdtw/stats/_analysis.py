@@ -62,6 +62,7 @@ def analyze(
     alpha: float = 0.05,
     max_resamples: int | None = None,
     weights: Any = None,
+    run_weights: Any = None,
 ) -> Analysis:
     """Means with bootstrap intervals for every column of ``matrix`` [episodes, k] and, for each
     ``(i, j)`` in ``pairs``, the paired comparison of column i with column j (same episodes).
@@ -135,8 +136,13 @@ def analyze(
         resamples)``, at least ``resamples``).
     weights : array_like, optional
         float ``[episodes, k]`` (or ``[episodes]`` for one column), finite and >= 0: each column's
-        weights (a column of ones is a plain mean). Default None: every column a plain mean. The
-        groups of ``runs`` stay plain means.
+        weights (a column of ones is a plain mean). Default None: every column a plain mean.
+        With ``weights`` and ``improvement``, a pair's probability of improvement counts each
+        episode by the mean of the two columns' weights (:func:`probability_of_improvement`).
+    run_weights : array_like, optional
+        float ``[episodes, k2]``, the shape of ``runs``' matrix, finite and >= 0: each run
+        column's weights, making its group a pooled ratio (:func:`runs_intervals`). Default None:
+        the groups are plain means.
 
     Returns
     -------
@@ -153,8 +159,8 @@ def analyze(
         unknown ``method``, a matrix that is not 2-D or has no episodes, a NaN value (naming the column
         and episode), ``names`` or ``clusters`` of the wrong length, unhashable cluster labels,
         pairs that are not ``(i, j)`` column indices in range, ``runs`` with another number of
-        episodes or an empty or out-of-range group, or ``weights`` of another shape or with a
-        negative or non-finite value.
+        episodes or an empty or out-of-range group, or ``weights`` (or ``run_weights``) of another
+        shape or with a negative or non-finite value, or ``run_weights`` without ``runs``.
     """
     check_options(confidence, resamples, method, min_units)
     resamples = int(resamples)
@@ -167,13 +173,20 @@ def analyze(
     # every column that needs the bootstrap, on one set of resamples: the means and the runs (a
     # group without a left-out value is one column, the row mean of its runs: the same bootstrap,
     # as means are linear). Memory: columns x resamples; the pairs go chunk by chunk (_compare).
-    blocks, where = [m], []
+    blocks, where, rw, wmore = [m], [], None, None
     if runs is not None:
         rm, groups = run_columns(runs, m.shape[0])
-        more, where = group_columns(rm, groups, k)
+        if run_weights is not None:
+            rw = checked_weights(run_weights, rm, [f"run column {c}" for c in range(rm.shape[1])])
+        more, where, wmore = group_columns(rm, groups, k, rw)
         blocks += more
+    elif run_weights is not None:
+        raise ValueError("stats: run_weights without runs")
     if len(blocks) > 1:
-        whole = None if w is None else np.hstack([w, *[np.ones_like(b) for b in blocks[1:]]])
+        whole = None
+        if w is not None or wmore is not None:
+            rest = wmore if wmore is not None else [np.ones_like(b) for b in blocks[1:]]
+            whole = np.hstack([np.ones_like(m) if w is None else w, *rest])
         big = prepare(np.hstack(blocks), clusters, whole)
     else:
         big = s
@@ -189,7 +202,7 @@ def analyze(
     terms = None
     if runs is not None:
         settings = {"clusters": clusters, "confidence": confidence, "method": method, "min_units": min_units}
-        found, terms = group_intervals(rm, groups, where, big, boot, jack, **settings)
+        found, terms = group_intervals(rm, groups, where, big, boot, jack, **settings, rw=rw)
         out = out._replace(runs=found)
     if best is not None:
         est, cols, seeds = _figures(s, big, where, out.runs, terms, min_units)
@@ -256,8 +269,9 @@ def _compare(m, s, boot, jack, i, j, improvement, options) -> tuple[Comparisons,
             ps = prepare(joint_columns(m, i[r], j[r]), clusters, pw)
             setups.append((ps, np.float64))
         if improvement is not None:
-            xs = prepare(_improvement_columns(m, i[q], j[q], higher[q]), clusters)
-            setups.append((xs, None))
+            xw = None if w is None else (w[:, i[q]] + w[:, j[q]]) / 2.0  # the pair's weight: a subtask drawn
+            xs = prepare(_improvement_columns(m, i[q], j[q], higher[q]), clusters, xw)
+            setups.append((xs, None if xw is None else np.float64))  # float32 is exact for halves only
         outs = [np.empty((u.sums.shape[0], resamples)) for u, _ in setups]
         for start, got in boot_blocks(setups, 0, resamples, seed):
             for o, g in zip(outs, got):
@@ -496,6 +510,7 @@ def runs_intervals(
     clusters: Any = None,
     names: Sequence[str] | None = None,
     min_units: int = MIN_UNITS,
+    weights: Any = None,
 ) -> RunIntervals:
     """The figure of an agent scored in several runs (seeds) on the same episodes, and its interval.
 
@@ -526,6 +541,12 @@ def runs_intervals(
     the run-to-run spread (docs/statistics.md, "Several runs"). NaN intervals below ``min_units``
     units, or with a run mean that is NaN (a run without a finite value).
 
+    With ``weights`` (one per episode and run column), a group is a pooled ratio (LH-VLN's ISR):
+    each run's figure is ``sum(w * v) / sum(w)``, recomputed in every resample; ``mean`` is their
+    mean over runs; the interval over episodes and seeds is the one above on the runs linearized,
+    ``u = R_r + w (v - R_r) / mean(w)`` (:func:`runs_difference`; docs/statistics.md, "Pooled
+    ratios").
+
     Parameters
     ----------
     matrix : array_like
@@ -550,6 +571,9 @@ def runs_intervals(
     min_units : int, optional
         Least number of units (clusters, or episodes) with a value for an interval (default
         :data:`MIN_UNITS`); below it the interval is NaN.
+    weights : array_like, optional
+        float ``[episodes, k]``, the matrix's shape, finite and >= 0: each run column's weights
+        (default None: plain means).
 
     Returns
     -------
@@ -573,6 +597,7 @@ def runs_intervals(
         clusters=clusters,
         min_units=min_units,
         runs=(m, groups),
+        run_weights=weights,
     ).runs
 
 
@@ -587,6 +612,7 @@ def probability_of_improvement(
     seed: int = 0,
     clusters: Any = None,
     min_units: int = MIN_UNITS,
+    weights: Any = None,
 ) -> Intervals:
     """For each ``(i, j)`` of ``pairs``: the probability that column i does better than column j on
     a random episode, ties counting half (rliable's "probability of improvement", Agarwal et al.
@@ -595,6 +621,12 @@ def probability_of_improvement(
 
     ``higher_is_better``: per pair (or one for all), True when the larger value is better, False
     when the smaller is (a distance); 0.5 means the two are as often ahead.
+
+    With ``weights`` (pooled ratios: ISR's subtasks), the probability that column i does better on
+    a *subtask* drawn at random: each episode's comparison counted by its weight (the mean of the
+    two columns' weights, the task's when they agree), ``sum(w * p_e) / sum(w)``, recomputed in
+    every resample. A ratio is a figure over its weight units, so an episode of five subtasks
+    weighs five times one of one here as in the ratio (docs/statistics.md, "Pooled ratios").
 
     Parameters
     ----------
@@ -620,6 +652,9 @@ def probability_of_improvement(
     min_units : int, optional
         Least number of units (clusters, or episodes) with a value for an interval (default
         :data:`MIN_UNITS`); below it the interval is NaN.
+    weights : array_like, optional
+        float ``[episodes, k]``, finite and >= 0: the columns' weights (:func:`analyze`); default
+        None: every episode counts once.
 
     Returns
     -------
@@ -645,6 +680,7 @@ def probability_of_improvement(
         clusters=clusters,
         min_units=min_units,
         improvement=higher_is_better,
+        weights=weights,
     ).improvement
 
 

@@ -27,6 +27,68 @@ def _by_cluster(x: np.ndarray, order: np.ndarray | None, starts: np.ndarray | No
     return np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
 
 
+def _linearized(x: np.ndarray, w: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Pooled ratios by runs, linearized: for runs ``x`` [..., n, R] with weights ``w`` (the same
+    shape, finite, >= 0) on the episodes with ``f`` [..., n] = 1, each run's ratio ``R_r = sum(f w
+    x) / sum(f w)`` and ``u[e, r] = R_r + w[e, r] (x[e, r] - R_r) / wbar_r`` (``wbar_r`` the run's
+    mean weight over those episodes; 0 where ``f`` is 0). The mean of run r's ``u`` over the
+    episodes is ``R_r`` exactly, and the variance of that mean over episodes (the sandwich of
+    :func:`_episode_variance`) is the delta method's for the ratio, ``sum w**2 (x - R)**2 /
+    (sum w)**2``: what the bootstrap that recomputes the ratio tends to as the episodes grow
+    (docs/statistics.md, "Pooled ratios"). A seed's offset shifts ``R_r`` and cancels in ``x -
+    R_r``, so it stays a run effect. NaN where a run's weights are all 0."""
+    fw = w * f[..., None]
+    n = f.sum(axis=-1)[..., None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = (fw * x).sum(axis=-2, keepdims=True) / fw.sum(axis=-2, keepdims=True)
+        u = ratio + fw * (x - ratio) / (fw.sum(axis=-2, keepdims=True) / n)
+    return u * f[..., None]
+
+
+def _runs_weights(weights: Any, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``weights`` of :func:`runs_difference` as ``(w_a, w_b)`` of ``a``'s and ``b``'s shapes: one
+    array ``[..., episodes]`` for both (the task's: the same in every run), or a pair of arrays of
+    the shapes of ``a`` and ``b``; checked (finite and >= 0)."""
+    if weights is None:
+        return None
+    expected = (
+        f"one array of shape {a.shape[:-1]} ([..., episodes], the same in every run of both) or a pair of "
+        f"arrays of the shapes of a and b, {a.shape} and {b.shape}"
+    )
+    if isinstance(weights, tuple | list) and len(weights) == 2 and np.ndim(weights[0]) == a.ndim:
+        pair = [np.asarray(x, dtype=np.float64) for x in weights]
+        if pair[0].shape != a.shape or pair[1].shape != b.shape:
+            raise ValueError(f"stats: weights must be {expected}; got {pair[0].shape} and {pair[1].shape}")
+    else:
+        one = np.asarray(weights, dtype=np.float64)
+        if one.shape != a.shape[:-1]:
+            raise ValueError(f"stats: weights must be {expected}; got shape {one.shape}")
+        pair = [one[..., None], one[..., None]]
+    for name, x in zip(("a", "b"), pair):
+        bad = ~(np.isfinite(x) & (x >= 0))
+        if bad.any():
+            e = np.argwhere(bad)[0]
+            raise ValueError(
+                f"stats: the weights of {name} hold {float(x[tuple(e)])!r} at episode {e[-2]}; "
+                "a weight is finite and >= 0"
+            )
+    return np.broadcast_to(pair[0], a.shape), np.broadcast_to(pair[1], b.shape)
+
+
+def _weighted_input(a, b, f, weights):
+    """``(a, b, f, pair weight)``: with ``weights`` (:func:`_runs_weights`), the runs linearized as
+    pooled ratios (:func:`_linearized`) on the episodes of positive weight in either agent, and the
+    pair's weight per episode, the mean of the two agents' mean weights over runs (the task's weight
+    when both have it); unchanged and None without."""
+    w = _runs_weights(weights, a, b)
+    if w is None:
+        return a, b, f, None
+    wa, wb = w
+    f = f * ((wa.sum(axis=-1) + wb.sum(axis=-1)) > 0)
+    pair = (wa.mean(axis=-1) + wb.mean(axis=-1)) / 2.0
+    return _linearized(a, wa, f), _linearized(b, wb, f), f, pair
+
+
 def _episode_variance(u: np.ndarray, f: np.ndarray, cl) -> tuple[np.ndarray, np.ndarray]:
     """``(variance of the mean of u, units)``: the cluster-robust (sandwich) variance over the units
     of the mean of ``u`` [..., n] over the episodes with weight ``f`` = 1 (``u`` is 0 elsewhere),
@@ -207,7 +269,9 @@ def _runs_input(a: Any, b: Any, clusters: Any, confidence: float):
     return a, b, f, cl
 
 
-def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float = 0.95) -> RunsDifference:
+def runs_difference(
+    a: Any, b: Any, *, clusters: Any = None, confidence: float = 0.95, weights: Any = None
+) -> RunsDifference:
     """Compare two agents scored in several runs (seeds) on the same episodes: the difference of
     their expected scores over episodes *and* seeds, its standard error, a Student-t test and
     interval.
@@ -234,6 +298,13 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
     1`` degrees of freedom) and ``seeds`` is False; say "one run: seed spread not estimated".
     Measured (type-I error, power, coverage): docs/statistics.md, "Several runs".
 
+    With ``weights`` each agent's figure is a pooled ratio (LH-VLN's ISR, successes over subtasks):
+    the mean over its runs of each run's ``sum(w * v) / sum(w)``. Each run is linearized, ``u = R_r
+    + w (v - R_r) / mean(w)`` (``R_r`` the run's ratio), whose mean is the run's ratio exactly and
+    whose variance over episodes is the delta method's, what the bootstrap that recomputes the
+    ratio tends to; the test above is then applied to ``u`` (docs/statistics.md, "Pooled ratios").
+    An episode of weight 0 in every run of both counts nowhere.
+
     Parameters
     ----------
     a, b : array_like
@@ -243,6 +314,10 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
         One label per episode: the units of the episode term. Default: every episode its own.
     confidence : float, optional
         Confidence level of the interval, in (0, 1) (default 0.95).
+    weights : array_like or (array_like, array_like), optional
+        Pooled ratios: one float array ``[episodes]`` (or ``[..., episodes]``), the same for every
+        run of both agents (the task's: ISR's subtasks), or a pair of arrays of the shapes of ``a``
+        and ``b`` (each run's own); finite and >= 0. Default None: plain means.
 
     Returns
     -------
@@ -255,9 +330,11 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
     Raises
     ------
     ValueError
-        Arrays of other shapes, no episodes, a NaN value, bad ``clusters`` or ``confidence``.
+        Arrays of other shapes, no episodes, a NaN value, bad ``clusters``, ``confidence`` or
+        ``weights``.
     """
     a, b, f, cl = _runs_input(a, b, clusters, confidence)
+    a, b, f, _ = _weighted_input(a, b, f, weights)
     seeds = a.shape[-1] > 1 and b.shape[-1] > 1
     (ea, va, sa, wa, s2a), (eb, vb, sb, wb, s2b) = _agent_terms(a, f, cl), _agent_terms(b, f, cl)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -276,7 +353,13 @@ def runs_difference(a: Any, b: Any, *, clusters: Any = None, confidence: float =
 
 
 def runs_improvement(
-    a: Any, b: Any, *, higher_is_better: bool = True, clusters: Any = None, confidence: float = 0.95
+    a: Any,
+    b: Any,
+    *,
+    higher_is_better: bool = True,
+    clusters: Any = None,
+    confidence: float = 0.95,
+    weights: Any = None,
 ) -> Intervals:
     """rliable's probability of improvement of agent a over agent b scored in several runs (seeds)
     on the same episodes, with an interval over episodes and seeds.
@@ -292,6 +375,13 @@ def runs_improvement(
     all runs of b, and the converse), less their within-run noise. Clipped to [0, 1]. With a single
     run on either side the seeds' spread is not estimated: the interval is over episodes only.
 
+    With ``weights`` (a pooled ratio's: ISR's subtasks), the probability that a does better than b
+    on a subtask drawn at random (a weight unit), each episode's comparison counted by its weight:
+    ``sum(w * p_e) / sum(w)``, ``p_e`` the episode's probability over the pairs of runs and ``w``
+    the mean of the two agents' mean weights over runs (the task's weight when both have it). Its
+    interval linearizes that ratio as :func:`runs_difference` does (docs/statistics.md, "Pooled
+    ratios").
+
     Parameters
     ----------
     a, b : array_like
@@ -302,6 +392,8 @@ def runs_improvement(
         One label per episode: the units of the episode term. Default: every episode its own.
     confidence : float, optional
         Confidence level of the interval, in (0, 1) (default 0.95).
+    weights : array_like or (array_like, array_like), optional
+        As :func:`runs_difference`'s (default None: every episode counts once).
 
     Returns
     -------
@@ -315,10 +407,16 @@ def runs_improvement(
         As :func:`runs_difference`.
     """
     a, b, f, cl = _runs_input(a, b, clusters, confidence)
+    _, _, f, pair = _weighted_input(a, b, f, weights)
     sign = 1.0 if higher_is_better else -1.0
     kernel = 0.5 + 0.5 * np.sign((a[..., :, None] - b[..., None, :]) * sign)  # [..., n, Ra, Rb]
     kernel *= f[..., None, None]
     ha, hb = kernel.mean(axis=-1), kernel.mean(axis=-2)  # each run's win rates: [..., n, Ra], [..., n, Rb]
+    if pair is not None:  # each counted by the pair's weight: a ratio, linearized
+        ha, hb = (
+            _linearized(ha, np.broadcast_to(pair[..., None], ha.shape), f),
+            _linearized(hb, np.broadcast_to(pair[..., None], hb.shape), f),
+        )
     episode = ha.mean(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = episode.sum(axis=-1) / f.sum(axis=-1)
@@ -362,22 +460,32 @@ def run_columns(runs: tuple[Any, Sequence[Sequence[int]]], episodes: int) -> tup
     return rm, groups
 
 
-def group_columns(rm: np.ndarray, groups: list[np.ndarray], width: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Internal: the columns the groups add to the bootstrap of ``width`` columns, and where each
-    group's sit. A group without a left-out value is one column, the row mean of its runs (the same
-    bootstrap, as means are linear); a group with one keeps its runs."""
-    blocks, where = [], []
+def group_columns(
+    rm: np.ndarray, groups: list[np.ndarray], width: int, rw: np.ndarray | None = None
+) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray] | None]:
+    """Internal: the columns the groups add to the bootstrap of ``width`` columns, where each
+    group's sit, and with the runs' weights ``rw`` (pooled ratios) the added columns' weights. A
+    group without a left-out value or a weight is one column, the row mean of its runs (the same
+    bootstrap, as means are linear); a group with either keeps its runs (a resample's figure is
+    then the mean of the runs' ratios, each recomputed)."""
+    blocks, where, weights = [], [], []
     for g in groups:
         block = rm[:, g]
-        blocks.append(block.mean(axis=1, keepdims=True) if np.isfinite(block).all() else block)
+        collapse = (rw is None or bool((rw[:, g] == 1.0).all())) and bool(np.isfinite(block).all())
+        blocks.append(block.mean(axis=1, keepdims=True) if collapse else block)
+        weights.append(np.ones_like(blocks[-1]) if rw is None or collapse else rw[:, g])
         where.append(np.arange(width, width + blocks[-1].shape[1]))
         width += blocks[-1].shape[1]
-    return blocks, where
+    return blocks, where, None if rw is None else weights
 
 
-def _finite_mean(v: np.ndarray) -> float:
-    f = v[np.isfinite(v)]
-    return float(f.mean()) if len(f) else float("nan")
+def _finite_mean(v: np.ndarray, w: np.ndarray | None = None) -> float:
+    """The mean of the finite values of ``v`` (with weights ``w``: the pooled ratio over them)."""
+    f = np.isfinite(v)
+    if w is None:
+        return float(v[f].mean()) if f.any() else float("nan")
+    total = w[f].sum()
+    return float((w[f] * v[f]).sum() / total) if total > 0 else float("nan")
 
 
 def group_intervals(
@@ -392,24 +500,26 @@ def group_intervals(
     confidence: float,
     method: str,
     min_units: int,
+    rw: np.ndarray | None = None,
 ) -> tuple[RunIntervals, SeedTerms]:
     """Internal: the runs step of ``analyze``: each group's interval over episodes, from the
     bootstrap ``boot`` of the columns ``where`` (:func:`group_columns`) shared with every other
     figure, and with two runs or more its interval over episodes and seeds (Student's t, the
     calibrated degrees of freedom); and the groups' seeds' terms, which the comparisons with the
-    best use."""
-    run_means = [np.array([_finite_mean(rm[:, c]) for c in g]) for g in groups]
+    best use. With the runs' weights ``rw``, a group is a pooled ratio: each run's ratio, their
+    mean, and the seeds' interval on the runs linearized (:func:`_linearized`)."""
+    run_means = [np.array([_finite_mean(rm[:, c], None if rw is None else rw[:, c]) for c in g]) for g in groups]
     theta = np.array([r.mean() for r in run_means])
     gboot = np.stack([boot[w].mean(axis=0) for w in where]) if groups else np.zeros((0, boot.shape[1]))
     gjack = None if jack is None or not groups else np.stack([jack[w].mean(axis=0) for w in where])
     units = np.array([big.units[w].min() for w in where], dtype=np.intp)
     elo, ehi = intervals(gboot, theta, gjack, units, confidence, method, min_units)
     sd = np.array([r.std(ddof=1) if len(r) > 1 else np.nan for r in run_means])
-    terms, se, df, rlo, rhi = _seeds_intervals(rm, groups, theta, (elo, ehi), clusters, confidence, min_units)
+    terms, se, df, rlo, rhi = _seeds_intervals(rm, groups, theta, (elo, ehi), clusters, confidence, min_units, rw)
     return RunIntervals(theta, rlo, rhi, elo, ehi, run_means, sd, se, df), terms
 
 
-def _seeds_intervals(rm, groups, theta, episode_interval, clusters, confidence: float, min_units: int):
+def _seeds_intervals(rm, groups, theta, episode_interval, clusters, confidence: float, min_units: int, rw=None):
     """``(seeds' terms, se, df, lo, hi)`` of each group: with two runs or more, the interval over
     episodes and seeds ``theta +- t(df) se`` (:func:`runs_difference`'s variance for one agent, the
     df calibrated); with one run, the interval over episodes (``se``, ``df`` NaN)."""
@@ -422,7 +532,11 @@ def _seeds_intervals(rm, groups, theta, episode_interval, clusters, confidence: 
         if len(g) > 1:
             runs_x = rm[:, g]
             f = np.isfinite(runs_x).all(axis=1).astype(np.float64)
-            episode, gseeds[q], gshare[q], w, gs2[q] = _agent_terms(np.where(f[:, None] > 0, runs_x, 0.0), f, cl)
+            x = np.where(f[:, None] > 0, runs_x, 0.0)
+            if rw is not None:  # a pooled ratio: the runs linearized, on the episodes with a weight
+                f *= rw[:, g].sum(axis=1) > 0
+                x = _linearized(x, rw[:, g], f)
+            episode, gseeds[q], gshare[q], w, gs2[q] = _agent_terms(x, f, cl)
             gw[q] = w
             v, used = _episode_variance(episode, f, cl)
             if used >= max(min_units, 2) and np.isfinite(theta[q]):

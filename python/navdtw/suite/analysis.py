@@ -105,13 +105,14 @@ def analyze_dataset(
     resamples = int(settings["resamples"])
     info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
     weights = _weights(run, columns, info)
-    groups, owners, blocks, width = [], [], [], 0
+    groups, owners, blocks, run_weights, width = [], [], [], [], 0
     for agent, m in columns:  # the agents scored in several runs: one column per run
         x = run.runs.get(agent, {}).get(m)
-        if x is not None and not info[m].get("weight"):  # a pooled ratio's runs: not as plain means
+        if x is not None:
             groups.append(list(range(width, width + x.shape[1])))
             owners.append((agent, m))
             blocks.append(x)
+            run_weights.append(_run_weights(run, agent, m, info[m], x.shape))  # a pooled ratio's, per run
             width += x.shape[1]
     # one family of comparisons with the best per metric that gets marks: its agents' figures
     # (column q, or len(columns) + g for the mean over runs of group g)
@@ -132,6 +133,7 @@ def analyze_dataset(
         names=[f"{spec.name}/{a}/{m}" for a, m in columns],
         min_units=int(settings["min_units"]),
         runs=(np.hstack(blocks), groups) if groups else None,
+        run_weights=np.hstack(run_weights) if weights is not None and groups else None,
         improvement=[info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs],
         best=[(figures, info[m]["higher_is_better"]) for m, _, figures in families],
         alpha=settings["alpha"],
@@ -163,7 +165,7 @@ def analyze_dataset(
     higher = [info[columns[x][1]]["higher_is_better"] is not False for x, _ in pairs]
     result["comparisons"] = _comparisons(res, pairs, columns, infinite, result["units"], resamples)
     for entry, better in zip(result["comparisons"], higher):
-        _with_runs(entry, run, clusters, settings, better)
+        _with_runs(entry, run, clusters, settings, better, info[entry["metric"]].get("weight"))
     _holm(result["comparisons"], family)
     result["reported"] = reported_check(result, reported or {}, settings["confidence"])
     return result
@@ -179,6 +181,19 @@ def _weights(run: DatasetRun, columns: list, info: dict) -> np.ndarray | None:
     return np.column_stack(
         [run.values[a][w] if w and w in run.values[a] else ones for (a, _), w in zip(columns, names)]
     )
+
+
+def _run_weights(run: DatasetRun, agent: str, m: str, info: dict, shape: tuple[int, ...]) -> np.ndarray:
+    """The weights of an agent's runs of metric ``m`` [episodes, runs]: a pooled ratio's weight
+    column in each run (the agent's per-episode weight in every run if its runs lack it), ones for a
+    plain mean."""
+    name = info.get("weight")
+    if not name:
+        return np.ones(shape)
+    x = run.runs.get(agent, {}).get(name)
+    if x is not None and x.shape == shape:
+        return x
+    return np.broadcast_to(np.asarray(run.values[agent][name], dtype=np.float64)[:, None], shape).copy()
 
 
 def _comparisons(res, pairs, columns, infinite: np.ndarray, units: int, resamples: int) -> list[dict[str, Any]]:
@@ -228,12 +243,14 @@ OVER_SEEDS = "episodes and seeds"
 OVER_EPISODES = "episodes (one run: seed spread not estimated)"
 
 
-def _with_runs(entry: dict, run: DatasetRun, clusters, settings: dict, higher: bool) -> None:
+def _with_runs(entry: dict, run: DatasetRun, clusters, settings: dict, higher: bool, weight: str | None) -> None:
     """A comparison with an agent scored in several runs. Both in several runs: the runs-aware
     comparison (:func:`navdtw.stats.runs_difference`: the difference over episodes and seeds, its
     t interval, p and degrees of freedom; ``test`` "runs t"). Either way rliable's probability of
     improvement over the pairs of runs (:func:`navdtw.stats.runs_improvement`), over episodes and
-    seeds when both have several runs, over episodes otherwise."""
+    seeds when both have several runs, over episodes otherwise. A pooled ratio (``weight``, its
+    weight column) is compared as one: each run's ratio, linearized (the functions' ``weights=``),
+    and its probability of improvement counts each episode by its weight."""
     a = run.runs.get(entry["a"], {}).get(entry["metric"])
     b = run.runs.get(entry["b"], {}).get(entry["metric"])
     if a is None and b is None:
@@ -241,11 +258,14 @@ def _with_runs(entry: dict, run: DatasetRun, clusters, settings: dict, higher: b
     one = {entry["a"]: a, entry["b"]: b}
     a, b = (x if x is not None else run.values[name][entry["metric"]][:, None] for name, x in one.items())
     conf = settings["confidence"]
-    pi = stats.runs_improvement(a, b, higher_is_better=higher, clusters=clusters, confidence=conf)
+    w = None
+    if weight:
+        w = tuple(_run_weights(run, name, entry["metric"], {"weight": weight}, x.shape) for name, x in zip(one, (a, b)))
+    pi = stats.runs_improvement(a, b, higher_is_better=higher, clusters=clusters, confidence=conf, weights=w)
     entry["p_improvement"] = {"value": json_number(pi.mean), "ci": [json_number(pi.lo), json_number(pi.hi)]}
     if a.shape[1] < 2 or b.shape[1] < 2:
         return
-    r = stats.runs_difference(a, b, clusters=clusters, confidence=conf)
+    r = stats.runs_difference(a, b, clusters=clusters, confidence=conf, weights=w)
     few = r.units < int(settings["min_units"])
     entry.update(
         diff=json_number(r.diff),

@@ -283,12 +283,32 @@ def _score_file(run: DatasetRun, suite: Suite, agent: str, file: Path, failures:
     warned.extend(warning_record(agent, spec.name, file, n) for n in dict.fromkeys(notes))
     ids = [str(i) for i in matched.ids]
     values = nonfinite_policy({k: scores[k] for k in scores}, ids=ids, source=file.name, errors=broken)
+    _unweighted_ratios(values, agent, file, broken)
     for k, message in broken.items():
         failures.append(failure_record(agent, spec.name, file, ValueError(message), metric=k))
     for k in [*scores, *broken]:  # the failed ones too: their column shows the failure
         if k not in run.info:
             run.info[k] = metric_info(k) if k in _registry_names() or k not in scores else record_info(scores.metric(k))
     return file, matched, ids, values, list(matched.scans)
+
+
+def _unweighted_ratios(values: dict[str, np.ndarray], agent: str, file: Path, broken: dict[str, str]) -> None:
+    """A pooled ratio (a registry record with a ``weight``: LH-VLN's ISR over ``subtasks``) whose
+    weight column this agent's file lacks fails for that agent (its column shows the failure, as a
+    column that breaks the non-finite policy): the rows' plain mean would be another figure under
+    the same name, compared with the other agents' ratios."""
+    from .. import registry
+
+    names = registry.names()
+    for k in list(values):
+        weight = registry.get(k).weight if k in names else None
+        if weight is not None and weight not in values:
+            del values[k]
+            broken[k] = (
+                f"{agent}'s {file.name} has {k!r}, a pooled ratio weighted by {weight!r}, but no {weight!r} column: "
+                f"the evaluator's ratio cannot be computed, and the rows' plain mean of {k!r} is another figure; "
+                f"add the {weight!r} column" + (f" ({registry.get(weight).description})" if weight in names else "")
+            )
 
 
 def _unmapped(run: DatasetRun, suite: Suite, ids_of: dict, scans_of: dict, failures: list, warned: list) -> None:
