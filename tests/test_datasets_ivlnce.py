@@ -187,6 +187,10 @@ def test_suite_weighs_tours_as_the_evaluator(tmp_path):
     )
     navdtw.suite.run(suite, tmp_path / "out", progress=False, report=False)
     result = json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]["ivln"]
+    # the tables count and resample tours (a row is a tour), not "episodes"
+    caption = (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "ivln: ivln-ce, convention ivln-ce, 30 tours; means with" in caption
+    assert "(300 resamples by tours)" in caption and "episodes" not in caption.split("resamples by")[0]
     assert result["metrics"]["tndtw"]["weight"] == "tour_weight"
     for name, steps in (("first", agent), ("second", moved)):
         want = naive_tours.split_score(naive_tours.tour_scores(steps, gt), gt)
@@ -218,3 +222,26 @@ def test_command_line_takes_both_conventions_and_shows_the_tours(files, tmp_path
     assert main(["score", "--predictions", str(agent_file), "--tours", str(gt_file), "--convention", "r2r",
                  "--out", str(tmp_path / "r2r"), "--no-figures"]) == 2  # fmt: skip
     assert "convention 'r2r' does not apply to ivln-ce data" in capsys.readouterr().err
+
+
+def test_score_draws_the_tours_histograms(files, tmp_path, capsys):
+    """The command's default (figures on) draws what the kind has: t-nDTW and the tour DTW (none of
+    the usual nDTW, SPL, NE... panels exists for tours), with t-nDTW's dashed mean at the split's
+    weighted figure, not the tours' plain mean."""
+    pytest.importorskip("matplotlib")
+    from navdtw import plot
+
+    *_, agent_file, gt_file = files
+    out = tmp_path / "out"
+    assert main(["score", "--dataset", "ivln-ce", "--predictions", str(agent_file), "--tours", str(gt_file),
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert (out / "histograms.png").stat().st_size > 0
+    capsys.readouterr()
+    bench = navdtw.datasets.open("ivln-ce", tours=gt_file)
+    scores = bench.evaluate(bench.match(agent_file))
+    fig = plot.plot_histograms(scores, ["tndtw", "tour_dtw"], percent=False)
+    titles = [ax.get_title() for ax in fig.axes if ax.axison]
+    assert titles == ["t-nDTW", "tour DTW (m)"]
+    mean_line = fig.axes[0].lines[0].get_xdata()[0]
+    assert abs(mean_line - scores.summary()["tndtw"]) <= 1e-12
+    assert abs(mean_line - float(np.mean(scores["tndtw"]))) > 1e-6

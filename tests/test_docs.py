@@ -498,3 +498,12 @@ def test_numpydoc_check_can_fail():
         "unchecked: Parameters names ['y'], which the signature does not have",
         "unchecked: validates its input but has no Raises section",
     ]
+
+
+def test_in_the_loop_states_the_python_floor():
+    """VLN-CE's documented environment is Python 3.6 (habitat 0.1.7): the yacs section must say
+    which Python navdtw needs, the floor of pyproject.toml, so a VLN-CE user knows before trying."""
+    floor = re.search(r'requires-python = ">=([\d.]+)"', (REPO / "pyproject.toml").read_text("utf-8")).group(1)
+    text = (DOCS / "in-the-loop.md").read_text("utf-8")
+    yacs = text.split("## A VLN-CE-style trainer", 1)[1].split("\n## ", 1)[0]
+    assert f"Python >= {floor}" in yacs and "Python 3.6" in yacs

@@ -182,9 +182,7 @@ def test_the_metadata_names_the_order_and_split_and_a_reopened_log_appends(tmp_p
         EpisodeLog(folder, rank=0, world_size=2, order=order, convention="vlnce", success_distance=2.5)
     with (
         EpisodeLog(tmp_path / "mine", order=order) as log,
-        pytest.raises(
-            ValueError, match=r"episode 21 is not an episode of the order the order order.json \(seed 7, 20 units\)"
-        ),
+        pytest.raises(ValueError, match=r"episode 21 is not an episode of the order order.json \(seed 7, 20 units\)"),
     ):
         log.write(21, {"success": 1.0})  # ids 1-20: another split's episode, refused as the loop writes it
     seen = ce_split(tmp_path / "val_seen.json.gz", range(1, 21), scene="t")

@@ -478,23 +478,31 @@ def test_goat_bench_ids_are_scene_and_episode(tmp_path):
     assert t.layout == "goat-bench" and len(t) == 30 and len(set(t.ids)) == 30
     assert t.ids[:4] == ["SCENE0/0", "SCENE1/0", "SCENE2/0", "SCENE0/1"]
     assert "ids are scene_id / episode_id" in t.notes[0]
+    # GoatSuccess's and GoatSoftSPL's keys are the goat metrics navdtw scores (--convention goat):
+    # the same names, labels and percent as when navdtw computes them from positions
     expected = {
         "sr": "success.task_success", "spl": "spl.composite_spl",
-        "success.partial_success": "success.partial_success",
-        "success.composite_success": "success.composite_success",
-        "success.object_success": "success.object_success",
-        "soft_spl.composite_softspl": "soft_spl.composite_softspl", "reward": "reward",
+        "partial_success": "success.partial_success",
+        "composite_success": "success.composite_success",
+        "object_success": "success.object_success",
+        "image_success": "success.image_success",
+        "description_success": "success.description_success",
+        "composite_softspl": "soft_spl.composite_softspl", "reward": "reward",
         "distance_to_goal.distance_to_target": "distance_to_goal.distance_to_target",
     }  # fmt: skip
-    summary = t.evaluate().summary()
+    scores = t.evaluate()
+    summary = scores.summary()
     for metric, key in expected.items():
         assert summary[metric] == pytest.approx(np.mean([r[key] for r in rows]), rel=1e-12), metric
-    assert t.directions["success.partial_success"] is True
+    for metric in ("partial_success", "composite_success", "object_success", "composite_softspl"):
+        record = scores.metric(metric)
+        assert record.rate and record.higher_is_better and record.label != metric, metric
+    assert not any(k.startswith(("success.", "soft_spl.")) for k in t.values)
     assert t.directions["distance_to_goal.distance_to_target"] is False
     for gone in ("actions", "subtasks", "success_by_subtask", "distance_to_goal.prev_distance_to_target"):
         assert gone not in t.values
     # partial success is subtasks succeeded / subtasks, as GoatSuccess computes it
-    by_id = dict(zip(t.ids, t.values["success.partial_success"]))
+    by_id = dict(zip(t.ids, t.values["partial_success"]))
     for r in rows:
         sid = r["scene_id"].rsplit("/", 1)[-1].split(".")[0] + "/" + r["episode_id"]
         assert by_id[sid] == sum(r["success_by_subtask"]) / len(r["subtasks"])

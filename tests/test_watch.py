@@ -631,6 +631,14 @@ def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
     w = Watch(order, {"run": Follower(f, name="run")}, metrics=["ne"], width=0.1)
     with pytest.raises(ValueError, match="'ne' is not a bounded metric"):
         w.poll()
+    # a misspelt metric names the closest column, as compare --metrics does (one grammar)
+    f.write_text(json.dumps({"episode_id": "a", "ndtw": 0.5, "success": 1}) + "\n")
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["ndwt"], width=0.1)
+    with pytest.raises(ValueError, match=r"^run: the results have no column for 'ndwt' \(did you mean ndtw\?\)"):
+        w.poll()
+    w = Watch(order, {"run": Follower(f, name="run")}, metrics=["osr"], width=0.1)
+    with pytest.raises(ValueError, match=r"^run: the results have no column for 'osr' \(they have"):
+        w.poll()
 
 
 # --------------------------------------------------------------------------------------------

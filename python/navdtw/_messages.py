@@ -72,3 +72,15 @@ def quoted(text: str) -> str:
     as a shell reads it, when that is exact and one line; else (a quote, a line break, a control
     character) as Python's ``repr``."""
     return f"'{text}'" if text.isprintable() and "'" not in text else repr(text)
+
+
+def no_column(name: str, columns: Iterable[Any], known: Iterable[str] = ()) -> str:
+    """``no column for 'ndwt' (did you mean ndtw?) (they have sr, ndtw)``: a metric asked of tables
+    that lack it, with the closest column when it looks like a typo (the rule of ``--metrics``);
+    none for a name in ``known`` (``osr`` is a metric of its own, not a typo of ``sr``)."""
+    from difflib import get_close_matches
+
+    columns = [str(c) for c in columns]
+    close = [] if name in set(known) else get_close_matches(str(name).lower(), columns, n=1, cutoff=0.75)
+    hint = f" (did you mean {named(close[0])}?)" if close else ""
+    return f"no column for {name!r}{hint} (they have {listed(columns)})"

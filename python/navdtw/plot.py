@@ -22,6 +22,7 @@ import numpy as np
 
 from ._messages import shown
 from ._optional import import_optional
+from .metrics import Scores
 
 __all__ = ["plot_alignment", "plot_histograms", "plot_pairs_grid", "save"]
 
@@ -366,9 +367,13 @@ def plot_pairs_grid(
     return fig
 
 
+#: The metrics :func:`plot_histograms` draws by default, in panel order.
+HISTOGRAM_METRICS = ("ndtw", "sdtw", "cls", "spl", "ne", "pl")
+
+
 def plot_histograms(
     scores,
-    metrics: Iterable[str] = ("ndtw", "sdtw", "cls", "spl", "ne", "pl"),
+    metrics: Iterable[str] = HISTOGRAM_METRICS,
     *,
     bins: int = 30,
     ncols: int = 3,
@@ -380,7 +385,8 @@ def plot_histograms(
 
     Metrics that were not computed are skipped; non-finite values (unreachable goals) are left out
     and counted in the panel title. Labels and units come from the metric registry; the dashed
-    line is the mean.
+    line is the mean (a pooled ratio's, such as IVLN-CE's t-nDTW: weighted by its weight column,
+    when ``scores`` holds it).
 
     Parameters
     ----------
@@ -430,7 +436,7 @@ def plot_histograms(
             ax.set_axis_off()
             continue
         m = present[slot]
-        rec = _record(m)
+        rec = scores.metric(m) if isinstance(scores, Scores) else _record(m)  # a kind's own metrics too
         rate = rec is not None and rec.rate
         scale = 100.0 if rate and percent else 1.0
         v = np.asarray(scores[m], dtype=np.float64).ravel() * scale
@@ -447,6 +453,12 @@ def plot_histograms(
         unit = ("%" if percent else "") if rate else (rec.unit if rec is not None else "")
         if len(finite):
             mean = float(finite.mean())
+            weight = rec.weight if rec is not None else None
+            if weight is not None and weight in scores:  # a pooled ratio: its figure, not the plain mean
+                w = np.asarray(scores[weight], dtype=np.float64).ravel()
+                from .registry import weighted_mean
+
+                mean = weighted_mean(v[np.isfinite(v)], w[np.isfinite(v)])
             mean_text = f"{mean:.3f}" if rate and not percent else f"{mean:.2f}"
             ax.axvline(mean, color=_QRY_COLOR, ls="--", lw=1.5, label=f"mean {mean_text}{' ' + unit if unit else ''}")
             ax.legend(loc="best", fontsize="small", framealpha=0.9)

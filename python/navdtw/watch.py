@@ -37,10 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from . import registry
 from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
 from ._following import Growing, whole_json
 from ._io import atomic_write_json, output_folder
-from ._messages import listed, named
+from ._messages import listed, named, no_column
 from ._watch_view import state, summary, view
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
@@ -554,7 +555,7 @@ class Watch:
         n = len(self.order)
         for m in self.metrics:
             if m not in table.values:
-                raise ValueError(f"{run.name}: the results have no column for {m!r} (they have {listed(table.values)})")
+                raise ValueError(f"{run.name}: the results have {no_column(m, table.values, registry.names())}")
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)

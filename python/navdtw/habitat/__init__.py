@@ -56,7 +56,22 @@ called with each episode the loop starts, names an episode run out of the order 
 
 from __future__ import annotations
 
-from habitat.core.registry import registry
+try:
+    from habitat.core.registry import registry
+except ImportError as _exc:  # one line saying what to install (habitat-sim is not on PyPI); the
+    # missing module's name is kept (ModuleNotFoundError.name), as tools that skip a framework read it
+    if (getattr(_exc, "name", None) or "").partition(".")[0] == "habitat":
+        raise ModuleNotFoundError(
+            "navdtw.habitat needs habitat-lab: pip install habitat-lab (0.3.x; VLN-CE's 0.1.7 / 0.2.x from "
+            "source), and habitat-sim, which is not on PyPI (conda install habitat-sim -c conda-forge -c aihabitat)",
+            name=_exc.name,
+        ) from _exc
+    raise ModuleNotFoundError(
+        f"navdtw.habitat: import habitat failed ({_exc}): habitat-lab needs habitat-sim and its bindings "
+        "(magnum), which are not on PyPI: conda install habitat-sim -c conda-forge -c aihabitat, or build it "
+        "from source",
+        name=getattr(_exc, "name", None),
+    ) from _exc
 
 from ._config import (
     CONFIGS,

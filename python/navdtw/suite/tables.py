@@ -192,10 +192,11 @@ def _header(info: Mapping) -> str:
 
 def _caption(name: str, ds: Mapping, settings: Mapping, esc=str) -> str:
     """The line above a table; ``esc`` escapes the data set's name for the format."""
-    unit = "paths" if ds.get("resampling") == "path" else "episodes"
+    rows = "tours" if ds["dataset"] == "ivln-ce" else "episodes"  # IVLN-CE's rows are tours
+    unit = "paths" if ds.get("resampling") == "path" else rows
     units = f" ({ds['units']} paths)" if unit == "paths" and "units" in ds else ""
     return (
-        f"{esc(name)}: {ds['dataset']}, convention {ds['convention']}, {ds['n']} episodes{units}; means with "
+        f"{esc(name)}: {ds['dataset']}, convention {ds['convention']}, {ds['n']} {rows}{units}; means with "
         f"{settings['confidence'] * 100:g}% {_METHOD_NAMES[settings['method']]} bootstrap intervals "
         f"({settings['resamples']} resamples by {unit})"
     )

@@ -192,5 +192,12 @@ def _warnings(caught, matched, scores, pred_file: Path, strict: bool) -> list[st
 def _histograms(stage: Path, scores, pred_file: Path, convention: str) -> list[Path]:
     from ... import plot
 
-    fig = plot.plot_histograms(scores, title=f"{pred_file.name}: {len(scores)} episodes, convention {convention!r}")
+    # the usual panels (nDTW, SDTW, CLS, SPL, NE, PL) where the kind has them; else every metric it
+    # has but the weights of its pooled ratios (IVLN-CE's tours: t-nDTW and the tour DTW)
+    metrics = [m for m in plot.HISTOGRAM_METRICS if m in scores]
+    weights = {scores.metric(k).weight for k in scores}
+    metrics = metrics or [k for k in scores if k not in weights]
+    unit = "tours" if "tndtw" in scores else "episodes"
+    title = f"{pred_file.name}: {len(scores)} {unit}, convention {convention!r}"
+    fig = plot.plot_histograms(scores, metrics, title=title, counts=unit)
     return [plot.save(fig, stage / "histograms.png")]

@@ -646,7 +646,7 @@ class EpisodeLog:
             )
         if self._in_order is not None and eid not in self._in_order:
             raise ValueError(
-                f"{named(self.path)}: episode {named(eid)} is not an episode of the order {self.meta.what()}: "
+                f"{named(self.path)}: episode {named(eid)} is not an episode of {self.meta.what()}: "
                 "the loop runs another split, or ids of another form?"
             )
         values, dropped = scalars(info or {})
