@@ -27,6 +27,7 @@ def test_every_script_is_checked():
         "bench_datasets.py",
         "bench_distributed.py",
         "bench_engine.py",
+        "bench_episode_log.py",
         "bench_habitat.py",
         "bench_marks.py",
         "bench_metrics.py",

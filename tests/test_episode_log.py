@@ -453,6 +453,76 @@ def test_the_log_survives_kill_9_at_random_points(tmp_path):
     print(f"{cut_seen} of 12 kills cut a line")
 
 
+MID_LINE_WRITER = textwrap.dedent(
+    """
+    import os, sys, time
+    import numpy as np
+    from navdtw.datasets.results.episode_log import EpisodeLog
+    folder, short, fraction = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    log = EpisodeLog(folder, rank=0, world_size=1)
+    start = len(log.done)
+    real_write = os.write
+
+    def write(fd, data):
+        # the long line: part of it reaches the file, then the writer stops inside its write (as
+        # when a kill lands while the kernel copies a line of many pages) and waits to be killed
+        if fd == log._fd and len(data) > 100_000:
+            real_write(fd, bytes(data[: max(1, int(len(data) * fraction))]))
+            print("inside the write", flush=True)
+            time.sleep(600)
+        return real_write(fd, data)
+
+    os.write = write
+    for k in range(start, start + short):
+        log.write(f"ep{k}", {"success": 1.0, "ndtw": 0.5})
+    log.write(f"ep{start + short}", {"success": 0.0}, path=np.full((20000, 3), 0.5))
+    print("the long line was written whole", flush=True)
+    """
+)
+
+
+def test_a_kill_9_inside_a_line_keeps_every_complete_line(tmp_path):
+    """The writer is killed (SIGKILL) while it is inside the write of a line of ~400 KB, after a
+    part of it reached the file (the first byte, a tenth, half, all but the last bytes; the kill
+    waits for the writer to say so, so it lands inside the line every time): every complete line
+    is read by the results reader and by watch's Follower, the cut line is left out with a note and
+    waited for, never an error, and the next writer cuts it off and appends."""
+    script = tmp_path / "writer.py"
+    script.write_text(MID_LINE_WRITER)
+    folder = tmp_path / "log"
+    log_file = folder / "episodes_r0_w1.jsonl"
+    follower = Follower(log_file, name="run")
+    done = 0
+    for fraction in (0.0, 0.1, 0.5, 0.999):
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(folder), "3", str(fraction)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        said = proc.stdout.readline().strip()
+        proc.kill()  # SIGKILL (TerminateProcess on Windows)
+        proc.wait()
+        proc.stdout.close()
+        assert said == "inside the write", said
+        data = log_file.read_bytes()
+        complete = data[: data.rfind(b"\n") + 1]
+        tail = data[len(complete) :]
+        assert tail and not tail.endswith(b"\n")  # the kill landed inside the long line
+        ids = [json.loads(line)["episode_id"] for line in complete.splitlines()]
+        assert ids == [f"ep{k}" for k in range(done + 3)]  # every complete line, each once
+        table = load_results(log_file)  # never an error
+        assert table.ids == ids
+        assert any("is cut short" in n for n in table.notes)
+        follower.poll()
+        assert follower.table.ids == ids  # the cut line is waited for, not read
+        done += 3  # the next writer cuts the long line off: its episode is written again
+    with EpisodeLog(folder) as log:
+        assert log.done == {f"ep{k}" for k in range(done)}
+    assert log_file.read_bytes().endswith(b"\n")
+    assert [r["episode_id"] for r in lines(log_file)] == [f"ep{k}" for k in range(done)]
+
+
 def test_a_line_cut_at_every_byte_is_never_read_and_never_an_error(tmp_path):
     """Every prefix of a line being written (a kill, or a power cut, mid-write): the complete lines
     are read, the partial one left out by the reader, waited for by the Follower, cut by the next
