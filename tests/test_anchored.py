@@ -281,6 +281,33 @@ def test_workers_and_pairs(exclusive, window):
     assert rev[::-1].tobytes() == one.tobytes()
 
 
+def test_packed_anchors_are_the_list_s():
+    refs, qrys, anchors = random_tours(13, 150)
+    values = np.concatenate(anchors)
+    offsets = np.r_[0, np.cumsum([len(a) for a in anchors])]
+    for exclusive in (False, True):
+        listed = anchors
+        if exclusive:  # one anchor per reference index
+            listed = [a[np.r_[True, np.diff(a[:, 0]) > 0]] if len(a) else a for a in anchors]
+        v = np.concatenate(listed)
+        o = np.r_[0, np.cumsum([len(a) for a in listed])]
+        want = navdtw.dtw_anchored_batch(refs, qrys, listed, exclusive=exclusive)
+        got = navdtw.dtw_anchored_batch(refs, qrys, (v, o.astype(np.int32)), exclusive=exclusive)
+        assert got.tobytes() == want.tobytes()
+    r = np.zeros((3, 2), np.float32)
+    with pytest.raises(ValueError, match=r"^anchors offsets has 3 entries but the batch has 150 pairs"):
+        navdtw.dtw_anchored_batch(refs, qrys, (values, offsets[:3]))
+    with pytest.raises(ValueError, match=r"^anchors offsets must start at 0, not decrease and end at the"):
+        navdtw.dtw_anchored_batch(refs, qrys, (values, offsets - 1))
+    with pytest.raises(ValueError, match=r"^anchors values must have shape \[A, 2\]"):
+        navdtw.dtw_anchored_batch([r, r], [r, r], (np.zeros((1, 3), np.int64), np.array([0, 1, 1])))
+    with pytest.raises(TypeError, match=r"^anchors values must be an integer array"):
+        navdtw.dtw_anchored_batch([r, r], [r, r], (np.zeros((1, 2)), np.array([0, 1, 1])))
+    # a pair's anchors out of range are named as in the list form
+    with pytest.raises(ValueError, match=r"^anchors\[1\]\[0\] = \(0, 9\) is out of range"):
+        navdtw.dtw_anchored_batch([r, r], [r, r], (np.array([[0, 9]]), np.array([0, 0, 1])))
+
+
 def test_nodes_batch_with_environments():
     rng = np.random.default_rng(5)
     mats = [rng.uniform(0, 9, size=(6, 6)).astype(np.float32) for _ in range(3)]

@@ -1294,7 +1294,7 @@ def test_ctrl_c_writes_the_state_as_it_stood(tmp_path, monkeypatch, capsys):
     assert f"the state as it stood is in {state}" in err and "navdtw: interrupted" in err
     got = json.loads(state.read_text())
     assert got["exit_status"] == 130 and got["decision"] == "undecided" and got["runs"]["run"]["in_order"] == 30
-    assert got["message"] == "not decided: interrupted (Ctrl-C) after 1 looks"
+    assert got["message"] == "not decided: interrupted (Ctrl-C) after 1 look"  # one look, not "1 looks"
 
 
 def test_idle_says_it_gave_up_in_the_view_and_the_state(tmp_path, capsys):

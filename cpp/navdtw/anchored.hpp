@@ -255,26 +255,56 @@ inline void check_anchor_pairs(const AnchorSet& A, index_t B) {
             throw std::invalid_argument("anchors: offsets decrease at pair " + std::to_string(b));
 }
 
-// Through-anchored exact coordinate batches on the SIMD lanes: every block of every pair is one
-// lane pair (sub-paths of the pair's paths, no copies), in shape order; then each pair joins its
-// blocks as the scalar code does, so the bits are the same.
-inline void through_lanes(const PointSet& R, const PointSet& Q, const std::vector<std::pair<index_t, index_t>>& rq,
-                          const std::vector<Block>& blocks, const std::vector<index_t>& first, Simd kernel, double* out,
-                          int workers, const Poll& poll) {
-    const auto nb = static_cast<index_t>(blocks.size());
-    std::vector<LanePair> lp(blocks.size());
-    for (index_t b = 0; b + 1 < static_cast<index_t>(first.size()); ++b) {
-        const auto [r, q] = rq[static_cast<std::size_t>(b)];
-        for (index_t k = first[static_cast<std::size_t>(b)]; k < first[static_cast<std::size_t>(b) + 1]; ++k) {
-            const Block& c = blocks[static_cast<std::size_t>(k)];
-            lp[static_cast<std::size_t>(k)] = {R.path(r) + c.r0 * R.dim, c.r1 - c.r0 + 1, Q.path(q) + c.q0 * Q.dim,
-                                               c.q1 - c.q0 + 1};
+// The blocks of a checked through-anchored pair (as through_blocks lists them) appended to `out` as
+// lane pairs: sub-paths of the pair's paths, no copies. Returns the cells they hold.
+inline double through_lane_pairs(const float* a, index_t n, const float* q, index_t m, int dim, const index_t* anc,
+                                 index_t count, std::vector<LanePair>& out) {
+    const std::size_t before = out.size();
+    double cells = 0.0;
+    index_t r = 0, c = 0;
+    for (index_t k = 0; k <= count; ++k) {
+        const index_t nr = k < count ? anc[2 * k] : n - 1, nc = k < count ? anc[2 * k + 1] : m - 1;
+        if (nr == r && nc == c) continue;
+        out.push_back({a + r * dim, nr - r + 1, q + c * dim, nc - c + 1});
+        cells += static_cast<double>(nr - r + 1) * static_cast<double>(nc - c + 1);
+        r = nr;
+        c = nc;
+    }
+    if (out.size() == before) {  // a 1 x 1 table
+        out.push_back({a, 1, q, 1});
+        cells = 1.0;
+    }
+    return cells;
+}
+
+// join_blocks over lane pairs: a block's end cell is its sub-paths' last points, the same floats
+// the pair's cost reads at (r1, q1), so the bits are join_blocks'.
+inline double join_lane_pairs(const LanePair* lp, const double* values, std::size_t count, int dim) {
+    double total = 0.0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const double v = values[k];
+        if (v == kInf) return kInf;
+        if (k + 1 < count) {
+            const EuclideanCost<float, 0> end{lp[k].ref, lp[k].qry, dim};
+            total += v - end(lp[k].n - 1, lp[k].m - 1);
+        } else {
+            total += v;
         }
     }
+    return total;
+}
+
+// Through-anchored exact coordinate batches on the SIMD lanes: every block of every pair is one
+// lane pair (pair b's are lp[first[b] .. first[b + 1])), in shape order; then each pair joins its
+// blocks as the scalar code does, so the bits are the same. One pass over the pairs lists the
+// lane pairs (the storage reserved once: no regrowth, no second list of blocks).
+inline void through_lanes(const std::vector<LanePair>& lp, const std::vector<index_t>& first, int dim, Simd kernel,
+                          double* out, int workers, const Poll& poll) {
+    const auto nb = static_cast<index_t>(lp.size());
     // Blocks in shape order, so a group of lanes pads little: a counting sort over the shapes
     // (as shape_order does for pairs), or a sort when there are too many shapes.
     ShapeOrder so;
-    so.order.resize(blocks.size());
+    so.order.resize(lp.size());
     index_t max_n = 1, max_m = 1;
     for (const LanePair& p : lp) {
         max_n = std::max(max_n, p.n);
@@ -297,19 +327,16 @@ inline void through_lanes(const PointSet& R, const PointSet& Q, const std::vecto
             return u.n != v.n ? u.n < v.n : (u.m != v.m ? u.m < v.m : x < y);
         });
     }
-    std::vector<double> values(blocks.size());
+    std::vector<double> values(lp.size());
     run_lanes(so, simd_lanes(kernel), values.data(), workers, poll,
               [&](const index_t* ids, int count, double* res, LaneScratch& scratch) {
                   LanePair lanes[kMaxLanes];
                   for (int l = 0; l < count; ++l) lanes[l] = lp[static_cast<std::size_t>(ids[l])];
-                  dtw_lanes(kernel, lanes, count, R.dim, false, res, scratch);
+                  dtw_lanes(kernel, lanes, count, dim, false, res, scratch);
               });
-    for (index_t b = 0; b + 1 < static_cast<index_t>(first.size()); ++b) {
-        const auto [r, q] = rq[static_cast<std::size_t>(b)];
-        const index_t k0 = first[static_cast<std::size_t>(b)];
-        const EuclideanCost<float, 0> cost{R.path(r), Q.path(q), R.dim};
-        out[b] = join_blocks(blocks.data() + k0, values.data() + k0,
-                             static_cast<std::size_t>(first[static_cast<std::size_t>(b) + 1] - k0), cost);
+    for (std::size_t b = 0; b + 1 < first.size(); ++b) {
+        const auto k0 = static_cast<std::size_t>(first[b]);
+        out[b] = join_lane_pairs(lp.data() + k0, values.data() + k0, static_cast<std::size_t>(first[b + 1]) - k0, dim);
     }
 }
 
@@ -319,27 +346,24 @@ inline void dtw_anchored_points_batch(const PointSet& R, const PointSet& Q, cons
     if (R.dim != Q.dim) throw std::invalid_argument("references and queries have different dimensions");
     check_anchor_pairs(A, B);
     if (!exclusive && window < 0 && simd_in_use() != Simd::kPortable) {
-        // Every pair checked first, then its blocks listed.
-        std::vector<std::pair<index_t, index_t>> rq(static_cast<std::size_t>(B));
-        std::vector<Block> blocks, mine;
+        // Every pair checked first, its blocks listed as lane pairs (at most anchors + 1 each).
+        std::vector<LanePair> lp;
+        lp.reserve(static_cast<std::size_t>(A.offsets[B] + B));
         std::vector<index_t> first(static_cast<std::size_t>(B) + 1, 0);
         double cells = 0.0;
         for (index_t b = 0; b < B; ++b) {
             const auto [r, q] = P.at(b);
             check_path(R, r, "references", b);
             check_path(Q, q, "queries", b);
-            check_anchors(A.of(b), A.count(b), R.length(r), Q.length(q), false, b);
-            rq[static_cast<std::size_t>(b)] = {r, q};
-            through_blocks(A.of(b), A.count(b), R.length(r), Q.length(q), mine);
-            for (const Block& c : mine)
-                cells += static_cast<double>(c.r1 - c.r0 + 1) * static_cast<double>(c.q1 - c.q0 + 1);
-            blocks.insert(blocks.end(), mine.begin(), mine.end());
-            first[static_cast<std::size_t>(b) + 1] = static_cast<index_t>(blocks.size());
+            const index_t n = R.length(r), m = Q.length(q);
+            check_anchors(A.of(b), A.count(b), n, m, false, b);
+            cells += through_lane_pairs(R.path(r), n, Q.path(q), m, R.dim, A.of(b), A.count(b), lp);
+            first[static_cast<std::size_t>(b) + 1] = static_cast<index_t>(lp.size());
         }
-        const auto nb = static_cast<index_t>(blocks.size());
+        const auto nb = static_cast<index_t>(lp.size());
         if (nb >= 2 && cells / static_cast<double>(nb) >= 64.0) {
-            through_lanes(R, Q, rq, blocks, first, simd_for_batch(false, cells / static_cast<double>(nb), nb), out,
-                          workers, poll);
+            through_lanes(lp, first, R.dim, simd_for_batch(false, cells / static_cast<double>(nb), nb), out, workers,
+                          poll);
             return;
         }
     }

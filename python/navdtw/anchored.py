@@ -40,8 +40,34 @@ def _anchor_rows(a, name: str) -> np.ndarray:
     return arr
 
 
+def _packed(anchors) -> bool:
+    """Whether ``anchors`` is the packed form ``(values [A, 2], offsets [B + 1])``: a 2-tuple of a
+    2-D array and a non-empty 1-D one (a pair's own anchors are never a non-empty 1-D array)."""
+    return (
+        isinstance(anchors, tuple)
+        and len(anchors) == 2
+        and np.ndim(anchors[0]) == 2
+        and np.ndim(anchors[1]) == 1
+        and np.size(anchors[1]) > 0
+    )
+
+
 def _anchor_csr(anchors, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Ragged anchors -> (values [A, 2], offsets [B + 1])."""
+    """Ragged anchors (one array per pair, or packed) -> (values [A, 2], offsets [B + 1])."""
+    if _packed(anchors):
+        values = index_array(anchors[0], "anchors values", "[A, 2]")
+        offsets = index_array(anchors[1], "anchors offsets", "[B + 1]")
+        if values.shape[1] != 2:
+            raise ValueError(
+                f"anchors values must have shape [A, 2] (reference index, query index), not {values.shape}"
+            )
+        if len(offsets) != size + 1:
+            raise ValueError(f"anchors offsets has {len(offsets)} entries but the batch has {size} pairs (pairs + 1)")
+        if offsets[0] != 0 or offsets[-1] != len(values) or (np.diff(offsets) < 0).any():
+            raise ValueError(
+                f"anchors offsets must start at 0, not decrease and end at the {len(values)} anchors, as Paths' offsets"
+            )
+        return np.ascontiguousarray(values), np.ascontiguousarray(offsets)
     if isinstance(anchors, (str, bytes)) or not isinstance(anchors, (Sequence, np.ndarray)):
         raise TypeError(f"anchors must be a sequence of [k, 2] index arrays, one per pair, got {shown(anchors)}")
     if len(anchors) != size:
@@ -91,9 +117,12 @@ def dtw_anchored_batch(
     ----------
     references, queries : Paths or sequence of array_like
         The batch, as :func:`dtw_batch`.
-    anchors : sequence of array_like
+    anchors : sequence of array_like, or (array_like, array_like)
         One ``[k, 2]`` integer array of ``(reference index, query index)`` rows per pair, in path
-        order (both indices non-decreasing); ``k`` may be 0 (plain DTW).
+        order (both indices non-decreasing); ``k`` may be 0 (plain DTW). Or packed, as
+        :class:`navdtw.Paths` packs paths: ``(values, offsets)``, every pair's anchors in one integer
+        ``[A, 2]`` array and pair b's the rows ``offsets[b]:offsets[b + 1]`` (``[B + 1]``
+        integers from 0 to A): no per-pair work in Python, for batches scored again and again.
     distances : array_like or sequence of array_like, optional
         One ``[V, V]`` matrix or a sequence of them (node paths), as :func:`dtw_batch`.
     env : array_like, optional
@@ -125,7 +154,8 @@ def dtw_anchored_batch(
         ``exclusive`` that is not a bool.
     ValueError
         As :func:`dtw_batch`, naming the path or pair; also ``anchors`` of another length than the
-        batch, an anchor not of shape ``[k, 2]``, and, naming ``anchors[b][k]``: an anchor out of
+        batch, an anchor not of shape ``[k, 2]``, packed anchors whose offsets are not those of the
+        batch's pairs over the values, and, naming ``anchors[b][k]``: an anchor out of
         range of its pair's paths, anchors not in path order (not monotone), and, with
         ``exclusive=True``, two anchors on one reference index.
     """

@@ -878,7 +878,7 @@ class Watch:
                 sleep(poll)
         except KeyboardInterrupt:
             self.interrupted = True
-            self.message = f"not decided: interrupted (Ctrl-C) after {looks} looks"
+            self.message = f"not decided: interrupted (Ctrl-C) after {looks} look{'s' * (looks != 1)}"
             if output is not None:
                 stood.update(message=self.message, exit_status=INTERRUPTED)
                 _write_state(output, stood, force)
