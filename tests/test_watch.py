@@ -823,6 +823,44 @@ def test_watch_reads_reported_figures_as_compare_does(tmp_path, capsys):
     assert "--reported sr=58: sr = 58: SR is a rate: write a fraction in [0, 1] (0.58) or a percentage" in err
 
 
+def test_a_rounded_reported_figure_is_judged_as_rounded_by_watch_and_compare(tmp_path):
+    """A figure given to k decimals stands for [x - 0.5e-k, x + 0.5e-k] (59.8% has one decimal in
+    percent): at the end of the split the interval is the exact mean 1100/1839 = 0.59815, and
+    sr=0.598 or 59.8% is inside, not outside (new-user F1); 0.597 is outside; compare's check of
+    the same interval by the same rule."""
+    from navdtw.suite.analysis import reported_check
+    from navdtw.suite.config import parse_reported
+
+    n = 1839
+    order = Order(tuple((f"e{k}",) for k in range(n)), seed=0, source="order.json")
+    vals = np.zeros(n)
+    vals[np.random.default_rng(4).choice(n, 1100, replace=False)] = 1.0
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, vals, n)
+    decided = {}
+    for text in ("sr=0.598", "sr=59.8%", "sr=0.6", "sr=0.597", "sr=59.7%", "sr=0.5982", "sr=0.5983"):
+        w = Watch(order, {"run": Follower(f, name="run")}, metrics=[], reported=parse_reported(text), width=0.02)
+        decided[text] = w.run(once=True)
+    assert decided == {
+        "sr=0.598": "reported-inside",
+        "sr=59.8%": "reported-inside",
+        "sr=0.6": "reported-inside",
+        "sr=0.597": "reported-outside",
+        "sr=59.7%": "reported-outside",
+        "sr=0.5982": "reported-inside",  # [0.59815, 0.59825] holds 0.598151...
+        "sr=0.5983": "reported-outside",
+    }
+    mean = 1100 / n
+    result = {
+        "metrics": {"sr": {"rate": True}},
+        "agents": {"a": {"sr": {"mean": mean, "ci": [mean, mean + 1e-9], "ci_episodes": [mean, mean], "runs": None}}},
+    }
+    for text, decision in decided.items():
+        row = reported_check(result, {"a": parse_reported(text)}, 0.95)["a"]["sr"]
+        assert row["inside"] is row["inside_episodes"] is (decision == "reported-inside"), text
+        assert row["verdict"].startswith("inside" if row["inside"] else "outside")
+
+
 def test_a_missing_run_is_an_error_once_and_waited_for_when_following(tmp_path, capsys):
     from navdtw.cli import main
 

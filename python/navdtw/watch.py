@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from . import registry
-from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
+from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED, reported_inside
 from ._following import Growing, whole_json
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named, no_column
@@ -677,8 +677,7 @@ class Watch:
         elif q == "reported":
             verdict = {}
             for m, iv in ivs.items():
-                r = self.reported[m]
-                if not iv.lower <= r <= iv.upper:
+                if not reported_inside(self.reported[m], iv.lower, iv.upper):  # the figure as rounded
                     verdict[m] = "outside"
                 elif self.width is not None and iv.width <= self.width:
                     verdict[m] = "inside"
