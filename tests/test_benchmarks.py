@@ -32,6 +32,7 @@ def test_every_script_is_checked():
         "bench_marks.py",
         "bench_metrics.py",
         "bench_off_by_one.py",
+        "bench_pair.py",
         "bench_ratio.py",
         "bench_results.py",
         "bench_reward.py",

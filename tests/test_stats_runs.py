@@ -64,7 +64,7 @@ def _loop(a, b, clusters):
     g = len(labels)
     sums = [sum(u[e] - d for e in range(n) if clusters[e] == c) for c in labels]
     v_ep = g / (g - 1) * sum(s * s for s in sums) / n**2
-    v, share = v_ep, v_ep**2 / (g - 1)
+    share = v_ep**2 / (g - 1)
     terms = []
     for x, r in ((a, ra), (b, rb)):
         m = x.mean(axis=0)
@@ -72,16 +72,23 @@ def _loop(a, b, clusters):
         e = x - x.mean(axis=1, keepdims=True) - m + m.mean()
         cl = [[sum(e[q, k] for q in range(n) if clusters[q] == c) for k in range(r)] for c in labels]
         w = sum(y * y for row in cl for y in row) / ((r - 1) * (g - 1)) * g / n**2
-        v += max(0.0, s2 - w) / r
-        floor = min(ra, rb) - 1  # the tables are calibrated with the pair's floor in place
-        terms.append(((s2 / r) ** 2 / (r - 1), float(ns_runs._shrink_factor(v_ep, w, r, 0.95, floor))))
-    # each share's degrees of freedom shrunk as one agent's (the calibration table, given the
-    # episode term), by as much as that agent's share exceeds the other's
-    (sa, fa), (sb, fb) = terms
+        terms.append((s2, w, r, (s2 / r) ** 2 / (r - 1)))
+    # the pair's own calibration (issue 34): the seeds' terms unclipped, the variance floored at the
+    # episode term net of the runs' noise plus a tenth of it; each share's df shrunk by its agent's
+    # factor (the table, at the episode term's net part in units of that noise, the grid point at
+    # or above) by as much as that agent's share exceeds the other's
+    (s2a, wa, _, sa), (s2b, wb, _, sb) = terms
+    noise = wa / ra + wb / rb
+    known = max(v_ep - noise, 0.0)
+    grid, lam_a, lam_b = ns_runs._pair_table(ra, rb, 0.95)
+    at = min(int(np.searchsorted(grid, known / noise)), len(grid) - 1)
     lead = (sa - sb) / (sa + sb)
-    share += sa / (1 - (1 - fa) * max(lead, 0)) + sb / (1 - (1 - fb) * max(-lead, 0))
+    fa, fb = 1 - (1 - lam_a[at]) * max(lead, 0), 1 - (1 - lam_b[at]) * max(-lead, 0)
+    raw = v_ep + (s2a - wa) / ra + (s2b - wb) / rb
+    v = max(raw, known + noise / 10)
+    share += sa / fa + sb / fb
     # never below the fewest degrees of freedom of its terms (issue 34)
-    return d, v**0.5, max(v**2 / share, min(ra, rb, g) - 1)
+    return d, v**0.5, max(raw**2 / share, min(ra, rb, g) - 1)
 
 
 def test_against_a_plain_loop_with_clusters_and_infinite_values():
@@ -307,3 +314,65 @@ def test_a_pairs_df_never_falls_below_its_fewer_runs():
         r = ns.runs_difference(x, y)
         assert (r.df >= 2.0).all() and (r.df > 2.0).any()
         assert np.mean(r.p < 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
+
+
+def _pair_rejection(table, q, ra, rb, e, rho_a, rho_b, delta=0.0, m=300):
+    """The pair's rejection rate under the normal model (run means' variances ``rho chi2(k) / k``,
+    the episode term's net part ``e`` known, the noise ``a0 + b0 = 1``), written out with midpoint
+    quadrature over quantiles of each chi-square and scipy's t quantile (issue 34)."""
+    ka, kb = ra - 1, rb - 1
+    xa = stats.chi2.ppf((np.arange(m) + 0.5) / m, ka)[:, None] / ka
+    xb = stats.chi2.ppf((np.arange(m) + 0.5) / m, kb)[None, :] / kb
+    big_a, big_b = rho_a * xa, rho_b * xb
+    sa, sb = big_a**2 / ka, big_b**2 / kb
+    lead = np.nan_to_num((sa - sb) / (sa + sb))
+    fa = 1 - (1 - table[1][q]) * np.maximum(lead, 0)
+    fb = 1 - (1 - table[2][q]) * np.maximum(-lead, 0)
+    raw = e + big_a + big_b
+    df = np.maximum(raw**2 / (sa / fa + sb / fb), min(ka, kb))
+    t = stats.t.ppf(0.975, df) * np.sqrt(np.maximum(raw, e + 0.1) / (e + rho_a + rho_b))
+    z = delta / np.sqrt(e + rho_a + rho_b)
+    return float(np.mean(stats.norm.cdf(-t + z) + stats.norm.cdf(-t - z)))
+
+
+@pytest.mark.parametrize(("ra", "rb"), [(3, 3), (3, 5), (5, 5)])
+def test_the_pairs_calibration_holds_at_extreme_seed_variances(ra, rb):
+    """Issue 34: the pair's own table keeps its test at 5% at every pair of seed variances (one
+    agent carrying all of them, both alike, neither), redone here on another quadrature."""
+    table = ns_runs._pair_table(ra, rb, 0.95)
+    for q in (0, 2, 4, 7, len(table[0]) - 1):
+        e = table[0][q]
+        for tau in (1.0, 3.0, 30.0, 1e3, 1e5):
+            for theta in (0.0, 0.05, 0.3, 0.5, 0.7, 0.95, 1.0):
+                size = _pair_rejection(table, q, ra, rb, e, theta * tau, (1 - theta) * tau)
+                assert size <= 0.05 + 5e-4, (ra, rb, e, tau, theta, size)
+
+
+def test_the_pairs_calibration_table_properties():
+    grid, lam_a, lam_b = ns_runs._pair_table(3, 5, 0.95)
+    assert (np.diff(grid) > 0).all() and grid[0] == 0.0
+    for lam in (lam_a, lam_b):
+        assert ((lam >= 0) & (lam <= 1)).all() and (np.diff(lam) <= 0).all()  # falls with the episode term
+    # the agent with more runs keeps the factor of a pair of two such agents; the order is immaterial
+    assert (lam_b == ns_runs._pair_table(5, 5, 0.95)[1]).all()
+    swapped = ns_runs._pair_table(5, 3, 0.95)
+    assert (swapped[1] == lam_b).all() and (swapped[2] == lam_a).all()
+    assert ns_runs._pair_table(3, 5, 0.95) is ns_runs._pair_table(3, 5, 0.95)  # computed once
+    # more runs carry more degrees of freedom: a milder shrink
+    assert (ns_runs._pair_table(5, 5, 0.95)[1] >= ns_runs._pair_table(3, 3, 0.95)[1] - 1e-12).all()
+
+
+def test_the_pairs_calibration_keeps_most_of_welchs_power():
+    """Where both agents' seeds matter alike (Welch's t holds 5% there), 3 runs each, the pair's
+    test under the normal model: at least 0.8x Welch's power (issue 34: one agent's calibration
+    on each side had 0.66-0.78x); Welch's rejection by the same quadrature."""
+    table = ns_runs._pair_table(3, 3, 0.95)
+    m = 300
+    x = stats.chi2.ppf((np.arange(m) + 0.5) / m, 2) / 2
+    big_a, big_b = 5.0 * x[:, None], 5.0 * x[None, :]
+    df = (big_a + big_b) ** 2 / (big_a**2 / 2 + big_b**2 / 2)
+    t = stats.t.ppf(0.975, df) * np.sqrt((big_a + big_b) / 10.0)
+    z = 3.0
+    welch = float(np.mean(stats.norm.cdf(-t + z) + stats.norm.cdf(-t - z)))
+    ours = _pair_rejection(table, 0, 3, 3, 0.0, 5.0, 5.0, delta=3.0 * np.sqrt(10.0))
+    assert ours >= 0.8 * welch and welch > 0.3

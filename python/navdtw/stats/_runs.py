@@ -214,24 +214,115 @@ def _with_seeds(v, share, a, b, confidence: float):
     runs: the episode term ``v`` (and its ``share``) plus each agent's seeds' term, ``a`` and ``b``
     being ``(variance, share, w, s2, runs)`` (:func:`_agent_terms`).
 
-    Each seeds' share's degrees of freedom are shrunk as one agent's are (:func:`_calibrated_df`:
-    so that the interval covers at every seed variance, given the episode term), by as much as that
-    agent's runs carry the seeds' shares, ``f' = 1 - (1 - f) max(0, (s_a - s_b) / (s_a + s_b))``.
-    Where one agent's few runs carry the variance the pair is one agent's case, and plain
-    Satterthwaite rejected up to 8% at 5%; where both carry it, two terms' df are better behaved,
-    and shrinking both in full cost most of the power (a 5-point gap, 3 runs each, sigma 0.03:
-    9% against 22%; docs/statistics.md). Without within-run noise (every episode of a run scoring
-    the same) the test is Welch's on the run means, exact then: no shrink (rounding's ``w`` is not
-    noise). The tables are calibrated with the pair's floor ``min(R_a, R_b) - 1`` in place, which
-    the caller applies to the df (:func:`_pair_floor`)."""
-    (va, sa, wa, s2a, ra), (vb, sb, wb, s2b, rb) = a, b
-    floor = min(ra, rb) - 1
-    fa = np.where(wa > 1e-12 * s2a, _shrink_factor(v, wa, ra, confidence, floor), 1.0)
-    fb = np.where(wb > 1e-12 * s2b, _shrink_factor(v, wb, rb, confidence, floor), 1.0)
+    The pair's own calibration (issue 34; docs/statistics.md, "Two agents"): the seeds' terms
+    enter *unclipped*, ``(s2 - w) / R`` each, the variance floored only at the episode term net of
+    the within-run noise plus a tenth of that noise (clipping each term at 0, as one agent's
+    interval does, biased the pair's variance up by a third where no seed matters, 3 runs). Each
+    agent's Satterthwaite share is divided by ``f = 1 - (1 - lam) * max(0, lead)``, ``lead`` being
+    ``(s_a - s_b) / (s_a + s_b)`` for a (the converse for b), and ``lam`` that agent's factor from
+    :func:`_pair_table`, calibrated on the pair's own sampling model so that the test rejects at
+    most ``1 - confidence`` at every pair of seed variances, given the episode term. Without
+    within-run noise on a side (every episode of a run scoring the same; rounding's ``w`` is not
+    noise) that side's share is not shrunk: with both, the test is Welch's on the run means. The
+    caller applies the floor ``min(R_a, R_b) - 1`` (:func:`_pair_floor`), part of the
+    calibration."""
+    (_, sa, wa, s2a, ra), (_, sb, wb, s2b, rb) = a, b
+    grid, lam_a, lam_b = _pair_table(ra, rb, confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
+        a0, b0 = wa / ra, wb / rb  # each agent's within-run noise in the episode term
+        known = np.maximum(v - a0 - b0, 0.0)  # the episode term net of that noise
+        e = np.nan_to_num(known / (a0 + b0), nan=0.0, posinf=grid[-1])
+        at = np.minimum(np.searchsorted(grid, e), len(grid) - 1)  # lam falls with e: the point at or above
+        fa = np.where(wa > 1e-12 * s2a, lam_a[at], 1.0)
+        fb = np.where(wb > 1e-12 * s2b, lam_b[at], 1.0)
         lead = np.nan_to_num((sa - sb) / (sa + sb))  # +1: a's runs carry it all; -1: b's
-    fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
-    return v + va + vb, share + sa / fa + sb / fb
+        fa, fb = 1.0 - (1.0 - fa) * np.maximum(lead, 0.0), 1.0 - (1.0 - fb) * np.maximum(-lead, 0.0)
+        raw = v + (s2a - wa) / ra + (s2b - wb) / rb
+        var = np.maximum(raw, known + (a0 + b0) / 10.0)
+        # the degrees of freedom are Satterthwaite's of the unfloored estimate: the floor widens
+        # the interval where the run means agree by chance, it does not make them more certain
+        return var, (share + sa / fa + sb / fb) * np.where(raw > 0, (var / raw) ** 2, 1.0)
+
+
+_PAIR_E = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 3.0, 10.0, 1e3])
+
+
+@functools.lru_cache(maxsize=8)
+def _t_quantiles(confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(1 / df grid, t quantile)`` for df >= 1: the two-sided ``confidence`` quantile of Student's
+    t, linear in ``1 / df`` between 4,001 points (within 1e-6 of scipy's)."""
+    u = np.linspace(0.0, 1.0, 4001)
+    with np.errstate(divide="ignore"):
+        return u, special.stdtrit(np.where(u > 0, 1.0 / u, np.inf), 0.5 + confidence / 2.0)
+
+
+@functools.lru_cache(maxsize=16)
+def _chi2_nodes(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Laguerre nodes and weights of ``chi2(k) / k`` (32 points)."""
+    x, w = special.roots_genlaguerre(32, k / 2.0 - 1.0)
+    return 2.0 * x / k, w / w.sum()
+
+
+def _pair_size(lam_a: float, lam_b: float, e: float, ka: int, kb: int, confidence: float) -> float:
+    """The largest rejection rate of the pair's test (:func:`_with_seeds`, the floor in place) over
+    the seed variances, under the normal model, in units of the within-run noise ``a0 + b0`` of the
+    episode term, its net part ``e`` known: the run means' variances are ``rho_a chi2(ka) / ka`` and
+    ``rho_b chi2(kb) / kb``, independent of the difference, of variance ``e + rho_a + rho_b``; the
+    estimate ``max(e + A + B, e + 1 / 10)``, Satterthwaite's df of ``e + A + B``. Over ``rho_a +
+    rho_b`` from 1 (every split of the noise between the agents at once: ``rho_a >= a0``, ``rho_b
+    >= b0``) to ``1e4 max(1, e)`` and every share of it; Gauss-Laguerre quadrature over each
+    chi-square."""
+    (xa, wa), (xb, wb) = _chi2_nodes(ka), _chi2_nodes(kb)
+    tau = np.concatenate([[1.0], np.geomspace(1.2, 1e4 * max(1.0, e), 20)])[:, None, None, None]
+    theta = np.linspace(0.0, 0.5 if ka == kb and lam_a == lam_b else 1.0, 9 if ka == kb and lam_a == lam_b else 17)
+    theta = theta[None, :, None, None]  # equal agents: the shares' split is symmetric
+    big_a = theta * tau * xa[None, None, :, None]
+    big_b = (1.0 - theta) * tau * xb[None, None, None, :]
+    raw = e + big_a + big_b
+    vhat = np.maximum(raw, e + 0.1)
+    sa, sb = big_a**2 / ka, big_b**2 / kb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lead = np.nan_to_num((sa - sb) / (sa + sb))
+        fa = 1.0 - (1.0 - lam_a) * np.maximum(lead, 0.0)
+        fb = 1.0 - (1.0 - lam_b) * np.maximum(-lead, 0.0)
+        inv_df = np.minimum((sa / fa + sb / fb) / raw**2, 1.0 / min(ka, kb))
+    t = np.interp(inv_df, *_t_quantiles(confidence))
+    reject = 2.0 * special.ndtr(-t * np.sqrt(vhat / (e + tau)))
+    return float(np.einsum("ijkl,k,l->ij", reject, wa, wb).max())
+
+
+@functools.lru_cache(maxsize=32)
+def _pair_table(runs_a: int, runs_b: int, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(e grid, lam_a, lam_b)``: the pair's own calibration (issue 34), for the episode term's
+    net part ``e`` in units of its within-run noise (:func:`_with_seeds`): the factors of each
+    agent's share of Satterthwaite's degrees of freedom for which the pair's test rejects at most
+    ``1 - confidence`` at every pair of seed variances (:func:`_pair_size`, the floor ``min(R_a,
+    R_b) - 1`` in place); by bisection to 1/128, the largest. Equal runs: one factor, the same for
+    both. Unequal: the agent with more runs keeps the factor of a pair of two such agents, the
+    other's is calibrated given it. Non-increasing in ``e`` (the grid point at or above an ``e`` is
+    the conservative choice)."""
+    ka, kb = runs_a - 1, runs_b - 1
+    if runs_a > runs_b:
+        grid, lam_b, lam_a = _pair_table(runs_b, runs_a, confidence)
+        return grid, lam_a, lam_b
+    more = _pair_table(runs_b, runs_b, confidence)[1] if runs_b > runs_a else None
+    lam_a = np.ones(len(_PAIR_E))
+    for q, e in enumerate(_PAIR_E):
+        hi = 1.0 if q == 0 else lam_a[q - 1]
+
+        def holds(lam: float, q=q, e=e) -> bool:  # 5e-5: the exact t(R - 1) edge, to quadrature's error
+            return _pair_size(lam, lam if more is None else more[q], e, ka, kb, confidence) <= 1.0 - confidence + 5e-5
+
+        if holds(hi):
+            lam_a[q] = hi
+            continue
+        lo = 0.0
+        while hi - lo > 1.0 / 128:
+            mid = (lo + hi) / 2.0
+            lo, hi = (mid, hi) if holds(mid) else (lo, mid)
+        lam_a[q] = lo
+    lam_a = np.minimum.accumulate(lam_a)
+    return _PAIR_E.copy(), lam_a, lam_a.copy() if more is None else more
 
 
 def _pair_floor(runs_a: int, runs_b: int, units) -> np.ndarray:
@@ -286,16 +377,19 @@ def runs_difference(
     * the **episode term**: the cluster-robust variance of the mean of the per-episode differences
       of the means over runs (``clusters``: one label per episode, e.g. the path id; the units are
       the clusters, as in the cluster bootstrap), and
-    * the **seeds' term** of each agent with two runs or more: ``max(0, s2 - w) / R``, where
-      ``s2`` is the variance of the agent's run means and ``w`` the part of it that the episodes'
-      within-run noise explains (the two-way residual mean square over ``n``), which the episode
-      term already holds: counting ``s2 / R`` whole would count that noise twice.
+    * the **seeds' term** of each agent with two runs or more: ``(s2 - w) / R``, where ``s2`` is
+      the variance of the agent's run means and ``w`` the part of it that the episodes' within-run
+      noise explains (the two-way residual mean square over ``n``), which the episode term already
+      holds: counting ``s2 / R`` whole would count that noise twice. Unclipped (an unbiased sum);
+      the variance is floored at the episode term net of that noise plus a tenth of it.
 
     The reference is Student's t with Satterthwaite's degrees of freedom, where each seeds' term
-    has ``R - 1``: with 3 runs they are few and the tails wide where the seeds matter, many where
-    the episodes dominate. When either agent has a single run the seeds' spread cannot be
-    estimated: the result is the episodes-only comparison (the paired t over the units, ``units -
-    1`` degrees of freedom) and ``seeds`` is False; say "one run: seed spread not estimated".
+    has ``R - 1``, each agent's share shrunk by the pair's own calibration (so that the test holds
+    its level at every pair of seed variances) and never below ``min(R_a, R_b) - 1``: with 3 runs
+    they are few and the tails wide where the seeds matter, many where the episodes dominate.
+    When either agent has a single run the seeds' spread cannot be estimated: the result is the
+    episodes-only comparison (the paired t over the units, ``units - 1`` degrees of freedom) and
+    ``seeds`` is False; say "one run: seed spread not estimated".
     Measured (type-I error, power, coverage): docs/statistics.md, "Several runs".
 
     With ``weights`` each agent's figure is a pooled ratio (LH-VLN's ISR, successes over subtasks):
