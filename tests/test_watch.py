@@ -1382,7 +1382,8 @@ def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
     run.write_text("".join(row(i, v) + "\n" for i, v in zip(ids, sr)))
     w = Watch(load_order(tmp_path / "order.txt"), {"run": Follower(run, name="run")}, metrics=["sr"], width=0.02)
     with pytest.raises(NotRandomOrder, match=r"^run: the values are not in a uniformly random order: on sr, no "
-                       r"candidate mean is left \(every split mean is ruled out\), after 1\d\d values of the order "
+                       r"candidate mean is left \(every split mean is ruled out\), after 1\d\d values \(the values so "
+                       r"far, scaled to \[0, 1\], average 0.1\d\d\) of the order "
                        r"order.txt \(an id list without a seed\); its intervals would be wrong"):  # fmt: skip
         w.poll()
     assert w.decision == "undecided"

@@ -15,6 +15,7 @@ def view(watch: Any) -> list[str]:
     n = len(watch.order)
     unit = "paths" if any(len(u) > 1 for u in watch.order.units) else "episodes"
     out = [f"order {watch.order.source}: {n} {unit}, alpha {watch.alpha:g} shared out ({watch.share:.4g} each)"]
+    out.append(order_check(watch.order))
     if watch.question == "against":
         out.append(f"against {watch.against.source}: the mean paired difference (the run's minus its)")
     for run in watch.runs.values():
@@ -71,6 +72,8 @@ def state(watch: Any) -> dict[str, Any]:
             "units": len(watch.order),
             "split": watch.order.split,
             "split_sha256": watch.order.split_sha256,
+            "check": "scenes and values" if watch.order.scenes is not None else "values only",
+            "scenes_from": watch.order.scenes_from,
         },
         "question": watch.question,
         "alpha": watch.alpha,
@@ -104,6 +107,15 @@ def state(watch: Any) -> dict[str, Any]:
         "message": watch.message,
         "exit_status": INTERRUPTED if watch.interrupted else DECISIONS[watch.decision][0],
     }
+
+
+def order_check(order: Any) -> str:
+    """Which check of the order runs: the scenes' repeats and the values when the order's scenes are
+    known (:attr:`navdtw.order.Order.scenes`), else the values only (late: docs/stopping.md)."""
+    if order.scenes is None:
+        return "order check: the values only (no scenes known; --scenes SPLIT gives them)"
+    k = len(set(order.scenes))
+    return f"order check: the scenes' repeats ({k} scenes, from {order.scenes_from}) and the values"
 
 
 def bar(frac: float, width: int = 24) -> str:

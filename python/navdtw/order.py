@@ -5,8 +5,9 @@ random order fixed before any result is seen. :func:`write_order` draws that ord
 the forms evaluators consume (docs/stopping.md):
 
 * ``order.txt``: the episode ids, one per line, in order;
-* ``order.json``: the same with the seed, the split file's name and SHA-256, the units and the
-  workers' assignment (what ``navdtw watch --order`` reads);
+* ``order.json``: the same with the seed, the split file's name and SHA-256, the units, each
+  unit's scene (where the split file names them) and the workers' assignment (what ``navdtw watch
+  --order`` reads);
 * a copy of the split file with its entries in that order (R2R-CE / RxR-CE ``{split}.json.gz``:
   ``{"episodes": [...]}``; R2R-family JSON: a list of path entries; the references of the
   ``positions`` kind: records with an ``episode_id``, JSON or JSON Lines as given), and with
@@ -28,7 +29,8 @@ import contextlib
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,7 @@ from ._typing import PathLike
 from .datasets import SplitIndex, split_index
 from .datasets._common import not_found, read_text
 
-__all__ = ["Order", "load_order", "off_by_one", "random_order", "write_order"]
+__all__ = ["Order", "load_order", "off_by_one", "random_order", "read_scenes", "write_order"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,13 @@ class Order:
         list), as messages name it.
     split_sha256:
         that split file's SHA-256 (``order.json``; None for a plain id list).
+    scenes:
+        each unit's scene (scan), units in order, or None when not known (an id list, an
+        ``order.json`` written before navdtw recorded scenes, a split that names none): the check
+        of the order tests the scenes' repeats when they are known (:mod:`navdtw.sequential`).
+    scenes_from:
+        where the scenes were read (the order file, or the split file or results column given
+        with :meth:`with_scenes`), as messages name it; None without scenes.
     """
 
     units: tuple[tuple[str, ...], ...]
@@ -66,6 +75,8 @@ class Order:
     source: str = "<order>"
     split: str | None = None
     split_sha256: str | None = None
+    scenes: tuple[str, ...] | None = None
+    scenes_from: str | None = None
 
     @property
     def ids(self) -> list[str]:
@@ -74,6 +85,79 @@ class Order:
 
     def __len__(self) -> int:
         return len(self.units)
+
+    @property
+    def scene_counts(self) -> dict[str, int] | None:
+        """Units per scene (``{scene: count}``, summing to ``len(order)``), or None without scenes."""
+        if self.scenes is None:
+            return None
+        counts: dict[str, int] = {}
+        for s in self.scenes:
+            counts[s] = counts.get(s, 0) + 1
+        return counts
+
+    def scenes_of(self, start: int, stop: int) -> list[str] | None:
+        """The scenes of some units, in order.
+
+        Parameters
+        ----------
+        start, stop : int
+            Units ``start`` to ``stop - 1`` of the order.
+
+        Returns
+        -------
+        list of str or None
+            Their scenes, or None when the order has none.
+        """
+        return None if self.scenes is None else list(self.scenes[start:stop])
+
+    def with_scenes(self, scenes: Mapping[str, str], source: str, units: Iterable[Sequence[str]] = ()) -> Order:
+        """The order with each unit's scene taken from an episode -> scene map.
+
+        Parameters
+        ----------
+        scenes : Mapping[str, str]
+            Episode id -> its scene (the scans of a split file, or a column of the results).
+        source : str
+            Where they were read, as messages name it.
+        units : sequence of tuple of str, optional
+            The units of the file they were read from (:func:`read_scenes`): each unit of the
+            order must be one of them. An id list of an R2R-family split lists a path's
+            instructions one by one, together: taken as units of one episode, their scenes would
+            repeat as no random order repeats them, so such an order takes no scenes.
+
+        Returns
+        -------
+        Order
+            A copy with :attr:`scenes` set (a unit's scene is its first episode's).
+
+        Raises
+        ------
+        ValueError
+            An episode of the order has no scene in ``scenes`` (naming it and ``source``), or a
+            unit of the order is not one of ``units`` (naming it).
+        """
+        whole = {frozenset(u): tuple(u) for u in units}
+        if whole:
+            of = {i: u for u in whole.values() for i in u}
+            for k, unit in enumerate(self.units):
+                if frozenset(unit) not in whole and unit[0] in of:
+                    raise ValueError(
+                        f"{source}: unit {k} of the order {self.source} ({', '.join(unit)}) is part of the unit "
+                        f"{', '.join(of[unit[0]])} there (a path's instructions listed one by one): its scenes would "
+                        "repeat as a random order of the paths repeats them; give the order.json navdtw order wrote"
+                    )
+        out = []
+        for k, unit in enumerate(self.units):
+            scene = scenes.get(unit[0])
+            if not scene:
+                missing = sum(1 for u in self.units if not scenes.get(u[0]))
+                raise ValueError(
+                    f"{source}: no scene for episode {unit[0]!r} (unit {k} of the order {self.source}; "
+                    f"{missing} of its {len(self.units)} units have none): give the split the order is of"
+                )
+            out.append(str(scene))
+        return replace(self, scenes=tuple(out), scenes_from=source)
 
 
 def random_order(n: int, seed: int) -> np.ndarray:
@@ -179,6 +263,7 @@ def _write(stage, names, split: Path, index: SplitIndex, seed, ordered_units, or
     """The order's files (the module's list), written into the staging folder; the split's copies
     are written by its index, in the split file's own form."""
     ids = [i for unit in ordered_units for i in unit]
+    scenes = unit_scenes(index)
     atomic_write_text(names["order"], "".join(i + "\n" for i in ids))
     atomic_write_json(
         names["json"],
@@ -188,6 +273,7 @@ def _write(stage, names, split: Path, index: SplitIndex, seed, ordered_units, or
             "split": split.name,
             "split_sha256": hashlib.sha256(split.read_bytes()).hexdigest(),
             "units": [list(u) for u in ordered_units],
+            "scenes": None if scenes is None else [scenes[u[0]] for u in ordered_units],
             "workers": shares or None,
         },
         indent=None,
@@ -196,6 +282,76 @@ def _write(stage, names, split: Path, index: SplitIndex, seed, ordered_units, or
     for r, share in enumerate(shares):
         atomic_write_text(names[f"worker{r}"], "".join(i + "\n" for k in share for i in ordered_units[k]))
         atomic_write_bytes(names[f"split{r}"], index.copy([ordered_entries[k] for k in share]))
+
+
+def unit_scenes(index: SplitIndex) -> dict[str, str] | None:
+    """Each episode's scene as the split file names it (``scene_id``'s scan of R2R-CE / RxR-CE,
+    ``scan`` of the R2R family, REVERIE, NDH and RxR, ``scene`` of positions references), or None
+    when some episode has none."""
+    scenes = dict(zip(index.ids, index.scans))
+    return scenes if all(scenes.values()) else None
+
+
+def read_scenes(path: PathLike, kind: str | None = None) -> tuple[dict[str, str], list[tuple[str, ...]]]:
+    """Each episode's scene, from a split file or from results that name every episode's scene.
+
+    What ``navdtw watch --scenes`` reads when the order names no scenes (an id list, an
+    ``order.json`` written before navdtw recorded them).
+
+    Parameters
+    ----------
+    path : str or Path
+        A split file of any kind ``navdtw order`` reads (R2R-CE's ``val_unseen.json.gz``: each
+        ``scene_id``'s scan; the R2R family, REVERIE, NDH, RxR: ``scan``; positions references:
+        ``scene``), or a results table with a scene column (``scan``, ``scene_id``, ``scene``)
+        holding the whole split (another agent's complete results).
+    kind : str, optional
+        The split's data set kind (default: recognised by the file's form).
+
+    Returns
+    -------
+    tuple
+        ``(scenes, units)``: episode id -> its scene, and a split's units (its entries: an
+        episode, or a path with its instructions), for :meth:`Order.with_scenes`; a results
+        table says nothing of units (its path column may join episodes that an order keeps apart,
+        R2R-CE's instructions of one path): ``[]``.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file, or a folder.
+    ValueError
+        A file that is neither, or that names no scene for some episode (the message names the
+        file and the first such episode).
+    """
+    path = Path(path)
+    _need_file(path)
+    units: list[tuple[str, ...]] = []
+    try:
+        index = split_index(path, kind)
+        scenes = dict(zip(index.ids, index.scans))
+        units = list(index.units)
+        why = ""
+    except ValueError as exc:
+        scenes, why = {}, str(exc)
+    if not scenes or not all(scenes.values()):  # records with an episode_id read as a split: results?
+        from .datasets.results import load_results
+
+        try:
+            table = load_results(path)
+        except (ValueError, FileNotFoundError):
+            if not scenes:
+                raise ValueError(f"{path.name}: neither a split file nor results with a scene column ({why})") from None
+        else:
+            if all(table.scans) or not scenes:
+                scenes, units = dict(zip(table.ids, table.scans)), []
+    missing = [i for i, s in scenes.items() if not s]
+    if missing:
+        raise ValueError(
+            f"{path.name}: no scene for {len(missing)} of its {len(scenes)} episodes (first: {missing[0]!r}); "
+            "give the split file (its scene_id, scan or scene names each episode's scene)"
+        )
+    return scenes, units
 
 
 def _stem_suffix(name: str) -> tuple[str, str]:
@@ -233,13 +389,14 @@ def load_order(path: PathLike) -> Order:
         text = read_text(path)  # gzipped or not
     except ValueError as exc:
         raise ValueError(f"{exc}: {what}") from None
-    seed = split = digest = None
+    seed = split = digest = scenes = None
     if text.lstrip()[:1] in ("{", "["):
         try:
             doc = json.loads(text)
             units = tuple(tuple(str(i) for i in u) for u in doc["units"])
             seed, split, digest = doc.get("seed"), doc.get("split"), doc.get("split_sha256")
-        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
+            scenes = doc.get("scenes")  # absent from orders written before navdtw recorded scenes
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError, AttributeError):
             raise ValueError(f"{path.name}: not an order written by navdtw order; {what}") from None
     else:
         units = tuple((line.strip(),) for line in text.splitlines() if line.strip())
@@ -252,7 +409,13 @@ def load_order(path: PathLike) -> Order:
             if i in seen:
                 raise ValueError(f"{path.name}: episode id {i!r} appears twice (unit {k})")
             seen.add(i)
-    return Order(units, seed, path.name, split if isinstance(split, str) else None, digest)
+    if scenes is not None and not (
+        isinstance(scenes, list) and len(scenes) == len(units) and all(isinstance(x, str) and x for x in scenes)
+    ):
+        raise ValueError(f"{path.name}: 'scenes' must be a scene name for each of its {len(units)} units")
+    split = split if isinstance(split, str) else None
+    return Order(units, seed, path.name, split, digest, None if scenes is None else tuple(scenes),
+                 None if scenes is None else path.name)  # fmt: skip
 
 
 _SHARE = re.compile(r"\.worker(\d+)of(\d+)\.txt(\.gz)?$")

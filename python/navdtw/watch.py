@@ -553,14 +553,14 @@ class Watch:
     def _ensure_tracks(self, run: _Run, table: Episodes) -> None:
         if run.tracks:
             return
-        n = len(self.order)
+        n, scenes = len(self.order), self.order.scene_counts
         for m in self.metrics:
             if m not in table.values:
                 raise ValueError(f"{run.name}: the results have {no_column(m, table.values, registry.names())}")
             if m not in table.rates:
                 raise ValueError(f"{run.name}: {m!r} is not a bounded metric (only rates in [0, 1] are)")
             bounds = paired_bounds((0.0, 1.0)) if self.question == "against" else (0.0, 1.0)
-            cs = ConfidenceSequence(n, bounds=bounds, alpha=self.share, check_alpha=self.check_share)
+            cs = ConfidenceSequence(n, bounds=bounds, alpha=self.share, check_alpha=self.check_share, groups=scenes)
             run.tracks[m] = _Track(m, cs, self.share)
 
     def poll(self) -> bool:
@@ -618,7 +618,7 @@ class Watch:
                 if self.question == "against":
                     base = self._against_values[m]
                     new = [v - _unit_value(base, u) for v, u in zip(new, units[run.done : k])]
-                track.cs.extend(new)
+                track.cs.extend(new, self.order.scenes_of(run.done, k))
             if run.fed < 0:
                 run.fed = sum(1 for u in units[:k] for i in u if i in have)
             else:

@@ -16,9 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     """Internal: the command's options."""
     parser.description = (
         "Write a seeded, uniformly random order of a split's episodes: order.txt (ids), order.json (what\n"
-        "navdtw watch reads), a copy of the split file in that order and, with --workers, each worker's\n"
-        "round-robin share. Run the evaluation in this order (no shuffling) to stop it early with\n"
-        "navdtw watch (docs/stopping.md)."
+        "navdtw watch reads, with each episode's scene for its check of the order), a copy of the split\n"
+        "file in that order and, with --workers, each worker's round-robin share. Run the evaluation in\n"
+        "this order (no shuffling) to stop it early with navdtw watch (docs/stopping.md)."
     )
     parser.epilog = (
         "Example:\n  navdtw order data/R2R_VLNCE_v1-3_preprocessed/val_unseen/val_unseen.json.gz --seed 7 "

@@ -4,6 +4,7 @@ question is answered (docs/stopping.md)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -63,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     parser.add_argument("--convention", default=None, metavar="NAME", help="definitions (default: the kind's)")
     _options.add_threshold(parser)
     parser.add_argument("--order", required=True, metavar="FILE", help="order.json of navdtw order (or an id list)")
+    parser.add_argument(
+        "--scenes",
+        metavar="FILE",
+        help="each episode's scene, for the check of the order, when the order names none: the split file, or "
+        "complete results with a scene column (default: the order's, else the split given)",
+    )
     parser.add_argument(
         "--metric",
         action="append",
@@ -154,6 +161,31 @@ def _against(args: argparse.Namespace, follower, order):
         if wrong:
             return base.table, f"--against {wrong}"
     return base.table, ""
+
+
+def _with_scenes(args: argparse.Namespace, kind, options: dict, order):
+    """The order with its episodes' scenes, for the check of the order (docs/stopping.md): from
+    ``--scenes``, else the order's own (``order.json`` of navdtw order), else the split given to
+    the data set's options, else the split's copy that navdtw order wrote beside the order; an
+    order without scenes is checked on its values only (the view says which check runs)."""
+    from ...order import read_scenes
+
+    split_kind = kind.name if kind.split_reader is not None else options.get("dataset_kind")
+    split = options.get(kind.split_reader.option if kind.split_reader is not None else "split")
+    if args.scenes:
+        try:
+            scenes, units = read_scenes(args.scenes)
+            return order.with_scenes(scenes, f"--scenes {Path(args.scenes).name}", units)
+        except (ValueError, FileNotFoundError) as exc:
+            raise UserError(f"--scenes {exc}") from None
+    # else the split given, or the split's copy navdtw order wrote beside an order.json without scenes
+    beside = Path(args.order).parent / order.split if order.split and Path(order.split).name == order.split else None
+    for source, what in ((split, ""), (beside, " (beside the order)")):
+        if order.scenes is None and source is not None and Path(source).is_file():
+            with contextlib.suppress(ValueError, FileNotFoundError):  # a split without scenes: the values only
+                scenes, units = read_scenes(source, split_kind if not what else None)
+                return order.with_scenes(scenes, Path(source).name + what, units)
+    return order
 
 
 #: Off a terminal, the least seconds between two lines of progress (a look that changed nothing
@@ -285,6 +317,7 @@ def run(args: argparse.Namespace) -> int:
         if wrong:  # another split's results: refused, never compared with
             print(term(f"{PROG} watch: error: {wrong}"), file=sys.stderr)
             return EXIT_NOT_IN_ORDER
+    order = _with_scenes(args, kind, options, order)
     try:
         watch = Watch(
             order,
