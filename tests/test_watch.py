@@ -619,7 +619,16 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
     # what the choice targets, and what it cost: (300 + 500 + 200) / (3 x 1000) of the episodes
     assert "on sr on this split (the highest mean over all episodes;" in w.message
-    assert "; 33% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
+    # 20, 70 and 35% apart: no word on what checkpoints within 2 points of each other cost (new-user F9)
+    assert "; 33% of all the checkpoints' episodes evaluated: " in w.message and "within 2 points" not in w.message
+    # two checkpoints with the same results: within 2 points, and the note says what that costs
+    same = population(n, 0.5, 3)
+    for name in ("a", "b"):
+        write_run(tmp_path / f"{name}.jsonl", order, same, 400)
+    runs = {name: Follower(tmp_path / f"{name}.jsonl", name=name) for name in ("a", "b")}
+    w = Watch(order, runs, metrics=["sr"], width=0.9)
+    assert w.run(once=True) == "tied-checkpoints"
+    assert "; 40% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
 
 
 def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
