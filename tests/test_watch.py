@@ -682,7 +682,7 @@ def test_results_of_another_split_are_refused_not_decided_on(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 19 and "decided" not in out
     assert re.fullmatch(
-        r"navdtw watch: error: run: 106 of its 184 episode ids are not episodes of the order order.json "
+        r"navdtw: error: run: 106 of its 184 episode ids are not episodes of the order order.json "
         r"\(of val_seen.json.gz\) \(first: \d+, \d+, \d+, \d+, \d+, … \(101 more\)\); more than 10 of its "
         r"ids are not episodes of the order: .*\n",
         err,
@@ -1400,7 +1400,7 @@ def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
     code = main(["watch", str(run), "--order", str(tmp_path / "order.txt"), "--width", "0.02", "--once"])
     out, err = capsys.readouterr()
     assert code == 20 and "decided" not in out
-    assert err.startswith("navdtw watch: error: run: the values are not in a uniformly random order")
+    assert err.startswith("navdtw: error: run: the values are not in a uniformly random order")
     assert err.count("\n") == 1 and err.endswith("\n")  # one line
     # the same values in a random order of navdtw order: no such word, and decided as before
     order = random_order(300, 11)
