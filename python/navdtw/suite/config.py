@@ -422,8 +422,8 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
 
     One form: numbers as ``results.json`` holds them, rates as fractions in [0, 1]; a rate in
     percent says so with a ``%`` (``"55.8%"``, a string in a suite file). Each figure keeps the
-    rounding of its last digit as written (a :class:`navdtw._decisions.Figure`: ``59.8%`` stands for
-    [59.75%, 59.85%]), by which :func:`navdtw._decisions.reported_inside` judges it. A rate above 1 without
+    rounding of its last digit as written (a ``Figure`` of ``navdtw._decisions``: ``59.8%`` stands
+    for [59.75%, 59.85%]), by which ``reported_inside`` judges it (docs/statistics.md). A rate above 1 without
     ``%``, ``%`` on a metric that is not a rate, a negative distance, or a value that is not a
     finite number is a ``ValueError``. Metric names: the registry's (``sr``, ``spl``, ``ne``, any
     case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
