@@ -683,6 +683,14 @@ def test_each_command_help_lists_its_own_exit_statuses(command, capsys):
     assert ("a bad suite file" in " ".join(tail.split())) == (command == "suite")
 
 
+@pytest.mark.parametrize(("command", "name"), [(["compare"], "compare"), (["suite", "run"], "suite run")])
+def test_the_exit_statuses_of_several_commands_are_worded_for_the_one_asked(command, name, capsys):
+    assert main([*command, "--help"]) == 0
+    tail = " ".join(capsys.readouterr().out.split("\nExit status:\n", 1)[1].split())
+    assert "suite run or compare" not in tail
+    assert f"1 {name}: " in tail and f"5 {name}: every agent failed" in tail
+
+
 def test_the_docs_table_of_exit_statuses_by_command_is_the_commands():
     from navdtw.cli._status import COMMAND_STATUS
 

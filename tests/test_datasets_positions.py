@@ -377,6 +377,14 @@ def test_every_metric_matches_the_twin(case, distance, convention, threshold):
         p = Path(tmp) / "preds.json"
         p.write_text(json.dumps(preds))
         bench = bench_of(r, distance=distance)
+        if (
+            distance == "geodesic"
+            and not any("geodesic_distance" in x for x in refs + preds)
+            and not any("distance_to_goal" in x for x in preds)
+        ):  # nothing geodesic given: refused, not straight lines under the name
+            with pytest.raises(ValueError, match="no geodesic distance to use"):
+                bench.match(p, convention=convention)
+            return
         scores = bench.evaluate(bench.match(p, convention=convention), convention=convention, threshold=threshold)
     by_id = {q["episode_id"]: q for q in preds}
     want = nv.batch(
@@ -511,13 +519,57 @@ def test_score_command(small, tmp_path, capsys):
         == 0
     )
     text = capsys.readouterr().out
-    assert "positions, 3 episodes, convention 'r2r'" in text and "note: --distance geodesic" in text
+    assert "positions, 3 episodes, navdtw's positions definitions with the rules of convention 'r2r'" in text
+    assert "threshold 20 m, distance geodesic, dims all." in text and "note: --distance geodesic" in text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["dataset"] == "positions" and summary["threshold"] == 20.0
     assert summary["means"]["ne"] is None  # an unreachable goal: not finite
     assert summary["inputs"]["distance"] == "geodesic" and summary["inputs"]["dims"] == "all"
     rows = (out / "episodes.csv").read_text().splitlines()
     assert rows[0].startswith("episode_id,scan,pl,ne") and rows[3].split(",")[3] == "inf"
+
+
+def test_the_header_names_the_definitions_and_settings_used(small, tmp_path, capsys):
+    """The score header named R2R's evaluator for positions as if its graph-based scores were
+    computed: it names navdtw's positions definitions, the convention whose rules they follow, and
+    the distance and coordinates used."""
+    refs, preds = small
+    args = ["score", "--references", str(refs), "--predictions", str(preds), "--no-figures"]
+    assert main([*args, "--convention", "vlnce", "--dims", "xy", "--out", str(tmp_path / "a")]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "navdtw's positions definitions with the rules of convention 'vlnce' (VLN-CE" in head
+    assert head.endswith("threshold 3 m, distance euclidean, dims xy. Rates in percent, distances in metres")
+    assert "tasks/R2R/eval.py" not in head
+
+
+def test_geodesic_distances_asked_of_files_without_them_are_refused(small, tmp_path, capsys):
+    """--distance geodesic where neither file gives a geodesic value exited 0 with straight lines
+    and a note: it fails, naming what to give and where; one file giving them is enough (UAV-ON's
+    references give SPL's l, its predictions no distance_to_goal)."""
+    refs, preds = small
+    bare_refs = jsonl(
+        tmp_path / "bare_refs.jsonl", [{k: v for k, v in r.items() if k != "geodesic_distance"} for r in _json_refs()]
+    )
+    bare_preds = jsonl(
+        tmp_path / "bare_preds.jsonl", [{k: v for k, v in r.items() if k != "distance_to_goal"} for r in _json_preds()]
+    )
+    args = ["score", "--distance", "geodesic", "--no-figures"]
+    out = tmp_path / "out"
+    assert main([*args, "--references", str(bare_refs), "--predictions", str(bare_preds), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "--distance geodesic: bare_refs.jsonl gives no geodesic_distance and bare_preds.jsonl no distance_to_goal"
+        in err
+    )
+    assert '"geodesic_distance"' in err and '"distance_to_goal"' in err and "--distance euclidean" in err
+    assert not (out / "summary.json").exists()
+    for r, p in ((refs, bare_preds), (bare_refs, preds)):
+        assert (
+            main([*args, "--references", str(r), "--predictions", str(p), "--out", str(tmp_path / r.stem / p.stem)])
+            == 0
+        )
+    with pytest.raises(ValueError, match="no geodesic distance to use"):
+        bench_of(bare_refs, distance="geodesic").match(bare_preds)
 
 
 def test_suite_and_compare_take_positions(small, tmp_path):

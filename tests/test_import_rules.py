@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "navdtw._decisions",
             "navdtw._lazy",
             "navdtw._optional",
+            "navdtw._dirwatch",
         ),
     ),
     ("engine", ("navdtw.paths", "navdtw.engine", "navdtw.anchored")),
@@ -409,6 +410,42 @@ def test_watch_help_imports_no_numpy():
         """
     )
     assert out.splitlines() == ["0 True []", "2 True"]
+
+
+def test_score_compare_and_baseline_help_import_no_numpy():
+    """``navdtw score --help``, ``compare --help`` and ``baseline --help`` (0.15-0.5 s: their
+    options are the data set kinds' and the metrics') answer from the record of their options
+    (navdtw.cli._help_snapshot) without numpy, scipy or the engine, and show what the parser the
+    command builds shows (the record is checked in tests/test_cli_help_snapshot.py)."""
+    out = _python(
+        f"""
+        import contextlib, io, os, sys
+        os.environ["COLUMNS"] = "100"
+        from navdtw.cli import main
+        shown = {{}}
+        for command in ("score", "compare", "baseline"):
+            with contextlib.redirect_stdout(io.StringIO()) as text:
+                code = main([command, "--help"])
+            shown[command] = text.getvalue()
+            print(command, code, sorted(m for m in {HEAVY!r} if m in sys.modules))
+        from navdtw.cli._parser import build_parser
+        for command in ("score", "compare", "baseline"):
+            with contextlib.redirect_stdout(io.StringIO()) as text:
+                try:
+                    build_parser().parse_args([command, "--help"])
+                except SystemExit:
+                    pass
+            print(command, text.getvalue() == shown[command], "--dataset" in shown[command])
+        """
+    )
+    assert out.splitlines() == [
+        "score 0 []",
+        "compare 0 []",
+        "baseline 0 []",
+        "score True True",
+        "compare True True",
+        "baseline True True",
+    ]
 
 
 def test_every_public_name_resolves():

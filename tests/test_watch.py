@@ -1205,6 +1205,7 @@ def test_the_live_view_moves_back_over_the_rows_its_lines_wrapped_to(tmp_path, m
     w = Watch(order, {"run": Follower(f, name="run")}, metrics=["sr", "ndtw"], against=load_results(base))
     w.poll()
     monkeypatch.setattr(command, "_columns", lambda stream: 40)
+    monkeypatch.setattr(command, "_height", lambda stream: 100)
     tty = _Terminal()
     show = command._viewer(w, live=True, once=False, out=tty)
     first = w.lines()
@@ -1218,6 +1219,60 @@ def test_the_live_view_moves_back_over_the_rows_its_lines_wrapped_to(tmp_path, m
     show([*first[:-1], "decided: done"])
     assert tty.text.startswith(f"\x1b[{rows}F\x1b[J")
     assert command._rows(["x" * 80, "", "y" * 81, "é" * 40, "漢" * 21], 40) == 2 + 1 + 3 + 1 + 2
+
+
+def test_the_live_view_is_cut_to_the_terminal_height(tmp_path, monkeypatch):
+    """A view taller than the terminal would scroll, and each redraw repeat its top: it is cut to
+    the terminal's rows (the order's line and the decision's kept, a line saying how many are
+    hidden), and the redraw goes back over exactly the rows written."""
+    from navdtw._watch_view import fit, rows
+    from navdtw.cli.commands import watch as command
+
+    order, f, base = _against_watch(tmp_path)
+    runs = {f"run{k}": Follower(f if k % 2 else base, name=f"run{k}") for k in range(9)}
+    w = Watch(order, runs, metrics=["sr"], width=0.001)
+    w.poll()
+    full = w.lines()
+    assert len(full) == 20
+    monkeypatch.setattr(command, "_columns", lambda stream: 80)
+    monkeypatch.setattr(command, "_height", lambda stream: 12)
+    tty = _Terminal()
+    show = command._viewer(w, live=True, once=False, out=tty)
+    show(full)
+    drawn = tty.text.splitlines()
+    assert len(drawn) <= 11 and rows(drawn, 80) <= 11  # one row left for the cursor: nothing scrolls
+    assert drawn[0] == full[0] and drawn[-1] == full[-1]
+    assert drawn[-2] == f"… {len(full) - len(drawn) + 1} lines hidden: the terminal has 12 rows"
+    assert all(line in full for line in drawn[:-2])
+    tty.text = ""
+    show([*full[:-1], "decided: done"])
+    assert tty.text.startswith(f"\x1b[{len(drawn)}F\x1b[J")
+    assert fit(full, 100, 80) == full  # room enough: the view as it is
+    assert fit(full, 40, 80) == full[:1] + fit(full, 40, 80)[1:] and len(fit(full, 40, 80)) <= 39
+
+
+def test_fit_leaves_out_the_notes_first_then_what_runs_wait_for_then_intervals():
+    from navdtw._watch_view import fit
+
+    view = [
+        "order o.json: 100 episodes",
+        "a: [###] 10/100 of the order",
+        "    waiting: x.jsonl: a last line being written",
+        "    note: a reader's note",
+        "    sr        mean so far 0.5000  interval [0.1000, 0.9000]  width 0.8000",
+        "b: [###] 20/100 of the order",
+        "    sr        mean so far 0.5000  interval [0.1000, 0.9000]  width 0.8000",
+        "not decided yet",
+    ]
+    assert fit(view, 9, 80) == view
+    hidden = "… {} lines hidden: the terminal has {} rows".format
+    assert fit(view, 8, 80) == [*view[:2], *view[4:7], hidden(2, 8), view[-1]]  # the note, what a run waits for
+    assert fit(view, 7, 80) == [view[0], view[1], view[4], view[5], hidden(3, 7), view[-1]]  # b's interval
+    assert fit(view, 6, 80) == [view[0], view[1], view[5], hidden(4, 6), view[-1]]  # a's interval
+    assert fit(view, 5, 80) == [view[0], view[1], hidden(5, 5), view[-1]]  # b's line
+    assert fit(view, 4, 80) == [view[0], hidden(6, 4), view[-1]]
+    assert fit(view, 3, 80) == fit(view, 2, 80) == [view[-1]]
+    assert fit(view, 6, 20)[-1] == view[-1] and len(fit(view, 6, 20)) <= 5
 
 
 def test_off_a_terminal_a_line_per_change_at_most_every_few_seconds(tmp_path, capsys):

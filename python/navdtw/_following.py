@@ -133,10 +133,11 @@ class Growing:
                     pass  # truncated or rewritten: mirrored whole below
                 else:
                     whole_tail = bool(pending.strip()) and whole_json(pending)  # complete_part takes it
-                    self._unfinished[f] = (
+                    self._note_unfinished(
+                        f,
                         f"a last line being written ({len(pending)} bytes, no newline yet)"
                         if pending.strip() and not whole_tail
-                        else ""
+                        else "",
                     )  # as unfinished() says it of the whole file
                     if scores and not whole_tail:
                         self._tails[f] = after
@@ -154,7 +155,7 @@ class Growing:
                         continue
             data = f.read_bytes()
             part = self._complete_part(data)
-            self._unfinished[f] = self._unfinished_of(data, part)
+            self._note_unfinished(f, self._unfinished_of(data, part))
             if part is None:
                 self._tails.pop(f, None)
                 if f not in self._mirror:
@@ -191,12 +192,27 @@ class Growing:
         if pending:  # one rank's file is one run with its siblings: all of them, or none
             self.waiting = f"{pending[0].name}: nothing complete yet"
             return False
-        self.waiting = self._being_written(files) or ("" if self._mirror else "nothing complete yet")
+        self.waiting = self._written_now(files) or ("" if self._mirror else "nothing complete yet")
         if not scores:
             return self._scored_grown(files, base, whole) if changed and self._mirror else False
         if not self._mirror or not (changed or self._growing is None):
             return False
         return self._read_grown(files, folder, base, changed, rewritten, new_copy)
+
+    def _note_unfinished(self, f: Path, note: str) -> None:
+        """A file's part still being written (the follower's ``_unfinished`` keeps only those: few)."""
+        if note:
+            self._unfinished[f] = note
+        else:
+            self._unfinished.pop(f, None)
+
+    def _written_now(self, files: Sequence[Path]) -> str:
+        """``_being_written`` of the files read as they grow, in the files' order: of a folder's
+        (sorted), only those with a part being written looked at."""
+        busy = [f for f, note in self._unfinished.items() if note]
+        if busy and self._listing is not None and len(files) > 1:
+            files = sorted(f for f in busy if self._listing.holds(f))
+        return self._being_written(files) if busy else ""
 
     def _read_grown(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._decisions import DECISIONS, INTERRUPTED
-from ._messages import listed
+from ._messages import ELLIPSIS, listed
 
 
 def view(watch: Any) -> list[str]:
@@ -139,3 +139,64 @@ def checkpoints_cost(runs: Any, metric: str, population: int) -> str:
     return f"{100 * done:.0f}% of all the checkpoints' episodes evaluated" + (
         f" (within {100 * CLOSE_CHECKPOINTS:g} points of each other: 97-99%)" if close else ""
     )
+
+
+def rows(lines: list[str], columns: int) -> int:
+    """The terminal rows ``lines`` take at ``columns`` wide (a longer line wraps; wide characters
+    count two)."""
+    import unicodedata
+
+    def width(line: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+    return sum(max(1, -(-width(line) // max(columns, 1))) for line in lines)
+
+
+def fit(lines: list[str], height: int, columns: int) -> list[str]:
+    """The view cut to a terminal of ``height`` rows and ``columns`` columns, so that redrawing it
+    in place never scrolls (a view taller than the terminal would repeat its top at every
+    redraw): it keeps ``height - 1`` rows, wrapped lines counted (:func:`rows`). Lines are left
+    out least needed first: the readers' notes, then what a run waits for, then the intervals,
+    then the runs' lines, each from the bottom up; the first line (the order) and the last (the
+    decision) stay, and a line before the last says how many are hidden.
+
+    Parameters
+    ----------
+    lines : list of str
+        The view (:func:`view`).
+    height, columns : int
+        The terminal's size.
+
+    Returns
+    -------
+    list of str
+    """
+    room = max(1, height - 1)
+    if rows(lines, columns) <= room:
+        return lines
+    last = lines[-1]
+    while len(last) > 2 and rows([last], columns) > max(1, room - 2):  # the decision's line: in the room left
+        last = last[: max(1, len(last) - columns // 2 - 2)] + ELLIPSIS
+    if room < 3:
+        return [last]
+
+    def rank(line: str) -> int:  # the higher, the sooner left out
+        body = line.strip()
+        if not line.startswith(" "):
+            return 0
+        if body.startswith("note: "):
+            return 3
+        return 1 if " mean so far " in body else 2
+
+    kept = list(range(1, len(lines) - 1))
+    for level in (3, 2, 1, 0):
+        for k in reversed([k for k in kept if rank(lines[k]) == level]):
+            kept.remove(k)
+            shown = [lines[0], *(lines[j] for j in kept), _hidden(len(lines) - 2 - len(kept), height), last]
+            if rows(shown, columns) <= room:
+                return shown
+    return [_hidden(len(lines) - 1, height)[: max(1, columns - 1)], last]
+
+
+def _hidden(k: int, height: int) -> str:
+    return f"{ELLIPSIS} {k} lines hidden: the terminal has {height} rows"

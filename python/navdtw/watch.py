@@ -294,11 +294,10 @@ class Follower(Growing):
         ValueError
             A log's metadata file that is not navdtw's (named).
         """
-        if len(self._logs) != len(self._seen):
-            for f in self._seen:
-                if f not in self._logs:
-                    self._logs[f] = log_meta(f)
-        return [m for m in self._logs.values() if m is not None]
+        if len(self._logs) != len(self._seen):  # the files seen since: _logs holds the first of _seen
+            for f in list(self._seen)[len(self._logs) :]:
+                self._logs[f] = log_meta(f)
+        return list(filter(None, self._logs.values()))
 
     def _files(self) -> tuple[list[Path], Path | None] | None:
         """The run's files and the folder they are mirrored from (None: not there yet)."""

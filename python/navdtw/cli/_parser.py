@@ -113,7 +113,14 @@ def _filler(name: str):
     """What adds the command ``name``'s options, description and epilog (ending with its exit statuses)."""
 
     def fill(parser: argparse.ArgumentParser, *, help_only: bool) -> None:
-        load(name).add_arguments(parser, help_only=help_only)
+        from . import _help_snapshot
+
+        if help_only and name in _help_snapshot.COMMANDS:  # their options would import numpy: as recorded
+            from ._help_data import HELP
+
+            _help_snapshot.replay(parser, HELP[name])
+        else:
+            load(name).add_arguments(parser, help_only=help_only)
         parser.epilog = (parser.epilog.rstrip("\n") + "\n\n" if parser.epilog else "") + status_epilog(name)
 
     return fill

@@ -41,6 +41,20 @@ EXIT_STATUS = {
     "such as an id list in an evaluator's scene-by-scene order); nothing decided",
 }
 
+#: What a status means in one command's ``--help``, where :data:`EXIT_STATUS` says it of several.
+OWN_STATUS: dict[str, dict[int, str]] = {
+    "compare": {
+        EXIT_FAILED: "compare: an agent, or one agent's metric, failed; the other agents' results are written",
+        EXIT_ALL_FAILED: "compare: every agent failed; nothing was written (the output folder is as it was)",
+    },
+    "suite": {
+        EXIT_FAILED: "suite run: some (agent, data set), or one agent's metric, failed; the others' results are "
+        "written",
+        EXIT_ALL_FAILED: "suite run: every agent failed on every data set; nothing was written (the output folder "
+        "is as it was)",
+    },
+}
+
 _WRITES = (EXIT_SUCCESS, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED)  # a command that writes an output folder
 _SUITE = (EXIT_SUCCESS, EXIT_FAILED, EXIT_USAGE, EXIT_OUTPUT, EXIT_ALL_FAILED, EXIT_INTERRUPTED)
 
@@ -90,7 +104,8 @@ def status_epilog(command: str) -> str:
     """Internal: the end of ``navdtw COMMAND --help``: the exit statuses the command ends with, one
     a line (wrapped under its meaning)."""
     lines = ["Exit status:"]
+    own = OWN_STATUS.get(command, {})
     for code in COMMAND_STATUS[command]:
-        text = USAGE_BY_COMMAND[command] if code == EXIT_USAGE else EXIT_STATUS[code]
+        text = USAGE_BY_COMMAND[command] if code == EXIT_USAGE else own.get(code, EXIT_STATUS[code])
         lines += textwrap.wrap(text, width=79, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
     return "\n".join(lines)

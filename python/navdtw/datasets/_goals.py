@@ -13,6 +13,7 @@ from .._context import GOAT_MODALITIES
 
 __all__ = [
     "MODALITIES",
+    "geodesic_note",
     "goal_list",
     "path_length",
     "point_goal_distances",
@@ -132,3 +133,21 @@ def subtask_table(bench, chosen, ordered, paths, axes: tuple[int, int] | None, n
                 begin = end
         out[k] = table
     return out
+
+
+def geodesic_note(refs: str, preds: str, given: np.ndarray, refs_give: bool) -> str:
+    """``--distance geodesic``'s note on NE: the episodes whose prediction gives its
+    ``distance_to_goal`` (``given``, NaN where not); an error when neither file gives a geodesic
+    value (``refs_give``: some reference gives its ``geodesic_distance``): what was asked cannot be
+    computed, and straight lines under the name of geodesic distances would be a wrong number."""
+    used, n = int((~np.isnan(given)).sum()), len(given)
+    if not used and not refs_give:
+        raise ValueError(
+            f"--distance geodesic: {refs} gives no geodesic_distance and {preds} no distance_to_goal, so "
+            'there is no geodesic distance to use; give each reference record its "geodesic_distance" '
+            '(metres from the start to the goal; SPL\'s l) or each prediction record its "distance_to_goal" '
+            "(metres from the final position to the goal; NE), or score with --distance euclidean (the default)"
+        )
+    return f"--distance geodesic: NE is {preds}'s distance_to_goal for {used} of {n} episodes" + (
+        " (the straight line to the goal for the others)" if used < n else ""
+    )

@@ -47,6 +47,7 @@ from ..engine import MAX_COORDINATE
 from ..metrics import as_convention, evaluate
 from ..paths import Paths, as_paths
 from ..registry import GOAL_DISTANCE_INPUTS
+from . import _goals
 from ._common import (
     INPUT,
     Document,
@@ -836,11 +837,7 @@ def match_predictions(
             f"where the path is shorter than l ({short} of {len(paths)} episodes here, if they succeed)"
         )
     if bench.geodesic:
-        used = int((~np.isnan(given)).sum())
-        notes.append(
-            f"--distance geodesic: NE is {pred_name}'s distance_to_goal for {used} of {len(ordered)} episodes"
-            + (" (the straight line to the goal for the others)" if used < len(ordered) else "")
-        )
+        notes.append(_goals.geodesic_note(bench.name, pred_name, given, bool(frame.used_geodesic.any())))
     else:
         given = None
     whole = len(chosen) == len(bench.ids)

@@ -67,6 +67,20 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     _options.add_no_figures(parser)
 
 
+def _definitions(kind, convention: str, source: str) -> str:
+    """What the scores follow: the convention and its evaluator; for positions, navdtw's own
+    definitions with the convention's rules (its evaluator read other data: R2R's a graph)."""
+    if kind.name == "positions":
+        return f"navdtw's positions definitions with the rules of convention {convention!r} ({source})"
+    return f"convention {convention!r} ({source})"
+
+
+def _choices(args: argparse.Namespace, kind) -> str:
+    """The kind's settings used (``distance euclidean, dims all``), given or by default."""
+    used = [f"{o.name} {getattr(args, f'ds_{o.name}', None) or o.default}" for o in kind.options if o.kind == "choice"]
+    return "".join(f", {u}" for u in used)
+
+
 def run(args: argparse.Namespace) -> int:
     """Internal: matches and scores the predictions, prints the means (by group too: RxR's languages)
     and writes summary.json, episodes.csv and the histograms."""
@@ -104,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
     conv = scores.convention  # navdtw.CONVENTIONS[convention], or the kind's own record
     units = "tours" if matched.id_name == "tour_id" else "episodes"  # IVLN-CE scores whole tours
     print(
-        f"navdtw score: {kind.title}, {len(scores)} {units}, convention {convention!r} ({conv.source}), "
-        f"threshold {args.threshold:g} m. {scale_note('summary.json and episodes.csv')}"
+        f"navdtw score: {kind.title}, {len(scores)} {units}, {_definitions(kind, convention, conv.source)}, "
+        f"threshold {args.threshold:g} m{_choices(args, kind)}. {scale_note('summary.json and episodes.csv')}"
     )
     for note in matched.notes:
         print(f"note: {term(note)}")

@@ -203,23 +203,30 @@ def _columns(stream) -> int:
         return shutil.get_terminal_size().columns
 
 
+def _height(stream) -> int:
+    """The terminal's rows now (it may have been resized), read from the stream's own terminal."""
+    import shutil
+
+    try:
+        return os.get_terminal_size(stream.fileno()).lines or 24
+    except (AttributeError, OSError, ValueError):
+        return shutil.get_terminal_size().lines
+
+
 def _rows(lines: list[str], columns: int) -> int:
-    """The terminal rows ``lines`` take at ``columns`` wide (a longer line wraps; wide characters
-    count two)."""
-    import unicodedata
+    """The terminal rows ``lines`` take at ``columns`` wide (:func:`navdtw._watch_view.rows`)."""
+    from ..._watch_view import rows
 
-    def width(line: str) -> int:
-        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
-
-    return sum(max(1, -(-width(line) // max(columns, 1))) for line in lines)
+    return rows(lines, columns)
 
 
 def _viewer(watch, *, live: bool, once: bool, out=None, clock=None, every: float = LOG_EVERY):
     """``show(lines)`` for :meth:`navdtw.watch.Watch.run`, called after every look. On a terminal
     the view is redrawn in place when it changed, the cursor moved back over the rows it took
-    (wrapped lines counted at the terminal's width). Elsewhere (nohup, a CI log) a line of
-    progress when the state changed, at most every ``every`` seconds of ``clock``, and what each
-    run waits for said once on stderr."""
+    (wrapped lines counted at the terminal's width), cut to the terminal's height
+    (:func:`navdtw._watch_view.fit`: a view taller than the terminal would scroll). Elsewhere
+    (nohup, a CI log) a line of progress when the state changed, at most every ``every`` seconds
+    of ``clock``, and what each run waits for said once on stderr."""
     import time
 
     clock = clock or time.monotonic
@@ -240,12 +247,15 @@ def _viewer(watch, *, live: bool, once: bool, out=None, clock=None, every: float
                 print(term(f"{PROG} watch [{now - start:.0f} s]: {line}"), file=stream, flush=True)
                 shown["said"], shown["at"] = line, now
         if live and lines != shown["lines"]:
-            text = [term(line) for line in lines]
+            from ..._watch_view import fit
+
+            columns = _columns(stream)
+            text = fit([term(line) for line in lines], _height(stream), columns)  # never taller than the terminal
             if shown["rows"]:
                 stream.write(f"\x1b[{shown['rows']}F\x1b[J")  # back to the block's first row, clear below
             stream.write("".join(line + "\n" for line in text))
             stream.flush()
-            shown["rows"], shown["lines"] = _rows(text, _columns(stream)), lines
+            shown["rows"], shown["lines"] = _rows(text, columns), lines
 
     return show
 

@@ -5,6 +5,7 @@ its scores, its paths for the path bootstrap."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import warnings
 from collections import Counter
@@ -207,15 +208,18 @@ class ResultsBenchmark(Benchmark):
         ValueError
             As :meth:`match`.
         """
-        table = self._checked(growing.read(files, changed), logs_seen=self._logs_seen)
+        table = self._checked(growing.read(files, changed), logs_seen=self._logs_seen, sources=growing.new_sources)
         if self.split is not None:
             growing.added = None  # the rows are put in split order: not an append
         return table
 
-    def _checked(self, table: ResultsTable, logs_seen: set[str] | None = None) -> ResultsTable:
+    def _checked(
+        self, table: ResultsTable, logs_seen: set[str] | None = None, sources: list[str] | None = None
+    ) -> ResultsTable:
         """The table checked against the evaluator's count and the split, in split order (its
-        episode logs' metadata checked, but those in ``logs_seen``: a run read as it grows)."""
-        self._check_logs(table, logs_seen)
+        episode logs' metadata checked, but those in ``logs_seen``: a run read as it grows; of its
+        ``sources``, only those of the files added, when the read says which)."""
+        self._check_logs(table, logs_seen, sources)
         if table.expected is not None:
             self.check_coverage(table, table.expected, "the evaluator's summary says it evaluated")
         if self.split is not None:
@@ -231,15 +235,14 @@ class ResultsBenchmark(Benchmark):
                 self._path_of.setdefault(i, p)
         return table
 
-    def _check_logs(self, table: ResultsTable, seen: set[str] | None = None) -> None:
+    def _check_logs(self, table: ResultsTable, seen: set[str] | None = None, sources: Any = None) -> None:
         """A navdtw episode log written for another split than the one given (its metadata's
         SHA-256 against the split file's), or without a split, for another split than the first
         agent's log: named, never compared as if of one split. ``seen``: files checked already
         (skipped; those checked now are added)."""
-        for source in table.sources:
+        sources = table.sources if sources is None else sources
+        for source in sources if seen is None else itertools.filterfalse(seen.__contains__, sources):
             if seen is not None:
-                if source in seen:
-                    continue
                 seen.add(source)  # an error stops the watch: not checked again
             meta = log_meta(source)
             if meta is None:

@@ -480,6 +480,7 @@ class GrowingResults:
             layouts.layout(self._options["layout"])
         self.added: list[str] | None = None
         self.rows: list[int] = []
+        self.new_sources: list[str] | None = None  # the sources of the files the last read added (None: read whole)
         self._state: _Grown | None = None
 
     def reset(self) -> None:
@@ -515,7 +516,7 @@ class GrowingResults:
             return self._whole()
 
     def _whole(self) -> ResultsTable:
-        self._state, self.added, self.rows = None, None, []
+        self._state, self.added, self.rows, self.new_sources = None, None, [], None
         o = self._options
         keep: dict[str, Any] = {}
         table = _load(
@@ -592,6 +593,7 @@ class GrowingResults:
             found[i] = (p, raw, tail, True)
             st.layouts[i] = None if raw.layout is None else raw.layout.name
             st.sources[i] = str(p.resolve())
+        self.new_sources = [st.sources[bisect_left(st.paths, p)] for p in new_paths]
         if new_paths:
             self._state = None  # until the table is joined
             names = set(st.layouts)
@@ -616,7 +618,7 @@ class GrowingResults:
             parts.append(raw)
         raw = parts[0] if len(st.paths) == 1 else concat_parts(parts, files.label)
         raw.layout, raw.sources = st.layout, tuple(st.sources)
-        logs = [m for m in st.metas if m is not None]
+        logs = list(filter(None, st.metas))  # the LogMeta of the run's logs
         raw.how = how_of(files.how, st.layout, o["id_column"], logs, len(st.paths))
         part = extend(st.fields, raw, st.how, o["columns"], o["percent"], o["id_column"], o["path_column"], st.seen)
         cuts = []  # (row of the table read before, rows added there)
