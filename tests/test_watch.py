@@ -1233,7 +1233,7 @@ def test_the_live_view_is_cut_to_the_terminal_height(tmp_path, monkeypatch):
     w = Watch(order, runs, metrics=["sr"], width=0.001)
     w.poll()
     full = w.lines()
-    assert len(full) == 20
+    assert len(full) >= 20  # taller than the terminal below
     monkeypatch.setattr(command, "_columns", lambda stream: 80)
     monkeypatch.setattr(command, "_height", lambda stream: 12)
     tty = _Terminal()
