@@ -679,6 +679,8 @@ def test_each_command_help_lists_its_own_exit_statuses(command, capsys):
     listed = [int(code) for code in re.findall(r"^  (\d+) +\S", tail, re.M)]
     assert listed == list(COMMAND_STATUS[command])
     assert EXIT_STATUS[listed[-1]].split()[0] in tail.splitlines()[-1]
+    # status 2 in the command's own words: a suite file only where one is read (new-user F8)
+    assert ("a bad suite file" in " ".join(tail.split())) == (command == "suite")
 
 
 @pytest.mark.parametrize(("command", "name"), [(["compare"], "compare"), (["suite", "run"], "suite run")])

@@ -714,3 +714,33 @@ def test_stop_flags_without_a_stop_fail_under_vlnce_only(tmp_path):
         assert ("no success" in note) == (convention == "vlnce")
     assert scores["sdtw"][0] == scores["ndtw"][0] > 0  # r4r: SDTW follows SR
     assert bench.evaluate(bench.match(preds, convention="vlnce"), convention="vlnce")["sdtw"][0] == 0.0
+
+
+def test_a_misspelt_key_is_refused_and_other_keys_are_noted(tmp_path, capsys):
+    """New-user F5: ``"collision": true`` (the key is ``collided``) used to score SR 100% under
+    uav-on without a word. A key that looks like a misspelt known one is an error naming the file,
+    the entry, the key and the closest known key; a key of its own (``scene_id``, ``instruction``)
+    is read past, and a note names it."""
+    refs = jsonl(tmp_path / "refs.jsonl", [{"episode_id": k, "path": [[0, 0, 0], [0, 0, 30]]} for k in range(4)])
+    near = [{"episode_id": k, "path": [[0, 0, 0], [0, 0, 29]]} for k in range(4)]
+    args = ["score", "--dataset", "positions", "--references", str(refs), "--no-figures", "--convention", "uav-on"]
+    for key, known in (("collision", "collided"), ("Collided", "collided"), ("subtask", "subtasks"),
+                       ("distance_to_gaol", "distance_to_goal"), ("Fail-Reason", "fail_reason")):  # fmt: skip
+        preds = jsonl(tmp_path / "preds.jsonl", [near[0], {**near[1], key: True}, near[2], near[3]])
+        capsys.readouterr()
+        assert main([*args, "--predictions", str(preds), "--out", str(tmp_path / key)]) == 2, key
+        err = capsys.readouterr().err
+        assert f"preds.jsonl: line 2 (episode_id 1): unknown key '{key}' (did you mean '{known}'?)" in err, err
+        assert len(err.strip().splitlines()) == 1 and not (tmp_path / key / "summary.json").exists()
+    extra = [{**p, "scene_id": "s1", "instruction": "fly up"} for p in near[:2]] + near[2:]
+    preds = jsonl(tmp_path / "preds.jsonl", [{**p, "collided": k == 3} for k, p in enumerate(extra)])
+    capsys.readouterr()
+    assert main([*args, "--predictions", str(preds), "--out", str(tmp_path / "ok")]) == 0
+    out = capsys.readouterr().out
+    assert "preds.jsonl: keys not read by navdtw, ignored: 'scene_id' (2 of 4), 'instruction' (2 of 4)" in out
+    summary = json.loads((tmp_path / "ok" / "summary.json").read_text())
+    assert summary["means"]["sr"] == 0.75 and summary["means"]["collision_rate"] == 0.25
+    # the references' own keys: a typo refused there too, with the references file named
+    jsonl(tmp_path / "refs.jsonl", [{"episode_id": 0, "path": [[0, 0, 0], [1, 0, 0]], "geodesic_distanc": 1.0}])
+    with pytest.raises(ValueError, match=r"refs.jsonl: line 1 \(episode_id 0\): unknown key 'geodesic_distanc' "):
+        positions.load_positions(tmp_path / "refs.jsonl")

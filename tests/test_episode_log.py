@@ -298,7 +298,7 @@ def test_watch_refuses_a_log_of_another_order_or_split_and_decides_on_its_own(tm
     err = capsys.readouterr().err
     assert code == 19, err
     assert (
-        "navdtw watch: error: run: episodes_r0_w2.jsonl: a log of the split val_unseen.json.gz (SHA-256 "
+        "navdtw: error: run: episodes_r0_w2.jsonl: a log of the split val_unseen.json.gz (SHA-256 "
         f"{order.split_sha256[:12]}...), but order.json is an order of the split val_seen.json.gz (SHA-256 "
     ) in err and "give the order of the split the loop runs" in err
     code = main(["watch", str(tmp_path / "log"), "--order", str(tmp_path / "unseen9" / "order.json"),
@@ -331,8 +331,7 @@ def test_watch_refuses_a_log_of_another_order_or_split_and_decides_on_its_own(tm
     err = capsys.readouterr().err
     assert (
         code == 19
-        and ("navdtw watch: error: --against episodes_r0_w1.jsonl: a log of the split val_seen.json.gz (SHA-256 ")
-        in err
+        and ("navdtw: error: --against episodes_r0_w1.jsonl: a log of the split val_seen.json.gz (SHA-256 ") in err
         and "not of the split of order.json, the split val_unseen.json.gz" in err
     )
 

@@ -231,11 +231,35 @@ def test_runtime_update_takes_success_distance():
         ({"success_distance": 0}, "NDTW: success_distance must be a finite number of metres > 0, got 0"),
         ({"SUCCESS_DISTANCE": float("nan")}, "NDTW: success_distance must be a finite number of metres > 0"),
         ({"method": "dtw"}, "NDTW: method must be one of exact, fastdtw, got 'dtw'"),
+        # a misspelt key of a plain mapping (new-user F7): refused, not run at the default 3.0 m
+        (
+            {"SUCCES_DISTANCE": 2.0},
+            "NDTW: unknown configuration key 'SUCCES_DISTANCE' (did you mean 'SUCCESS_DISTANCE'?)",
+        ),
+        (
+            {"succes_distance": 2.0},
+            "NDTW: unknown configuration key 'succes_distance' (did you mean 'success_distance'?)",
+        ),
+        ({"FDTW": True}, "NDTW: unknown configuration key 'FDTW'; it reads type, uuid, success_distance, method"),
     ],
 )
 def test_bad_configuration_is_named(config, message):
-    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
         nh.NDTW(sim=SimDouble(), config=config)
+
+
+def test_unknown_keys_of_plain_mappings_only_are_refused():
+    """Every measure refuses a key it does not read in a plain dict, naming itself; the keys it
+    reads pass in either case; a yacs-like config class is left to its own checks."""
+    for name, _, cls, _ in nh.CONFIGS:
+        cls(sim=SimDouble(), config={k.upper(): v for k, v in {"type": "x", "uuid": name}.items()})
+        with pytest.raises(
+            ValueError, match=rf"^{cls.__name__.replace('Measure', '')}: unknown configuration key 'sucess_reward'"
+        ):
+            cls(sim=SimDouble(), config={"sucess_reward": 1.0})
+    nh.NDTWRewardMeasure(sim=SimDouble(), config={"success_reward": 1.0, "GT_PATH": "", "split": "val"})
+    yacs_like = type("CfgNode", (dict,), {"__module__": "yacs.config"})
+    nh.NDTW(sim=SimDouble(), config=yacs_like(SUCCESS_DISTANCE=2.0, FDTW=True))  # VLN-CE's key, not read
 
 
 def test_episode_without_reference_is_named():

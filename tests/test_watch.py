@@ -619,7 +619,16 @@ def test_checkpoints_are_eliminated_until_one_remains(tmp_path):
     assert w.runs["c1"].eliminated and w.runs["c3"].eliminated and w.share == pytest.approx(0.05 / 3)
     # what the choice targets, and what it cost: (300 + 500 + 200) / (3 x 1000) of the episodes
     assert "on sr on this split (the highest mean over all episodes;" in w.message
-    assert "; 33% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
+    # 20, 70 and 35% apart: no word on what checkpoints within 2 points of each other cost (new-user F9)
+    assert "; 33% of all the checkpoints' episodes evaluated: " in w.message and "within 2 points" not in w.message
+    # two checkpoints with the same results: within 2 points, and the note says what that costs
+    same = population(n, 0.5, 3)
+    for name in ("a", "b"):
+        write_run(tmp_path / f"{name}.jsonl", order, same, 400)
+    runs = {name: Follower(tmp_path / f"{name}.jsonl", name=name) for name in ("a", "b")}
+    w = Watch(order, runs, metrics=["sr"], width=0.9)
+    assert w.run(once=True) == "tied-checkpoints"
+    assert "; 40% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%): " in w.message
 
 
 def test_no_question_and_unbounded_metrics_are_refused(tmp_path):
@@ -673,7 +682,7 @@ def test_results_of_another_split_are_refused_not_decided_on(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 19 and "decided" not in out
     assert re.fullmatch(
-        r"navdtw watch: error: run: 106 of its 184 episode ids are not episodes of the order order.json "
+        r"navdtw: error: run: 106 of its 184 episode ids are not episodes of the order order.json "
         r"\(of val_seen.json.gz\) \(first: \d+, \d+, \d+, \d+, \d+, … \(101 more\)\); more than 10 of its "
         r"ids are not episodes of the order: .*\n",
         err,
@@ -821,6 +830,44 @@ def test_watch_reads_reported_figures_as_compare_does(tmp_path, capsys):
     assert main([*watch, str(tmp_path / "x.json"), "--reported", "sr=58"]) == 2
     err = capsys.readouterr().err
     assert "--reported sr=58: sr = 58: SR is a rate: write a fraction in [0, 1] (0.58) or a percentage" in err
+
+
+def test_a_rounded_reported_figure_is_judged_as_rounded_by_watch_and_compare(tmp_path):
+    """A figure given to k decimals stands for [x - 0.5e-k, x + 0.5e-k] (59.8% has one decimal in
+    percent): at the end of the split the interval is the exact mean 1100/1839 = 0.59815, and
+    sr=0.598 or 59.8% is inside, not outside (new-user F1); 0.597 is outside; compare's check of
+    the same interval by the same rule."""
+    from navdtw.suite.analysis import reported_check
+    from navdtw.suite.config import parse_reported
+
+    n = 1839
+    order = Order(tuple((f"e{k}",) for k in range(n)), seed=0, source="order.json")
+    vals = np.zeros(n)
+    vals[np.random.default_rng(4).choice(n, 1100, replace=False)] = 1.0
+    f = tmp_path / "run.jsonl"
+    write_run(f, order, vals, n)
+    decided = {}
+    for text in ("sr=0.598", "sr=59.8%", "sr=0.6", "sr=0.597", "sr=59.7%", "sr=0.5982", "sr=0.5983"):
+        w = Watch(order, {"run": Follower(f, name="run")}, metrics=[], reported=parse_reported(text), width=0.02)
+        decided[text] = w.run(once=True)
+    assert decided == {
+        "sr=0.598": "reported-inside",
+        "sr=59.8%": "reported-inside",
+        "sr=0.6": "reported-inside",
+        "sr=0.597": "reported-outside",
+        "sr=59.7%": "reported-outside",
+        "sr=0.5982": "reported-inside",  # [0.59815, 0.59825] holds 0.598151...
+        "sr=0.5983": "reported-outside",
+    }
+    mean = 1100 / n
+    result = {
+        "metrics": {"sr": {"rate": True}},
+        "agents": {"a": {"sr": {"mean": mean, "ci": [mean, mean + 1e-9], "ci_episodes": [mean, mean], "runs": None}}},
+    }
+    for text, decision in decided.items():
+        row = reported_check(result, {"a": parse_reported(text)}, 0.95)["a"]["sr"]
+        assert row["inside"] is row["inside_episodes"] is (decision == "reported-inside"), text
+        assert row["verdict"].startswith("inside" if row["inside"] else "outside")
 
 
 def test_a_missing_run_is_an_error_once_and_waited_for_when_following(tmp_path, capsys):
@@ -1408,7 +1455,7 @@ def test_an_order_sorted_by_value_is_said_not_random(tmp_path, capsys):
     code = main(["watch", str(run), "--order", str(tmp_path / "order.txt"), "--width", "0.02", "--once"])
     out, err = capsys.readouterr()
     assert code == 20 and "decided" not in out
-    assert err.startswith("navdtw watch: error: run: the values are not in a uniformly random order")
+    assert err.startswith("navdtw: error: run: the values are not in a uniformly random order")
     assert err.count("\n") == 1 and err.endswith("\n")  # one line
     # the same values in a random order of navdtw order: no such word, and decided as before
     order = random_order(300, 11)

@@ -194,7 +194,7 @@ def test_watch_stops_with_exit_20_on_a_scene_grouped_id_list_and_decides_a_rando
         code = main(["watch", str(run), "--order", str(order), "--width", "0.02", "--once", *extra])
         out, err = capsys.readouterr()
         assert code == 20 and "decided" not in out, (out, err)
-        assert err.startswith("navdtw watch: error: run: the values are not in a uniformly random order: on sr, "
+        assert err.startswith("navdtw: error: run: the values are not in a uniformly random order: on sr, "
                               "the episodes' groups (scenes) repeat far more often")  # fmt: skip
         assert " times in a row)" in err and "of the order grouped.txt (an id list without a seed, its scenes" in err
         count = int(err.split("repeats them, after ")[1].split(" ")[0])

@@ -32,3 +32,36 @@ OFF_BY_ONE_SHARE = 0.8
 
 #: The exit status of a ``navdtw watch`` ended by Ctrl-C (the ``exit_status`` of the state it writes).
 INTERRUPTED = 130
+
+
+class Figure(float):
+    """A reported figure as written: its value (rates as fractions) and ``half``, half a unit of
+    its last digit in the same unit (``0.598``: 0.0005; ``59.8%``: 0.05 points, 0.0005 as a
+    fraction; a number computed by an evaluator, written to full precision: about 1e-17)."""
+
+    half: float
+
+    def __new__(cls, value: float, half: float = 0.0) -> Figure:
+        self = super().__new__(cls, value)
+        self.half = float(half)
+        return self
+
+    def __reduce__(self):
+        return (Figure, (float(self), self.half))
+
+
+def rounding_of(text: str) -> float:
+    """Half a unit of the last digit of a number as written (``"0.598"``: 0.0005, ``"60"``: 0.5,
+    ``"5e-1"``: 0.05): the figure stands for every value that rounds to it."""
+    mantissa, _, exponent = text.strip().lower().partition("e")
+    decimals = len(mantissa.partition(".")[2]) - (int(exponent) if exponent else 0)
+    return 0.5 * 10.0**-decimals
+
+
+def reported_inside(figure: float, lower: float, upper: float) -> bool:
+    """The one rule by which ``navdtw watch --reported`` and ``navdtw compare --reported`` judge a
+    reported figure against an interval [lower, upper]: a figure given to k decimals stands for
+    [x - 0.5e-k, x + 0.5e-k] (:class:`Figure`'s ``half``; 0 for a plain float), and is inside when
+    that range meets the interval, outside only when it misses it (docs/statistics.md)."""
+    half = getattr(figure, "half", 0.0) + 1e-12 * max(1.0, abs(figure))  # and the float rounding of x +- half
+    return figure - half <= upper and figure + half >= lower

@@ -124,6 +124,23 @@ def bar(frac: float, width: int = 24) -> str:
     return "[" + "#" * k + "." * (width - k) + "]"
 
 
+#: Within how far of each other (their means so far) checkpoints cost nearly every episode to tell
+#: apart: 97-99% of all the checkpoints' episodes (docs/stopping.md, bench_checkpoints.py).
+CLOSE_CHECKPOINTS = 0.02
+
+
+def checkpoints_cost(runs: Any, metric: str, population: int) -> str:
+    """The cost of a choice among checkpoints: the share of all their episodes evaluated, and, when
+    the two best means so far are within :data:`CLOSE_CHECKPOINTS` of each other, what that costs
+    (the note is about close checkpoints: said only of them)."""
+    done = sum(r.done for r in runs.values()) / (len(runs) * population)
+    means = sorted((t.cs.mean for r in runs.values() if (t := r.tracks.get(metric)) and t.cs.count), reverse=True)
+    close = len(means) > 1 and means[0] - means[1] <= CLOSE_CHECKPOINTS + 1e-12
+    return f"{100 * done:.0f}% of all the checkpoints' episodes evaluated" + (
+        f" (within {100 * CLOSE_CHECKPOINTS:g} points of each other: 97-99%)" if close else ""
+    )
+
+
 def rows(lines: list[str], columns: int) -> int:
     """The terminal rows ``lines`` take at ``columns`` wide (a longer line wraps; wide characters
     count two)."""

@@ -38,11 +38,11 @@ from typing import Any
 import numpy as np
 
 from . import registry
-from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED
+from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED, reported_inside
 from ._following import Growing, whole_json
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named, no_column
-from ._watch_view import state, summary, view
+from ._watch_view import checkpoints_cost, state, summary, view
 from .datasets.base import Benchmark
 from .datasets.results import ResultsTable
 from .datasets.results.episode_log import LogMeta, log_meta
@@ -676,8 +676,7 @@ class Watch:
         elif q == "reported":
             verdict = {}
             for m, iv in ivs.items():
-                r = self.reported[m]
-                if not iv.lower <= r <= iv.upper:
+                if not reported_inside(self.reported[m], iv.lower, iv.upper):  # the figure as rounded
                     verdict[m] = "outside"
                 elif self.width is not None and iv.width <= self.width:
                     verdict[m] = "inside"
@@ -744,8 +743,7 @@ class Watch:
                 self.runs[n].eliminated = True
         live = [n for n in live if not self.runs[n].eliminated]
         share = f"alpha {self.alpha:g}, {self.share:.4g} per checkpoint"
-        done = sum(r.done for r in self.runs.values()) / (len(self.runs) * len(self.order))
-        cost = f"{100 * done:.0f}% of all the checkpoints' episodes evaluated (within 2 points of each other: 97-99%)"
+        cost = checkpoints_cost(self.runs, m, len(self.order))
         if len(live) == 1:
             head = f"{live[0]} is the best on {m} on this split (the highest mean over all episodes; {share}); {cost}"
             self._set("chosen", head, _show({n: ivs[n] for n in ivs}))

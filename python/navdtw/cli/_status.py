@@ -83,6 +83,19 @@ COMMAND_STATUS: dict[str, tuple[int, ...]] = {
 }
 
 
+#: Status 2 in each command's own words (``--help``): what input it reads.
+USAGE_BY_COMMAND: dict[str, str] = {
+    "info": "a mistake in the input: usage",
+    "demo": "a mistake in the input: usage",
+    "score": "a mistake in the input: usage, a missing or malformed data set or predictions file or entry",
+    "baseline": "a mistake in the input: usage, a missing or malformed data set file or entry",
+    "suite": EXIT_STATUS[EXIT_USAGE],
+    "compare": "a mistake in the input: usage, a missing or malformed results or data set file or entry",
+    "order": "a mistake in the input: usage, a missing or malformed split file or entry",
+    "watch": "a mistake in the input: usage, a missing or malformed order or results file or entry, nothing to decide",
+}
+
+
 class UserError(Exception):
     """A mistake in the command's input: reported as one line, exit status 2."""
 
@@ -93,7 +106,6 @@ def status_epilog(command: str) -> str:
     lines = ["Exit status:"]
     own = OWN_STATUS.get(command, {})
     for code in COMMAND_STATUS[command]:
-        lines += textwrap.wrap(
-            own.get(code, EXIT_STATUS[code]), width=79, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7
-        )
+        text = USAGE_BY_COMMAND[command] if code == EXIT_USAGE else own.get(code, EXIT_STATUS[code])
+        lines += textwrap.wrap(text, width=79, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
     return "\n".join(lines)

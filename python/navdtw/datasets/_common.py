@@ -78,6 +78,67 @@ def stop_rule(ids: Sequence[str], stop_of: Mapping[str, Stop], name: str, conven
     return np.array([stop_of[i].called if i in stop_of else True for i in ids]), (note,)
 
 
+def stop_note(records: list[dict[str, Any]], name: str) -> str | None:
+    """The note on the paths cut at their stop flag (None when no path has one)."""
+    cut = [r["stop"].after for r in records if "stop" in r and r["stop"].called]
+    if not cut:
+        return None
+    dropped, paths = sum(cut), sum(1 for c in cut if c)
+    return (
+        f"{name}: {len(cut)} of {len(records)} paths end at their first stop flag; {dropped} point"
+        f"{'' if dropped == 1 else 's'} after a stop left out"
+        + (f" (in {paths} path{'' if paths == 1 else 's'})" if dropped else "")
+    )
+
+
+def unread_keys(entry: Mapping, known: Sequence[str], where: str) -> tuple[str, ...]:
+    """The keys of a record that navdtw does not read, after refusing those that look like a
+    misspelt known key the record lacks (``collision`` or ``collisions`` for ``collided``,
+    ``Scene``, ``subtask``): a ``ValueError`` naming the entry, the key and the closest known one,
+    since a typo would silently score without it (a collision not counted). Returned, for
+    :func:`unread_note`, as keys of their own (projects write them legitimately): one that only
+    extends a known key (``scene_id``, ``goal_id``, ``distance``), one beside the known key it
+    resembles (``episode_index`` with ``episode_id``), one that resembles none (``instruction``)."""
+    from difflib import get_close_matches
+
+    missing = [k for k in known if k not in entry]
+    out = []
+    for key in entry:
+        if key in known:
+            continue
+        low = str(key).lower().replace("-", "_").strip()
+        close = [k for k in missing if k == low]
+        if not close and not any(low.startswith(k + "_") for k in known):
+            close = get_close_matches(low, missing, n=1, cutoff=0.7) or [k for k in missing if _same_stem(low, k)]
+        if close:
+            raise ValueError(
+                f"{where}: unknown key {named(key)!r} (did you mean {close[0]!r}?); the keys read: {', '.join(known)}"
+            )
+        out.append(str(key))
+    return tuple(out)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Two names that share a stem of 5 characters or more (most of the shorter) and then part:
+    ``collision`` and ``collided``; not ``distance`` and ``distance_to_goal``."""
+    stem = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return 5 <= stem < min(len(a), len(b)) and stem >= 0.6 * min(len(a), len(b))
+
+
+def unread_note(records: list[dict[str, Any]], name: str) -> str | None:
+    """The note on the keys of a file's records that navdtw does not read (``unread`` of each
+    record, :func:`unread_keys`), with how many records have each; None when there are none."""
+    counts: dict[str, int] = {}
+    for r in records:
+        for key in r.get("unread", ()):
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return None
+    keys = [f"{named(k)!r} ({n} of {len(records)})" for k, n in list(counts.items())[:6]]
+    more = f" and {len(counts) - 6} more" if len(counts) > 6 else ""
+    return f"{name}: keys not read by navdtw, ignored: {', '.join(keys)}{more}"
+
+
 def not_found(path: PathLike, kind: str) -> str:
     """Why an input option's ``path`` does not do, for a message: not there at all, or a folder
     where a file was wanted (or the other way round). ``kind`` is the option's: ``"file"``,

@@ -13,7 +13,9 @@ frame.
   path's last point), ``geodesic_distance`` (the start-to-goal shortest distance, metres, or
   ``Infinity``), ``path_id`` (episodes of one path share it) and ``scene``; for a prediction, the
   optional ``distance_to_goal`` (the simulator's geodesic distance from the final position to the
-  goal, ``Infinity`` when unreachable). Other keys are ignored.
+  goal, ``Infinity`` when unreachable), ``collided``, ``fail_reason``, ``subtasks`` and
+  ``subtask_stops`` (``docs/datasets/positions.md``). A key that looks like a misspelt one
+  (``collision``) is an error; other keys are ignored, and a note names them.
 * A path may also be VLN-CE's ``r2r`` inference steps, ``[{"position": [x, y, z], "heading",
   "stop"}, ...]`` (so VLN-CE's ``predictions.json`` reads as it is): the path ends at the first
   step whose ``stop`` is true, and a note counts the points after it that are left out. A path
@@ -58,7 +60,10 @@ from ._common import (
     make_split_index,
     malformed,
     read_text,
+    stop_note,
     stop_rule,
+    unread_keys,
+    unread_note,
 )
 from ._goals import MODALITIES, goal_list, path_length, point_goal_distances, stop_on_success, subtask_table
 from .base import Benchmark, DatasetKind, Option, SplitReader
@@ -98,6 +103,9 @@ CONVENTIONS: tuple[str, ...] = (
 )
 #: VLN-PE's ``fail_reason`` values that are the outcome inputs ``fell`` and ``stuck``.
 FAIL_REASONS: dict[str, str] = {"fall": "fell", "stuck": "stuck"}
+#: The keys of a record that are read (:func:`load_positions`); others are noted, a misspelt one refused.
+RECORD_KEYS: tuple[str, ...] = ("episode_id", "path", "goal", "goals", "collided", "fail_reason", "subtasks",
+    "subtask_stops", "geodesic_distance", "distance_to_goal", "path_id", "scene")  # fmt: skip
 #: The default convention: success NE < d_th, exact DTW.
 DEFAULT_CONVENTION = "r2r"
 #: The ``dims`` option: which coordinates are used (indices into each point), ``None`` = all.
@@ -277,7 +285,7 @@ def _record(entry, at: str) -> dict[str, Any]:
     where = f"{at} (episode_id {eid})"
     if "path" not in entry:
         raise ValueError(f"{where}: missing 'path'")
-    rec: dict[str, Any] = {"episode_id": str(eid), "where": where}
+    rec: dict[str, Any] = {"episode_id": str(eid), "where": where, "unread": unread_keys(entry, RECORD_KEYS, where)}
     steps, stop = _until_stop(entry["path"], where)
     rec["path"] = _points(steps, where, "path")
     if stop is not None:
@@ -373,19 +381,6 @@ def _until_stop(value, where: str) -> tuple[Any, Stop | None]:
         if stop:
             return points, Stop(True, len(value) - j - 1)
     return points, Stop(False, 0) if flagged else None
-
-
-def _stop_note(records: list[dict[str, Any]], name: str) -> str | None:
-    """The note on the paths cut at their stop flag (None when no path has one)."""
-    cut = [r["stop"].after for r in records if "stop" in r and r["stop"].called]
-    if not cut:
-        return None
-    dropped, paths = sum(cut), sum(1 for c in cut if c)
-    return (
-        f"{name}: {len(cut)} of {len(records)} paths end at their first stop flag; {dropped} point"
-        f"{'' if dropped == 1 else 's'} after a stop left out"
-        + (f" (in {paths} path{'' if paths == 1 else 's'})" if dropped else "")
-    )
 
 
 def _points(value, where: str, key: str) -> np.ndarray:
@@ -506,7 +501,9 @@ class PositionsBenchmark(Benchmark):
         self.length = frame.length
         use = frame.used_geodesic
         given = np.array([r.get("geodesic_distance", math.nan) for r in self.records])
-        self.notes: list[str] = [n for n in [_stop_note(self.records, self.name)] if n]
+        self.notes: list[str] = [
+            n for n in [stop_note(self.records, self.name), unread_note(self.records, self.name)] if n
+        ]
         if self.geodesic:
             self.notes.append(
                 f"--distance geodesic: SPL's l is {self.name}'s geodesic_distance for {int(use.sum())} of "
@@ -810,7 +807,7 @@ def match_predictions(
     conv = as_convention(convention)
     frame = bench._frame_of(convention)
     paths = [_project(r["path"], frame.axes) for r in ordered]
-    notes = [*bench.notes, *[n for n in [_stop_note(records, pred_name)] if n]]
+    notes = [*bench.notes, *[n for n in [stop_note(records, pred_name), unread_note(records, pred_name)] if n]]
     if conv.stop_on_success:
         paths, cut = stop_on_success(paths, [frame.goal_sets[k] for k in chosen], conv)
         if cut:

@@ -44,7 +44,9 @@ measurements=[navdtw_ndtw,navdtw_sdtw]``), or at run time
 ``config.habitat.task.measurements.update({"ndtw": NDTWMeasurementConfig(success_distance=3.0)})``.
 habitat 0.1.7 / 0.2.x (yacs, VLN-CE and ETPNav): ``TYPE: NavdtwNDTW`` with upper-case keys
 (``SUCCESS_DISTANCE``, ``METHOD``, ``GT_PATH``, ``SPLIT``, ``UUID``). VLN-CE's ``FDTW`` key is not
-read: the method is ``METHOD`` (``exact`` unless it says ``fastdtw``).
+read: the method is ``METHOD`` (``exact`` unless it says ``fastdtw``). A plain dict given as a
+measure's ``config`` may hold only the keys the measure reads (``{"SUCCES_DISTANCE": 2}`` is an
+error naming ``SUCCESS_DISTANCE``); yacs and hydra check their own.
 
 **The order in the loop.** :func:`order_episodes` puts an ``Env``'s or a ``Dataset``'s episodes
 (or one rank's share) in ``navdtw order``'s order in memory, without copying the split file;

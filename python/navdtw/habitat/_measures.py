@@ -7,6 +7,7 @@ import gzip
 import json
 import math
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,28 @@ def _option(config, name: str, default):
         if value is not None:
             return value
     return default
+
+
+def _plain_keys(config, options: tuple[str, ...], measure: str) -> None:
+    """Refuses a key of a plain mapping config (a dict) that the measure does not read, with the
+    closest one it reads: ``{"SUCCES_DISTANCE": 2}`` would otherwise run at the default 3.0 m.
+    hydra's and yacs' configs (and habitat's, built on them) are left to refuse such keys
+    themselves; a dataclass has only its fields."""
+    if not isinstance(config, Mapping) or any(
+        c.__module__.split(".")[0] in ("yacs", "omegaconf", "habitat") for c in type(config).__mro__
+    ):
+        return
+    from difflib import get_close_matches
+
+    known = [*options, *(k.upper() for k in options)]
+    for key in config:
+        if key not in known:
+            close = get_close_matches(str(key).lower(), options, n=1, cutoff=0.6)
+            hint = f" (did you mean {(close[0].upper() if str(key).isupper() else close[0])!r}?)" if close else ""
+            raise ValueError(
+                f"{measure}: unknown configuration key {key!r}{hint}; it reads {', '.join(options)} "
+                "(or their upper-case forms)"
+            )
 
 
 def _success_distance(config, measure: str) -> float:
@@ -252,8 +275,11 @@ class _NavdtwMeasure(Measure):
     """What navdtw's measures share: construction as habitat builds measures, the uuid option."""
 
     cls_uuid = ""
+    #: The configuration keys the measure reads (lower case; yacs' upper-case forms too).
+    options: tuple[str, ...] = ("type", "uuid")
 
     def __init__(self, *args: Any, sim=None, config=None, dataset=None, task=None, **kwargs: Any):
+        _plain_keys(config, self.options, type(self).__name__.replace("Measure", ""))
         self._sim = sim
         self._config = config
         self._uuid = str(_option(config, "uuid", "") or self.cls_uuid)
@@ -295,6 +321,7 @@ class NDTW(_NavdtwMeasure):
     """
 
     cls_uuid = "ndtw"
+    options = ("type", "uuid", "success_distance", "method", "gt_path", "split")
 
     def __init__(self, *args: Any, sim=None, config=None, dataset=None, task=None, **kwargs: Any):
         super().__init__(*args, sim=sim, config=config, dataset=dataset, task=task, **kwargs)
@@ -354,6 +381,7 @@ class SDTW(_NavdtwMeasure):
     """
 
     cls_uuid = "sdtw"
+    options = ("type", "uuid", "success_distance", "method", "gt_path", "split")
 
     def __init__(self, *args: Any, sim=None, config=None, dataset=None, task=None, **kwargs: Any):
         super().__init__(*args, sim=sim, config=config, dataset=dataset, task=task, **kwargs)
@@ -505,6 +533,7 @@ class OracleSuccess(_GoalMeasure):
     """
 
     cls_uuid = "oracle_success"
+    options = ("type", "uuid", "success_distance")
 
     def __init__(self, *args: Any, sim=None, config=None, dataset=None, task=None, **kwargs: Any):
         super().__init__(*args, sim=sim, config=config, dataset=dataset, task=task, **kwargs)
@@ -635,6 +664,7 @@ class NDTWRewardMeasure(_NavdtwMeasure):
     """
 
     cls_uuid = "ndtw_reward"
+    options = ("type", "uuid", "success_distance", "success_reward", "method", "gt_path", "split")
 
     def __init__(self, *args: Any, sim=None, config=None, dataset=None, task=None, **kwargs: Any):
         super().__init__(*args, sim=sim, config=config, dataset=dataset, task=task, **kwargs)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import stats
+from .._decisions import reported_inside
 from .clusters import cluster_labels
 from .marks import metric_info, unmarked_reason
 from .scoring import DatasetRun
@@ -355,9 +356,9 @@ def reported_check(result: dict, reported: dict[str, dict[str, float]], confiden
                 continue
             row["se"] = v.get("runs_se") if runs > 1 else (hi - lo) / (2.0 * z)
             row["gap_se"] = row["gap"] / row["se"] if row["se"] else None
-            row["inside"] = bool(lo <= r <= hi)
+            row["inside"] = reported_inside(r, lo, hi)  # the figure as rounded meets the interval
             elo, ehi = v["ci_episodes"]
-            row["inside_episodes"] = None if elo is None else bool(elo <= r <= ehi)
+            row["inside_episodes"] = None if elo is None else reported_inside(r, elo, ehi)
             row["verdict"] = _verdict(row, runs, confidence)
     return out
 

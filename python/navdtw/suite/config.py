@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._decisions import Figure, rounding_of
 from .._messages import named
 
 __all__ = [
@@ -420,7 +421,9 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
     from a table (suite file) or ``"sr=0.558,spl=51.2%"`` (``--reported``).
 
     One form: numbers as ``results.json`` holds them, rates as fractions in [0, 1]; a rate in
-    percent says so with a ``%`` (``"55.8%"``, a string in a suite file). A rate above 1 without
+    percent says so with a ``%`` (``"55.8%"``, a string in a suite file). Each figure keeps the
+    rounding of its last digit as written (a ``Figure`` of ``navdtw._decisions``: ``59.8%`` stands
+    for [59.75%, 59.85%]), by which ``reported_inside`` judges it (docs/statistics.md). A rate above 1 without
     ``%``, ``%`` on a metric that is not a rate, a negative distance, or a value that is not a
     finite number is a ``ValueError``. Metric names: the registry's (``sr``, ``spl``, ``ne``, any
     case) or the evaluators' aliases (``success``, ``distance_to_goal``, ...,
@@ -484,10 +487,11 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
         if not np.isfinite(x):
             raise ValueError(f"{named(key)}: expected a finite number, got {v!r}")
         given = f"{named(key)} = {named(v)}"  # as the user wrote it
+        half = rounding_of(text if isinstance(text, str) else repr(text))  # a TOML number: as written, up to 0s
         if percent:
             if rec is not None and not rec.rate:
                 raise ValueError(f"{given}: {rec.label} is not a rate (unit {rec.unit or 'none'}); drop the %")
-            x /= 100.0
+            x, half = x / 100.0, half / 100.0
         if rec is not None and rec.rate and not 0.0 <= x <= 1.0:
             raise ValueError(
                 f"{given}: {rec.label} is a rate: write a fraction in [0, 1] ({x / 100:g}) or a percentage "
@@ -499,7 +503,7 @@ def parse_reported(value, *, columns: bool = False) -> dict[str, float]:
             raise ValueError(f"{given}: a distance must be >= 0")
         if name in out:
             raise ValueError(f"{named(key)}: {named(name)} is given twice")
-        out[name] = x
+        out[name] = Figure(x, half)
     return out
 
 

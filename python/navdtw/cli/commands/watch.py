@@ -325,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UserError(_watch_hint(args, exc)) from None
         if wrong:  # another split's results: refused, never compared with
-            print(term(f"{PROG} watch: error: {wrong}"), file=sys.stderr)
+            print(term(f"{PROG}: error: {wrong}"), file=sys.stderr)
             return EXIT_NOT_IN_ORDER
     order = _with_scenes(args, kind, options, order)
     try:
@@ -351,10 +351,10 @@ def run(args: argparse.Namespace) -> int:
             force=args.force,
         )
     except NotInOrder as exc:  # the wrong population: refused, never decided on
-        print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
+        print(term(f"{PROG}: error: {exc}"), file=sys.stderr)
         return EXIT_NOT_IN_ORDER
     except NotRandomOrder as exc:  # the intervals' condition fails: never decided on
-        print(term(f"{PROG} watch: error: {exc}"), file=sys.stderr)
+        print(term(f"{PROG}: error: {exc}"), file=sys.stderr)
         return EXIT_NOT_RANDOM
     except ValueError as exc:
         raise UserError(_watch_hint(args, exc)) from None
