@@ -192,6 +192,7 @@ def test_suite_weighs_tours_as_the_evaluator(tmp_path):
     assert "ivln: ivln-ce, convention ivln-ce, 30 tours; means with" in caption
     assert "(300 resamples by tours)" in caption and "episodes" not in caption.split("resamples by")[0]
     assert result["metrics"]["tndtw"]["weight"] == "tour_weight"
+    assert "tour weight" not in caption and "t-nDTW" in caption  # a weight, not a metric (new-user pass F6)
     for name, steps in (("first", agent), ("second", moved)):
         want = naive_tours.split_score(naive_tours.tour_scores(steps, gt), gt)
         got = result["agents"][name]["tndtw"]

@@ -294,3 +294,42 @@ def test_a_duet_detail_file_that_reads_as_a_table_is_still_refused(tmp_path, cap
     # a table with a registry metric beside a trajectory (AerialVLN writes both) is a results table
     table = [{"episode_id": k, "trajectory": [[0.0, 0.0, 0.0, 0.0]], "success": 1.0} for k in range(2)]
     assert navdtw.datasets.load_results(_dump(tmp_path / "aerial.json", table)).values["sr"].tolist() == [1.0, 1.0]
+
+
+def test_compare_without_dataset_takes_the_kind_the_files_name(world, tmp_path, capsys):
+    # issue 36's answer: was "the following arguments are required: --dataset" for every file
+    (tmp_path / "copy.jsonl").write_text((world[0] / "results.jsonl").read_text())
+    argv = ["compare", "a=results.jsonl", f"b={tmp_path / 'copy.jsonl'}", "--no-progress"]
+    code, err = _run(world, argv, capsys)
+    assert code == 0
+    assert err.splitlines()[0] == "navdtw: reading as --dataset results (every file is a results table)"
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "part.csv").write_text("episode_id,success\n1,1\n2,0\n")
+    code, err = _run(world, ["compare", f"r={folder}", "--no-progress"], capsys)
+    assert code == 0 and err.splitlines()[0] == (
+        "navdtw: reading as --dataset results (run is a folder of one run's results)"
+    )
+
+
+@pytest.mark.parametrize(
+    "files, why",
+    [
+        (["runs/oracle.json"], "oracle.json holds R2R trajectories"),  # r2r, r4r, rxr or reverie: ambiguous
+        (["results.jsonl", "runs/oracle.json"], "the agents' files are of different shapes"),
+        (["predictions.json"], "which --dataset r2r-ce, rxr-ce or positions reads"),
+        (["citynav.json"], "which no data set kind reads"),
+    ],
+)
+def test_compare_without_dataset_still_asks_when_the_shape_names_no_one_kind(world, files, why, capsys):
+    code, err = _run(world, ["compare", *files, "--no-progress"], capsys)
+    assert code == 2
+    assert err.startswith("navdtw: error: compare: --dataset is required: ") and why in err
+    assert "reading as" not in err
+
+
+def test_kind_of_files_names_a_kind_only_for_a_shape_one_kind_reads(world):
+    root = world[0]
+    assert shapes.kind_of_files([root / "ndh.json"]) == ("ndh", "ndh.json is CVDN/NDH trajectories")
+    assert shapes.kind_of_files([root / "runs" / "oracle.json"])[0] is None
+    assert shapes.kind_of_files([root / "results.jsonl", root / "ndh.json"])[0] is None

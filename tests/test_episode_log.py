@@ -145,7 +145,7 @@ def test_the_metadata_names_the_order_and_split_and_a_reopened_log_appends(tmp_p
         "rank": 0,
         "world_size": 2,
         "split": {"name": "val_unseen.json.gz", "sha256": order.split_sha256},
-        "order": {"file": "order.json", "seed": 7, "units": 20, "sha256": order_digest(order.units)},
+        "order": {"file": "order.json", "seed": 7, "units": 20, "sha256": order_digest(order.units), "episodes": 20},
         "convention": "vlnce",
         "success_distance": 3.0,
         "navdtw": navdtw.__version__,
@@ -333,6 +333,37 @@ def test_watch_refuses_a_log_of_another_order_or_split_and_decides_on_its_own(tm
         code == 19
         and ("navdtw: error: --against episodes_r0_w1.jsonl: a log of the split val_seen.json.gz (SHA-256 ") in err
         and "not of the split of order.json, the split val_unseen.json.gz" in err
+    )
+
+
+def test_compare_says_a_log_over_part_of_its_order_is_a_partial_run(tmp_path, capsys):
+    # new-user pass F4: 300 of 1,839 read as a whole run with only "coverage of the split not checked"
+    from navdtw.cli import main
+
+    write_order(ce_split(tmp_path / "val_unseen.json.gz", range(1, 41)), tmp_path / "o", seed=3)
+    order = load_order(tmp_path / "o" / "order.json")
+    two_ranks(tmp_path / "part", order, upto=12)
+    two_ranks(tmp_path / "whole", order)
+    out = tmp_path / "cmp"
+    argv = ["compare", f"p={tmp_path / 'part'}", f"w={tmp_path / 'whole'}", "--dataset", "results", "--no-progress",
+            "--shared-episodes"]  # fmt: skip
+    assert main([*argv, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    said = (
+        "PARTIAL RUN: 12 of the order's 40 episodes (order.json, as its navdtw episode log's metadata says): the "
+        "means are of those episodes only"
+    )
+    assert f"navdtw: warning: p on results: {said}" in err and "coverage of the split not checked" not in err
+    warnings = json.loads((out / "results.json").read_text())["warnings"]
+    assert [w["agent"] for w in warnings if w["message"].startswith(said)] == ["p"]  # the whole run: no warning
+    # a log written before the metadata counted episodes: fewer rows than the order's units is partial too
+    for meta in (tmp_path / "part").glob("*.meta.json"):
+        doc = json.loads(meta.read_text())
+        del doc["order"]["episodes"]
+        meta.write_text(json.dumps(doc))
+    assert main(argv) == 0
+    assert (
+        "p on results: PARTIAL RUN: 12 episodes, fewer than the order's 40 units (order.json" in capsys.readouterr().err
     )
 
 

@@ -295,6 +295,34 @@ def test_summary_checks_in_results_json(tmp_path):
     assert "PARTIAL RESULTS: covers 20 of the 30 episodes" in said and "DIFFERS" in said
 
 
+def test_report_shows_the_evaluators_summary_beside_navdtws_means(tmp_path):
+    # issue 36's answer: "a small table of the evaluators' own summaries beside navdtw's means"
+    # (new-user pass F2: only warning prose)
+    import shutil
+    import subprocess
+
+    eps = episodes(30, seed=2, unreachable={4})
+    out = tmp_path / "out"
+    compare({"sv": streamvln(tmp_path, eps)}, dataset="results", progress=False, settings={"resamples": 200},
+            out_dir=out)  # fmt: skip
+    page = (out / "report.html").read_text()
+    sr = plain_means(eps, "success")
+    assert '"summaries": [{"agent": "sv", "metric": "sr"' in page.replace('":', '": ').replace(",", ", ")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        pytest.skip("no headless Chromium to render the page")
+    dom = subprocess.run(
+        [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--dump-dom", (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert "The evaluators' own summaries" in dom and "Evaluator's figure" in dom
+    table = dom[dom.index('class="data summaries"') :]
+    table = table[: table.index("</table>")]
+    row = table[table.index("<tr><td>sv</td>") :].split("</tr>")[0]
+    assert f">{sr * 100:.1f}<" in row and "the mean of the rows read" in row
+    assert ">NaN<" in table  # SPL's summary is NaN: said, not a number
+
+
 def test_streamvln_without_its_summary_is_said_unfinished(tmp_path):
     path = streamvln(tmp_path, episodes(12, seed=3), summary=False)
     t = load_results(path)
@@ -560,6 +588,19 @@ def test_ivlnce_tours_name_their_entries(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
+def test_vlnpe_ndtw_is_shown_in_the_unit_of_its_peers(tmp_path, capsys):
+    # new-user pass F6: VLN-PE's "ndtw" (a mean of exp(-d^2 / 18), in [0, 1]) was shown as 0.86 among percents
+    table = tmp_path / "pe.jsonl"
+    table.write_text(
+        "".join(json.dumps({"episode_id": k, "success": k % 2, "vlnpe_ndtw": 0.86}) + "\n" for k in range(6))
+    )
+    assert main(["compare", str(table), "--dataset", "results", "--no-progress", "--resamples", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("agent "))
+    assert "vlnpe_ndtw↑ (%)" in header
+    assert lines[lines.index(header) + 2].split()[-1] == "86.0"
+
+
 def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
     pytest.importorskip("lmdb")
     pytest.importorskip("msgpack_numpy")
@@ -588,6 +629,7 @@ def test_vlnpe_stores_are_one_run_and_ndtw_is_not_ndtw(tmp_path):
     results = compare({"h1": store}, dataset="results", progress=False, settings={"resamples": 200},
                       reported_from={"h1": result})  # fmt: skip
     assert not results["failures"] and results["datasets"]["results"]["n"] == 26
+    assert results["datasets"]["results"]["metrics"]["vlnpe_ndtw"]["rate"] is True  # shown in percent, as SR
     check = results["datasets"]["results"]["reported"]["h1"]
     assert check["sr"]["gap"] == pytest.approx(0.0, abs=5e-5) and "ndtw" not in check
 

@@ -154,7 +154,7 @@ def test_bad_records_name_the_record(edit, pattern):
 # --------------------------------------------------------------------------------------------
 
 
-def test_records_read_by_compare_as_the_evaluator_computes(tmp_path):
+def test_records_read_by_compare_as_the_evaluator_computes(tmp_path, capsys):
     import json
 
     import eval_writers
@@ -179,6 +179,13 @@ def test_records_read_by_compare_as_the_evaluator_computes(tmp_path):
     result = json.loads((out / "results.json").read_text())["datasets"]["results"]
     assert result["metrics"]["isr"]["weight"] == "subtasks" and result["metrics"]["tar"]["weight"] == "tar_subtasks"
     assert "weight" not in result["metrics"]["csr"]
+    # the weights are not metrics: in results.json as the ratios' weight, not columns of the tables
+    # (new-user pass F6: were shown as "subtasks" and "TAR subtasks", "No marks ... (no direction)")
+    printed = capsys.readouterr().out
+    header = next(line for line in printed.splitlines() if line.startswith("agent "))
+    assert "ISR" in header and "TAR" in header and "subtasks" not in header and "No marks on subtasks" not in printed
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.tex", "report.html"):
+        assert "TAR subtasks" not in (out / name).read_text(), name
     assert list(result["agents"]) == [tmp_path.name, "other"]  # agents named by their folders
     for got, c in zip(result["agents"].values(), (calls, other_calls)):
         ev = evaluator(c)

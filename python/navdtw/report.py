@@ -286,12 +286,15 @@ def _finite(x) -> float | None:
 
 
 def metric_names(dataset: dict) -> list[str]:
-    """Internal: the metrics of one data set of ``results.json``, in the leaderboard's order."""
+    """Internal: the metrics of one data set of ``results.json``, in the leaderboard's order; not
+    the weights of pooled ratios (their ``weight``: LH-VLN's subtasks), which are not metrics."""
     names: dict[str, None] = {}
     for values in dataset.get("agents", {}).values():
         names.update(dict.fromkeys(values))
     names.update(dict.fromkeys(dataset.get("baseline", {})))
-    return list(names)
+    infos = (dataset.get("metrics") or {}).values()
+    weights = {i.get("weight") for i in infos if isinstance(i, dict)}
+    return [n for n in names if n not in weights]
 
 
 def _values(seq, where: str) -> list:
@@ -457,6 +460,7 @@ def _dataset_entry(
             _reported(agent, m, row) for agent, rows in (ds.get("reported") or {}).items() for m, row in rows.items()
         ],
         "runs": {a: r for a, r in runs.items() if r},
+        "summaries": _summaries(ds, used),
         "episodes": None,
         "scenes": {},
         "scenes_total": 0,
@@ -511,6 +515,29 @@ def _reported(agent, metric, row: dict) -> dict[str, Any]:
         "gap": _finite(row.get("gap")),
         "verdict": str(row.get("verdict", "")),
     }
+
+
+def _summaries(ds: dict, used: dict) -> list[dict[str, Any]]:
+    """The evaluators' own summaries in the agents' files (``evaluator_summaries``: StreamVLN's
+    last line), one row per metric: the evaluator's figure beside navdtw's mean (metrics added
+    to ``used``)."""
+    rows = []
+    for agent, records in (ds.get("evaluator_summaries") or {}).items():
+        for rec in records if isinstance(records, list) else []:
+            for metric, c in (rec.get("checks") or {}).items() if isinstance(rec, dict) else ():
+                used.setdefault(str(metric), None)
+                rows.append(
+                    {
+                        "agent": str(agent),
+                        "metric": str(metric),
+                        "source": str(rec.get("source", "")),
+                        "evaluator": _finite(c.get("evaluator")),
+                        "nonfinite": c.get("nonfinite"),
+                        "navdtw": _finite(c.get("navdtw")),
+                        "agrees": bool(c.get("agrees")),
+                    }
+                )
+    return rows
 
 
 def _add_scenes(entry: dict[str, Any], names: list[str], scenes: dict, max_scenes: int) -> None:

@@ -183,7 +183,7 @@
         (ms.some((m) => ds.agents.some((a) => { const v = (ds.board[a] || {})[m]; return v && v[0] !== null && v[1] === null; }))
           ? "n/a interval: fewer units (paths or episodes) than " + esc((D.settings || {}).min_units || 2) + ". " : "") +
         "Click a column to sort.</p>" +
-        runsTable(ds, ms) + reportedTable(ds) + comparisonsTable(ds) + "</div>"
+        runsTable(ds, ms) + reportedTable(ds) + summariesTable(ds) + comparisonsTable(ds) + "</div>"
       );
       sec.appendChild(block);
       makeSortable(block.querySelector("table"), (tr, key) => (key === "agent" ? tr.dataset.agent : cellValue(tr, key, ms)));
@@ -254,6 +254,21 @@
       '<td class="num">' + fmt(r.metric, r.gap, true) + '</td><td style="text-align:left;white-space:normal;min-width:24em">' + esc(r.verdict) + "</td></tr>").join("");
     return '<h4>Reported vs measured</h4><div class="scroll"><table class="data reported"><thead><tr><th>Agent</th><th>Metric</th><th>Reported</th><th>Measured [' + conf +
       '% CI]</th><th>Gap (measured − reported)</th><th style="text-align:left">Verdict</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
+  }
+
+  // The evaluators' own summaries in the agents' files, beside navdtw's means.
+  function summariesTable(ds) {
+    if (!(ds.summaries || []).length) return "";
+    const rows = ds.summaries.map((r) => {
+      const diff = r.evaluator !== null && r.navdtw !== null ? r.navdtw - r.evaluator : null;
+      const own = r.evaluator === null ? esc(r.nonfinite || "n/a") : fmt(r.metric, r.evaluator);
+      return "<tr><td>" + esc(r.agent) + "</td><td>" + head(r.metric, false) + '</td><td class="num">' + own + '</td><td class="num">' +
+        fmt(r.metric, r.navdtw) + '</td><td class="num">' + fmt(r.metric, diff, true) + '</td><td style="text-align:left">' +
+        (r.agrees ? "the mean of the rows read" : "not the mean of the rows read: other episodes") + "</td></tr>";
+    }).join("");
+    return "<h4>The evaluators' own summaries</h4><div class=\"scroll\"><table class=\"data summaries\"><thead><tr><th>Agent</th><th>Metric</th>" +
+      "<th>Evaluator's figure</th><th>navdtw's mean</th><th>Difference (navdtw − evaluator)</th><th style=\"text-align:left\">Figure</th></tr></thead><tbody>" +
+      rows + "</tbody></table></div>";
   }
 
   function comparisonsTable(ds) {

@@ -26,6 +26,7 @@ __all__ = [
     "SHAPES",
     "Shape",
     "explain",
+    "kind_of_files",
     "other_split",
     "recognise",
     "refuse_other_shape",
@@ -408,6 +409,66 @@ def routed(path, kind) -> Iterator[None]:
         if message is None:
             raise
         raise ValueError(message) from exc
+
+
+#: Files only results tables come in (no other kind reads them): by suffix.
+_TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".lmdb")
+
+
+def _shape_of_input(path: Path) -> tuple[str | None, str]:
+    """The shape name of one agent's input (None: none known) and what it is, for messages."""
+    if path.is_dir():  # a folder of one run's files (a log, shards, per-episode files): results only
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))[:_LINES]
+        for shape in filter(None, map(sniff, files)):
+            if not _reads("results", shape):  # trajectories in a folder: not what results reads
+                return shape.name, f"files of {shape.what}"
+        return "results", "a folder of one run's results"
+    if path.suffix.lower() in _TABLE_SUFFIXES or "".join(path.suffixes[-2:]).lower() in (".csv.gz", ".tsv.gz"):
+        return "results", SHAPES["results"].what
+    shape = sniff(path)
+    if shape is None:
+        return None, "nothing navdtw recognises"
+    return shape.name, shape.what
+
+
+def kind_of_files(paths: Sequence[Any]) -> tuple[str | None, str]:
+    """The data set kind the agents' files name when ``--dataset`` is not given: the kind of their
+    one shape when that shape is read by that kind alone (a results table, NDH trajectories, RxR
+    paths of viewpoints, IVLN-CE tours); never a guess.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        Every agent's files (a folder is one run's results, which only ``results`` reads).
+
+    Returns
+    -------
+    tuple of (str or None, str)
+        ``(kind, why)``: the kind and ``"every file is a results table"``; or ``(None, why)`` when
+        the files name no one kind, ``why`` saying what they hold (``"a.json holds R2R
+        trajectories (...), read by --dataset r2r, r4r, rxr or reverie"``).
+    """
+    seen: dict[str | None, tuple[str, str]] = {}  # shape -> (first file's name, what)
+    whats: list[str] = []
+    for p in paths:
+        path = Path(p)
+        name, what = _shape_of_input(path)
+        seen.setdefault(name, (path.name, what))
+        if what.split(" (")[0] not in whats:
+            whats.append(what.split(" (")[0])
+    if len(seen) == 1:
+        ((name, (file, what)),) = seen.items()
+        kinds = SHAPES[name].kinds if name is not None else ()
+        if len(kinds) == 1:
+            every = "every file is" if len(paths) > 1 else f"{file} is"
+            return kinds[0], f"{every} {' or '.join(whats)}"
+        if kinds:
+            return None, f"{file} holds {what}, which --dataset {', '.join(kinds[:-1])} or {kinds[-1]} reads"
+        if name is None:
+            return None, f"{file} has no shape navdtw recognises"
+        return None, f"{file} holds {what}, which no data set kind reads as an agent's files"
+    held = "; ".join(f"{file} holds {what}" for file, what in seen.values())
+    return None, f"the agents' files are of different shapes ({held})"
 
 
 def other_split(name: str, ids: Sequence[Any], split_name: str, split_ids: Sequence[Any], id_name: str) -> str | None:

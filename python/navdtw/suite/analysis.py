@@ -98,13 +98,14 @@ def analyze_dataset(
     columns = [(agent, m) for agent in agents for m in run.metrics if m in run.values[agent]]
     where = {c: q for q, c in enumerate(columns)}
     matrix = np.column_stack([run.values[a][m] for a, m in columns])
+    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
+    weighting = {i.get("weight") for i in info.values()}  # a pooled ratio's weight: not compared
     pairs, family = [], []
     for m in run.metrics:  # one Holm family per (data set, metric): the pairs of agents that have it
-        have = [a for a in agents if (a, m) in where]
+        have = [a for a in agents if (a, m) in where] if m not in weighting else []
         pairs += [(where[(a, m)], where[(b, m)]) for k, a in enumerate(have) for b in have[k + 1 :]]
         family.append(len(pairs))
     resamples = int(settings["resamples"])
-    info = {m: run.info.get(m) or metric_info(m) for m in run.metrics}
     weights = _weights(run, columns, info)
     groups, owners, blocks, run_weights, width = [], [], [], [], 0
     for agent, m in columns:  # the agents scored in several runs: one column per run

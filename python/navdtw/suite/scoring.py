@@ -192,6 +192,7 @@ def coverage_unchecked(run: DatasetRun, suite: Suite, warned: list) -> None:
         for agent, table in run.matched.items()
         if getattr(table, "expected", None) is None
         and getattr(suite.reported_from.get(agent, {}).get(run.spec.name), "length", None) is None
+        and not _log_coverage(agent, run, table, warned)
     ]
     if unknown:
         warned.append(
@@ -204,6 +205,40 @@ def coverage_unchecked(run: DatasetRun, suite: Suite, warned: list) -> None:
                 "(--split FILE --dataset-kind KIND; split and dataset_kind in a suite file)",
             )
         )
+
+
+def _log_coverage(agent: str, run: DatasetRun, table: Any, warned: list) -> bool:
+    """Whether a run's navdtw episode logs say how many episodes their order has (their metadata):
+    a run over fewer is said to be partial (a warning: the means are of those episodes only)."""
+    from ..datasets.results.episode_log import log_meta
+
+    try:
+        metas = [m for m in map(log_meta, getattr(table, "sources", ())) if m is not None and m.order_units]
+    except ValueError:  # pragma: no cover - the reader refused such metadata already
+        return False
+    if not metas:
+        return False
+    meta = metas[0]
+    from .._messages import named
+
+    n, total = len(table), meta.order_episodes or meta.order_units
+    if n < total:  # a unit has one episode or more: fewer rows than units is partial too
+        of = (
+            f"{n:,} of the order's {total:,} episodes"
+            if meta.order_episodes
+            else (f"{n:,} episodes, fewer than the order's {total:,} units")
+        )
+        warned.append(
+            warning_record(
+                agent,
+                run.spec.name,
+                None,
+                f"PARTIAL RUN: {of} ({named(meta.order)}, as its navdtw "
+                "episode log's metadata says): the means are of those episodes only, not the agent's figure on "
+                "the split",
+            )
+        )
+    return True
 
 
 def summary_record(k: int, table) -> dict[str, Any]:

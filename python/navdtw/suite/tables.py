@@ -91,7 +91,8 @@ def leaderboard_rows(
     Returns
     -------
     metrics : list of str
-        The metrics, in first-seen order.
+        The metrics, in first-seen order; not the weights of pooled ratios (LH-VLN's subtasks,
+        IVLN-CE's tour weight: their ratios' ``weight`` in ``results.json``).
     rows : list of (str, dict[str, Cell])
         ``(agent, {metric: Cell})``; the baseline row comes last (no interval, no mark).
 
@@ -111,6 +112,8 @@ def leaderboard_rows(
     metrics.update(dict.fromkeys(ds.get("baseline", {})))
     if "metrics" in ds:  # the data set's order (the registry's), failed columns in their place
         metrics = dict.fromkeys([m for m in ds["metrics"] if m in metrics] + list(metrics))
+    weights = {info_of(ds, m).get("weight") for m in [*metrics, *ds.get("metrics", ())]}
+    metrics = {m: None for m in metrics if m not in weights}  # a pooled ratio's weight: not a metric
     rows = []
     for agent in dict.fromkeys([*ds["agents"], *failed]):
         cells = {}

@@ -74,7 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, help_only: bool = False) -
     )
     _options.add_reported(parser, agents=True)
     parser.add_argument(
-        "--dataset", required=True, metavar="KIND", help="data set kind (r2r, r4r, r2r-ce, ..., results)"
+        "--dataset",
+        default=None,
+        metavar="KIND",
+        help="data set kind (r2r, r4r, r2r-ce, ..., results); without it, the kind the agents' files name when "
+        "they all have one shape that one kind reads (results tables, folders of one run's results), said on "
+        "stderr; otherwise required",
     )
     _options.add_dataset_options(parser)
     _options.add_convention(parser)
@@ -183,14 +188,32 @@ def _reported_by_agent(texts: Sequence[str], first: str) -> dict[str, str]:
     return reported
 
 
+def _dataset_of_files(files: Sequence[Path], runs: dict, shards: dict) -> str:
+    """The kind every agent's files name (:func:`navdtw.datasets.shapes.kind_of_files`), said on
+    stderr; a usage error when they name none (never a silent default)."""
+    import glob
+    import sys
+
+    from ...datasets.shapes import kind_of_files
+
+    paths = [*files, *(p for group in runs.values() for p in group)]
+    for text in shards.values():
+        for f in (t.strip() for t in text.split(",")):
+            paths += [Path(p) for p in sorted(glob.glob(f))[:1] or ([f] if f else [])]
+    kind, why = kind_of_files([p for p in paths if p.exists()] or paths)
+    if kind is None:
+        raise UserError(f"compare: --dataset is required: {why}; choose the kind with --dataset KIND")
+    print(f"{PROG}: reading as --dataset {kind} ({why})", file=sys.stderr)
+    return kind
+
+
 def run(args: argparse.Namespace) -> int:
     """Internal: the comparison as a one-data-set suite run; prints its leaderboard."""
     from ...datasets import DATASETS
     from ...suite import OUTPUTS, SuiteError, compare
 
-    if args.dataset not in DATASETS:
+    if args.dataset is not None and args.dataset not in DATASETS:
         raise UserError(f"--dataset {args.dataset}: unknown data set; choose one of {', '.join(DATASETS)}")
-    kind = DATASETS[args.dataset]
     named = named_files(args.predictions)
     files = list(named.values())
     runs = runs_groups(args.runs)
@@ -198,6 +221,9 @@ def run(args: argparse.Namespace) -> int:
     means = pairs_of(args.reported_from, "--reported-from", "[AGENT=]FILE", default=None)
     if not files and not runs and not shards:
         raise UserError("compare: give predictions files (one per agent), --runs NAME=FILES or --shards NAME=FILES")
+    if args.dataset is None:
+        args.dataset = _dataset_of_files(files, runs, shards)
+    kind = DATASETS[args.dataset]
     predictions = _agents(named)
     first = next(iter(predictions)) if predictions else next(iter(runs or shards))
     if None in means:

@@ -70,6 +70,7 @@ EXTRA_COLUMNS: dict[str, tuple[bool | None, bool]] = {
     "oracle_spl": (True, True),  # VLN-CE OracleSPL
     "tcr": (False, False),  # HA-VLN: collisions beyond the unavoidable ones
     "cr": (False, True),  # HA-VLN: any such collision (0/1)
+    "vlnpe_ndtw": (True, True),  # VLN-PE's "ndtw": a mean of exp(-d^2 / 18) in [0, 1], not DTW (layouts.py)
 }
 
 #: The convention of every results table, ``"external"``. The values are the table's evaluator's and

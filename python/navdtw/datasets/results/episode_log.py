@@ -108,6 +108,9 @@ class LogMeta:
         the success distance in metres (None: not said).
     navdtw:
         the version of navdtw that wrote it.
+    order_episodes:
+        the order's number of episodes (its units' ids; None without an order, or in a log written
+        before navdtw said it).
     """
 
     file: Path
@@ -123,6 +126,7 @@ class LogMeta:
     convention: str | None = None
     success_distance: float | None = None
     navdtw: str = ""
+    order_episodes: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The metadata as its file holds it.
@@ -139,7 +143,13 @@ class LogMeta:
             "split": None if self.split is None else {"name": self.split, "sha256": self.split_sha256},
             "order": None
             if self.order_sha256 is None
-            else {"file": self.order, "seed": self.order_seed, "units": self.order_units, "sha256": self.order_sha256},
+            else {
+                "file": self.order,
+                "seed": self.order_seed,
+                "units": self.order_units,
+                "sha256": self.order_sha256,
+                **({} if self.order_episodes is None else {"episodes": self.order_episodes}),
+            },
             "convention": self.convention,
             "success_distance": self.success_distance,
             "navdtw": self.navdtw,
@@ -299,6 +309,7 @@ def _read_meta(path: Path) -> LogMeta:
             doc.get("convention"),
             None if distance is None else float(distance),
             str(doc.get("navdtw", "")),
+            None if order.get("episodes") is None else int(order["episodes"]),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise ValueError(f"{named(path)}: not the metadata of a navdtw episode log ({exc})") from None
@@ -517,6 +528,7 @@ class EpisodeLog:
             convention,
             success_distance,
             _version(),
+            None if order is None else sum(len(u) for u in order.units),
         )
         self.done: set[str] = set()
         self.dropped: set[str] = set()

@@ -536,7 +536,6 @@ LAYOUTS: tuple[Layout, ...] = (
         frozenset({"info", "finish_status", "fail_reason"}),
         id_key="episode_id",
         columns={
-            "vlnpe_ndtw": "+",
             "shortest_path_length": "ignore",
             "reference_path": "ignore",
             "finish_status": "ignore",
