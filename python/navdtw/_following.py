@@ -21,7 +21,26 @@ import numpy as np
 
 from .datasets.results.layouts import shard_of
 
-__all__ = ["Growing", "lines_as_list", "whole_json"]
+__all__ = ["Growing", "files_base", "lines_as_list", "stamp_changed", "whole_json"]
+
+
+def stamp_changed(seen: dict[Path, tuple[int, int, int]], f: Path) -> bool:
+    """Whether ``f`` changed since ``seen`` last recorded it (its modification time, size and
+    inode), recording it now; False for a file that is gone (looked at again at the next look)."""
+    try:
+        st = f.stat()
+    except OSError:
+        return False
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if seen.get(f) == stamp:
+        return False
+    seen[f] = stamp
+    return True
+
+
+def files_base(files: Sequence[Path], folder: Path | None) -> Path:
+    """The folder a run's files are named under: the folder given, or their common parent."""
+    return (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
 
 
 def lines_as_list(part: bytes) -> bytes:
@@ -109,21 +128,15 @@ class Growing:
             return False
         files, folder = found
         if self._base is None or self._base[0] != files:  # the folder the mirror copies, as named
-            base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
+            base = files_base(files, folder)
             self._base = (files, base, self._mirror_source(files, folder, base))
         base = self._base[1]
         changed, rewritten, new_copy = [], False, False
         scores = self.bench.kind.reads_scores
         whole: dict[Path, bytes] = {}  # trajectories: files scored whole
         for f in self._looked_at(files, folder):
-            try:
-                st = f.stat()
-            except OSError:
+            if not stamp_changed(self._seen, f):
                 continue
-            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-            if self._seen.get(f) == stamp:
-                continue
-            self._seen[f] = stamp
             copy = self._mirror.get(f) or self._root / base.name / f.resolve().relative_to(base)
             tail = self._tails.get(f)
             if tail is not None and f in self._mirror:

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import registry
 from ._decisions import DECISIONS, FOREIGN_LIMIT, INTERRUPTED, reported_inside
-from ._following import Growing, whole_json
+from ._following import Growing, files_base, stamp_changed, whole_json
 from ._io import atomic_write_json, output_folder
 from ._messages import listed, named, no_column
 from ._watch_view import checkpoints_cost, state, summary, view
@@ -337,18 +337,12 @@ class Follower(Growing):
         if found is None:
             return False
         files, folder = found
-        base = (folder or Path(os.path.commonpath([str(f.parent.resolve()) for f in files]))).resolve()
+        base = files_base(files, folder)
         changed = False
         new: dict[Path, bytes] = {}
         for f in files:
-            try:
-                st = f.stat()
-            except OSError:
+            if not stamp_changed(self._seen, f):
                 continue
-            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-            if self._seen.get(f) == stamp:
-                continue
-            self._seen[f] = stamp
             data = f.read_bytes()
             part = complete_part(data)
             self._unfinished[f] = unfinished(data, part)
